@@ -1,0 +1,65 @@
+"""The ``retrieval-eval`` command line.
+
+Each subcommand lives in ``retrieval_eval.commands.<name>`` and is imported
+only when it runs, so ``retrieval-eval --version`` and ``--help`` stay cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from . import __version__
+
+# name -> (module under retrieval_eval.commands, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("score", "Score a run against judgments; gate the result."),
+    "validate": ("validate", "Check a judgment set (and optionally a run against it)."),
+    "convert": ("convert", "Convert between judgments, TREC/BEIR qrels and run formats."),
+    "summarize": ("summarize", "Summarize samples of a judged metric (mean, stdev, 95% CI)."),
+    "demo": ("demo", "Score the bundled example, with a baseline and gates."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = COMMANDS.get(name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f"retrieval_eval.commands.{entry[0]}")
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="retrieval-eval", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Exact retrieval metrics, label drift repair and merge gates.
+
+    Exit codes: 0 the answer is good; 1 the answer is bad (gate FAIL,
+    INDETERMINATE, decayed labels, an unsound judgment set); 2 the question
+    could not be answered (usage, unreadable or malformed input).
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:
+        # Answer without building the command tree: this is what CI calls first.
+        sys.stdout.write(f"retrieval-eval {__version__}\n")
+        raise SystemExit(0)
+    cli.main(args=args, prog_name="retrieval-eval")
+
+
+if __name__ == "__main__":
+    main()

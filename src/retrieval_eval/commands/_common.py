@@ -1,0 +1,101 @@
+"""What every subcommand shares: error reporting, output, colour, time stamps."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from ..errors import RetrievalEvalError, UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK = 0
+EXIT_BAD_ANSWER = 1
+EXIT_NO_ANSWER = 2
+
+
+def fail(message: str, hint: str | None = None) -> None:
+    """Print an ``error`` line (and a ``try`` line) on stderr and exit 2."""
+    click.echo(f"error  {message}", err=True)
+    if hint:
+        click.echo(f"        try  {hint}", err=True)
+    sys.exit(EXIT_NO_ANSWER)
+
+
+def handles_errors(function: F) -> F:
+    """Turn the user's mistakes into a two-line message and exit code 2, never a traceback."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except RetrievalEvalError as exc:
+            fail(exc.message, exc.hint)
+        except BrokenPipeError:
+            # The reader went away (``| head``): not an error of ours or theirs.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_OK)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def use_colour(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+colour_option = click.option(
+    "--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto",
+    show_default=True, help="Colour the terminal output; NO_COLOR in the environment means never.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def now_option(function: F) -> F:
+    return click.option(
+        "--now", metavar="ISO-8601",
+        help="Time stamp for generated_at (default: SOURCE_DATE_EPOCH if set, else the clock).",
+    )(function)
+
+
+def generated_at(now: str | None) -> str:
+    """The report's time stamp: --now, else SOURCE_DATE_EPOCH, else the clock, in UTC."""
+    if now:
+        try:
+            moment = _dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"--now {now!r} is not an ISO-8601 time", hint="--now 2026-01-31T12:00:00Z") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=_dt.timezone.utc)
+    elif os.environ.get("SOURCE_DATE_EPOCH"):
+        epoch = os.environ["SOURCE_DATE_EPOCH"]
+        if not epoch.isdigit():
+            raise UsageError(f"SOURCE_DATE_EPOCH {epoch!r} is not a whole number of seconds")
+        moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc)
+    else:
+        moment = _dt.datetime.now(tz=_dt.timezone.utc)
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def parse_k_list(text: str) -> tuple[int, ...]:
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise UsageError(f"-k {text!r}: cutoffs must be positive whole numbers", hint="-k 5,10,20")
+        values.append(int(part))
+    return tuple(dict.fromkeys(values))

@@ -1,0 +1,71 @@
+"""The scoring pipeline in one place, shared by the CLI, the demo and the action.
+
+parse -> validate -> score -> compare with the baseline -> gates -> verdict ->
+report. Pure apart from reading the input files it is pointed at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import Comparison, compare_reports
+from .fileio import sha256_file
+from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
+from .judgments import JudgmentSet, parse_judgments
+from .report import ReportInputs, blocking_findings, build_report, policy_notes
+from .scoring import ScoreConfig, Scores, score_run_file
+from .validate import Validation, validate
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    judgments_path: str
+    run_path: str
+    config: ScoreConfig = field(default_factory=ScoreConfig)
+    gates: Sequence[str] = ()
+    run_format: str = "auto"
+    baseline: Mapping[str, Any] | None = None
+    judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    generated_at: str = "1970-01-01T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    report: dict[str, Any]
+    scores: Scores
+    validation: Validation
+    verdict: Verdict
+    comparison: Comparison | None
+
+
+def parse_gates(request: ScoreRequest) -> list[Gate]:
+    return [parse_gate(text, ks=request.config.k, judged=request.judged) for text in request.gates]
+
+
+def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison | None) -> GateContext:
+    strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
+    return GateContext(scores.metrics, strata, request.judged, comparison, bool(scores.per_query))
+
+
+def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> Evaluation:
+    """Score a run file against a judgments file and decide the verdict."""
+    gates = parse_gates(request)  # usage errors surface before any file is read
+    judgments = judgments or parse_judgments(request.judgments_path)
+    scores, run = score_run_file(judgments, request.run_path, request.config, run_format=request.run_format)
+    validation = validate(judgments, threshold=request.config.threshold)
+    inputs = ReportInputs(
+        judgments_sha256=sha256_file(request.judgments_path),
+        run_sha256=run.sha256,
+        generated_at=request.generated_at,
+        judged=dict(request.judged),
+    )
+    blocking = blocking_findings(scores, validation)
+    provisional = decide(blocking, [], [])
+    report = build_report(judgments, scores, validation, provisional, inputs)
+    comparison = compare_reports(request.baseline, report) if request.baseline is not None else None
+    context = gate_context(scores, request, comparison)
+    verdict = decide(blocking, policy_notes(scores), [evaluate_gate(g, context) for g in gates])
+    report["verdict"] = verdict.as_dict()
+    return Evaluation(report, scores, validation, verdict, comparison)

@@ -1,0 +1,60 @@
+"""Content-addressed identity of chunks and labeled text (spec/chunk-id.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+UNIT_SEPARATOR = "\x1f"
+CHUNK_ID_PATTERN = re.compile(r"c1:[0-9a-f]{32}")
+TEXT_SHA_PATTERN = re.compile(r"t1:[0-9a-f]{32}")
+
+
+def normalize(text: str) -> str:
+    """NFC, then CR LF and lone CR to LF, then strip the whole string's ends.
+
+    Nothing else: case, punctuation and inner white space carry meaning a
+    retriever may depend on.
+    """
+    text = unicodedata.normalize("NFC", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.strip()
+
+
+def _short_sha(data: str) -> str:
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:32]
+
+
+def text_sha(text: str) -> str:
+    """``t1:`` and the first 128 bits of SHA-256 of the normalized text, in hex."""
+    return "t1:" + _short_sha(normalize(text))
+
+
+def text_sha_of_normalized(normalized: str) -> str:
+    """:func:`text_sha` for text already normalized (saves a second NFC pass)."""
+    return "t1:" + _short_sha(normalized)
+
+
+def chunk_id(
+    doc_uri: str,
+    doc_revision: str,
+    ordinal: int,
+    text: str,
+    chunker_fingerprint: str,
+) -> str:
+    """``c1:`` and the first 128 bits of SHA-256 of the five identity fields."""
+    if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 0:
+        raise ValueError("ordinal must be a non-negative integer")
+    canonical = UNIT_SEPARATOR.join(
+        [doc_uri, doc_revision, str(ordinal), normalize(text), chunker_fingerprint]
+    )
+    return "c1:" + _short_sha(canonical)
+
+
+def is_chunk_id(value: str) -> bool:
+    return CHUNK_ID_PATTERN.fullmatch(value) is not None
+
+
+def is_text_sha(value: str) -> bool:
+    return TEXT_SHA_PATTERN.fullmatch(value) is not None

@@ -1,0 +1,185 @@
+"""Judgments: the relevance labels a team keeps in its repository (JSONL).
+
+A judgment keeps the whole object it was read from (``record``), so unknown
+fields survive a rewrite; the typed attributes are the ones the engine reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .fileio import open_binary
+from .identity import is_chunk_id, is_text_sha
+from .jsonl import iter_objects
+
+# The schema's property order: the canonical writer emits known fields in it.
+SCHEMA_ORDER = (
+    "query_id",
+    "query",
+    "doc_uri",
+    "chunk_id",
+    "text_sha",
+    "chunk_text",
+    "relevance",
+    "corpus_fingerprint",
+    "labeled_by",
+    "labeled_at",
+    "stratum",
+    "notes",
+)
+_OPTIONAL_STRINGS = (
+    "query",
+    "chunk_text",
+    "corpus_fingerprint",
+    "labeled_by",
+    "labeled_at",
+    "stratum",
+    "notes",
+    "quote",
+)
+# 2**g - 1 must stay a finite double for nDCG's exponential gain.
+MAX_RELEVANCE = 1000
+
+
+@dataclass(frozen=True)
+class Judgment:
+    query_id: str
+    doc_uri: str
+    relevance: int
+    chunk_id: str | None
+    record: dict[str, Any]
+    line: int
+
+    @property
+    def key(self) -> str:
+        """What a run must name to retrieve this label: its chunk, else its document."""
+        return self.chunk_id if self.chunk_id is not None else self.doc_uri
+
+    @property
+    def query(self) -> str | None:
+        return self.record.get("query")
+
+    @property
+    def stratum(self) -> str | None:
+        return self.record.get("stratum")
+
+    def get(self, name: str) -> Any:
+        return self.record.get(name)
+
+
+@dataclass(frozen=True)
+class JudgmentSet:
+    """Labels in file order, with ``//`` comment lines remembered by position.
+
+    ``comments`` maps the number of labels that precede a comment to the
+    comment lines at that point, so a rewrite puts each comment back where it was.
+    """
+
+    labels: tuple[Judgment, ...]
+    comments: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def by_query(self) -> dict[str, list[Judgment]]:
+        grouped: dict[str, list[Judgment]] = {}
+        for label in self.labels:
+            grouped.setdefault(label.query_id, []).append(label)
+        return grouped
+
+    def query_ids(self) -> list[str]:
+        return sorted({label.query_id for label in self.labels})
+
+
+def _require_string(record: dict[str, Any], name: str, where: tuple[str, int, str | None]) -> str:
+    value = record.get(name)
+    if not isinstance(value, str) or not value:
+        source, line, path = where
+        missing = name not in record
+        problem = f"missing required field {name}" if missing else f"{name} must be a non-empty string"
+        raise InputError(source, line, problem, path=path)
+    return value
+
+
+def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:
+    source, line, path = where
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(source, line, "relevance must be a non-negative integer", path=path)
+    if value > MAX_RELEVANCE:
+        raise InputError(
+            source, line, f"relevance must be at most {MAX_RELEVANCE}, got {value}", path=path
+        )
+    return value
+
+
+def judgment_from_record(
+    record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
+) -> Judgment:
+    """Check one object against the judgments schema and build a :class:`Judgment`."""
+    where = (source, line, path)
+    query_id = _require_string(record, "query_id", where)
+    doc_uri = _require_string(record, "doc_uri", where)
+    if "relevance" not in record:
+        raise InputError(source, line, "missing required field relevance", path=path)
+    relevance = _check_relevance(record["relevance"], where)
+    chunk = record.get("chunk_id")
+    if chunk is not None and not (isinstance(chunk, str) and is_chunk_id(chunk)):
+        raise InputError(source, line, "chunk_id must look like c1:<32 hex digits>", path=path)
+    sha = record.get("text_sha")
+    if sha is not None and not (isinstance(sha, str) and is_text_sha(sha)):
+        raise InputError(source, line, "text_sha must look like t1:<32 hex digits>", path=path)
+    for name in _OPTIONAL_STRINGS:
+        if name in record and not isinstance(record[name], str):
+            raise InputError(source, line, f"{name} must be a string", path=path)
+    return Judgment(query_id, doc_uri, relevance, chunk, record, line)
+
+
+def read_judgments(
+    handle_lines: Iterable[tuple[int, dict[str, Any] | str]],
+    *,
+    source: str = "judgments",
+    path: str | None = None,
+) -> JudgmentSet:
+    labels: list[Judgment] = []
+    comments: dict[int, list[str]] = {}
+    for line, item in handle_lines:
+        if isinstance(item, str):
+            comments.setdefault(len(labels), []).append(item)
+        else:
+            labels.append(judgment_from_record(item, line, source=source, path=path))
+    if not labels:
+        raise InputError(source, None, "the file holds no judgment", path=path,
+                         hint="a judgments file has one JSON object per line")
+    return JudgmentSet(tuple(labels), {k: tuple(v) for k, v in comments.items()})
+
+
+def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
+    """Read and check a judgments JSONL file; refuse it whole on the first bad line."""
+    with open_binary(path) as handle:
+        return read_judgments(
+            iter_objects(handle, source, path=path, comments=True), source=source, path=path
+        )
+
+
+def canonical_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Known fields in schema order, then unknown fields in their original order."""
+    ordered = {name: record[name] for name in SCHEMA_ORDER if name in record}
+    ordered.update((name, value) for name, value in record.items() if name not in ordered)
+    return ordered
+
+
+def canonical_line(record: dict[str, Any]) -> str:
+    return json.dumps(canonical_record(record), ensure_ascii=False, separators=(",", ":"))
+
+
+def iter_canonical_lines(judgments: JudgmentSet) -> Iterator[str]:
+    for index, label in enumerate(judgments.labels):
+        yield from judgments.comments.get(index, ())
+        yield canonical_line(label.record)
+    yield from judgments.comments.get(len(judgments.labels), ())
+
+
+def write_judgments(judgments: JudgmentSet) -> str:
+    """The canonical text of a judgments file: one compact object per line, final newline."""
+    return "".join(line + "\n" for line in iter_canonical_lines(judgments))

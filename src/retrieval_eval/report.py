@@ -1,0 +1,192 @@
+"""The report: one JSON document that any CI or dashboard can read.
+
+It follows spec/report.schema.json and adds what a later comparison needs:
+``config`` (cutoffs, threshold, gain), ``inputs`` (hashes of what was
+scored), the query ids behind every count (``queries``), each scored query's
+values (``per_query``) and its deduplicated ranking head (``rankings``).
+Numbers are rounded to 12 decimals; everything but ``generated_at`` is a
+function of the inputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import __version__
+from .errors import InputError
+from .fileio import read_bytes
+from .gates import Verdict
+from .judgments import JudgmentSet
+from .scoring import Scores
+from .validate import Validation
+
+TOOL_NAME = "retrieval-eval"
+DECIMALS = 12
+
+
+def query_set_sha256(query_ids: list[str]) -> str:
+    """A hash of the judged query ids, sorted, so two reports can tell they scored one set."""
+    return hashlib.sha256("\n".join(sorted(query_ids)).encode("utf-8")).hexdigest()
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def blocking_findings(scores: Scores, validation: Validation) -> list[str]:
+    """Findings that make every number of this run untrustworthy."""
+    findings = []
+    if not validation.ok:
+        codes = ", ".join(validation.error_codes())
+        findings.append(
+            f"the judgment set is unsound ({codes}); run 'retrieval-eval validate' for detail. "
+            "No metric computed from it can be trusted"
+        )
+    if not scores.per_query:
+        findings.append(
+            f"no query had a label at relevance >= {scores.config.threshold}, so no metric was computed"
+        )
+    return findings
+
+
+def policy_notes(scores: Scores) -> list[str]:
+    """What the scoring policy did, so that nothing is dropped silently."""
+    notes = []
+    threshold = scores.config.threshold
+    if scores.with_duplicates:
+        notes.append(
+            _plural(len(scores.with_duplicates), "query", "queries")
+            + " repeated a key in their ranking; only the first occurrence of each was counted"
+        )
+    if scores.without_positives and scores.per_query:
+        notes.append(
+            _plural(len(scores.without_positives), "query", "queries")
+            + f" had no label at relevance >= {threshold} and were left out of the averages"
+        )
+    if scores.missing_from_run:
+        notes.append(
+            _plural(len(scores.missing_from_run), "judged query", "judged queries")
+            + " were not in the run and scored 0"
+        )
+    if scores.unjudged:
+        notes.append(
+            _plural(len(scores.unjudged), "run query", "run queries") + " had no judgment and were ignored"
+        )
+    return notes
+
+
+def measurement(value: float, n: int) -> dict[str, Any]:
+    return {"value": round(value, DECIMALS), "n": n, "deterministic": True}
+
+
+def rounded(values: Mapping[str, float]) -> dict[str, float]:
+    return {name: round(value, DECIMALS) for name, value in values.items()}
+
+
+def _labels_summary(judgments: JudgmentSet, scores: Scores) -> dict[str, Any]:
+    provenance = [label.get("labeled_by") or "" for label in judgments.labels]
+    fingerprints = {label.get("corpus_fingerprint") for label in judgments.labels}
+    return {
+        "queries": scores.queries,
+        "queries_scored": len(scores.per_query),
+        "labels": scores.labels,
+        "fingerprint": next(iter(fingerprints)) if len(fingerprints) == 1 else None,
+        "human_labels": sum(1 for p in provenance if p.startswith("human:")),
+        "synthetic_labels": sum(1 for p in provenance if p.startswith("synthetic:")),
+    }
+
+
+def _per_stratum(scores: Scores) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name, stratum in scores.strata.items():
+        entry: dict[str, Any] = {"n": stratum.n, "queries": stratum.queries}
+        if stratum.metrics:
+            entry["metrics"] = {m: measurement(v, stratum.n) for m, v in stratum.metrics.items()}
+        result[name] = entry
+    return result
+
+
+@dataclass
+class ReportInputs:
+    """Everything about the inputs a report records besides the scores."""
+
+    judgments_sha256: str
+    run_sha256: str | None
+    generated_at: str
+    corpus: dict[str, Any] = field(default_factory=lambda: {"fingerprint": None})
+    judged: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build_report(
+    judgments: JudgmentSet,
+    scores: Scores,
+    validation: Validation,
+    verdict: Verdict,
+    inputs: ReportInputs,
+) -> dict[str, Any]:
+    metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
+    for name, judged in inputs.judged.items():
+        metrics[name] = dict(judged)
+    report: dict[str, Any] = {
+        "spec_version": "1",
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "generated_at": inputs.generated_at,
+        "config": scores.config.as_dict(),
+        "inputs": {
+            "judgments_sha256": inputs.judgments_sha256,
+            "run_sha256": inputs.run_sha256,
+            "query_set_sha256": query_set_sha256([label.query_id for label in judgments.labels]),
+        },
+        "corpus": inputs.corpus,
+        "judgments": _labels_summary(judgments, scores),
+        "metrics": metrics,
+    }
+    if scores.strata:
+        report["per_stratum"] = _per_stratum(scores)
+        worst = scores.worst_stratum()
+        if worst is not None:
+            report["worst_stratum"] = {**worst, "value": round(float(worst["value"]), DECIMALS)}
+    report["verdict"] = verdict.as_dict()
+    report["queries"] = {
+        "scored": scores.scored,
+        "without_positives": scores.without_positives,
+        "missing_from_run": scores.missing_from_run,
+        "with_duplicates": scores.with_duplicates,
+        "unjudged": scores.unjudged,
+    }
+    report["validation"] = {
+        "ok": validation.ok,
+        "errors": validation.error_codes(),
+        "warnings": len(validation.warnings),
+    }
+    report.update(inputs.extra)
+    report["per_query"] = {q: rounded(v) for q, v in scores.per_query.items()}
+    report["rankings"] = scores.rankings
+    return report
+
+
+def dump_report(report: Mapping[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
+    """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
+    data = read_bytes(path)
+    try:
+        report = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputError(source, None, "not valid UTF-8", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(source, exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
+    if not isinstance(report, dict):
+        raise InputError(source, None, "a report must be a JSON object", path=path)
+    if report.get("spec_version") != "1":
+        raise InputError(source, None, "not a spec v1 report (spec_version is not \"1\")", path=path)
+    if not isinstance(report.get("metrics"), dict):
+        raise InputError(source, None, "a report must carry a metrics object", path=path)
+    return report

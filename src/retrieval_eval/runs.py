@@ -1,0 +1,230 @@
+"""Runs: what a retriever returned, as ranked keys per query.
+
+Two formats are read: run JSONL (``{"query_id": ..., "ranking": [...]}`` per
+line) and TREC run files (``qid Q0 doc rank score tag``). Both are streamed:
+only the deduplicated head of each judged query's ranking is kept, so memory
+grows with queries x depth, never with the length of the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from .errors import InputError, UsageError
+from .fileio import open_binary
+from .jsonl import BOM, decode_line, expect_object, iter_lines
+
+RUN_FORMATS = ("auto", "jsonl", "trec")
+
+
+@dataclass
+class Run:
+    """The part of a run that scoring needs.
+
+    ``rankings`` holds judged queries only (or every query when no judged set
+    was given), deduplicated in rank order and cut at the requested depth.
+    """
+
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    with_duplicates: list[str] = field(default_factory=list)
+    unjudged: list[str] = field(default_factory=list)
+    received: dict[str, int] = field(default_factory=dict)
+    queries: int = 0
+    sha256: str = ""
+    format: str = "jsonl"
+
+
+def dedupe_head(ranking: list[str], depth: int | None) -> tuple[list[str], bool]:
+    """The first ``depth`` distinct keys in rank order, and whether a repeat was skipped.
+
+    Only the part of the ranking read to fill the depth is examined: a repeat
+    further down changes no number.
+    """
+    head = ranking if depth is None else ranking[:depth]
+    if len(set(head)) == len(head):
+        return head, False
+    seen: set[str] = set()
+    kept: list[str] = []
+    for key in ranking:
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(key)
+        if depth is not None and len(kept) == depth:
+            break
+    return kept, True
+
+
+def _first_bad_entry(ranking: list[Any]) -> int:
+    for index, key in enumerate(ranking):
+        if type(key) is not str or not key:
+            return index
+    return -1
+
+
+def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tuple[str, list[str]]:
+    """Return (query_id, ranking) after checking both as the run format requires."""
+    query_id = record.get("query_id")
+    if type(query_id) is not str or not query_id:
+        raise InputError("run", line, "query_id must be a non-empty string", path=path)
+    ranking = record.get("ranking")
+    if type(ranking) is not list:
+        problem = "missing required field ranking" if "ranking" not in record else "ranking must be an array"
+        raise InputError("run", line, problem, path=path)
+    if ranking:
+        try:
+            # Both checks run in C; the slow scan below only runs to name a bad entry.
+            "".join(ranking)
+            clean = "" not in ranking
+        except TypeError:
+            clean = False
+        if not clean:
+            index = _first_bad_entry(ranking)
+            raise InputError("run", line, f"ranking[{index}] must be a non-empty string", path=path)
+    return query_id, ranking
+
+
+def iter_run_jsonl(
+    handle: BinaryIO, *, path: str | None = None, digest: Any = None
+) -> Iterator[tuple[int, str, list[str]]]:
+    """Yield (line, query_id, ranking), refusing a query that appears twice."""
+    first_line: dict[str, int] = {}
+    for line, raw in iter_lines(handle, digest):
+        record = expect_object(decode_line(raw, "run", line, path), "run", line, path)
+        query_id, ranking = check_run_record(record, line, path)
+        previous = first_line.setdefault(query_id, line)
+        if previous != line:
+            raise InputError(
+                "run", line,
+                f"duplicate entry for query {query_id}, already on line {previous}", path=path,
+            )
+        yield line, query_id, ranking
+
+
+def _parse_score(text: str, line: int, path: str | None) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputError("run", line, f"score must be a finite number, got {text!r}", path=path)
+    return value
+
+
+def iter_trec_run(
+    handle: BinaryIO, *, path: str | None = None, digest: Any = None
+) -> Iterator[tuple[int, str, str, float]]:
+    """Yield (line, query_id, doc_id, score) for each line of a TREC run file."""
+    for line, raw in iter_lines(handle, digest):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("run", line, "not valid UTF-8", path=path) from None
+        fields = text.split()
+        if len(fields) != 6:
+            raise InputError(
+                "run", line,
+                f"expected 6 columns (query Q0 doc rank score tag), got {len(fields)}", path=path,
+            )
+        yield line, fields[0], fields[2], _parse_score(fields[4], line, path)
+
+
+def detect_format(path: str) -> str:
+    """``jsonl`` when the first non-blank line starts with ``{``, else ``trec``."""
+    with open_binary(path) as handle:
+        for raw in handle:
+            stripped = raw.removeprefix(BOM).strip()
+            if stripped:
+                return "jsonl" if stripped.startswith(b"{") else "trec"
+    return "jsonl"
+
+
+DepthOf = Callable[[str], int]
+
+
+def _collect_jsonl(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
+    unjudged = run.unjudged
+    for _line, query_id, ranking in iter_run_jsonl(handle, path=path, digest=digest):
+        run.queries += 1
+        if judged is not None and query_id not in judged:
+            unjudged.append(query_id)
+            continue
+        head, repeated = dedupe_head(ranking, depth_of(query_id) if depth_of else None)
+        run.rankings[query_id] = head
+        run.received[query_id] = len(ranking)
+        if repeated:
+            run.with_duplicates.append(query_id)
+
+
+def _rank_order(item: tuple[str, float]) -> tuple[float, str]:
+    # trec_eval's order: score descending, ties broken by document id descending.
+    return item[1], item[0]
+
+
+def _prune(scores: dict[str, float], depth: int) -> dict[str, float]:
+    best = sorted(scores.items(), key=_rank_order, reverse=True)[:depth]
+    return dict(best)
+
+
+def _collect_trec(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
+    pools: dict[str, dict[str, float]] = {}
+    depths: dict[str, int | None] = {}
+    unjudged: set[str] = set()
+    repeated: set[str] = set()
+    for _line, query_id, doc_id, score in iter_trec_run(handle, path=path, digest=digest):
+        if judged is not None and query_id not in judged:
+            unjudged.add(query_id)
+            continue
+        pool = pools.get(query_id)
+        if pool is None:
+            pool = pools[query_id] = {}
+            depths[query_id] = depth_of(query_id) if depth_of else None
+            run.received[query_id] = 0
+        run.received[query_id] += 1
+        previous = pool.get(doc_id)
+        if previous is not None:
+            repeated.add(query_id)
+            if previous >= score:
+                continue
+        pool[doc_id] = score
+        depth = depths[query_id]
+        if depth is not None and len(pool) > 2 * depth + 16:
+            pools[query_id] = _prune(pool, depth)
+    for query_id, pool in pools.items():
+        ordered = sorted(pool.items(), key=_rank_order, reverse=True)
+        depth = depths[query_id]
+        run.rankings[query_id] = [doc for doc, _ in ordered[:depth]]
+    run.with_duplicates = sorted(repeated)
+    run.unjudged = sorted(unjudged)
+    run.queries = len(pools) + len(unjudged)
+
+
+def parse_run(
+    path: str,
+    *,
+    depth: int | DepthOf | None = None,
+    judged: Any = None,
+    run_format: str = "auto",
+) -> Run:
+    """Read a run file, keeping the deduplicated head of each (judged) query.
+
+    ``depth`` is a number or a function of the query id; ``judged`` is a
+    container of query ids worth keeping (others are only counted).
+    """
+    if run_format not in RUN_FORMATS:
+        raise UsageError(f"unknown run format {run_format!r}; use one of {', '.join(RUN_FORMATS)}")
+    fmt = detect_format(path) if run_format == "auto" else run_format
+    depth_of: DepthOf | None = (lambda _q: depth) if isinstance(depth, int) else depth
+    run = Run(format=fmt)
+    digest = hashlib.sha256()
+    collect = _collect_jsonl if fmt == "jsonl" else _collect_trec
+    with open_binary(path) as handle:
+        collect(handle, run, depth_of, judged, path, digest)
+    run.with_duplicates.sort()
+    run.unjudged.sort()
+    run.sha256 = digest.hexdigest()
+    return run

@@ -1,0 +1,225 @@
+"""Scoring: judgments + run -> per-query values, averages and per-stratum averages.
+
+Policy, written down because every choice here changes a number:
+- a query is *scored* when it has at least one label at or above the
+  threshold; the others are listed in ``without_positives`` and left out of
+  every average (recall, MRR, AP and nDCG are undefined for them);
+- a scored query missing from the run scores 0 on every metric and is listed
+  in ``missing_from_run`` (the denominator is fixed by the judgments, not by
+  what the retriever chose to answer);
+- run queries with no judgment are ignored and listed in ``unjudged``;
+- a key repeated in a ranking counts once, at its first position; the
+  queries where that happened are listed in ``with_duplicates``;
+- averages are arithmetic means over scored queries, summed with math.fsum
+  so they do not depend on query order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .errors import UsageError
+from .judgments import JudgmentSet
+from .metrics import GAINS, RankedQuery, gain_function, metric_names, score_query
+from .runs import Run, parse_run
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    k: tuple[int, ...] = (10,)
+    threshold: int = 1
+    gain: str = "exponential"
+
+    def __post_init__(self) -> None:
+        if not self.k or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.k):
+            raise UsageError("k must be one or more positive integers, e.g. -k 5,10")
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
+            raise UsageError("threshold must be a positive integer (the lowest relevant grade)")
+        if self.gain not in GAINS:
+            raise UsageError(f"gain must be one of {', '.join(GAINS)}")
+
+    @property
+    def max_k(self) -> int:
+        return max(self.k)
+
+    @property
+    def primary(self) -> str:
+        """The metric a one-number summary uses: recall at the first cutoff given."""
+        return f"recall@{self.k[0]}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"k": list(self.k), "threshold": self.threshold, "gain": self.gain}
+
+
+@dataclass(frozen=True)
+class QueryLabels:
+    """Everything scoring needs to know about one judged query."""
+
+    grades: dict[str, int]
+    n_relevant: int
+    ideal: list[float]
+    stratum: str | None
+
+
+def index_judgments(judgments: JudgmentSet, config: ScoreConfig) -> dict[str, QueryLabels]:
+    """Group labels by query. A key labeled twice keeps its highest grade.
+
+    (Two labels for one key make the set unsound; ``validate`` says so and the
+    verdict turns INDETERMINATE, so this choice only has to be deterministic.)
+    """
+    gain = gain_function(config.gain)
+    indexed: dict[str, QueryLabels] = {}
+    for query_id, labels in judgments.by_query().items():
+        grades: dict[str, int] = {}
+        for label in labels:
+            grades[label.key] = max(label.relevance, grades.get(label.key, 0))
+        stratum = next((label.stratum for label in labels if label.stratum), None)
+        n_relevant = sum(1 for grade in grades.values() if grade >= config.threshold)
+        ideal = sorted((gain(g) for g in grades.values() if g > 0), reverse=True)
+        indexed[query_id] = QueryLabels(grades, n_relevant, ideal, stratum)
+    return indexed
+
+
+def rank_query(labels: QueryLabels, ranking: list[str], gain_of: dict[int, float], threshold: int) -> RankedQuery:
+    grades = [labels.grades.get(key, 0) for key in ranking]
+    return RankedQuery(
+        gains=[gain_of[g] if g in gain_of else 0.0 for g in grades],
+        relevant=[g >= threshold for g in grades],
+        ideal=labels.ideal,
+        n_relevant=labels.n_relevant,
+    )
+
+
+@dataclass(frozen=True)
+class StratumScores:
+    n: int
+    queries: int
+    metrics: dict[str, float]
+
+
+@dataclass
+class Scores:
+    config: ScoreConfig
+    queries: int
+    labels: int
+    per_query: dict[str, dict[str, float]] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    strata: dict[str, StratumScores] = field(default_factory=dict)
+    without_positives: list[str] = field(default_factory=list)
+    missing_from_run: list[str] = field(default_factory=list)
+    with_duplicates: list[str] = field(default_factory=list)
+    unjudged: list[str] = field(default_factory=list)
+
+    @property
+    def scored(self) -> list[str]:
+        return sorted(self.per_query)
+
+    def worst_stratum(self) -> dict[str, object] | None:
+        """The scored stratum lowest on the primary metric; ties go to the first name."""
+        metric = self.config.primary
+        scored = [(s.metrics[metric], name) for name, s in self.strata.items() if s.n > 0]
+        if not scored:
+            return None
+        value, name = min(scored)
+        return {"metric": metric, "name": name, "value": value}
+
+
+def mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def average(per_query: Mapping[str, Mapping[str, float]], names: list[str]) -> dict[str, float]:
+    if not per_query:
+        return {}
+    rows = list(per_query.values())
+    return {name: mean([row[name] for row in rows]) for name in names}
+
+
+def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
+    """How much of a ranking to keep: max(k), or R when R-precision needs more."""
+    return max(config.max_k, labels.n_relevant if labels else 0)
+
+
+def score_rankings(
+    judgments: JudgmentSet,
+    rankings: Mapping[str, list[str]],
+    config: ScoreConfig,
+    *,
+    indexed: dict[str, QueryLabels] | None = None,
+) -> Scores:
+    """Score deduplicated rankings (judged queries only) against the judgments."""
+    indexed = indexed if indexed is not None else index_judgments(judgments, config)
+    gain = gain_function(config.gain)
+    gain_of = {g: gain(g) for labels in indexed.values() for g in labels.grades.values()}
+    scores = Scores(config, queries=len(indexed), labels=len(judgments.labels))
+    for query_id in sorted(indexed):
+        labels = indexed[query_id]
+        if labels.n_relevant == 0:
+            scores.without_positives.append(query_id)
+            continue
+        ranking = rankings.get(query_id)
+        if ranking is None:
+            scores.missing_from_run.append(query_id)
+            ranking = []
+        ranking = ranking[: depth_for(labels, config)]
+        scores.rankings[query_id] = ranking
+        ranked = rank_query(labels, ranking, gain_of, config.threshold)
+        scores.per_query[query_id] = score_query(ranked, config.k)
+    names = metric_names(config.k)
+    scores.metrics = average(scores.per_query, names)
+    scores.strata = stratum_scores(indexed, scores.per_query, names, config.primary)
+    return scores
+
+
+def stratum_scores(
+    indexed: Mapping[str, QueryLabels],
+    per_query: Mapping[str, Mapping[str, float]],
+    names: list[str],
+    primary: str,
+) -> dict[str, StratumScores]:
+    """Averages per stratum, worst first on the primary metric, then by name.
+
+    Names sort by Unicode code point (Python's own order), never by locale, so
+    the order is the same on every machine. Strata with nothing scored follow,
+    by name.
+    """
+    members: dict[str, list[str]] = {}
+    for query_id, labels in indexed.items():
+        if labels.stratum is not None:
+            members.setdefault(labels.stratum, []).append(query_id)
+    result: dict[str, StratumScores] = {}
+    for name, query_ids in members.items():
+        scored = {q: per_query[q] for q in query_ids if q in per_query}
+        result[name] = StratumScores(len(scored), len(query_ids), average(scored, names))
+    scored_names = sorted((s.metrics[primary], n) for n, s in result.items() if s.n > 0)
+    unscored = sorted(n for n, s in result.items() if s.n == 0)
+    return {name: result[name] for name in [n for _, n in scored_names] + unscored}
+
+
+def score(judgments: JudgmentSet, run: Run, config: ScoreConfig) -> Scores:
+    """Score a parsed run; run-level findings (duplicates, unjudged) are carried over."""
+    return _with_run_findings(score_rankings(judgments, run.rankings, config), run)
+
+
+def _with_run_findings(scores: Scores, run: Run) -> Scores:
+    scores.with_duplicates = list(run.with_duplicates)
+    scores.unjudged = list(run.unjudged)
+    return scores
+
+
+def score_run_file(
+    judgments: JudgmentSet, run_path: str, config: ScoreConfig, *, run_format: str = "auto"
+) -> tuple[Scores, Run]:
+    """Stream a run file, keeping only what scoring needs, and score it."""
+    indexed = index_judgments(judgments, config)
+    run = parse_run(
+        run_path,
+        depth=lambda q: depth_for(indexed.get(q), config),
+        judged=indexed,
+        run_format=run_format,
+    )
+    scores = score_rankings(judgments, run.rankings, config, indexed=indexed)
+    return _with_run_findings(scores, run), run

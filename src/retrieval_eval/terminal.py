@@ -1,0 +1,134 @@
+"""Plain-text rendering for the terminal: metric table, strata bars, gates, verdict.
+
+No Jinja here: the score path must start fast, and a terminal table is a
+few lines of formatting. Colour is decided by the caller (``--color``,
+NO_COLOR, whether stdout is a terminal) and passed in as a flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .metrics import REGISTRY
+
+_COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
+BAR_WIDTH = 20
+MAX_LISTED = 10
+
+
+class Style:
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def __call__(self, text: str, tone: str) -> str:
+        code = _COLOURS.get(tone)
+        return f"\x1b[{code}m{text}\x1b[0m" if self.colour and code else text
+
+
+def fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _value(measurement: Any) -> float | None:
+    if isinstance(measurement, Mapping) and isinstance(measurement.get("value"), (int, float)):
+        return float(measurement["value"])
+    return None
+
+
+def metric_table(report: Mapping[str, Any]) -> list[str]:
+    metrics = report.get("metrics", {})
+    ks = report.get("config", {}).get("k", [])
+    if not metrics:
+        return ["no metric was computed"]
+    rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks)]
+    for metric in REGISTRY:
+        if metric.at_cutoff:
+            cells = [fmt(_value(metrics.get(f"{metric.name}@{k}"))) for k in ks]
+            rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
+        elif metric.name in metrics:
+            rows.append(f"{metric.name:<12}{fmt(_value(metrics[metric.name])):>10}")
+    for name, measurement in metrics.items():
+        if isinstance(measurement, Mapping) and measurement.get("deterministic") is False:
+            ci = measurement.get("ci")
+            spread = f"  95% CI [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "  (one sample, no interval)"
+            rows.append(f"{name:<12}{fmt(_value(measurement)):>10}{spread}  n={measurement.get('n')}")
+    return rows
+
+
+def bar(value: float) -> str:
+    filled = max(0, min(BAR_WIDTH, round(value * BAR_WIDTH)))
+    return "█" * filled + "░" * (BAR_WIDTH - filled)
+
+
+def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+    strata = report.get("per_stratum") or {}
+    if not strata:
+        return []
+    primary = f"recall@{report.get('config', {}).get('k', [10])[0]}"
+    worst = (report.get("worst_stratum") or {}).get("name")
+    width = max(len(name) for name in strata)
+    lines = [f"strata ({primary}, worst first)"]
+    for name, entry in strata.items():
+        value = _value((entry.get("metrics") or {}).get(primary))
+        if value is None:
+            lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
+            continue
+        mark = style("  ← worst", "FAIL") if name == worst else ""
+        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={entry.get('n')}{mark}")
+    return lines
+
+
+def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+    gates = report.get("verdict", {}).get("gates") or []
+    if not gates:
+        return []
+    lines = ["gates"]
+    for gate in gates:
+        status = gate["status"]
+        detail = gate.get("reason", "").removeprefix(gate["expression"] + ": ")
+        lines.append(f"  {style(f'{status:<13}', status)} {gate['expression']}  {style(detail, 'dim')}")
+    return lines
+
+
+def reason_lines(report: Mapping[str, Any]) -> list[str]:
+    gate_reasons = {g.get("reason") for g in report.get("verdict", {}).get("gates") or []}
+    reasons = [r for r in report.get("verdict", {}).get("reasons", []) if r not in gate_reasons]
+    return ["reasons", *(f"  - {r}" for r in reasons)] if reasons else []
+
+
+def header(report: Mapping[str, Any]) -> str:
+    config = report.get("config", {})
+    judged = report.get("judgments", {})
+    ks = ",".join(str(k) for k in config.get("k", []))
+    return (
+        f"{report.get('tool', {}).get('name')} {report.get('tool', {}).get('version')}  ·  "
+        f"{judged.get('queries_scored', 0)} of {judged.get('queries', 0)} queries scored  ·  "
+        f"k={ks}  ·  threshold {config.get('threshold')}  ·  gain {config.get('gain')}"
+    )
+
+
+def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
+    style = Style(colour)
+    status = report.get("verdict", {}).get("status", "INDETERMINATE")
+    sections = [[header(report)], metric_table(report), strata_lines(report, style),
+                gate_lines(report, style), reason_lines(report),
+                [f"verdict  {style(status, status)}"]]
+    return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
+
+
+def render_validation(result: Mapping[str, Any], *, colour: bool = False) -> str:
+    style = Style(colour)
+    lines = [f"{result['queries']} queries, {result['labels']} labels"]
+    shown: dict[str, int] = {}
+    for issue in result["issues"]:
+        count = shown[issue["code"]] = shown.get(issue["code"], 0) + 1
+        if count <= MAX_LISTED:
+            tone = "FAIL" if issue["severity"] == "error" else "INDETERMINATE"
+            lines.append(f"  {style(issue['severity'], tone):<7}  {issue['code']}  {issue['message']}")
+        elif count == MAX_LISTED + 1:
+            total = sum(1 for i in result["issues"] if i["code"] == issue["code"])
+            lines.append(f"           … {total - MAX_LISTED} more {issue['code']} (see --json)")
+    verdict = style("ok", "PASS") if result["ok"] else style("unsound", "FAIL")
+    lines.append(f"{result['errors']} error(s), {result['warnings']} warning(s): {verdict}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,184 @@
+"""Validation: is the judgment set sound, and does a run fit it?
+
+Issues come out in one deterministic order, the same in JSON and text: by
+code, in the order of ``CODES`` below, then by subject sorted by Unicode code
+point. Errors make the set unsound (a score computed from it is
+INDETERMINATE); warnings are things a user should know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .judgments import Judgment, JudgmentSet
+
+ERROR = "error"
+WARNING = "warning"
+
+# code -> severity, in emission order.
+CODES: dict[str, str] = {
+    "duplicate-label": ERROR,
+    "conflicting-stratum": ERROR,
+    "missing-query-text": WARNING,
+    "conflicting-query-text": WARNING,
+    "no-positives": WARNING,
+    "thin-stratum": WARNING,
+    "unknown-provenance": WARNING,
+    "no-chunk-ids": WARNING,
+    "run-query-not-judged": WARNING,
+    "run-query-missing": WARNING,
+    "run-keys-unmatched": WARNING,
+    "run-repeated-key": WARNING,
+    "chunk-run-vs-document-labels": WARNING,
+}
+# A stratum with fewer scored queries than this gives an average too noisy to gate on.
+THIN_STRATUM = 5
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str
+    subject: str
+    message: str
+
+    @property
+    def severity(self) -> str:
+        return CODES[self.code]
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "severity": self.severity, "subject": self.subject, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Validation:
+    issues: tuple[Issue, ...]
+    queries: int
+    labels: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [issue for issue in self.issues if issue.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Issue]:
+        return [issue for issue in self.issues if issue.severity == WARNING]
+
+    def error_codes(self) -> list[str]:
+        return list(dict.fromkeys(issue.code for issue in self.errors))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "queries": self.queries,
+            "labels": self.labels,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "issues": [issue.as_dict() for issue in self.issues],
+        }
+
+
+def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:
+    rank = {code: index for index, code in enumerate(CODES)}
+    return tuple(sorted(issues, key=lambda issue: (rank[issue.code], issue.subject)))
+
+
+def _label_issues(query_id: str, labels: list[Judgment], threshold: int) -> Iterable[Issue]:
+    lines_by_key: dict[str, list[int]] = {}
+    for label in labels:
+        lines_by_key.setdefault(label.key, []).append(label.line)
+    for key, lines in lines_by_key.items():
+        if len(lines) > 1:
+            where = ", ".join(str(line) for line in lines)
+            yield Issue("duplicate-label", f"{query_id} {key}",
+                        f"query {query_id} labels {key} more than once (lines {where}); keep one label")
+    texts = {label.query for label in labels if label.query}
+    if not texts:
+        yield Issue("missing-query-text", query_id, f"query {query_id} has no query text on any line")
+    elif len(texts) > 1:
+        yield Issue("conflicting-query-text", query_id, f"query {query_id} has {len(texts)} different query texts")
+    strata = {label.stratum for label in labels if label.stratum}
+    if len(strata) > 1:
+        names = ", ".join(sorted(strata))
+        yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
+    if not any(label.relevance >= threshold for label in labels):
+        yield Issue("no-positives", query_id,
+                    f"query {query_id} has no label at relevance >= {threshold}; it is left out of the averages")
+    for label in labels:
+        provenance = label.get("labeled_by")
+        if provenance is not None and not provenance.startswith(("human:", "synthetic:")):
+            yield Issue("unknown-provenance", f"{query_id} line {label.line}",
+                        f"line {label.line}: labeled_by should start with human: or synthetic:")
+
+
+def _strata_issues(by_query: Mapping[str, list[Judgment]]) -> Iterable[Issue]:
+    sizes: dict[str, int] = {}
+    for labels in by_query.values():
+        stratum = next((label.stratum for label in labels if label.stratum), None)
+        if stratum is not None:
+            sizes[stratum] = sizes.get(stratum, 0) + 1
+    for name, size in sizes.items():
+        if size < THIN_STRATUM:
+            yield Issue("thin-stratum", name,
+                        f"stratum {name} has {size} quer{'y' if size == 1 else 'ies'}; "
+                        f"an average over fewer than {THIN_STRATUM} is too noisy to gate on")
+
+
+def validate(judgments: JudgmentSet, *, threshold: int = 1) -> Validation:
+    """Check a judgment set on its own."""
+    by_query = judgments.by_query()
+    issues: list[Issue] = []
+    for query_id, labels in by_query.items():
+        issues.extend(_label_issues(query_id, labels, threshold))
+    issues.extend(_strata_issues(by_query))
+    if not any(label.chunk_id for label in judgments.labels):
+        issues.append(Issue("no-chunk-ids", "",
+                            "no label carries a chunk_id, so drift cannot check labels after a re-chunk"))
+    return Validation(ordered(issues), len(by_query), len(judgments.labels))
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the run checks need to know of a run, gathered while streaming it."""
+
+    keys_by_query: Mapping[str, set[str]]
+    repeated: Iterable[str]
+    unjudged: Iterable[str]
+
+
+def run_issues(judgments: JudgmentSet, facts: RunFacts, *, threshold: int = 1) -> list[Issue]:
+    """Problems that make a run score wrongly against these judgments, silently."""
+    issues = [Issue("run-query-not-judged", q, f"run query {q} has no judgment; it is ignored")
+              for q in facts.unjudged]
+    issues += [Issue("run-repeated-key", q, f"run query {q} repeats a key; only the first counts")
+               for q in facts.repeated]
+    doc_level = True
+    for query_id, labels in judgments.by_query().items():
+        doc_level = doc_level and all(label.chunk_id is None for label in labels)
+        keys = facts.keys_by_query.get(query_id)
+        if keys is None:
+            if any(label.relevance >= threshold for label in labels):
+                issues.append(Issue("run-query-missing", query_id,
+                                    f"judged query {query_id} is not in the run; it scores 0"))
+            continue
+        judged = {label.key for label in labels}
+        if keys and not keys & judged:
+            issues.append(Issue("run-keys-unmatched", query_id,
+                                f"no key the run returns for {query_id} is judged; check the run names "
+                                "the same ids as the labels (chunk ids vs document uris)"))
+    all_keys = [key for keys in facts.keys_by_query.values() for key in keys]
+    if doc_level and all_keys and all(key.startswith("c1:") for key in all_keys):
+        issues.append(Issue("chunk-run-vs-document-labels", "",
+                            "the run returns chunk ids but every label is document-level; score with "
+                            "--corpus CORPUS --collapse-to-documents"))
+    return issues
+
+
+def validate_with_run(judgments: JudgmentSet, facts: RunFacts, *, threshold: int = 1) -> Validation:
+    base = validate(judgments, threshold=threshold)
+    issues = ordered([*base.issues, *run_issues(judgments, facts, threshold=threshold)])
+    return Validation(issues, base.queries, base.labels)
