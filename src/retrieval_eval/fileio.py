@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from .errors import InputError
 
@@ -53,30 +55,33 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text handle whose content replaces ``path`` only if the block ends normally.
 
-    The temporary file lives in the target's directory so the final rename
-    stays on one filesystem; the target's permission bits are kept.
+    Readers see the old file or the new one, never half of it; on any error
+    the old file is untouched. The temporary file lives beside the target so
+    the final rename stays on one filesystem; the target's mode is kept.
     """
     target = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = target.parent if str(target.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        if target.exists():
-            os.chmod(tmp_name, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp_name, 0o644)
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+        os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
+
+
+def write_atomic(path: str | os.PathLike[str], data: str) -> None:
+    """Replace ``path`` with ``data`` atomically (see :func:`atomic_writer`)."""
+    with atomic_writer(path) as handle:
+        handle.write(data)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 
 CONFIDENCE = 0.95
+DECIMALS = 12  # reports round every number to 12 decimals
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
@@ -84,11 +85,11 @@ def summarize_samples(samples: Sequence[float]) -> dict[str, object]:
         raise ValueError("samples must be finite numbers")
     n = len(values)
     mean = math.fsum(values) / n
-    measurement: dict[str, object] = {"value": mean, "n": n}
+    measurement: dict[str, object] = {"value": round(mean, DECIMALS), "n": n}
     if n > 1:
         stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
         half = student_t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * stdev / math.sqrt(n)
-        measurement["stdev"] = stdev
-        measurement["ci"] = [mean - half, mean + half]
+        measurement["stdev"] = round(stdev, DECIMALS)
+        measurement["ci"] = [round(mean - half, DECIMALS), round(mean + half, DECIMALS)]
     measurement["deterministic"] = False
     return measurement

@@ -1,0 +1,150 @@
+"""``retrieval-eval convert``: move labels and runs between JSONL, TREC and BEIR formats.
+
+Judgments and qrels are small and converted in memory; runs are streamed
+line by line (run JSONL to TREC) or grouped per query (TREC to run JSONL,
+which must see every line of a query before it can order it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+import click
+
+from ..errors import UsageError
+from ._common import handles_errors
+
+LABEL_FORMATS = ("judgments", "trec-qrels", "beir-qrels")
+RUN_FORMATS = ("run-jsonl", "trec-run")
+FORMATS = LABEL_FORMATS + RUN_FORMATS
+
+
+def detect_input_format(path: str) -> str:
+    """Guess the input format from the name, then from the first line."""
+    from ..fileio import open_binary
+
+    if path.endswith(".tsv"):
+        return "beir-qrels"
+    if path.endswith((".qrels", ".qrel")):
+        return "trec-qrels"
+    with open_binary(path) as handle:
+        for raw in handle:
+            line = raw.removeprefix(b"\xef\xbb\xbf").strip()
+            if not line or line.startswith((b"#", b"//")):
+                continue
+            if line.startswith(b"{"):
+                return "run-jsonl" if b'"ranking"' in line else "judgments"
+            columns = len(line.split())
+            if columns in (4, 6):
+                return "trec-qrels" if columns == 4 else "trec-run"
+            break
+    raise UsageError(f"cannot tell the format of {path}", hint=f"say it with --from ({', '.join(FORMATS)})")
+
+
+def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
+    from ..judgments import parse_judgments
+    from ..qrels import read_beir_qrels, read_trec_qrels
+
+    readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
+    return readers[fmt](path)
+
+
+def label_lines(path: str, source: str, target: str) -> Iterator[str]:
+    from ..judgments import iter_canonical_lines
+    from ..qrels import beir_lines, qrels_lines
+
+    judgments = read_labels(path, source)
+    if target == "judgments":
+        return iter_canonical_lines(judgments)
+    writer = qrels_lines if target == "trec-qrels" else beir_lines
+    return writer(judgments.labels, source=_source_name(source))
+
+
+def _source_name(fmt: str) -> str:
+    return "run" if fmt in RUN_FORMATS else ("judgments" if fmt == "judgments" else "qrels")
+
+
+def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
+    """One TREC line per distinct key, scores falling with rank so trec_eval keeps the order."""
+    from ..fileio import open_binary
+    from ..qrels import check_token
+    from ..runs import dedupe_head, iter_run_jsonl
+
+    check_token(tag, "tag", "convert", None)
+    with open_binary(path) as handle:
+        for line, query_id, ranking in iter_run_jsonl(handle, path=path):
+            check_token(query_id, "query_id", "run", line)
+            keys, _ = dedupe_head(ranking, None)
+            for rank, key in enumerate(keys, 1):
+                check_token(key, "ranking entry", "run", line)
+                yield f"{query_id} Q0 {key} {rank} {len(keys) - rank + 1} {tag}"
+
+
+def trec_to_jsonl(path: str) -> Iterator[str]:
+    import json
+
+    from ..runs import parse_run
+
+    run = parse_run(path, run_format="trec")
+    for query_id in sorted(run.rankings):
+        yield json.dumps({"query_id": query_id, "ranking": run.rankings[query_id]}, ensure_ascii=False,
+                         separators=(",", ":"))
+
+
+def run_lines(path: str, source: str, target: str, tag: str) -> Iterable[str]:
+    if source == target:
+        raise UsageError("the input is already in that format")
+    return jsonl_to_trec(path, tag) if source == "run-jsonl" else trec_to_jsonl(path)
+
+
+@contextlib.contextmanager
+def output(out: str | None) -> Iterator[TextIO]:
+    if out is None:
+        yield sys.stdout
+        return
+    from ..fileio import atomic_writer
+
+    with atomic_writer(out) as handle:
+        yield handle
+
+
+def write_lines(lines: Iterable[str], out: str | None) -> int:
+    count = 0
+    with output(out) as handle:
+        for line in lines:
+            handle.write(line + "\n")
+            count += 1
+    return count
+
+
+@click.command()
+@click.argument("input_path", metavar="INPUT", required=False)
+@click.option("--from", "source", type=click.Choice(FORMATS), help="Input format (guessed when left out).")
+@click.option("--to", "target", type=click.Choice(FORMATS), required=True, help="Output format.")
+@click.option("--out", metavar="PATH", help="Write here (atomically) instead of stdout.")
+@click.option("--tag", default="retrieval-eval", show_default=True, help="Run tag for TREC run output.")
+@handles_errors
+def command(input_path: str | None, source: str | None, target: str, out: str | None, tag: str) -> None:
+    """Convert judgments <-> TREC/BEIR qrels, and run JSONL <-> TREC run.
+
+    Every input line is checked before anything is written; ids with white
+    space are refused on the way out to the white-space separated formats.
+    """
+    if input_path is None:
+        raise UsageError("give an INPUT file to convert")
+    source = source or detect_input_format(input_path)
+    if (source in RUN_FORMATS) != (target in RUN_FORMATS):
+        raise UsageError(f"cannot convert {source} to {target}: labels and runs are different things")
+    if source in LABEL_FORMATS:
+        lines: Iterable[str] = label_lines(input_path, source, target)
+    else:
+        lines = run_lines(input_path, source, target, tag)
+    if out is None:
+        # stdout cannot be taken back: check every line before printing the first.
+        lines = list(lines)
+    count = write_lines(lines, out)
+    if out:
+        click.echo(f"wrote {count} lines to {out}", err=True)

@@ -1,0 +1,64 @@
+"""``retrieval-eval validate``: is this judgment set sound, and does a run fit it?"""
+
+from __future__ import annotations
+
+import click
+
+from ..validate import RunFacts
+
+from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
+
+
+def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
+    """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
+    from ..fileio import open_binary
+    from ..runs import detect_format, iter_run_jsonl, iter_trec_run
+
+    fmt = detect_format(path) if run_format == "auto" else run_format
+    keys: dict[str, set[str]] = {}
+    repeated: set[str] = set()
+    with open_binary(path) as handle:
+        if fmt == "jsonl":
+            for _line, query_id, ranking in iter_run_jsonl(handle, path=path):
+                keys[query_id] = set(ranking)
+                if len(keys[query_id]) != len(ranking):
+                    repeated.add(query_id)
+        else:
+            for _line, query_id, doc_id, _score in iter_trec_run(handle, path=path):
+                seen = keys.setdefault(query_id, set())
+                if doc_id in seen:
+                    repeated.add(query_id)
+                seen.add(doc_id)
+    return RunFacts(keys, sorted(repeated), sorted(set(keys) - judged))
+
+
+@click.command()
+@click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments JSONL.")
+@click.option("-r", "--run", "run_path", metavar="PATH", help="Also check a run against the judgments.")
+@click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
+@click.option("--threshold", type=int, default=1, show_default=True, help="Lowest grade that counts as relevant.")
+@json_option
+@colour_option
+@handles_errors
+def command(judgments: str, run_path: str | None, run_format: str, threshold: int, as_json: bool,
+            color: str) -> None:
+    """Report every problem of a judgment set, errors first, in a stable order.
+
+    Exit code 0 when there is no error (warnings allowed), 1 when the set is
+    unsound, 2 when a file cannot be read.
+    """
+    from ..judgments import parse_judgments
+    from ..terminal import render_validation
+    from ..validate import validate, validate_with_run
+
+    judgment_set = parse_judgments(judgments)
+    if run_path:
+        judged = {label.query_id for label in judgment_set.labels}
+        result = validate_with_run(judgment_set, run_facts(run_path, run_format, judged), threshold=threshold)
+    else:
+        result = validate(judgment_set, threshold=threshold)
+    if as_json:
+        print_json(result.as_dict())
+    else:
+        click.echo(render_validation(result.as_dict(), colour=use_colour(color)), nl=False)
+    raise SystemExit(EXIT_OK if result.ok else EXIT_BAD_ANSWER)

@@ -1,0 +1,99 @@
+"""TREC and BEIR qrels: reading them into judgments and writing judgments back out.
+
+TREC qrels lines are ``query iteration doc relevance`` (``#`` comments
+allowed); BEIR qrels are tab-separated ``query-id corpus-id score`` with a
+header line. A negative grade (TREC's "judged, not relevant" in some
+collections) is read as 0. Ids with white space cannot be written to these
+formats and are refused on the way out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .errors import InputError
+from .fileio import open_binary
+from .jsonl import iter_lines
+from .judgments import Judgment, JudgmentSet, judgment_from_record
+
+
+def _decode(raw: bytes, source: str, line: int, path: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(source, line, "not valid UTF-8", path=path) from None
+
+
+def _grade(text: str, source: str, line: int, path: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(source, line, f"relevance must be an integer, got {text!r}", path=path) from None
+    return max(value, 0)
+
+
+def _record(query_id: str, doc_id: str, grade: int) -> dict[str, Any]:
+    return {"query_id": query_id, "doc_uri": doc_id, "relevance": grade}
+
+
+def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
+    labels = []
+    with open_binary(path) as handle:
+        for line, raw in iter_lines(handle):
+            text = _decode(raw, source, line, path)
+            if text.startswith("#"):
+                continue
+            fields = text.split()
+            if len(fields) != 4:
+                raise InputError(source, line,
+                                 f"expected 4 columns (query iteration doc relevance), got {len(fields)}", path=path)
+            record = _record(fields[0], fields[2], _grade(fields[3], source, line, path))
+            labels.append(judgment_from_record(record, line, source=source, path=path))
+    return _non_empty(labels, source, path)
+
+
+def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
+    labels = []
+    with open_binary(path) as handle:
+        for line, raw in iter_lines(handle):
+            fields = _decode(raw, source, line, path).split("\t")
+            if len(labels) == 0 and fields[:2] == ["query-id", "corpus-id"]:
+                continue
+            if len(fields) != 3:
+                raise InputError(source, line,
+                                 f"expected 3 tab-separated columns (query-id corpus-id score), got {len(fields)}",
+                                 path=path)
+            record = _record(fields[0].strip(), fields[1].strip(), _grade(fields[2].strip(), source, line, path))
+            labels.append(judgment_from_record(record, line, source=source, path=path))
+    return _non_empty(labels, source, path)
+
+
+def _non_empty(labels: list[Judgment], source: str, path: str) -> JudgmentSet:
+    if not labels:
+        raise InputError(source, None, "the file holds no label", path=path)
+    return JudgmentSet(tuple(labels))
+
+
+def check_token(value: str, what: str, source: str, line: int | None) -> str:
+    """Refuse an id that a white-space separated format would split in two."""
+    if not value or any(ch.isspace() for ch in value):
+        raise InputError(source, line, f"{what} {value!r} contains white space, which this format cannot hold",
+                         hint="rename the id, or keep this data in JSONL")
+    return value
+
+
+def qrels_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
+    """``query 0 key relevance`` per label, in file order; the key is the chunk id when there is one."""
+    for label in labels:
+        query_id = check_token(label.query_id, "query_id", source, label.line)
+        key = check_token(label.key, "chunk_id" if label.chunk_id else "doc_uri", source, label.line)
+        yield f"{query_id} 0 {key} {label.relevance}"
+
+
+def beir_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
+    yield "query-id\tcorpus-id\tscore"
+    for label in labels:
+        query_id = check_token(label.query_id, "query_id", source, label.line)
+        key = check_token(label.key, "chunk_id" if label.chunk_id else "doc_uri", source, label.line)
+        yield f"{query_id}\t{key}\t{label.relevance}"
