@@ -134,12 +134,12 @@ def iter_trec_run(
 
 
 def detect_format(path: str) -> str:
-    """``jsonl`` when the first non-blank line starts with ``{``, else ``trec``."""
+    """``jsonl`` when the first non-blank line starts like JSON (``{``, ``[`` or ``"``), else ``trec``."""
     with open_binary(path) as handle:
         for raw in handle:
             stripped = raw.removeprefix(BOM).strip()
             if stripped:
-                return "jsonl" if stripped.startswith(b"{") else "trec"
+                return "jsonl" if stripped[:1] in (b"{", b"[", b'"') else "trec"
     return "jsonl"
 
 

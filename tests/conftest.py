@@ -1,0 +1,8 @@
+"""Pytest configuration: make tests/helpers.py importable as ``helpers``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
