@@ -1,0 +1,301 @@
+"""A thin client for the few GitHub REST endpoints the action needs.
+
+Standard library only. Every endpoint is a named method; list endpoints follow
+``Link: rel="next"`` until the end; 5xx and 429 answers are retried a bounded
+number of times; 403 and 404 become ``Forbidden`` and ``NotFound`` so callers
+can decide what a refusal means for them. The token is sent only to the API's
+own origin and never appears in a message, a repr or an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__
+
+JSON = "application/vnd.github+json"
+RAW = "application/vnd.github.raw+json"
+API_VERSION = "2022-11-28"
+PER_PAGE = 100
+MAX_PAGES = 100  # 10,000 items: far past any real PR, and it stops a server that loops
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER = 60.0
+
+_NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+
+
+class GitHubError(Exception):
+    """The API answered with an error, or could not be reached."""
+
+    def __init__(self, status: int | None, method: str, path: str, message: str) -> None:
+        where = f"{method} {path}"
+        text = f"{where}: HTTP {status}: {message}" if status else f"{where}: {message}"
+        super().__init__(text)
+        self.status = status
+        self.message = message
+
+
+class Forbidden(GitHubError):
+    """403: the token may not do this (a fork PR's read-only token, missing permissions)."""
+
+
+class NotFound(GitHubError):
+    """404: no such resource, or the token may not see it."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body.decode("utf-8")) if self.body else None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Hand redirects back to us: urllib would forward the Authorization header
+    to the redirect target, which for artifact downloads is a storage host."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    login: str
+    user_type: str
+    html_url: str
+
+    @classmethod
+    def from_api(cls, data: Mapping[str, Any]) -> Comment:
+        user = data.get("user") or {}
+        return cls(int(data["id"]), data.get("body") or "", user.get("login") or "",
+                   user.get("type") or "", data.get("html_url") or "")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    expired: bool
+    run_id: int | None
+    head_branch: str | None
+    repository_id: int | None
+    head_repository_id: int | None
+    created_at: str = ""
+
+    @classmethod
+    def from_api(cls, data: Mapping[str, Any]) -> Artifact:
+        run = data.get("workflow_run") or {}
+        return cls(int(data["id"]), data.get("name") or "", bool(data.get("expired")), run.get("id"),
+                   run.get("head_branch"), run.get("repository_id"), run.get("head_repository_id"),
+                   data.get("created_at") or "")
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    state: str
+    head_sha: str
+    html_url: str
+
+    @classmethod
+    def from_api(cls, data: Mapping[str, Any]) -> PullRequest:
+        return cls(int(data["number"]), data.get("state") or "", (data.get("head") or {}).get("sha") or "",
+                   data.get("html_url") or "")
+
+
+@dataclass
+class GitHubClient:
+    """Talks to ``base_url`` (``https://api.github.com`` or a GitHub Enterprise API)."""
+
+    base_url: str
+    token: str = field(repr=False)
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    max_attempts: int = 4
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url.rstrip("/")
+        self._origin = _origin(self.base_url)
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    # -- the endpoints ------------------------------------------------------------
+
+    def authenticated_login(self) -> str | None:
+        """Who the token is, or None when the token cannot say (an Actions token cannot)."""
+        try:
+            data = self._request("GET", "/user").json()
+        except (Forbidden, NotFound):
+            return None
+        return (data or {}).get("login")
+
+    def list_issue_comments(self, repo: str, number: int) -> list[Comment]:
+        path = f"/repos/{repo}/issues/{number}/comments"
+        return [Comment.from_api(item) for item in self._paginate(path)]
+
+    def create_issue_comment(self, repo: str, number: int, body: str) -> Comment:
+        data = self._request("POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body}).json()
+        return Comment.from_api(data)
+
+    def update_issue_comment(self, repo: str, comment_id: int, body: str) -> Comment:
+        data = self._request("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", body={"body": body}).json()
+        return Comment.from_api(data)
+
+    def get_contents(self, repo: str, path: str, *, ref: str) -> bytes:
+        """A file's bytes at ``ref`` (the raw media type works up to 100 MB, JSON only to 1 MB)."""
+        quoted = urllib.parse.quote(path.lstrip("/"))
+        return self._request("GET", f"/repos/{repo}/contents/{quoted}", query={"ref": ref}, accept=RAW).body
+
+    def list_artifacts(self, repo: str, *, name: str) -> Iterator[Artifact]:
+        """Artifacts of the repository with this name, newest first (lazily: callers stop early)."""
+        for item in self._paginate(f"/repos/{repo}/actions/artifacts", {"name": name}, key="artifacts"):
+            yield Artifact.from_api(item)
+
+    def list_run_artifacts(self, repo: str, run_id: int) -> list[Artifact]:
+        items = self._paginate(f"/repos/{repo}/actions/runs/{run_id}/artifacts", key="artifacts")
+        return [Artifact.from_api(item) for item in items]
+
+    def get_workflow_run(self, repo: str, run_id: int) -> dict[str, Any]:
+        data: dict[str, Any] = self._request("GET", f"/repos/{repo}/actions/runs/{run_id}").json()
+        return data
+
+    def download_artifact(self, repo: str, artifact_id: int) -> bytes:
+        """The artifact's zip. GitHub answers with a redirect to storage, fetched without the token."""
+        response = self._request("GET", f"/repos/{repo}/actions/artifacts/{artifact_id}/zip")
+        location = response.headers.get("location")
+        if response.status in (301, 302, 303, 307, 308) and location:
+            target = urllib.parse.urljoin(self.base_url + "/", location)
+            return self._send("GET", target, headers={"User-Agent": _user_agent()}).body
+        return response.body
+
+    def list_pulls(self, repo: str, *, state: str = "open", head: str | None = None) -> list[PullRequest]:
+        query = {"state": state, **({"head": head} if head else {})}
+        return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/pulls", query)]
+
+    def list_pulls_for_commit(self, repo: str, sha: str) -> list[PullRequest]:
+        return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/commits/{sha}/pulls")]
+
+    # -- transport ---------------------------------------------------------------
+
+    def _paginate(self, path: str, query: Mapping[str, str] | None = None, *, key: str | None = None
+                  ) -> Iterator[dict[str, Any]]:
+        url: str | None = self._url(path, {**(query or {}), "per_page": str(PER_PAGE)})
+        for _ in range(MAX_PAGES):
+            if url is None:
+                return
+            response = self._send_with_retries("GET", url)
+            data = response.json()
+            yield from (data.get(key, []) if key else data) or []
+            url = self._next_page(response)
+
+    def _next_page(self, response: Response) -> str | None:
+        match = _NEXT_LINK.search(response.headers.get("link", ""))
+        if match is None:
+            return None
+        url = match.group(1)
+        # The token goes to the API's own origin only, whatever a Link header says.
+        return url if _origin(url) == self._origin else None
+
+    def _request(self, method: str, path: str, *, query: Mapping[str, str] | None = None,
+                 body: Any = None, accept: str = JSON) -> Response:
+        return self._send_with_retries(method, self._url(path, query), body=body, accept=accept)
+
+    def _url(self, path: str, query: Mapping[str, str] | None = None) -> str:
+        suffix = f"?{urllib.parse.urlencode(query)}" if query else ""
+        return f"{self.base_url}{path}{suffix}"
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept, "X-GitHub-Api-Version": API_VERSION, "User-Agent": _user_agent()}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+    def _send_with_retries(self, method: str, url: str, *, body: Any = None, accept: str = JSON) -> Response:
+        payload = json.dumps(body).encode("utf-8") if body is not None else None
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                return self._send(method, url, headers=self._headers(accept), payload=payload)
+            except _Retryable as retry:
+                if attempt == self.max_attempts:
+                    raise retry.error from None
+                self.sleep(retry.delay if retry.delay is not None else _backoff(attempt))
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _send(self, method: str, url: str, *, headers: Mapping[str, str], payload: bytes | None = None
+              ) -> Response:
+        request = urllib.request.Request(url, data=payload, method=method, headers=dict(headers))
+        if payload is not None:
+            request.add_header("Content-Type", "application/json")
+        path = urllib.parse.urlsplit(url).path
+        try:
+            with self._opener.open(request, timeout=self.timeout) as answer:
+                return Response(answer.status, _lower(answer.headers), answer.read())
+        except urllib.error.HTTPError as exc:
+            return _http_error(exc, method, path)
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise _Retryable(GitHubError(None, method, path, f"cannot reach the API ({reason})"), None) from None
+
+
+class _Retryable(Exception):
+    def __init__(self, error: GitHubError, delay: float | None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.delay = delay
+
+
+def _http_error(exc: urllib.error.HTTPError, method: str, path: str) -> Response:
+    headers = _lower(exc.headers)
+    body = exc.read() if exc.fp is not None else b""
+    if 300 <= exc.code < 400:
+        return Response(exc.code, headers, body)
+    message = _error_message(body) or exc.reason or "error"
+    if exc.code in RETRY_STATUSES:
+        raise _Retryable(GitHubError(exc.code, method, path, str(message)), _retry_after(headers))
+    error_type = {403: Forbidden, 404: NotFound}.get(exc.code, GitHubError)
+    raise error_type(exc.code, method, path, str(message)) from None
+
+
+def _error_message(body: bytes) -> str | None:
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data.get("message") if isinstance(data, dict) else None
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after", "")
+    try:
+        return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+    except ValueError:
+        return None
+
+
+def _backoff(attempt: int) -> float:
+    return float(min(2 ** (attempt - 1), 8))
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    return {key.lower(): value for key, value in (headers.items() if headers else [])}
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _user_agent() -> str:
+    return f"retrieval-eval/{__version__}"
