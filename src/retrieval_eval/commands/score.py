@@ -93,5 +93,6 @@ def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: st
     if as_json:
         print_json(evaluation.report)
     else:
-        click.echo(render_score(evaluation.report, colour=use_colour(color)), nl=False)
+        colour = use_colour(color)
+        click.echo(render_score(evaluation.report, colour=colour), nl=False, color=colour)
     raise SystemExit(EXIT_OK if evaluation.verdict.status == "PASS" else EXIT_BAD_ANSWER)

@@ -60,5 +60,6 @@ def command(judgments: str, run_path: str | None, run_format: str, threshold: in
     if as_json:
         print_json(result.as_dict())
     else:
-        click.echo(render_validation(result.as_dict(), colour=use_colour(color)), nl=False)
+        colour = use_colour(color)
+        click.echo(render_validation(result.as_dict(), colour=colour), nl=False, color=colour)
     raise SystemExit(EXIT_OK if result.ok else EXIT_BAD_ANSWER)

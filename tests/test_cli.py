@@ -1,0 +1,75 @@
+"""The command line as a user meets it: help, version, colour, demo, validate with a run, convert."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from helpers import ROOT, fixture_path, run_cli
+
+from retrieval_eval import __version__
+
+DEMO = ROOT / "src" / "retrieval_eval" / "demo"
+
+
+def test_version_and_help() -> None:
+    assert run_cli("--version").stdout == f"retrieval-eval {__version__}\n"
+    listing = run_cli("--help").stdout
+    for name in ("score", "validate", "convert", "summarize", "demo"):
+        assert name in listing
+    assert "recall@5:-0.02:significant" in run_cli("score", "--help").stdout
+
+
+def test_demo_runs_the_whole_pipeline_and_passes() -> None:
+    result = run_cli("demo", "--color", "never")
+    assert result.code == 0, result.stderr
+    for part in ("$ retrieval-eval score", "metric", "strata", "gates", "verdict  PASS"):
+        assert part in result.stdout
+    assert "\x1b[" not in result.stdout
+
+
+def test_colour_choices_and_no_color() -> None:
+    args = ("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"))
+    assert "\x1b[32m" in run_cli(*args, "--color", "always").stdout
+    assert "\x1b[" not in run_cli(*args).stdout  # not a terminal
+    env = {**os.environ, "NO_COLOR": "1"}
+    assert "\x1b[" not in run_cli(*args, "--color", "auto", env=env).stdout
+
+
+def test_validate_with_a_run_catches_silent_zeros(tmp_path: Path) -> None:
+    chunk = "c1:" + "b" * 32
+    (tmp_path / "run.jsonl").write_text(
+        json.dumps({"query_id": "q1", "ranking": [chunk]}) + "\n"
+        + json.dumps({"query_id": "q9", "ranking": [chunk, chunk]}) + "\n"
+    )
+    result = run_cli("validate", "-j", fixture_path("basic", "judgments.jsonl"), "-r", str(tmp_path / "run.jsonl"),
+                     "--json")
+    codes = [(i["code"], i["subject"]) for i in result.json()["issues"]]
+    assert ("run-keys-unmatched", "q1") in codes
+    assert ("run-query-missing", "q2") in codes
+    assert ("run-query-not-judged", "q9") in codes
+    assert ("run-repeated-key", "q9") in codes
+    assert ("chunk-run-vs-document-labels", "") in codes
+    assert result.code == 0  # warnings only
+
+
+def test_convert_round_trips_runs_and_labels(tmp_path: Path) -> None:
+    trec = tmp_path / "run.trec"
+    assert run_cli("convert", fixture_path("duplicate-ranking", "run.jsonl"), "--to", "trec-run",
+                   "--out", str(trec)).code == 0
+    back = run_cli("convert", str(trec), "--to", "run-jsonl")
+    rankings = {r["query_id"]: r["ranking"] for r in map(json.loads, back.stdout.splitlines())}
+    assert rankings == {"q1": ["d1"], "q2": ["d9", "d3"]}
+    qrels = tmp_path / "j.qrels"
+    assert run_cli("convert", fixture_path("basic", "judgments.jsonl"), "--to", "trec-qrels",
+                   "--out", str(qrels)).code == 0
+    labels = run_cli("convert", str(qrels), "--to", "judgments").stdout.splitlines()
+    assert labels[0] == '{"query_id":"q1","doc_uri":"d1","relevance":2}'
+
+
+def test_summarize_prints_the_interval(tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text("[0.8, 1.0, 0.6, 0.9, 0.7]")
+    result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
+    assert result.stdout.startswith("faithfulness  0.800000  n=5")
+    assert "95% CI [0.603676, 0.996324]" in result.stdout

@@ -1,0 +1,87 @@
+"""Gate grammar, gate evaluation and how the verdict combines them."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval_eval.compare import Comparison, MetricDelta
+from retrieval_eval.errors import UsageError
+from retrieval_eval.gates import (
+    ABSOLUTE, CI_LOWER, DELTA, FAIL, INDETERMINATE, PASS, WORST_STRATUM, GateContext, GateResult, decide,
+    evaluate_gate, parse_gate, split_gate_list,
+)
+
+KS = (5, 10)
+
+
+def test_grammar() -> None:
+    assert parse_gate("recall@5:0.7", ks=KS).kind == ABSOLUTE
+    assert parse_gate("recall@5:-0.02", ks=KS).kind == DELTA
+    assert parse_gate("recall@5:+0.01", ks=KS).threshold == 0.01
+    significant = parse_gate("recall@5:-0.02:significant", ks=KS)
+    assert significant.kind == DELTA and significant.significant_only
+    assert parse_gate("worst-stratum:ndcg@10:0.5", ks=KS).kind == WORST_STRATUM
+    assert parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness": {}}).kind == CI_LOWER
+    assert split_gate_list("recall@5:0.7,\n ndcg@10:0.5\n") == ["recall@5:0.7", "ndcg@10:0.5"]
+
+
+@pytest.mark.parametrize("text", ["recall@5", "recall@5:0.7:0.1", "bogus@5:0.7", "recall@7:0.5", ":0.5"])
+def test_bad_gates_are_usage_errors(text: str) -> None:
+    with pytest.raises(UsageError):
+        parse_gate(text, ks=KS)
+
+
+def context(**kwargs: object) -> GateContext:
+    base = {"metrics": {"recall@5": 0.7}, "strata": {"a": {"recall@5": 0.9}, "b": {"recall@5": 0.4}}}
+    base.update(kwargs)
+    return GateContext(**base)  # type: ignore[arg-type]
+
+
+def test_absolute_gate_passes_at_the_threshold_exactly() -> None:
+    assert evaluate_gate(parse_gate("recall@5:0.7", ks=KS), context()).status == PASS
+    assert evaluate_gate(parse_gate("recall@5:0.7000001", ks=KS), context()).status == FAIL
+
+
+def test_worst_stratum_gate_reads_the_lowest_stratum() -> None:
+    result = evaluate_gate(parse_gate("worst-stratum:recall@5:0.5", ks=KS), context())
+    assert result.status == FAIL and "stratum b" in result.reason
+
+
+def test_delta_gate_needs_a_comparable_baseline() -> None:
+    gate = parse_gate("recall@5:-0.02", ks=KS)
+    assert evaluate_gate(gate, context()).status == INDETERMINATE
+    moved = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7)})
+    assert evaluate_gate(gate, context(comparison=moved)).status == FAIL
+    held = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.71, 0.7)})
+    assert evaluate_gate(gate, context(comparison=held)).status == PASS
+    other = Comparison(metrics=moved.metrics, problems=["the baseline was computed with threshold 2, this run with 1"])
+    result = evaluate_gate(gate, context(comparison=other))
+    assert result.status == INDETERMINATE and "threshold 2" in result.reason
+
+
+def test_significant_delta_gate_ignores_noise() -> None:
+    gate = parse_gate("recall@5:-0.02:significant", ks=KS)
+    noisy = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=False)})
+    real = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=True)})
+    assert evaluate_gate(gate, context(comparison=noisy)).status == PASS
+    assert evaluate_gate(gate, context(comparison=real)).status == FAIL
+
+
+def test_ci_lower_gate() -> None:
+    gate = parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness": {}})
+    assert evaluate_gate(gate, context(judged={"faithfulness": {"ci": [0.81, 0.9]}})).status == PASS
+    assert evaluate_gate(gate, context(judged={"faithfulness": {"ci": [0.79, 0.9]}})).status == FAIL
+    assert evaluate_gate(gate, context(judged={"faithfulness": {"n": 1}})).status == INDETERMINATE
+
+
+def test_verdict_order_fail_over_indeterminate_over_pass() -> None:
+    passing = GateResult("a", PASS, "a ok")
+    failing = GateResult("b", FAIL, "b failed")
+    unknown = GateResult("c", INDETERMINATE, "c unknown")
+    assert decide([], [], [passing]).status == PASS
+    assert decide([], [], [passing, unknown]).status == INDETERMINATE
+    assert decide([], [], [unknown, failing]).status == FAIL
+    assert decide(["unsound"], [], [passing]).status == INDETERMINATE
+    verdict = decide(["unsound"], ["a note"], [passing, failing])
+    assert verdict.status == FAIL
+    assert verdict.reasons == ["unsound", "b failed", "a note"]
