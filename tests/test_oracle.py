@@ -5,6 +5,7 @@ Documented policy differences, and how the comparison handles them:
   missing from the run as 0 (checked separately below);
 - queries without a label at the threshold are left out of our averages, so
   they are not compared;
+- hit_rate@k is trec_eval's success_k;
 - trec_eval has no cut-off reciprocal rank: mrr@k is compared with
   recip_rank on the run cut at k;
 - repeated keys: trec_eval needs one score per document, so it is given our
@@ -62,7 +63,8 @@ def test_metrics_agree_with_trec_eval(seed: int, threshold: int, tmp_path: Path)
     ks = (1, 3, 5, 10, 20)
     config = ScoreConfig(k=ks, threshold=threshold, gain="linear")
     scores, _ = score_run_file(parse_judgments(str(judgments_path)), str(run_path), config)
-    measures = {"Rprec"} | {f"{m}.{','.join(map(str, ks))}" for m in ("P", "recall", "map_cut", "ndcg_cut")}
+    cutoffs = ",".join(map(str, ks))
+    measures = {"Rprec"} | {f"{m}.{cutoffs}" for m in ("P", "recall", "map_cut", "ndcg_cut", "success")}
     oracle = trec_scores(qrels, scores.rankings, measures, threshold)
     compared = 0
     for query_id, ours in scores.per_query.items():
@@ -75,6 +77,7 @@ def test_metrics_agree_with_trec_eval(seed: int, threshold: int, tmp_path: Path)
             assert ours[f"recall@{k}"] == pytest.approx(theirs[f"recall_{k}"], abs=TOLERANCE)
             assert ours[f"map@{k}"] == pytest.approx(theirs[f"map_cut_{k}"], abs=TOLERANCE)
             assert ours[f"ndcg@{k}"] == pytest.approx(theirs[f"ndcg_cut_{k}"], abs=TOLERANCE)
+            assert ours[f"hit_rate@{k}"] == pytest.approx(theirs[f"success_{k}"], abs=TOLERANCE)
         assert ours["r_precision"] == pytest.approx(theirs["Rprec"], abs=TOLERANCE)
         compared += 1
     assert compared >= 20
