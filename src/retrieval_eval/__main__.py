@@ -1,3 +1,3 @@
-from retrieval_eval.cli import main
+from retrieval_eval.entry import main
 
 main()

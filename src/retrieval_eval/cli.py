@@ -7,7 +7,6 @@ only when it runs, so ``retrieval-eval --version`` and ``--help`` stay cheap.
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
@@ -53,12 +52,9 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--version"]:
-        # Answer without building the command tree: this is what CI calls first.
-        sys.stdout.write(f"retrieval-eval {__version__}\n")
-        raise SystemExit(0)
-    cli.main(args=args, prog_name="retrieval-eval")
+    from .entry import main as entry_main
+
+    entry_main(argv)
 
 
 if __name__ == "__main__":
