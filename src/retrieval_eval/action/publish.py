@@ -1,0 +1,147 @@
+"""Everything the action leaves behind: workflow commands, outputs, the job summary,
+the files, and the one sticky PR comment.
+
+Workflow commands are lines on stdout (``::error::``, ``::warning::``,
+``::notice::``, ``::add-mask::``); their text is escaped so user data cannot
+end a command early or start a new one. Outputs go to the ``GITHUB_OUTPUT``
+file, in the heredoc form when a value spans lines.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .github import Comment, GitHubClient
+
+MAX_ANNOTATIONS = 10  # per kind: more is noise, and the runner caps them anyway
+MAX_COMMENT_CHARS = 65536  # GitHub refuses longer comment bodies
+
+
+# -- workflow commands -------------------------------------------------------------
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+@dataclass
+class Console:
+    """Where workflow commands and log lines go (the step's stdout)."""
+
+    stream: TextIO
+
+    def command(self, name: str, message: str, **properties: str) -> None:
+        props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
+        self.stream.write(f"::{name}{' ' + props if props else ''}::{escape_data(message)}\n")
+        self.stream.flush()
+
+    def mask(self, secret: str) -> None:
+        if secret:
+            self.command("add-mask", secret)
+
+    def log(self, line: str) -> None:
+        self.stream.write(line.rstrip("\n") + "\n")
+        self.stream.flush()
+
+
+@dataclass(frozen=True)
+class Annotation:
+    kind: str  # error | warning | notice
+    title: str
+    message: str
+
+
+def emit_annotations(console: Console, annotations: Iterable[Annotation]) -> None:
+    """At most MAX_ANNOTATIONS of each kind; one more line says how many were left out."""
+    by_kind: dict[str, list[Annotation]] = {}
+    for annotation in annotations:
+        by_kind.setdefault(annotation.kind, []).append(annotation)
+    for kind, items in by_kind.items():
+        for item in items[:MAX_ANNOTATIONS]:
+            console.command(kind, item.message, title=item.title)
+        if len(items) > MAX_ANNOTATIONS:
+            console.log(f"{len(items) - MAX_ANNOTATIONS} more {kind} annotation(s) left out; "
+                        "the job summary lists them all")
+
+
+# -- files ---------------------------------------------------------------------------
+
+
+def format_outputs(outputs: Mapping[str, str]) -> str:
+    """``name=value`` lines, or ``name<<DELIMITER`` blocks for values with line breaks."""
+    lines = []
+    for name, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            delimiter = _delimiter(value)
+            lines.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            lines.append(f"{name}={value}\n")
+    return "".join(lines)
+
+
+def _delimiter(value: str) -> str:
+    # Random, and checked: a value that contained the delimiter would end the block early.
+    while True:
+        delimiter = f"retrieval_eval_{secrets.token_hex(8)}"
+        if delimiter not in value:
+            return delimiter
+
+
+def append_text(path: str, text: str) -> None:
+    """Append to a runner file (summary, outputs); these are shared with other steps."""
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def write_text(path: Path, text: str) -> None:
+    from ..fileio import write_atomic
+
+    write_atomic(path, text)
+
+
+# -- the sticky comment --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PostedComment:
+    url: str
+    created: bool
+
+
+def fit_comment(body: str, marker: str) -> str:
+    """Keep a body under GitHub's limit, with the marker still in it (else it stops being sticky)."""
+    if len(body) <= MAX_COMMENT_CHARS:
+        return body
+    note = "\n\n_The comment was cut to fit GitHub's size limit; the job summary has everything._\n"
+    room = MAX_COMMENT_CHARS - len(note) - len(marker) - 2
+    return f"{marker}\n{body[:room]}{note}"
+
+
+def is_ours(comment: Comment, marker: str, login: str | None) -> bool:
+    """Our marker, written by us. Without a login (an Actions token cannot ask who
+    it is), a bot author is required, so a person quoting the marker is never edited."""
+    if marker not in comment.body:
+        return False
+    return comment.login == login if login else comment.user_type == "Bot"
+
+
+def upsert_comment(client: GitHubClient, repo: str, number: int, body: str, *, marker: str) -> PostedComment:
+    """Update our comment on the PR if there is one, else create it. Raises the client's errors."""
+    login = client.authenticated_login()
+    body = fit_comment(body, marker)
+    for comment in client.list_issue_comments(repo, number):
+        if is_ours(comment, marker, login):
+            updated = client.update_issue_comment(repo, comment.id, body)
+            return PostedComment(updated.html_url or comment.html_url, created=False)
+    created = client.create_issue_comment(repo, number, body)
+    return PostedComment(created.html_url, created=True)

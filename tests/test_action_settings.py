@@ -1,0 +1,155 @@
+"""Action settings: inputs as the runner passes them, the config file, and refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.action.event import load_event
+from retrieval_eval.action.publish import escape_data, escape_property, fit_comment, format_outputs
+from retrieval_eval.action.settings import (
+    BaselineSpec, Runner, SettingsError, config_location, parse_config_text, parse_settings,
+)
+
+RUNNER = Runner(workspace=Path("/ws"))
+REQUIRED = {"INPUT_JUDGMENTS": "judgments.jsonl", "INPUT_RUN": "run.jsonl"}
+
+
+def parse(env: dict[str, str], config: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return parse_settings(env, config, runner=RUNNER)
+
+
+def test_defaults() -> None:
+    settings = parse(REQUIRED)
+    assert settings.k == (10,) and settings.threshold == 1 and settings.gates == ()
+    assert settings.baseline == BaselineSpec("auto")
+    assert settings.baseline_path == ".retrieval-eval/report.json"
+    assert settings.report == "retrieval-eval-report.json"
+    assert settings.summary_file == "retrieval-eval-report.summary.md"
+    assert settings.comment_file == "retrieval-eval-report.comment.md"
+    assert settings.comment == "auto" and settings.comment_id == "default"
+    assert settings.fail_on_indeterminate is True and settings.mode == "evaluate"
+    assert settings.max_drift is None and settings.api_url == "https://api.github.com"
+
+
+def test_inputs_keep_their_hyphens() -> None:
+    env = {**REQUIRED, "INPUT_GITHUB-TOKEN": "tok", "INPUT_COMMENT-ID": "nightly",
+           "INPUT_FAIL-ON-INDETERMINATE": "false", "INPUT_MAX-DRIFT": "0.1", "INPUT_BASELINE-PATH": "r/base.json",
+           "INPUT_API-URL": "http://127.0.0.1:9/", "INPUT_K": "5, 10", "INPUT_GATES": "recall@5:0.5\nmrr@10:-0.1"}
+    settings = parse(env)
+    assert settings.github_token == "tok" and settings.comment_id == "nightly"
+    assert settings.fail_on_indeterminate is False and settings.max_drift == 0.1
+    assert settings.baseline_path == "r/base.json" and settings.api_url == "http://127.0.0.1:9"
+    assert settings.k == (5, 10) and settings.gates == ("recall@5:0.5", "mrr@10:-0.1")
+
+
+def test_api_url_falls_back_to_the_runner() -> None:
+    assert parse({**REQUIRED, "GITHUB_API_URL": "https://ghe.example/api/v3"}).api_url == "https://ghe.example/api/v3"
+
+
+def test_token_is_never_in_repr() -> None:
+    settings = parse({**REQUIRED, "INPUT_GITHUB-TOKEN": "ghs_topsecret"})
+    assert "ghs_topsecret" not in repr(settings)
+
+
+def test_all_missing_required_inputs_at_once() -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse({})
+    assert caught.value.problems[0].startswith("missing required inputs: judgments, run")
+
+
+def test_post_comment_mode_needs_no_judgments() -> None:
+    assert parse({"INPUT_MODE": "post-comment"}).mode == "post-comment"
+
+
+def test_every_bad_input_is_named() -> None:
+    env = {**REQUIRED, "INPUT_K": "0", "INPUT_THRESHOLD": "x", "INPUT_COMMENT": "sometimes",
+           "INPUT_FAIL-ON-INDETERMINATE": "maybe", "INPUT_MAX-DRIFT": "2", "INPUT_COMMENT-ID": "a b",
+           "INPUT_MODE": "fast", "INPUT_BASELINE": "git:main", "INPUT_API-URL": "ftp://x"}
+    with pytest.raises(SettingsError) as caught:
+        parse(env)
+    named = [problem.split(":")[0] for problem in caught.value.problems]
+    assert named == ["mode", "k", "threshold", "max-drift", "baseline", "comment", "comment-id",
+                     "fail-on-indeterminate", "api-url"]
+
+
+def test_bad_gate_is_reported_with_the_input_name() -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, "INPUT_GATES": "recall@5:0.5, nonsense@3:0.1"})
+    assert len(caught.value.problems) == 2
+    assert caught.value.problems[0].startswith("gates: gate 'recall@5:0.5'")
+    assert "k: 10,5" in caught.value.problems[0]
+    assert "unknown metric" in caught.value.problems[1]
+
+
+def test_baseline_forms() -> None:
+    def baseline(text: str) -> BaselineSpec:
+        return parse({**REQUIRED, "INPUT_BASELINE": text}).baseline
+
+    assert baseline("none") == BaselineSpec("none")
+    assert baseline("base/report.json") == BaselineSpec("path", path="base/report.json")
+    assert baseline("git:origin/main:.re/report.json") == BaselineSpec("git", path=".re/report.json",
+                                                                        ref="origin/main")
+    assert baseline("artifact:nightly") == BaselineSpec("artifact", name="nightly")
+
+
+def test_config_file_sets_keys_and_inputs_win() -> None:
+    config = parse_config_text("judgments: j.jsonl\nrun: r.jsonl\nk: [5, 10]\ngates:\n  - recall@5:0.5\n"
+                               "  - recall@10:-0.02\nfail_on_indeterminate: false\nthreshold: 2\n",
+                               source=".retrieval-eval.yml")
+    settings = parse({"INPUT_THRESHOLD": "3"}, config)
+    assert settings.judgments == "j.jsonl" and settings.k == (5, 10)
+    assert settings.gates == ("recall@5:0.5", "recall@10:-0.02")
+    assert settings.fail_on_indeterminate is False
+    assert settings.threshold == 3
+
+
+def test_config_file_refusals() -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse_config_text("github-token: x\nflavour: y\nk: {a: 1}\n", source="c.yml")
+    problems = caught.value.problems
+    assert "'github-token' cannot be set in the config file" in problems[0]
+    assert "'flavour' is not an input" in problems[1]
+    assert problems[2].startswith("config: c.yml: k:")
+    with pytest.raises(SettingsError, match="not valid YAML"):
+        parse_config_text("k: [", source="c.yml")
+    with pytest.raises(SettingsError, match="must be a mapping"):
+        parse_config_text("- a\n", source="c.yml")
+    assert parse_config_text("", source="c.yml") == {}
+
+
+def test_config_location(tmp_path: Path) -> None:
+    assert config_location({}, tmp_path) == (None, False)
+    (tmp_path / ".retrieval-eval.yml").write_text("k: 5\n")
+    assert config_location({}, tmp_path) == (tmp_path / ".retrieval-eval.yml", False)
+    assert config_location({"INPUT_CONFIG": "ci/eval.yml"}, tmp_path) == (tmp_path / "ci/eval.yml", True)
+
+
+def test_event_payload(tmp_path: Path) -> None:
+    path = tmp_path / "event.json"
+    path.write_text('{"pull_request": {"number": 7, "base": {"sha": "abc", "ref": "main"}},'
+                    ' "repository": {"default_branch": "main"}}')
+    event = load_event("pull_request", str(path))
+    assert (event.pr_number, event.base_sha, event.base_ref, event.default_branch) == (7, "abc", "main", "main")
+    assert load_event("push", str(path)).pr_number is None
+    assert load_event("push", "").payload == {}
+
+
+def test_workflow_command_escaping() -> None:
+    assert escape_data("50% drop\r\nnext") == "50%25 drop%0D%0Anext"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+
+
+def test_outputs_use_the_heredoc_form_for_multi_line_values() -> None:
+    text = format_outputs({"verdict": "FAIL", "breached-gates": "recall@5:0.9\nmrr@10:0.9"})
+    lines = text.splitlines()
+    assert lines[0] == "verdict=FAIL"
+    delimiter = lines[1].split("<<", 1)[1]
+    assert lines[1] == f"breached-gates<<{delimiter}" and lines[2:] == ["recall@5:0.9", "mrr@10:0.9", delimiter]
+
+
+def test_long_comments_are_cut_but_keep_the_marker() -> None:
+    marker = "<!-- retrieval-eval:comment id=default -->"
+    body = fit_comment(marker + "\n" + "x" * 70000, marker)
+    assert len(body) <= 65536 and body.startswith(marker) and "size limit" in body
