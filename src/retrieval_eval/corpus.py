@@ -1,0 +1,406 @@
+"""Corpus snapshots: the live chunks that labels are checked against.
+
+Two forms are read:
+
+- the JSON snapshot of the spec, one object
+  ``{"corpus_fingerprint", "chunker_fingerprint", "chunks": [...]}``;
+- JSONL, one chunk object per line, for corpora too large to hold as one JSON
+  document. The fingerprints come from an optional first header line (an
+  object with ``corpus_fingerprint`` and/or ``chunker_fingerprint`` and no
+  ``chunk_id``) or from the caller (the ``--corpus-fingerprint`` and
+  ``--chunker-fingerprint`` flags); a header and a flag that disagree are
+  refused rather than one of them silently winning.
+
+A chunk needs ``chunk_id`` and ``doc_uri``; ``text``, ``text_sha``,
+``ordinal`` and ``doc_revision`` are optional, so that a bare chunk-to-document
+map is a valid corpus. A ``text_sha`` that does not hash the chunk's own text
+is refused: drift would otherwise re-anchor labels to text that is not there.
+
+Texts are normalized once, here, and kept normalized: every later stage
+compares normalized text and never normalizes a chunk again. Chunks are held
+in columns (parallel lists) rather than one object each, which keeps a
+million-chunk corpus cheap to build and to hold.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from typing import Any, BinaryIO
+
+from .errors import InputError, UsageError
+from .fileio import open_binary, read_bytes
+from .identity import is_text_sha, normalize, text_sha_of_normalized
+from .jsonl import BOM, decode_line, expect_object, iter_lines
+
+CORPUS_FORMATS = ("auto", "json", "jsonl")
+FINGERPRINTS = ("corpus_fingerprint", "chunker_fingerprint")
+
+# Called with (bytes or characters done, total) while a corpus is read.
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Corpus:
+    """Live chunks in columns: index ``i`` is one chunk across every list."""
+
+    corpus_fingerprint: str | None = None
+    chunker_fingerprint: str | None = None
+    ids: list[str] = field(default_factory=list)
+    docs: list[str] = field(default_factory=list)
+    texts: list[str | None] = field(default_factory=list)  # normalized
+    shas: list[str | None] = field(default_factory=list)
+    ordinals: list[int | None] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)  # chunk_id -> index
+    documents: dict[str, list[int]] = field(default_factory=dict)  # doc_uri -> indices, file order
+    sha256: str = ""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def document_of(self, chunk_id: str) -> str | None:
+        index = self.position.get(chunk_id)
+        return None if index is None else self.docs[index]
+
+    def chunks_of(self, doc_uri: str) -> list[int]:
+        """The document's chunks in reading order: by ordinal, file order for ties or gaps."""
+        members = self.documents.get(doc_uri, [])
+        ordinals = self.ordinals
+        return sorted(members, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
+
+    def describe(self) -> dict[str, Any]:
+        """The ``corpus`` object of a report."""
+        return {
+            "fingerprint": self.corpus_fingerprint,
+            "chunker_fingerprint": self.chunker_fingerprint,
+            "documents": len(self.documents),
+            "chunks": len(self.ids),
+            "sha256": self.sha256,
+        }
+
+
+@dataclass
+class _Where:
+    """Where a chunk came from, for messages: ``corpus:LINE:``."""
+
+    path: str | None
+    source: str = "corpus"
+
+    def error(self, line: int | None, problem: str) -> InputError:
+        return InputError(self.source, line, problem, path=self.path)
+
+
+def _optional_string(record: dict[str, Any], name: str, line: int, where: _Where) -> str | None:
+    value = record.get(name)
+    if value is not None and not isinstance(value, str):
+        raise where.error(line, f"{name} must be a string")
+    return value
+
+
+def _required_string(record: dict[str, Any], name: str, line: int, where: _Where) -> str:
+    value = record.get(name)
+    if isinstance(value, str) and value:
+        return value
+    problem = f"missing required field {name}" if value is None else f"{name} must be a non-empty string"
+    raise where.error(line, problem)
+
+
+def _ordinal(record: dict[str, Any], line: int, where: _Where) -> int | None:
+    value = record.get("ordinal")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise where.error(line, "ordinal must be a non-negative integer")
+    return value
+
+
+def _text_and_sha(record: dict[str, Any], line: int, where: _Where) -> tuple[str | None, str | None]:
+    raw = _optional_string(record, "text", line, where)
+    given = _optional_string(record, "text_sha", line, where)
+    if given is not None and not is_text_sha(given):
+        raise where.error(line, "text_sha must look like t1:<32 hex digits>")
+    if raw is None:
+        return None, given
+    text = normalize(raw)
+    computed = text_sha_of_normalized(text)
+    if given is not None and given != computed:
+        raise where.error(line, f"text_sha {given} does not match the chunk's text (its hash is {computed})")
+    return text, computed
+
+
+class CorpusBuilder:
+    """Checks chunk objects one by one and appends them to a :class:`Corpus`."""
+
+    def __init__(self, where: _Where) -> None:
+        self.where = where
+        self.corpus = Corpus()
+        self.lines = array.array("q")  # line of each chunk, only kept to name a duplicate's first line
+        self._doc_names: dict[str, str] = {}
+
+    def add(self, record: Any, line: int) -> None:
+        where = self.where
+        record = expect_object(record, where.source, line, where.path)
+        chunk_id = _required_string(record, "chunk_id", line, where)
+        doc_uri = _required_string(record, "doc_uri", line, where)
+        _optional_string(record, "doc_revision", line, where)
+        ordinal = _ordinal(record, line, where)
+        text, sha = _text_and_sha(record, line, where)
+        corpus = self.corpus
+        index = len(corpus.ids)
+        previous = corpus.position.setdefault(chunk_id, index)
+        if previous != index:
+            first = self.lines[previous]
+            raise where.error(line, f"duplicate chunk_id {chunk_id}, already on line {first}")
+        self.lines.append(line)
+        # One string object per document: a million chunks share a few thousand uris.
+        doc_uri = self._doc_names.setdefault(doc_uri, doc_uri)
+        corpus.ids.append(chunk_id)
+        corpus.docs.append(doc_uri)
+        corpus.texts.append(text)
+        corpus.shas.append(sha)
+        corpus.ordinals.append(ordinal)
+        members = corpus.documents.get(doc_uri)
+        if members is None:
+            corpus.documents[doc_uri] = [index]
+        else:
+            members.append(index)
+
+    def header(self, record: dict[str, Any], line: int | None) -> None:
+        for name in FINGERPRINTS:
+            value = record.get(name)
+            if value is not None and not isinstance(value, str):
+                raise self.where.error(line, f"{name} must be a string")
+            setattr(self.corpus, name, value)
+
+    def finish(self, fingerprints: dict[str, str | None], sha256: str) -> Corpus:
+        corpus = self.corpus
+        for name, flag in fingerprints.items():
+            if flag is None:
+                continue
+            stored = getattr(corpus, name)
+            if stored is not None and stored != flag:
+                option = "--" + name.replace("_", "-")
+                raise UsageError(f"the corpus says {name} {stored!r} but {option} says {flag!r}",
+                                 hint=f"drop {option}, or fix the corpus header")
+            setattr(corpus, name, flag)
+        if not corpus.ids:
+            raise self.where.error(None, "the corpus holds no chunk")
+        corpus.sha256 = sha256
+        self.lines = array.array("q")
+        return corpus
+
+
+# --- JSONL -------------------------------------------------------------------
+
+
+class _CountingReader:
+    """A binary handle that reports how many bytes were read, for the progress bar."""
+
+    def __init__(self, handle: BinaryIO, total: int, progress: Progress) -> None:
+        self.handle, self.total, self.progress, self.done = handle, total, progress, 0
+
+    def read(self, size: int = -1) -> bytes:
+        block = self.handle.read(size)
+        self.done += len(block)
+        self.progress(self.done, self.total)
+        return block
+
+
+def _is_header(record: dict[str, Any]) -> bool:
+    return "chunk_id" not in record and any(name in record for name in FINGERPRINTS)
+
+
+def read_jsonl_corpus(handle: BinaryIO, where: _Where) -> tuple[CorpusBuilder, str]:
+    builder = CorpusBuilder(where)
+    digest = hashlib.sha256()
+    first = True
+    for line, raw in iter_lines(handle, digest):  # type: ignore[arg-type]
+        if raw.startswith(b"//"):
+            raise where.error(line, "comments are not allowed in a corpus")
+        record = expect_object(decode_line(raw, where.source, line, where.path), where.source, line, where.path)
+        if first and _is_header(record):
+            builder.header(record, line)
+        else:
+            builder.add(record, line)
+        first = False
+    return builder, digest.hexdigest()
+
+
+# --- JSON snapshot -------------------------------------------------------------
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+class _SnapshotParser:
+    """Walks a snapshot's top-level object by hand so that each chunk has a line number.
+
+    ``json.loads`` would give the objects but not where they were; decoding
+    each member and each chunk with ``raw_decode`` gives both, at the speed
+    of the C decoder.
+    """
+
+    def __init__(self, text: str, builder: CorpusBuilder, progress: Progress | None) -> None:
+        self.text = text
+        self.builder = builder
+        self.progress = progress
+        self.decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+        self._line_pos = 0
+        self._line_no = 1
+
+    def line_at(self, pos: int) -> int:
+        if pos < self._line_pos:
+            self._line_pos, self._line_no = 0, 1
+        self._line_no += self.text.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line_no
+
+    def fail(self, pos: int, problem: str) -> InputError:
+        return self.builder.where.error(self.line_at(min(pos, len(self.text))), problem)
+
+    def skip(self, pos: int) -> int:
+        return _WHITESPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def expect(self, pos: int, char: str, what: str) -> int:
+        pos = self.skip(pos)
+        if self.text[pos:pos + 1] != char:
+            found = self.text[pos:pos + 1] or "the end of the file"
+            raise self.fail(pos, f"not valid JSON (expected {what}, found {found!r})")
+        return pos + 1
+
+    def value(self, pos: int) -> tuple[Any, int]:
+        try:
+            return self.decoder.raw_decode(self.text, pos)
+        except json.JSONDecodeError as exc:
+            raise self.fail(exc.pos, f"not valid JSON ({exc.msg})") from None
+        except ValueError as exc:
+            raise self.fail(pos, f"not valid JSON ({exc})") from None
+        except RecursionError:
+            raise self.fail(pos, "not valid JSON (nested too deeply)") from None
+
+    def key(self, pos: int) -> tuple[str, int]:
+        pos = self.expect(pos, '"', "a member name in double quotes")
+        try:
+            return scanstring(self.text, pos, True)
+        except json.JSONDecodeError as exc:
+            raise self.fail(exc.pos, f"not valid JSON ({exc.msg})") from None
+
+    def parse(self) -> None:
+        pos = self.skip(0)
+        if self.text[pos:pos + 1] != "{":
+            raise self.fail(pos, "a corpus snapshot must be a JSON object with a chunks array")
+        pos = self.skip(pos + 1)
+        seen: set[str] = set()
+        if self.text[pos:pos + 1] == "}":
+            pos += 1
+        else:
+            pos = self.members(pos, seen)
+        if self.skip(pos) != len(self.text):
+            raise self.fail(self.skip(pos), "not valid JSON (extra data after the snapshot)")
+        if "chunks" not in seen:
+            raise self.fail(0, "missing required field chunks")
+
+    def members(self, pos: int, seen: set[str]) -> int:
+        header: dict[str, Any] = {}
+        while True:
+            start = self.skip(pos)
+            name, pos = self.key(pos)
+            if name in seen:
+                raise self.fail(start, f"member {name} appears twice")
+            seen.add(name)
+            pos = self.expect(pos, ":", "':'")
+            if name == "chunks":
+                pos = self.chunks(self.skip(pos))
+            else:
+                header[name], pos = self.value(self.skip(pos))
+            pos = self.skip(pos)
+            if self.text[pos:pos + 1] == "}":
+                self.builder.header(header, None)
+                return pos + 1
+            pos = self.expect(pos, ",", "',' or '}'")
+
+    def chunks(self, pos: int) -> int:
+        if self.text[pos:pos + 1] != "[":
+            raise self.fail(pos, "chunks must be an array")
+        pos = self.skip(pos + 1)
+        if self.text[pos:pos + 1] == "]":
+            return pos + 1
+        total = len(self.text)
+        while True:
+            record, end = self.value(pos)
+            self.builder.add(record, self.line_at(pos))
+            if self.progress is not None:
+                self.progress(end, total)
+            pos = self.skip(end)
+            if self.text[pos:pos + 1] == "]":
+                return pos + 1
+            pos = self.skip(self.expect(pos, ",", "',' or ']'"))
+
+
+def read_snapshot(data: bytes, where: _Where, progress: Progress | None = None) -> CorpusBuilder:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise where.error(line, "not valid UTF-8") from None
+    builder = CorpusBuilder(where)
+    _SnapshotParser(text.removeprefix("\ufeff"), builder, progress).parse()
+    return builder
+
+
+# --- entry point ---------------------------------------------------------------
+
+
+def detect_corpus_format(path: str) -> str:
+    """``jsonl`` when the first line is a whole object without ``chunks``, else ``json``.
+
+    A pretty-printed snapshot starts with a lone ``{``, which is not a whole
+    object; a one-line snapshot is a whole object that has ``chunks``.
+    """
+    with open_binary(path) as handle:
+        for raw in handle:
+            line = raw.removeprefix(BOM).strip()
+            if not line:
+                continue
+            try:
+                first = json.loads(line)
+            except (ValueError, RecursionError):
+                return "json"
+            return "jsonl" if isinstance(first, dict) and "chunks" not in first else "json"
+    return "jsonl"
+
+
+def read_corpus(
+    path: str,
+    *,
+    corpus_format: str = "auto",
+    corpus_fingerprint: str | None = None,
+    chunker_fingerprint: str | None = None,
+    progress: Progress | None = None,
+    source: str = "corpus",
+) -> Corpus:
+    """Read and check a corpus file; refuse it whole on the first bad chunk."""
+    if corpus_format not in CORPUS_FORMATS:
+        raise UsageError(f"unknown corpus format {corpus_format!r}; use one of {', '.join(CORPUS_FORMATS)}")
+    fmt = detect_corpus_format(path) if corpus_format == "auto" else corpus_format
+    where = _Where(path, source)
+    flags = {"corpus_fingerprint": corpus_fingerprint, "chunker_fingerprint": chunker_fingerprint}
+    if fmt == "json":
+        data = read_bytes(path)
+        builder = read_snapshot(data, where, progress)
+        return builder.finish(flags, hashlib.sha256(data).hexdigest())
+    with open_binary(path) as handle:
+        reader: Any = handle
+        if progress is not None:
+            reader = _CountingReader(handle, os.fstat(handle.fileno()).st_size, progress)
+        builder, sha256 = read_jsonl_corpus(reader, where)
+    return builder.finish(flags, sha256)

@@ -1,0 +1,444 @@
+"""Label drift: which labels still point at the live corpus, and which can be repaired.
+
+Pure: a judgment set and a :class:`~retrieval_eval.corpus.Corpus` in, one
+:class:`Finding` per label out. Nothing here reads a file or writes one;
+:mod:`retrieval_eval.drift_fix` turns findings into a repaired judgment set.
+
+Resolution order (spec/drift.md, with the additions of docs/drift.md). The
+first rule that decides wins:
+
+1. the label's ``chunk_id`` is live: ``VALID``. A document-level label (no
+   ``chunk_id``) is ``VALID`` while its document has a live chunk;
+2. a live chunk has the label's ``text_sha`` (or the hash of its
+   ``chunk_text``): ``RE_ANCHORABLE``. A chunk of the label's own document
+   wins; a chunk elsewhere is used only when it is the only one, and then the
+   label's ``doc_uri`` follows it. Several chunks elsewhere are reported as
+   candidates and resolution goes on, because picking one would be a guess;
+3. two or more chunks of the document are substrings of ``chunk_text``:
+   ``SPLIT``, naming them. A ``quote`` then decides: inside exactly one
+   chunk, the label is ``MERGED`` there (the chunk holds the evidence);
+   across a boundary, still ``SPLIT`` with the chunks it touches; nowhere,
+   ``ORPHANED``;
+4. ``chunk_text`` lies inside chunks of the document: ``MERGED`` into the
+   shortest (the tightest evidence);
+5. a ``quote`` alone (no ``chunk_text``, or one that matched nothing) is
+   resolved as in 3;
+6. otherwise ``ORPHANED``.
+
+Stages 3-5 only look inside the label's own document, through a per-document
+index built once (chunk texts are normalized once, by the corpus reader).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .corpus import Corpus
+from .identity import normalize, text_sha_of_normalized
+from .judgments import Judgment, JudgmentSet
+
+VALID = "VALID"
+RE_ANCHORABLE = "RE_ANCHORABLE"
+MERGED = "MERGED"
+SPLIT = "SPLIT"
+ORPHANED = "ORPHANED"
+STATUSES = (VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED)
+RECOVERABLE = frozenset({RE_ANCHORABLE, MERGED})
+NEEDS_HUMAN = frozenset({SPLIT, ORPHANED})
+DECIMALS = 12
+
+# Called with (labels resolved, labels in all) while drift runs.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What drift concluded about one label (``index`` into the judgment set).
+
+    ``rule`` names what decided (see docs/drift.md); ``target`` is the chunk
+    a repair would point the label at and ``target_doc`` its document when
+    that differs from the label's; ``covering`` names the chunks a split
+    label now spans; ``candidates`` the chunks elsewhere that carry the
+    label's exact text when there were too many to choose from.
+    """
+
+    index: int
+    status: str
+    rule: str
+    detail: str
+    target: str | None = None
+    target_doc: str | None = None
+    covering: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def recoverable(self) -> bool:
+        return self.status in RECOVERABLE
+
+    def as_dict(self, label: Judgment) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "line": label.line,
+            "query_id": label.query_id,
+            "doc_uri": label.doc_uri,
+            "chunk_id": label.chunk_id,
+            "status": self.status,
+            "rule": self.rule,
+            "detail": self.detail,
+        }
+        if self.target is not None:
+            entry["target"] = self.target
+        if self.target_doc is not None:
+            entry["target_doc"] = self.target_doc
+        if self.covering:
+            entry["covering"] = list(self.covering)
+        if self.candidates:
+            entry["candidates"] = list(self.candidates)
+        return entry
+
+
+@dataclass(frozen=True)
+class DriftResult:
+    labels: tuple[Judgment, ...]
+    findings: tuple[Finding, ...]
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATUSES, 0)
+        for finding in self.findings:
+            counts[finding.status] += 1
+        return counts
+
+    @property
+    def recoverable(self) -> int:
+        return sum(1 for finding in self.findings if finding.recoverable)
+
+    @property
+    def needs_human(self) -> int:
+        return sum(1 for finding in self.findings if finding.status in NEEDS_HUMAN)
+
+    @property
+    def invalid_ratio(self) -> float:
+        """Share of labels that are not VALID, repairable ones included (spec/drift.md)."""
+        if not self.findings:
+            return 0.0
+        return round(1 - self.counts()[VALID] / len(self.findings), DECIMALS)
+
+    def summary(self) -> dict[str, Any]:
+        """The report's ``judgments.drift`` object."""
+        counts = self.counts()
+        summary: dict[str, Any] = {status.lower(): counts[status] for status in STATUSES}
+        summary["invalid_ratio"] = self.invalid_ratio
+        return summary
+
+    def pairs(self) -> Iterable[tuple[Judgment, Finding]]:
+        return zip(self.labels, self.findings)
+
+
+# --- per-document index ----------------------------------------------------------
+
+# A chunk is found inside a label's text through its first HEAD characters.
+HEAD = 12
+# Shorter suffix/prefix agreements between neighbours are taken as chance, not overlap.
+MIN_OVERLAP = 8
+_SEPARATOR = "\x00"
+
+
+def squeeze(text: str) -> str:
+    """The text without white space: chunk boundaries drop the space between chunks."""
+    return "".join(text.split())
+
+
+def overlap(left: str, right: str) -> int:
+    """Length of the longest end of ``left`` that begins ``right`` (chunker overlap), or 0."""
+    if len(left) < MIN_OVERLAP or len(right) < MIN_OVERLAP:
+        return 0
+    probe = right[:MIN_OVERLAP]
+    pos = left.find(probe, max(0, len(left) - len(right)))
+    while pos != -1:
+        if right.startswith(left[pos:]):
+            return len(left) - pos
+        pos = left.find(probe, pos + 1)
+    return 0
+
+
+class DocumentIndex:
+    """One document's live chunks, searchable without re-reading or re-normalizing them.
+
+    - ``joined``: the chunk texts in reading order, joined by a separator,
+      with each chunk's start offset: "which chunks contain this text" is a
+      ``str.find`` plus a binary search;
+    - ``heads``: each chunk by its first ``HEAD`` characters: "which chunks
+      lie inside this text" slides over the text once, whatever the
+      document's size;
+    - a white-space-blind reconstruction of the document (built on first
+      use), with chunker overlap removed, to name the chunks a quote
+      straddles.
+    """
+
+    def __init__(self, corpus: Corpus, doc_uri: str) -> None:
+        order = [i for i in corpus.chunks_of(doc_uri) if corpus.texts[i]]
+        self.ids: list[str] = [corpus.ids[i] for i in order]
+        self.texts: list[str] = [corpus.texts[i] or "" for i in order]
+        self.starts: list[int] = []
+        offset = 0
+        for text in self.texts:
+            self.starts.append(offset)
+            offset += len(text) + len(_SEPARATOR)
+        self.joined = _SEPARATOR.join(self.texts)
+        self.heads: dict[str, list[int]] = {}
+        self.shorts: list[int] = []
+        for k, text in enumerate(self.texts):
+            if len(text) < HEAD:
+                self.shorts.append(k)
+            else:
+                self.heads.setdefault(text[:HEAD], []).append(k)
+        self._squeezed: tuple[str, list[int], list[int]] | None = None
+
+    def containing(self, needle: str) -> list[int]:
+        """Chunks (positions in reading order) whose text contains ``needle``."""
+        found: list[int] = []
+        size = len(needle)
+        pos = self.joined.find(needle)
+        while pos != -1:
+            k = bisect_right(self.starts, pos) - 1
+            if pos + size <= self.starts[k] + len(self.texts[k]):
+                found.append(k)
+                if k + 1 == len(self.starts):
+                    break
+                pos = self.joined.find(needle, self.starts[k + 1])
+            else:
+                pos = self.joined.find(needle, pos + 1)
+        return found
+
+    def inside(self, text: str) -> list[int]:
+        """Chunks whose whole text is a substring of ``text``, in reading order."""
+        found: set[int] = set()
+        heads, texts = self.heads, self.texts
+        for pos in range(len(text) - HEAD + 1):
+            candidates = heads.get(text[pos:pos + HEAD])
+            if candidates:
+                found.update(k for k in candidates if text.startswith(texts[k], pos))
+        found.update(k for k in self.shorts if texts[k] in text)
+        return sorted(found)
+
+    def touched(self, needle: str) -> list[int]:
+        """Chunks that a white-space-blind match of ``needle`` touches, in reading order."""
+        squeezed, starts, ends = self._reconstruction()
+        probe = squeeze(needle)
+        found: set[int] = set()
+        pos = squeezed.find(probe) if probe else -1
+        while pos != -1:
+            first = bisect_right(ends, pos)
+            last = bisect_left(starts, pos + len(probe))
+            found.update(range(first, last))
+            pos = squeezed.find(probe, pos + 1)
+        return sorted(found)
+
+    def _reconstruction(self) -> tuple[str, list[int], list[int]]:
+        if self._squeezed is None:
+            parts: list[str] = []
+            starts: list[int] = []
+            ends: list[int] = []
+            length = 0
+            previous = ""
+            for text in self.texts:
+                piece = squeeze(text)
+                shared = overlap(previous, piece)
+                starts.append(length - shared)
+                parts.append(piece[shared:])
+                length += len(piece) - shared
+                ends.append(length)
+                previous = piece
+            self._squeezed = ("".join(parts), starts, ends)
+        return self._squeezed
+
+
+# --- resolution ---------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    """A label that stages 1-2 did not settle, waiting for its document's index."""
+
+    index: int
+    text: str | None
+    quote: str | None
+    candidates: tuple[str, ...] = ()
+
+
+def _normalized(label: Judgment, name: str) -> str | None:
+    value = label.get(name)
+    if not isinstance(value, str):
+        return None
+    return normalize(value) or None
+
+
+def _label_sha(label: Judgment, text: str | None) -> str | None:
+    sha = label.get("text_sha")
+    if isinstance(sha, str):
+        return sha
+    return text_sha_of_normalized(text) if text else None
+
+
+@dataclass
+class _Lookups:
+    """Corpus-wide lookups for stages 1 and 2, built once per drift run."""
+
+    corpus: Corpus
+    by_sha: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, corpus: Corpus, wanted: set[str]) -> _Lookups:
+        by_sha: dict[str, list[int]] = {}
+        if wanted:
+            for i, sha in enumerate(corpus.shas):
+                if sha in wanted:
+                    by_sha.setdefault(sha, []).append(i)  # type: ignore[arg-type]
+        return cls(corpus, by_sha)
+
+
+def _first_by_order(corpus: Corpus, indices: list[int]) -> int:
+    ordinals = corpus.ordinals
+    return min(indices, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
+
+
+def _by_hash(index: int, label: Judgment, sha: str | None, lookups: _Lookups) -> Finding | tuple[str, ...]:
+    """Stage 2: a Finding when the hash settles the label, else the ambiguous candidates."""
+    corpus = lookups.corpus
+    matches = lookups.by_sha.get(sha, []) if sha else []
+    own = [i for i in matches if corpus.docs[i] == label.doc_uri]
+    if own:
+        target = corpus.ids[_first_by_order(corpus, own)]
+        twins = f"; {len(own)} chunks of the document have this text, the first is used" if len(own) > 1 else ""
+        return Finding(index, RE_ANCHORABLE, "text_sha", "a live chunk of the document has the labeled text"
+                       + twins, target=None if label.chunk_id is None else target)
+    if len(matches) == 1:
+        i = matches[0]
+        return Finding(index, RE_ANCHORABLE, "text_sha_elsewhere",
+                       f"the labeled text is now a chunk of {corpus.docs[i]}, the only one that has it",
+                       target=None if label.chunk_id is None else corpus.ids[i], target_doc=corpus.docs[i])
+    return tuple(sorted(corpus.ids[i] for i in matches))
+
+
+def _first_stages(index: int, label: Judgment, lookups: _Lookups) -> Finding | _Pending:
+    corpus = lookups.corpus
+    if label.chunk_id is not None and label.chunk_id in corpus.position:
+        home = corpus.document_of(label.chunk_id)
+        note = "" if home == label.doc_uri else f" (the corpus files it under {home})"
+        return Finding(index, VALID, "chunk_id", "the chunk is live" + note)
+    if label.chunk_id is None and label.doc_uri in corpus.documents:
+        return Finding(index, VALID, "document", "the document is live")
+    text = _normalized(label, "chunk_text")
+    settled = _by_hash(index, label, _label_sha(label, text), lookups)
+    if isinstance(settled, Finding):
+        return settled
+    quote = _normalized(label, "quote") if label.chunk_id is not None else None
+    return _Pending(index, text if label.chunk_id is not None else None, quote, settled)
+
+
+def _ids(doc: DocumentIndex, positions: Iterable[int]) -> tuple[str, ...]:
+    return tuple(doc.ids[k] for k in positions)
+
+
+def _by_quote(pending: _Pending, doc: DocumentIndex, quote: str) -> Finding:
+    index = pending.index
+    holders = doc.containing(quote)
+    if len(holders) == 1:
+        return Finding(index, MERGED, "quote", "the quote lies inside exactly one live chunk",
+                       target=doc.ids[holders[0]])
+    if holders:
+        return Finding(index, SPLIT, "quote_repeated",
+                       f"the quote lies inside {len(holders)} chunks; which one holds the evidence is a guess",
+                       covering=_ids(doc, holders))
+    touched = doc.touched(quote)
+    if len(touched) > 1:
+        return Finding(index, SPLIT, "quote_straddles",
+                       f"the quote straddles {len(touched)} chunks", covering=_ids(doc, touched))
+    return Finding(index, ORPHANED, "quote_missing", "the quote is in no live chunk of the document")
+
+
+def _by_text(pending: _Pending, doc: DocumentIndex) -> Finding | None:
+    """Stages 3 and 4: the labeled text split into chunks, or inside one."""
+    text, index = pending.text, pending.index
+    if text is None:
+        return None
+    pieces = doc.inside(text)
+    if len(pieces) >= 2:
+        if pending.quote is not None:
+            return _by_quote(pending, doc, pending.quote)
+        return Finding(index, SPLIT, "chunk_text_split", f"the labeled text now spans {len(pieces)} chunks",
+                       covering=_ids(doc, pieces))
+    holders = doc.containing(text)
+    if holders:
+        best = min(holders, key=lambda k: (len(doc.texts[k]), k))
+        more = f"; the shortest of {len(holders)} is used" if len(holders) > 1 else ""
+        return Finding(index, MERGED, "chunk_text_contained",
+                       "the labeled text is part of a larger live chunk" + more, target=doc.ids[best])
+    return None
+
+
+def _orphan(pending: _Pending, label: Judgment, corpus: Corpus) -> Finding:
+    if pending.candidates:
+        return Finding(pending.index, ORPHANED, "text_sha_ambiguous",
+                       f"the labeled text is a chunk of {len(pending.candidates)} other places; "
+                       "choose one by hand", candidates=pending.candidates)
+    if label.doc_uri not in corpus.documents:
+        return Finding(pending.index, ORPHANED, "document_gone", "no chunk of the document is live")
+    if pending.text is None and pending.quote is None:
+        return Finding(pending.index, ORPHANED, "text_gone",
+                       "no live chunk has the labeled text_sha (add chunk_text or a quote to tell "
+                       "a split or a merge from a deletion)")
+    return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
+
+
+def _later_stages(pending: _Pending, label: Judgment, doc: DocumentIndex | None, corpus: Corpus) -> Finding:
+    finding = None
+    if doc is not None:
+        finding = _by_text(pending, doc)
+        if finding is None and pending.quote is not None:
+            finding = _by_quote(pending, doc, pending.quote)
+    if finding is None or finding.status == ORPHANED and pending.candidates:
+        return _orphan(pending, label, corpus)
+    if pending.candidates:
+        return Finding(finding.index, finding.status, finding.rule, finding.detail, finding.target,
+                       finding.target_doc, finding.covering, pending.candidates)
+    return finding
+
+
+def _wanted_hashes(labels: Iterable[Judgment]) -> set[str]:
+    wanted = set()
+    for label in labels:
+        sha = _label_sha(label, _normalized(label, "chunk_text"))
+        if sha:
+            wanted.add(sha)
+    return wanted
+
+
+def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | None = None) -> DriftResult:
+    """Classify every label of ``judgments`` against ``corpus``."""
+    labels = judgments.labels
+    unsettled = [label for label in labels
+                 if not (label.chunk_id in corpus.position
+                         or label.chunk_id is None and label.doc_uri in corpus.documents)]
+    lookups = _Lookups.build(corpus, _wanted_hashes(unsettled))
+    findings: list[Finding | None] = [None] * len(labels)
+    by_doc: dict[str, list[_Pending]] = {}
+    for index, label in enumerate(labels):
+        outcome = _first_stages(index, label, lookups)
+        if isinstance(outcome, Finding):
+            findings[index] = outcome
+        else:
+            by_doc.setdefault(label.doc_uri, []).append(outcome)
+    done = len(labels) - sum(len(group) for group in by_doc.values())
+    for doc_uri, group in by_doc.items():
+        # One index per document, dropped after its labels: memory follows the largest document.
+        needs_index = doc_uri in corpus.documents and any(p.text or p.quote for p in group)
+        doc = DocumentIndex(corpus, doc_uri) if needs_index else None
+        for pending in group:
+            findings[pending.index] = _later_stages(pending, labels[pending.index], doc, corpus)
+        done += len(group)
+        if progress is not None:
+            progress(done, len(labels))
+    return DriftResult(labels, tuple(f for f in findings if f is not None))
