@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("validate", "Check a judgment set (and optionally a run against it)."),
     "convert": ("convert", "Convert between judgments, TREC/BEIR qrels and run formats."),
     "summarize": ("summarize", "Summarize samples of a judged metric (mean, stdev, 95% CI)."),
+    "drift": ("drift", "Check labels against a live corpus after a re-chunk; --fix re-anchors the safe ones."),
+    "chunk-id": ("chunk_id", "Print the chunk_id (or text_sha) of a chunk, per spec/chunk-id.md."),
     "demo": ("demo", "Score the bundled example, with a baseline and gates."),
 }
 

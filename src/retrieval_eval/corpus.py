@@ -11,9 +11,9 @@ Two forms are read:
   ``--chunker-fingerprint`` flags); a header and a flag that disagree are
   refused rather than one of them silently winning.
 
-A chunk needs ``chunk_id`` and ``doc_uri``; ``text``, ``text_sha``,
-``ordinal`` and ``doc_revision`` are optional, so that a bare chunk-to-document
-map is a valid corpus. A ``text_sha`` that does not hash the chunk's own text
+A chunk needs ``chunk_id`` (a ``c1:`` id, spec/chunk-id.md) and ``doc_uri``;
+``text``, ``text_sha``, ``ordinal`` and ``doc_revision`` are optional, so that
+a bare chunk-to-document map is a valid corpus. A ``text_sha`` that does not hash the chunk's own text
 is refused: drift would otherwise re-anchor labels to text that is not there.
 
 Texts are normalized once, here, and kept normalized: every later stage
@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 
 from .errors import InputError, UsageError
 from .fileio import open_binary, read_bytes
-from .identity import is_text_sha, normalize, text_sha_of_normalized
+from .identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
 from .jsonl import BOM, decode_line, expect_object, iter_lines
 
 CORPUS_FORMATS = ("auto", "json", "jsonl")
@@ -147,6 +147,8 @@ class CorpusBuilder:
         where = self.where
         record = expect_object(record, where.source, line, where.path)
         chunk_id = _required_string(record, "chunk_id", line, where)
+        if not is_chunk_id(chunk_id):
+            raise where.error(line, "chunk_id must look like c1:<32 hex digits>")
         doc_uri = _required_string(record, "doc_uri", line, where)
         _optional_string(record, "doc_revision", line, where)
         ordinal = _ordinal(record, line, where)

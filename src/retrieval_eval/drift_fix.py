@@ -1,0 +1,178 @@
+"""The repair ``drift --fix`` applies: re-anchor what provably still holds, nothing else.
+
+Pure: a :class:`~retrieval_eval.drift.DriftResult` in, a :class:`FixPlan`
+(the repaired judgment set and an account of every change) out.
+
+- ``RE_ANCHORABLE`` and ``MERGED`` labels get the ``chunk_id`` drift found
+  (and its ``doc_uri`` when the text moved to another document). The label's
+  ``text_sha``, ``chunk_text`` and ``quote`` stay as they were: they describe
+  what a person read, which the repair does not change. A ``reanchored``
+  field records the previous anchor and the rule that moved it.
+- ``SPLIT`` and ``ORPHANED`` labels are left untouched: the repair never
+  creates ground truth.
+- When repairs make two labels of one query name the same key, they become
+  one label with the highest grade; the others' original records are kept
+  under ``collapsed_from`` so no provenance is lost, and the collapse is
+  reported. Without this, the repaired file would hold duplicate labels and
+  every score computed from it would be INDETERMINATE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .drift import DECIMALS, NEEDS_HUMAN, DriftResult, Finding
+from .judgments import Judgment, JudgmentSet, judgment_from_record
+
+
+@dataclass(frozen=True)
+class Change:
+    """One label pointed at a new chunk (or document)."""
+
+    line: int
+    query_id: str
+    status: str
+    rule: str
+    old_key: str
+    new_key: str
+    old_doc: str
+    new_doc: str
+
+    def as_dict(self) -> dict[str, Any]:
+        entry = {"line": self.line, "query_id": self.query_id, "status": self.status, "rule": self.rule,
+                 "from": self.old_key, "to": self.new_key}
+        if self.old_doc != self.new_doc:
+            entry.update({"from_doc": self.old_doc, "to_doc": self.new_doc})
+        return entry
+
+
+@dataclass(frozen=True)
+class Collapse:
+    """Labels of one query that the repair made equal, kept as one."""
+
+    query_id: str
+    key: str
+    kept_line: int
+    absorbed_lines: tuple[int, ...]
+    relevance: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "key": self.key, "kept_line": self.kept_line,
+                "absorbed_lines": list(self.absorbed_lines), "relevance": self.relevance}
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    judgments: JudgmentSet
+    changes: tuple[Change, ...]
+    collapses: tuple[Collapse, ...]
+    needs_human: int
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    @property
+    def labels_after(self) -> int:
+        return len(self.judgments.labels)
+
+    @property
+    def invalid_ratio_after(self) -> float:
+        """Share of the repaired set that still needs a person."""
+        if not self.judgments.labels:
+            return 0.0
+        return round(self.needs_human / self.labels_after, DECIMALS)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "changes": [change.as_dict() for change in self.changes],
+            "collapsed": [collapse.as_dict() for collapse in self.collapses],
+            "labels_after": self.labels_after,
+            "needs_human_after": self.needs_human,
+            "invalid_ratio_after": self.invalid_ratio_after,
+        }
+
+
+def _repaired_record(label: Judgment, finding: Finding) -> dict[str, Any]:
+    record = dict(label.record)
+    trail: dict[str, Any] = {"rule": finding.rule}
+    if finding.target is not None:
+        trail["from"] = label.chunk_id
+        record["chunk_id"] = finding.target
+    if finding.target_doc is not None and finding.target_doc != label.doc_uri:
+        trail["from_doc"] = label.doc_uri
+        record["doc_uri"] = finding.target_doc
+    record["reanchored"] = trail
+    return record
+
+
+def _repair(label: Judgment, finding: Finding) -> tuple[Judgment, Change | None]:
+    if not finding.recoverable:
+        return label, None
+    repaired = judgment_from_record(_repaired_record(label, finding), label.line)
+    change = Change(label.line, label.query_id, finding.status, finding.rule, label.key, repaired.key,
+                    label.doc_uri, repaired.doc_uri)
+    return repaired, change
+
+
+def _survivor(members: list[int], labels: list[Judgment], moved: set[int]) -> int:
+    """Highest grade; on a tie the label that did not move, then the first in the file."""
+    return min(members, key=lambda i: (-labels[i].relevance, i in moved, i))
+
+
+def _collapse(labels: list[Judgment], originals: tuple[Judgment, ...], moved: set[int]
+              ) -> tuple[list[Judgment | None], list[Collapse]]:
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault((label.query_id, label.key), []).append(i)
+    kept: list[Judgment | None] = list(labels)
+    collapses = []
+    for (query_id, key), members in groups.items():
+        if len(members) < 2 or not moved.intersection(members):
+            continue  # duplicates the repair did not cause are validate's to report
+        keep = _survivor(members, labels, moved)
+        absorbed = [i for i in members if i != keep]
+        record = dict(labels[keep].record)
+        history = record.get("collapsed_from")
+        record["collapsed_from"] = [*(history if isinstance(history, list) else []),
+                                    *(originals[i].record for i in absorbed)]
+        kept[keep] = judgment_from_record(record, labels[keep].line)
+        for i in absorbed:
+            kept[i] = None
+        collapses.append(Collapse(query_id, key, labels[keep].line,
+                                  tuple(labels[i].line for i in absorbed), labels[keep].relevance))
+    return kept, collapses
+
+
+def _comments_after(comments: dict[int, tuple[str, ...]], kept: list[Judgment | None]) -> dict[int, tuple[str, ...]]:
+    """Move each comment block to the position it has once absorbed labels are gone."""
+    survivors_before = [0]
+    for label in kept:
+        survivors_before.append(survivors_before[-1] + (label is not None))
+    moved: dict[int, list[str]] = {}
+    for position, lines in sorted(comments.items()):
+        moved.setdefault(survivors_before[position], []).extend(lines)
+    return {position: tuple(lines) for position, lines in moved.items()}
+
+
+def plan_fix(result: DriftResult, comments: dict[int, tuple[str, ...]] | None = None) -> FixPlan:
+    """The repaired judgment set for ``result``, and what changed on the way."""
+    repaired: list[Judgment] = []
+    changes: list[Change] = []
+    for label, finding in result.pairs():
+        new, change = _repair(label, finding)
+        repaired.append(new)
+        if change is not None:
+            changes.append(change)
+    moved = {i for i, finding in enumerate(result.findings) if finding.recoverable}
+    kept, collapses = _collapse(repaired, result.labels, moved)
+    survivors = tuple(label for label in kept if label is not None)
+    still_broken = _count_needs_human(result.findings, kept)
+    judgments = JudgmentSet(survivors, _comments_after(comments or {}, kept))
+    return FixPlan(judgments, tuple(changes), tuple(collapses), still_broken)
+
+
+def _count_needs_human(findings: Iterable[Finding], kept: list[Judgment | None]) -> int:
+    return sum(1 for finding, label in zip(findings, kept) if label is not None and finding.status in NEEDS_HUMAN)
