@@ -56,12 +56,27 @@ def test_baseline_with_another_threshold_makes_delta_gates_indeterminate(tmp_pat
     base = tmp_path / "base.json"
     run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
             "--threshold", "2", "--out", str(base))
+    # Without its rankings the base cannot be scored again under this run's threshold.
+    stripped = json.loads(base.read_text())
+    del stripped["rankings"]
+    base.write_text(json.dumps(stripped))
     result = run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
                      "--baseline", str(base), "-g", "recall@5:-0.02", "--json")
     assert result.code == 1
     gate = result.json()["verdict"]["gates"][0]
     assert gate["status"] == "INDETERMINATE"
     assert "threshold 2" in gate["reason"]
+
+
+def test_baseline_with_another_threshold_is_rescored_when_it_kept_its_rankings(tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
+            "--threshold", "2", "--out", str(base))
+    result = run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
+                     "--baseline", str(base), "-g", "recall@5:-0.02", "--json")
+    gate = result.json()["verdict"]["gates"][0]
+    assert gate["status"] == "PASS", gate
+    assert gate["observed"] == gate["baseline"]
 
 
 def test_judged_samples_are_folded_into_the_report_and_gated(tmp_path: Path) -> None:

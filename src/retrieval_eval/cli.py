@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "drift": ("drift", "Check labels against a live corpus after a re-chunk; --fix re-anchors the safe ones."),
     "chunk-id": ("chunk_id", "Print the chunk_id (or text_sha) of a chunk, per spec/chunk-id.md."),
     "demo": ("demo", "Score the bundled example, with a baseline and gates."),
+    "compare": ("compare", "Compare a head report with a base report: deltas, significance, movers."),
+    "render": ("render", "Render a report (and its comparison) as a job summary, PR comment or text."),
 }
 
 

@@ -1,17 +1,44 @@
-"""Comparing a head report with a base report: what moved, and is it comparable?
+"""Comparing a head report with a base report: what moved, is it real, and is it comparable?
 
-Two reports are comparable when they were computed with the same threshold,
-the same gain and the same judgments; otherwise a delta mixes a change of the
-retriever with a change of the yardstick, and delta gates say INDETERMINATE.
-Cutoff lists may differ: ``recall@5`` means the same whatever other cutoffs
-were computed beside it, so only a metric missing on one side is a problem.
+A delta is only worth reading when both numbers were measured with one
+yardstick: the same judgments, relevance threshold and gain. When the
+yardstick changed and the base report kept its rankings, the base rankings
+are scored again under the head's judgments and configuration, so both
+sides are judged alike; the document says so. When that cannot be done, the
+deltas it touches are marked *confounded*, and delta gates over them say
+INDETERMINATE instead of guessing.
+
+Queries are paired by id. Only queries scored on both sides enter the
+deltas, the bootstrap and the movers; the others are listed. Cutoff lists
+may differ: ``recall@5`` means the same whatever other cutoffs were computed
+beside it.
+
+``build_comparison`` returns a JSON-ready document; the same inputs give the
+same bytes (nothing in it reads the clock). ``comparison_from_document``
+turns it into the :class:`Comparison` that gates read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import __version__
+from .judgments import JudgmentSet
+from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, CONFIDENCE, Bootstrap, paired_bootstrap
+
+KIND = "retrieval-eval comparison"
+DOCUMENT_VERSION = 1
+DECIMALS = 12
+MOVERS = 10
+
+# How a finding bears on the deltas.
+CONFOUNDS = "confounds"  # the deltas it names mix a change of yardstick with a change of retriever
+RESOLVED = "resolved"  # the yardstick changed, and rescoring put both sides on the head's
+LIMITS = "limits"  # the comparison covers less than everything (queries, metrics, intervals)
+NOTE = "note"  # worth knowing; changes nothing computed
 
 
 @dataclass(frozen=True)
@@ -22,6 +49,8 @@ class MetricDelta:
     ci: tuple[float, float] | None = None
     p_value: float | None = None
     significant: bool | None = None
+    confounded: str | None = None
+    n: int | None = None
 
     @property
     def delta(self) -> float | None:
@@ -35,6 +64,7 @@ class Comparison:
     metrics: dict[str, MetricDelta] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    document: dict[str, Any] | None = None
 
     @property
     def comparable(self) -> bool:
@@ -44,39 +74,555 @@ class Comparison:
         return self.metrics.get(metric)
 
 
+# -- reading reports ---------------------------------------------------------------
+
+
 def _value(report: Mapping[str, Any], metric: str) -> float | None:
-    measurement = report.get("metrics", {}).get(metric)
-    if isinstance(measurement, Mapping) and isinstance(measurement.get("value"), (int, float)):
+    measurement = (report.get("metrics") or {}).get(metric)
+    if isinstance(measurement, Mapping) and _is_number(measurement.get("value")):
         return float(measurement["value"])
     return None
 
 
-def comparability_problems(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[str]:
-    """Differences of yardstick between two reports, each said in words."""
-    problems = []
-    base_config, head_config = base.get("config") or {}, head.get("config") or {}
-    if not base_config:
-        problems.append("the baseline report does not record its configuration (threshold, gain)")
-    else:
-        for name in ("threshold", "gain"):
-            if base_config.get(name) != head_config.get(name):
-                problems.append(
-                    f"the baseline was computed with {name} {base_config.get(name)}, "
-                    f"this run with {head_config.get(name)}"
-                )
-    base_sha = (base.get("inputs") or {}).get("judgments_sha256")
-    head_sha = (head.get("inputs") or {}).get("judgments_sha256")
-    if base_sha is None:
-        problems.append("the baseline report does not record which judgments it used")
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _per_query(report: Mapping[str, Any]) -> dict[str, dict[str, float]] | None:
+    """The report's per-query values, or None when it carries none (or not in our shape)."""
+    table = report.get("per_query")
+    if not isinstance(table, Mapping) or not table:
+        return None
+    if not all(isinstance(row, Mapping) for row in table.values()):
+        return None
+    return {str(q): {m: float(v) for m, v in row.items() if _is_number(v)} for q, row in table.items()}
+
+
+def _config(report: Mapping[str, Any]) -> dict[str, Any]:
+    config = report.get("config")
+    return dict(config) if isinstance(config, Mapping) else {}
+
+
+def _inputs(report: Mapping[str, Any]) -> dict[str, Any]:
+    inputs = report.get("inputs")
+    return dict(inputs) if isinstance(inputs, Mapping) else {}
+
+
+def _primary(report: Mapping[str, Any]) -> str:
+    ks = _config(report).get("k") or [10]
+    return f"recall@{ks[0]}"
+
+
+def _cutoff(metric: str) -> int | None:
+    _, sep, cutoff = metric.partition("@")
+    return int(cutoff) if sep and cutoff.isdigit() else None
+
+
+def _deterministic(report: Mapping[str, Any], metric: str) -> bool:
+    measurement = (report.get("metrics") or {}).get(metric)
+    return not (isinstance(measurement, Mapping) and measurement.get("deterministic") is False)
+
+
+def _short(sha: Any) -> str:
+    return str(sha)[:12] if sha else "unknown"
+
+
+# -- findings ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    effect: str
+    detail: str
+    meaning: str
+    metrics: tuple[str, ...] = ()  # the metrics it confounds; empty means all, when it confounds
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code, "effect": self.effect, "detail": self.detail,
+                                "meaning": self.meaning}
+        if self.metrics:
+            data["metrics"] = list(self.metrics)
+        return data
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Everything the comparison reads, gathered once."""
+
+    base: Mapping[str, Any]
+    head: Mapping[str, Any]
+    judgments: JudgmentSet | None
+
+    @property
+    def base_config(self) -> dict[str, Any]:
+        return _config(self.base)
+
+    @property
+    def head_config(self) -> dict[str, Any]:
+        return _config(self.head)
+
+
+def yardstick_changes(sides: Sides) -> list[tuple[str, str]]:
+    """(code, detail) for each way the two reports' yardsticks differ or cannot be told apart."""
+    changes = []
+    base_sha = _inputs(sides.base).get("judgments_sha256")
+    head_sha = _inputs(sides.head).get("judgments_sha256")
+    if not base_sha or not head_sha:
+        changes.append(("judgments-unknown", "a report does not record which judgments it was scored with"))
     elif base_sha != head_sha:
-        problems.append("the judgments changed since the baseline (their sha256 differs)")
-    return problems
+        changes.append(("judgments-changed",
+                        f"the judgments changed (sha256 {_short(base_sha)} in base, {_short(head_sha)} in head)"))
+    base_config, head_config = sides.base_config, sides.head_config
+    if not base_config or not head_config:
+        changes.append(("config-unknown", "a report does not record its threshold and gain"))
+        return changes
+    for name in ("threshold", "gain"):
+        if base_config.get(name) != head_config.get(name):
+            changes.append((f"{name}-changed", f"the base was scored with {name} {base_config.get(name)}, "
+                                                f"the head with {head_config.get(name)}"))
+    return changes
 
 
-def compare_reports(base: Mapping[str, Any], head: Mapping[str, Any]) -> Comparison:
-    """Per-metric base, head and delta, with the comparability problems found."""
-    comparison = Comparison(problems=comparability_problems(base, head))
-    names = list(dict.fromkeys([*head.get("metrics", {}), *base.get("metrics", {})]))
+def _confounded_metrics(code: str, names: Sequence[str]) -> tuple[str, ...]:
+    """A gain only enters nDCG; every other change of yardstick touches every metric."""
+    if code == "gain-changed":
+        return tuple(name for name in names if name.startswith("ndcg@"))
+    return ()
+
+
+def rescore_blocker(sides: Sides) -> str | None:
+    """Why the base rankings cannot be scored again under the head's yardstick, or None."""
+    if sides.judgments is None:
+        return "the head's judgments file was not given (pass --judgments, the file the head report was scored with)"
+    if not isinstance(sides.base.get("rankings"), Mapping):
+        return "the base report does not carry its rankings, so they cannot be scored again"
+    if not sides.head_config.get("k"):
+        return "the head report does not record its configuration"
+    return None
+
+
+# -- rescoring ---------------------------------------------------------------------
+
+
+def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """The base rankings scored under the head judgments and configuration.
+
+    Returns per-query values and, for metrics the stored rankings are too
+    short to score again, why.
+    """
+    from .scoring import ScoreConfig, index_judgments, score_rankings
+
+    assert sides.judgments is not None  # callers check rescore_blocker first
+    head_config = sides.head_config
+    config = ScoreConfig(k=tuple(int(k) for k in head_config["k"]), threshold=int(head_config["threshold"]),
+                         gain=str(head_config["gain"]))
+    rankings = {str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items()
+                if isinstance(keys, list)}
+    indexed = index_judgments(sides.judgments, config)
+    scores = score_rankings(sides.judgments, rankings, config, indexed=indexed)
+    # A query the base report kept no ranking for was never scored there (it had no positive
+    # label then): scoring it now would count the missing ranking as misses. It is left to
+    # the head side, where it shows as added.
+    per_query = {q: {m: round(v, DECIMALS) for m, v in row.items()}
+                 for q, row in scores.per_query.items() if q in rankings}
+    base_depth = max((int(k) for k in sides.base_config.get("k") or []), default=0)
+    needs = {q: labels.n_relevant for q, labels in indexed.items()}
+    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth)
+
+
+def shallow_metrics(
+    names: Sequence[str], rankings: Mapping[str, list[str]], relevant: Mapping[str, int], *, base_depth: int
+) -> dict[str, str]:
+    """Metrics whose depth the stored base rankings may not reach.
+
+    A base report keeps each ranking to its own largest cutoff (deeper only
+    when R-precision needed it). A ranking shorter than that is whole; one at
+    least that long may have been cut, so a deeper metric cannot be scored
+    again from it without counting the cut as misses.
+    """
+    reasons = {}
     for name in names:
-        comparison.metrics[name] = MetricDelta(name, _value(base, name), _value(head, name))
+        cutoff = _cutoff(name)
+        if cutoff is not None and cutoff > base_depth:
+            reasons[name] = (f"the base report kept its rankings to depth {base_depth}, "
+                             f"too short to score {name} again")
+    cut = [q for q, keys in rankings.items() if len(keys) >= base_depth and relevant.get(q, 0) > len(keys)]
+    if "r_precision" in names and cut:
+        reasons["r_precision"] = (f"{len(cut)} base ranking(s) may have been cut above rank R, "
+                                  "so r_precision cannot be scored again")
+    return reasons
+
+
+# -- the yardstick decision --------------------------------------------------------
+
+
+@dataclass
+class Yardstick:
+    status: str  # "same", "rescored" or "changed"
+    base_per_query: dict[str, dict[str, float]] | None
+    findings: list[Finding]
+    confounded: dict[str, str]  # metric -> reason; "*" for every metric
+
+
+def decide_yardstick(sides: Sides, names: Sequence[str]) -> Yardstick:
+    changes = yardstick_changes(sides)
+    base_per_query = _per_query(sides.base)
+    if not changes:
+        return Yardstick("same", base_per_query, [], {})
+    blocker = rescore_blocker(sides)
+    if blocker is None:
+        return _rescored(sides, changes)
+    return _unresolved(changes, blocker, names, base_per_query)
+
+
+def _rescored(sides: Sides, changes: list[tuple[str, str]]) -> Yardstick:
+    per_query, shallow = rescore_base(sides)
+    meaning = ("the base rankings were scored again under the head's judgments and configuration, "
+               "so both sides are measured with one yardstick")
+    findings = [Finding(code, RESOLVED, detail, meaning) for code, detail in changes]
+    for metric, reason in shallow.items():
+        findings.append(Finding("rankings-too-short", CONFOUNDS, reason,
+                                f"{metric} is not compared: its delta would count the cut as misses", (metric,)))
+    return Yardstick("rescored", per_query, findings, dict(shallow))
+
+
+def _unresolved(changes: list[tuple[str, str]], blocker: str, names: Sequence[str],
+                base_per_query: dict[str, dict[str, float]] | None) -> Yardstick:
+    findings, confounded = [], {}
+    for code, detail in changes:
+        touched = _confounded_metrics(code, names)
+        what = ", ".join(touched) if touched else "every metric"
+        meaning = (f"deltas of {what} mix a change of yardstick with a change of the retriever; "
+                   f"they could not be put on one yardstick because {blocker}")
+        findings.append(Finding(code, CONFOUNDS, detail, meaning, touched))
+        for metric in touched or ("*",):
+            confounded.setdefault(metric, detail)
+    return Yardstick("changed", base_per_query, findings, confounded)
+
+
+# -- metric rows -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Which queries enter the paired deltas."""
+
+    base: dict[str, dict[str, float]] | None
+    head: dict[str, dict[str, float]] | None
+    ids: list[str]
+    added: list[str]
+    removed: list[str]
+
+    @property
+    def available(self) -> bool:
+        return self.base is not None and self.head is not None and bool(self.ids)
+
+
+def pair_queries(base: dict[str, dict[str, float]] | None, head: dict[str, dict[str, float]] | None) -> Pairing:
+    if base is None or head is None:
+        return Pairing(base, head, [], [], [])
+    ids = sorted(set(base) & set(head))
+    return Pairing(base, head, ids, sorted(set(head) - set(base)), sorted(set(base) - set(head)))
+
+
+def metric_names(sides: Sides) -> list[str]:
+    head_metrics = sides.head.get("metrics") or {}
+    base_metrics = sides.base.get("metrics") or {}
+    return [str(name) for name in dict.fromkeys([*head_metrics, *base_metrics])]
+
+
+def _mean(pairing: Pairing, side: dict[str, dict[str, float]], metric: str) -> float | None:
+    values = [side[q][metric] for q in pairing.ids if metric in side[q]]
+    if len(values) != len(pairing.ids):
+        return None
+    return round(math.fsum(values) / len(values), DECIMALS)
+
+
+def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool) -> tuple[float | None, float | None]:
+    """Base and head values of one metric.
+
+    The reports' own numbers when the paired queries are exactly what both
+    reports averaged over (so the comparison repeats them to the last digit);
+    otherwise means over the paired queries.
+    """
+    whole = pairing.available and not pairing.added and not pairing.removed and not rescored
+    if not pairing.available or whole:
+        return _value(sides.base, metric), _value(sides.head, metric)
+    assert pairing.base is not None and pairing.head is not None
+    return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
+
+
+def bootstrap_all(pairing: Pairing, names: Sequence[str], *, resamples: int, seed: int) -> dict[str, Bootstrap]:
+    if not pairing.available:
+        return {}
+    assert pairing.base is not None and pairing.head is not None
+    usable = [m for m in names if all(m in pairing.base[q] and m in pairing.head[q] for q in pairing.ids)]
+    base = {q: pairing.base[q] for q in pairing.ids}
+    head = {q: pairing.head[q] for q in pairing.ids}
+    return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed)
+
+
+def metric_row(metric: str, values: tuple[float | None, float | None], boot: Bootstrap | None,
+               confounded: str | None) -> dict[str, Any]:
+    base, head = values
+    delta = round(head - base, DECIMALS) if base is not None and head is not None else None
+    row: dict[str, Any] = {"base": base, "head": head, "delta": delta, "n": boot.n if boot else None,
+                           "ci": None, "p_value": None, "significant": None, "confounded": confounded}
+    if boot is not None and delta is not None:
+        row.update(ci=[boot.low, boot.high], p_value=boot.p_value, significant=boot.significant)
+    return row
+
+
+def metric_rows(sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int,
+                seed: int) -> dict[str, dict[str, Any]]:
+    names = metric_names(sides)
+    deterministic = [m for m in names if _deterministic(sides.head, m) and _deterministic(sides.base, m)]
+    boots = bootstrap_all(pairing, deterministic, resamples=resamples, seed=seed)
+    rows = {}
+    for metric in names:
+        confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
+        values = point_values(sides, pairing, metric, rescored=yardstick.status == "rescored")
+        rows[metric] = metric_row(metric, values, boots.get(metric), confounded)
+    return rows
+
+
+# -- strata and movers -------------------------------------------------------------
+
+
+def query_facts(judgments: JudgmentSet | None) -> dict[str, dict[str, str | None]]:
+    """Query text and stratum per query id, from the judgments when given."""
+    facts: dict[str, dict[str, str | None]] = {}
+    if judgments is None:
+        return facts
+    for label in judgments.labels:
+        entry = facts.setdefault(label.query_id, {"query": None, "stratum": None})
+        entry["query"] = entry["query"] or label.query
+        entry["stratum"] = entry["stratum"] or label.stratum
+    return facts
+
+
+def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
+    entry = (report.get("per_stratum") or {}).get(name)
+    if not isinstance(entry, Mapping):
+        return None
+    return _value(entry, metric)
+
+
+def stratum_rows(sides: Sides, pairing: Pairing, primary: str, facts: Mapping[str, Mapping[str, Any]],
+                 *, rescored: bool) -> dict[str, dict[str, Any]]:
+    """Each stratum's primary metric on both sides: paired when membership is known, else as reported."""
+    names = [str(n) for n in dict.fromkeys([*(sides.head.get("per_stratum") or {}),
+                                              *(sides.base.get("per_stratum") or {})])]
+    paired = bool(facts) and pairing.available
+    rows = {}
+    for name in names:
+        if paired:
+            rows[name] = _paired_stratum(pairing, primary, [q for q in pairing.ids
+                                                             if facts.get(q, {}).get("stratum") == name])
+        elif not rescored:
+            base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
+            rows[name] = {"n": None, "base": base, "head": head,
+                          "delta": round(head - base, DECIMALS) if base is not None and head is not None else None}
+    return rows
+
+
+def _paired_stratum(pairing: Pairing, primary: str, members: list[str]) -> dict[str, Any]:
+    assert pairing.base is not None and pairing.head is not None
+    if not members:
+        return {"n": 0, "base": None, "head": None, "delta": None}
+    base = round(math.fsum(pairing.base[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
+    head = round(math.fsum(pairing.head[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
+    return {"n": len(members), "base": base, "head": head, "delta": round(head - base, DECIMALS)}
+
+
+def movers(pairing: Pairing, primary: str, facts: Mapping[str, Mapping[str, Any]],
+           *, limit: int = MOVERS) -> dict[str, Any]:
+    """The paired queries that moved most on the primary metric, both ways."""
+    moves = []
+    if pairing.available:
+        assert pairing.base is not None and pairing.head is not None
+        for q in pairing.ids:
+            base, head = pairing.base[q].get(primary), pairing.head[q].get(primary)
+            if base is not None and head is not None and round(head - base, DECIMALS) != 0:
+                moves.append((round(head - base, DECIMALS), q, base, head))
+    drops = sorted((m for m in moves if m[0] < 0), key=lambda m: (m[0], m[1]))
+    gains = sorted((m for m in moves if m[0] > 0), key=lambda m: (-m[0], m[1]))
+    return {
+        "metric": primary,
+        "down": len(drops),
+        "up": len(gains),
+        "unchanged": len(pairing.ids) - len(moves),
+        "drops": [_mover(m, facts) for m in drops[:limit]],
+        "gains": [_mover(m, facts) for m in gains[:limit]],
+    }
+
+
+def _mover(move: tuple[float, str, float, float], facts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    delta, query_id, base, head = move
+    fact = facts.get(query_id, {})
+    return {"query_id": query_id, "query": fact.get("query"), "stratum": fact.get("stratum"),
+            "base": base, "head": head, "delta": delta}
+
+
+# -- other findings ----------------------------------------------------------------
+
+
+def query_findings(pairing: Pairing) -> list[Finding]:
+    findings = []
+    if pairing.added:
+        findings.append(Finding("queries-added", LIMITS, f"{len(pairing.added)} queries are scored in head only",
+                                f"they are left out of the deltas, which cover the {len(pairing.ids)} "
+                                "queries scored on both sides"))
+    if pairing.removed:
+        findings.append(Finding("queries-removed", LIMITS, f"{len(pairing.removed)} queries are scored in base only",
+                                f"they are left out of the deltas, which cover the {len(pairing.ids)} "
+                                "queries scored on both sides"))
+    return findings
+
+
+def _missing_per_query(sides: Sides, pairing: Pairing) -> list[Finding]:
+    missing = [side for side, table in (("base", pairing.base), ("head", pairing.head)) if table is None]
+    if not missing:
+        if pairing.base is not None and not pairing.ids:
+            return [Finding("no-paired-queries", LIMITS, "no query is scored on both sides",
+                            "no delta has an interval and there are no movers")]
+        return []
+    detail = f"the {' and '.join(missing)} report{'s' if len(missing) > 1 else ''} carr{'y' if len(missing) > 1 else 'ies'} no per-query values"
+    return [Finding("no-per-query", LIMITS, detail,
+                    "deltas are taken from the reported averages, with no interval, no significance and no movers")]
+
+
+def cutoff_findings(sides: Sides) -> list[Finding]:
+    base_k = [int(k) for k in sides.base_config.get("k") or []]
+    head_k = [int(k) for k in sides.head_config.get("k") or []]
+    if not base_k or not head_k or sorted(set(base_k)) == sorted(set(head_k)):
+        return []
+    only = sorted(set(head_k) - set(base_k))
+    detail = f"the cutoffs changed (k={','.join(map(str, base_k))} in base, k={','.join(map(str, head_k))} in head)"
+    meaning = ("metrics at a cutoff computed on one side only have no delta"
+               + (f" (cutoffs {', '.join(map(str, only))} are new)" if only else ""))
+    return [Finding("cutoffs-changed", LIMITS, detail, meaning)]
+
+
+def corpus_findings(sides: Sides) -> list[Finding]:
+    base = (sides.base.get("corpus") or {}).get("fingerprint")
+    head = (sides.head.get("corpus") or {}).get("fingerprint")
+    if not base or not head or base == head:
+        return []
+    return [Finding("corpus-changed", NOTE,
+                    f"the corpus fingerprint changed ({_short(base)} in base, {_short(head)} in head)",
+                    "documents or chunks changed between the two runs: part of a move may come from the corpus "
+                    "(new documents, a re-chunk), and chunk-level labels may point at chunks that are gone; "
+                    "check them with 'retrieval-eval drift'")]
+
+
+def tool_findings(sides: Sides) -> list[Finding]:
+    base = (sides.base.get("tool") or {}).get("version")
+    head = (sides.head.get("tool") or {}).get("version")
+    if not base or not head or base == head:
+        return []
+    return [Finding("tool-changed", NOTE, f"the reports come from different tool versions ({base} and {head})",
+                    "metric definitions are stable across versions of the same spec, so this is only noted")]
+
+
+# -- the document ------------------------------------------------------------------
+
+
+def side_summary(report: Mapping[str, Any]) -> dict[str, Any]:
+    inputs = _inputs(report)
+    return {
+        "generated_at": report.get("generated_at"),
+        "tool_version": (report.get("tool") or {}).get("version"),
+        "judgments_sha256": inputs.get("judgments_sha256"),
+        "run_sha256": inputs.get("run_sha256"),
+        "query_set_sha256": inputs.get("query_set_sha256"),
+        "corpus_fingerprint": (report.get("corpus") or {}).get("fingerprint"),
+        "verdict": (report.get("verdict") or {}).get("status"),
+    }
+
+
+def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
+    return {
+        "name": "paired bootstrap over queries",
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": CONFIDENCE,
+        "interval": "percentile, linear interpolation between order statistics",
+        "p_value": "two-sided, (r + 1) / (B + 1)",
+        "paired_queries": len(pairing.ids),
+    }
+
+
+def build_comparison(
+    base_report: Mapping[str, Any],
+    head_report: Mapping[str, Any],
+    *,
+    judgments: JudgmentSet | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """The comparison document of a head report against a base report.
+
+    ``judgments`` are the head's judgments (the file the head report was
+    scored with; callers check its hash). They give query text and strata,
+    and allow rescoring the base rankings when the yardstick changed.
+    """
+    sides = Sides(base_report, head_report, judgments)
+    names = metric_names(sides)
+    yardstick = decide_yardstick(sides, names)
+    pairing = pair_queries(yardstick.base_per_query, _per_query(head_report))
+    primary = _primary(head_report)
+    facts = query_facts(judgments)
+    rescored = yardstick.status == "rescored"
+    findings = [*yardstick.findings, *query_findings(pairing), *_missing_per_query(sides, pairing),
+                *cutoff_findings(sides), *corpus_findings(sides), *tool_findings(sides)]
+    return {
+        "kind": KIND,
+        "version": DOCUMENT_VERSION,
+        "tool": {"name": "retrieval-eval", "version": __version__},
+        "primary": primary,
+        "base": side_summary(base_report),
+        "head": side_summary(head_report),
+        "yardstick": yardstick.status,
+        "comparable": not yardstick.confounded,
+        "comparability": [finding.as_dict() for finding in findings],
+        "significance": method(pairing, resamples=resamples, seed=seed),
+        "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
+        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed),
+        "per_stratum": stratum_rows(sides, pairing, primary, facts, rescored=rescored),
+        "movers": movers(pairing, primary, facts),
+    }
+
+
+# -- for gates ---------------------------------------------------------------------
+
+
+def _ci(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
+        return float(value[0]), float(value[1])
+    return None
+
+
+def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
+    """What gates read from a comparison document."""
+    comparison = Comparison(document=dict(document))
+    for name, row in (document.get("metrics") or {}).items():
+        comparison.metrics[name] = MetricDelta(
+            name, row.get("base"), row.get("head"), _ci(row.get("ci")), row.get("p_value"),
+            row.get("significant"), row.get("confounded"), row.get("n"),
+        )
+    for finding in document.get("comparability") or []:
+        if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):
+            comparison.problems.append(finding.get("detail", ""))
+        elif finding.get("effect") != CONFOUNDS:
+            comparison.notes.append(finding.get("detail", ""))
     return comparison
+
+
+def compare_reports(base: Mapping[str, Any], head: Mapping[str, Any], *,
+                    judgments: JudgmentSet | None = None, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> Comparison:
+    """The full comparison, in the form gates read (its document rides along)."""
+    return comparison_from_document(build_comparison(base, head, judgments=judgments,
+                                                     resamples=resamples, seed=seed))

@@ -64,7 +64,9 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     blocking = blocking_findings(scores, validation)
     provisional = decide(blocking, [], [])
     report = build_report(judgments, scores, validation, provisional, inputs)
-    comparison = compare_reports(request.baseline, report) if request.baseline is not None else None
+    # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
+    comparison = (compare_reports(request.baseline, report, judgments=judgments)
+                  if request.baseline is not None else None)
     context = gate_context(scores, request, comparison)
     verdict = decide(blocking, policy_notes(scores), [evaluate_gate(g, context) for g in gates])
     report["verdict"] = verdict.as_dict()

@@ -199,6 +199,11 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
     if moved is None or moved.delta is None:
         return GateResult(gate.expression, INDETERMINATE,
                           f"{gate.expression}: the baseline report has no {gate.metric}")
+    if moved.confounded:
+        # A delta measured with two yardsticks says nothing about the retriever alone.
+        return GateResult(gate.expression, INDETERMINATE,
+                          f"{gate.expression}: the delta of {gate.metric} is confounded: {moved.confounded}",
+                          moved.head, moved.base)
     what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(moved.base)} to {_fmt(moved.head)})"
     if moved.delta >= round(gate.threshold, 12):
         return GateResult(gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}",

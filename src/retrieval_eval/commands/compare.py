@@ -1,0 +1,61 @@
+"""``retrieval-eval compare``: a head report against a base report, with paired significance."""
+
+from __future__ import annotations
+
+import click
+
+from ..gates import GRAMMAR_HELP
+from ._common import handles_errors, json_option, print_json
+
+
+def load_head_judgments(path: str, head: dict) -> object:  # type: ignore[type-arg]
+    """The head's judgments, refused when they are not the file the head report was scored with."""
+    from ..errors import InputError
+    from ..fileio import sha256_file
+    from ..judgments import parse_judgments
+
+    recorded = (head.get("inputs") or {}).get("judgments_sha256")
+    if recorded and sha256_file(path) != recorded:
+        raise InputError("judgments", None, "this is not the judgments file the head report was scored with "
+                         "(its sha256 differs from the report's inputs.judgments_sha256)", path=path,
+                         hint="pass the judgments file of the head branch, unchanged since it was scored")
+    return parse_judgments(path)
+
+
+@click.command(epilog=f"Delta gates (on score --baseline) read this comparison: {GRAMMAR_HELP}.")
+@click.option("--base", "base_path", required=True, metavar="PATH", help="Report of the base branch.")
+@click.option("--head", "head_path", required=True, metavar="PATH", help="Report of the head (this change).")
+@click.option("-j", "--judgments", metavar="PATH",
+              help="The head's judgments: query text for movers, paired strata, and rescoring the base "
+                   "rankings when the yardstick changed.")
+@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
+              help="Bootstrap resamples.")
+@click.option("--seed", type=int, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
+@click.option("--out", metavar="PATH", help="Write the comparison JSON here (atomically).")
+@json_option
+@handles_errors
+def command(base_path: str, head_path: str, judgments: str | None, resamples: int, seed: int | None,
+            out: str | None, as_json: bool) -> None:
+    """Compare two reports: deltas with 95% intervals, strata, movers, comparability.
+
+    When the judgments, threshold or gain changed between the reports and
+    --judgments is given, the base rankings are scored again under the head's
+    yardstick; otherwise the deltas they touch are marked confounded.
+    """
+    from ..compare import build_comparison
+    from ..fileio import write_atomic
+    from ..render import comparison_text
+    from ..report import dump_report, load_report
+    from ..significance import DEFAULT_SEED
+
+    base = load_report(base_path, source="base")
+    head = load_report(head_path, source="head")
+    judgment_set = load_head_judgments(judgments, head) if judgments else None
+    document = build_comparison(base, head, judgments=judgment_set, resamples=resamples,  # type: ignore[arg-type]
+                                seed=DEFAULT_SEED if seed is None else seed)
+    if out:
+        write_atomic(out, dump_report(document))
+    if as_json:
+        print_json(document)
+    else:
+        click.echo(comparison_text(document), nl=False)
