@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "Score the bundled example, with a baseline and gates."),
     "compare": ("compare", "Compare a head report with a base report: deltas, significance, movers."),
     "render": ("render", "Render a report (and its comparison) as a job summary, PR comment or text."),
+    "action": ("action", "Run as the GitHub Action (inputs from INPUT_* variables)."),
 }
 
 

@@ -45,7 +45,7 @@ DEFAULTS = {
 MODES = ("evaluate", "post-comment")
 COMMENT_CHOICES = ("auto", "always", "off")
 DEFAULT_API_URL = "https://api.github.com"
-_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
@@ -310,7 +310,7 @@ def _boolean(text: str) -> bool:
 def _comment_id(text: str) -> str:
     # It ends up inside an HTML comment: no spaces, no "-->".
     if not _COMMENT_ID.fullmatch(text) or "--" in text:
-        raise ValueError(f"{text!r} must be letters, digits, '.', '_' or single '-', e.g. nightly-eval")
+        raise ValueError(f"{text!r} must be 1-64 letters, digits, '.', '_' or single '-', e.g. nightly-eval")
     return text
 
 

@@ -1,0 +1,218 @@
+"""Finding the base branch's report: the baseline a pull request is compared with.
+
+``auto`` on a pull request tries, in order, the cheapest source that cannot be
+stale: the report committed at ``baseline-path`` in the PR's base commit (git,
+fetching that one commit when the checkout lacks it; then the Contents API at
+that commit), then the newest ``retrieval-eval-report`` artifact of a
+successful run on the base branch. Finding none is a normal answer with a
+reason that says how to publish one. A source the user named explicitly must
+exist: not finding it is an input error.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..errors import InputError
+from ..report import load_report
+from .event import PULL_REQUEST_EVENTS, Event
+from .git import Git
+from .github import GitHubClient, GitHubError, NotFound
+from .settings import BaselineSpec, Settings
+
+DEFAULT_ARTIFACT = "retrieval-eval-report"
+MAX_CANDIDATES = 10  # artifacts whose run we inspect before giving up
+MAX_MEMBER_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Baseline:
+    report: dict[str, Any] | None
+    source: str = ""  # where the report came from, in words
+    reason: str = ""  # why there is none
+    notes: tuple[str, ...] = ()  # sources that failed for a reason worth telling
+    no_base_branch: bool = False  # the event (a push, a schedule) has nothing to compare with
+
+
+@dataclass
+class BaselineContext:
+    settings: Settings
+    event: Event
+    git: Git
+    github: GitHubClient
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def repo(self) -> str:
+        return self.settings.runner.repository
+
+
+def resolve_baseline(ctx: BaselineContext) -> Baseline:
+    spec = ctx.settings.baseline
+    if spec.kind == "none":
+        return Baseline(None, reason="the baseline input is 'none', so nothing is compared")
+    if spec.kind == "path":
+        path = ctx.settings.resolve(spec.path)
+        return Baseline(load_report(str(path)), source=spec.path)
+    if spec.kind == "git":
+        return _explicit(ctx, spec, _from_git_ref(ctx, spec.ref, spec.path))
+    if spec.kind == "artifact":
+        branch = ctx.event.base_ref or ctx.event.default_branch
+        return _explicit(ctx, spec, _from_artifact(ctx, spec.name, branch))
+    return _auto(ctx)
+
+
+def _explicit(ctx: BaselineContext, spec: BaselineSpec, found: Baseline | None) -> Baseline:
+    if found is None:
+        tried = "; ".join(ctx.notes)
+        raise InputError("baseline", None, f"{spec.describe()} was not found" + (f" ({tried})" if tried else ""),
+                         hint="check the baseline input, or use baseline: auto to fall back to no baseline")
+    return found
+
+
+def _auto(ctx: BaselineContext) -> Baseline:
+    event, settings = ctx.event, ctx.settings
+    if event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
+        return Baseline(None, reason=_not_a_pull_request(settings, event), no_base_branch=True)
+    path = settings.baseline_path
+    found = (_from_git_commit(ctx, event.base_sha, path)
+             or _from_contents(ctx, event.base_sha, path)
+             or _from_artifact(ctx, DEFAULT_ARTIFACT, event.base_ref))
+    if found is not None:
+        return found
+    return Baseline(None, reason=_how_to_publish(settings, event), notes=tuple(ctx.notes))
+
+
+def _not_a_pull_request(settings: Settings, event: Event) -> str:
+    what = f"a {event.name} event" if event.name else "not a pull request"
+    return (f"this is {what}, not a pull request, so there is no base branch to compare with; "
+            f"the report was written to {settings.report} to be committed as {settings.baseline_path} "
+            f"or uploaded as the artifact {DEFAULT_ARTIFACT}")
+
+
+def _how_to_publish(settings: Settings, event: Event) -> str:
+    branch = event.base_ref or "the base branch"
+    return (f"no baseline report was found for {branch}: none at {settings.baseline_path} in the base commit "
+            f"{event.base_sha[:12]}, and no successful run on {branch} uploaded an artifact named "
+            f"{DEFAULT_ARTIFACT}. To publish one, run this action on pushes to {branch} and commit its "
+            f"report to {settings.baseline_path}, or upload it with actions/upload-artifact under the "
+            f"name {DEFAULT_ARTIFACT}")
+
+
+# -- git -------------------------------------------------------------------------
+
+
+def _from_git_commit(ctx: BaselineContext, sha: str, path: str) -> Baseline | None:
+    if not ctx.git.has_commit(sha) and not ctx.git.fetch(sha):
+        ctx.notes.append(f"commit {sha[:12]} is not in the checkout and could not be fetched")
+        return None
+    data = ctx.git.show(sha, path)
+    if data is None:
+        return None
+    return Baseline(_parse(data, f"{path} at {sha[:12]}"), source=f"{path} at commit {sha[:12]}, read with git")
+
+
+def _from_git_ref(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
+    data = ctx.git.show(ref, path)
+    if data is None and ctx.git.fetch(ref.removeprefix("origin/")):
+        data = ctx.git.show("FETCH_HEAD", path)
+    if data is not None:
+        return Baseline(_parse(data, f"{path} at {ref}"), source=f"{path} at {ref}, read with git")
+    return _from_contents(ctx, ref.removeprefix("origin/"), path)
+
+
+# -- the API ---------------------------------------------------------------------
+
+
+def _from_contents(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
+    if not ctx.repo:
+        return None
+    try:
+        data = ctx.github.get_contents(ctx.repo, path, ref=ref)
+    except NotFound:
+        return None
+    except GitHubError as exc:
+        ctx.notes.append(f"the Contents API could not be read ({exc})")
+        return None
+    return Baseline(_parse(data, f"{path} at {ref[:12]}"), source=f"{path} at {ref[:12]}, read through the Contents API")
+
+
+def _from_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | None:
+    if not ctx.repo or not branch:
+        return None
+    try:
+        return _newest_artifact(ctx, name, branch)
+    except GitHubError as exc:
+        permission = " (does the workflow grant `actions: read`?)" if exc.status in (401, 403) else ""
+        ctx.notes.append(f"the artifacts of {branch} could not be listed: {exc}{permission}")
+        return None
+
+
+def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | None:
+    candidates = []
+    for artifact in ctx.github.list_artifacts(ctx.repo, name=name):
+        # Same branch name is not enough: a fork's "main" is someone else's code.
+        if (not artifact.expired and artifact.head_branch == branch and artifact.run_id is not None
+                and artifact.head_repository_id == artifact.repository_id):
+            candidates.append(artifact)
+        if len(candidates) >= MAX_CANDIDATES:
+            break
+    candidates.sort(key=lambda a: a.created_at, reverse=True)
+    for artifact in candidates:
+        run = ctx.github.get_workflow_run(ctx.repo, int(artifact.run_id or 0))
+        if run.get("conclusion") != "success" or run.get("event") in PULL_REQUEST_EVENTS:
+            continue
+        archive = ctx.github.download_artifact(ctx.repo, artifact.id)
+        data = _report_member(archive, _member_names(ctx.settings), f"artifact {name}")
+        return Baseline(_parse(data, f"artifact {name}"),
+                        source=f"artifact {name} of run {artifact.run_id} on {branch}")
+    return None
+
+
+def _member_names(settings: Settings) -> tuple[str, ...]:
+    return (PurePosixPath(settings.report).name, PurePosixPath(settings.baseline_path).name)
+
+
+def _report_member(archive: bytes, preferred: tuple[str, ...], where: str) -> bytes:
+    """The report inside an artifact zip: by the names we write, else its only JSON file."""
+    found = read_zip_member(archive, preferred, where=where, source="baseline", fallback_suffix=".json")
+    if found is None:
+        raise InputError("baseline", None, f"{where} holds no report (expected {' or '.join(preferred)})")
+    return found
+
+
+def read_zip_member(archive: bytes, names: tuple[str, ...], *, where: str, source: str,
+                    fallback_suffix: str = "") -> bytes | None:
+    """A file of an artifact zip, found by base name, read in memory (nothing is extracted:
+    an artifact may come from a fork, and its paths are not to be trusted)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
+            files = [info for info in zipped.infolist() if not info.is_dir()]
+            by_name = {PurePosixPath(info.filename).name: info for info in files}
+            chosen = next((by_name[n] for n in names if n in by_name), None)
+            fallback = [info for info in files if fallback_suffix and info.filename.endswith(fallback_suffix)]
+            if chosen is None and len(fallback) == 1:
+                chosen = fallback[0]
+            if chosen is None:
+                return None
+            if chosen.file_size > MAX_MEMBER_BYTES:
+                raise InputError(source, None, f"{where}: {chosen.filename} is too large")
+            return zipped.read(chosen)
+    except zipfile.BadZipFile:
+        raise InputError(source, None, f"{where} is not a zip archive") from None
+
+
+def _parse(data: bytes, where: str) -> dict[str, Any]:
+    """The same checks as load_report, for bytes that never were a file here."""
+    try:
+        report = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError("baseline", None, f"{where} is not valid JSON ({exc})") from None
+    if not isinstance(report, dict) or report.get("spec_version") != "1" or not isinstance(report.get("metrics"), dict):
+        raise InputError("baseline", None, f"{where} is not a spec v1 report")
+    return report

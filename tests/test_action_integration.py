@@ -1,0 +1,385 @@
+"""The action end to end: the entry point driven with a runner-like environment
+against a fake GitHub API on 127.0.0.1, in a workspace that is a real git repo."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from action_workspace import (
+    PR_NUMBER, REPO, TOKEN, Workspace, demo_rows, git, make_workspace, report_zip, worse_run, write_jsonl,
+)
+from fake_github import BOT, FakeGitHub
+from retrieval_eval.action.main import main
+from retrieval_eval.render import comment_marker
+
+GATES = "recall@5:0.8\nrecall@5:-0.05\nndcg@10:0.7"
+MARKER = comment_marker("default")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    with FakeGitHub(repo=REPO).serve() as server:
+        yield server
+
+
+class Run:
+    """One run of the action: its exit code, what it printed, and how long it was told to sleep."""
+
+    def __init__(self, workspace: Workspace, fake: FakeGitHub, **inputs: str) -> None:
+        self.stdout = io.StringIO()
+        self.slept: list[float] = []
+        env = workspace.env(fake.url, **{"gates": GATES, **inputs})
+        self.code = main(env, stdout=self.stdout, sleep=self.slept.append)
+        self.log = self.stdout.getvalue()
+        self.outputs = workspace.outputs()
+        self.summary = workspace.summary()
+
+    def lines(self, prefix: str) -> list[str]:
+        return [line for line in self.log.splitlines() if line.startswith(prefix)]
+
+
+def act(workspace: Workspace, fake: FakeGitHub, **inputs: str) -> Run:
+    workspace.reset_runner_files()
+    return Run(workspace, fake, **inputs)
+
+
+def ours(fake: FakeGitHub, number: int = PR_NUMBER) -> list[dict[str, object]]:
+    return [c for c in fake.comments.get(number, []) if c["user"] == BOT]
+
+
+# -- the comment -------------------------------------------------------------------------
+
+
+def test_first_run_creates_the_comment_and_publishes_everything(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    run = act(ws, fake)
+    assert run.code == 0
+    assert run.outputs["verdict"] == "PASS"
+    assert run.outputs["comment-posted"] == "true"
+    assert run.outputs["comment-url"].endswith(f"#issuecomment-{ours(fake)[0]['id']}")
+    assert run.outputs["report-path"] == "retrieval-eval-report.json"
+    assert run.outputs["breached-gates"] == ""
+    report = json.loads((ws.root / "retrieval-eval-report.json").read_text())
+    assert report["verdict"]["status"] == "PASS" and report["generated_at"] == "2026-01-01T00:00:00Z"
+    body = (ws.root / run.outputs["comment-path"]).read_text()
+    assert MARKER in body and ours(fake)[0]["body"] == body
+    assert (ws.root / run.outputs["summary-path"]).read_text() == run.summary
+    assert "Baseline: .retrieval-eval/report.json at commit" in run.summary
+    assert len(fake.calls("POST", "/comments")) == 1 and not fake.calls("PATCH")
+
+
+def test_second_run_updates_the_same_comment(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    act(ws, fake)
+    write_jsonl(ws.root / "run.jsonl", worse_run())
+    second = act(ws, fake)
+    assert second.code == 1 and second.outputs["verdict"] == "FAIL"
+    assert len(ours(fake)) == 1 and len(fake.comments[PR_NUMBER]) == 1
+    assert len(fake.calls("POST", "/comments")) == 1 and len(fake.calls("PATCH", "/comments")) == 1
+    assert ours(fake)[0]["body"] == (ws.root / second.outputs["comment-path"]).read_text()
+
+
+def test_two_comment_ids_keep_two_comments(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    for _ in range(2):
+        act(ws, fake, comment_id="dense", report="dense.json")
+        act(ws, fake, comment_id="hybrid", report="hybrid.json")
+    bodies = [str(c["body"]) for c in ours(fake)]
+    assert len(bodies) == 2
+    assert comment_marker("dense") in bodies[0] and comment_marker("hybrid") in bodies[1]
+    assert len(fake.calls("POST", "/comments")) == 2 and len(fake.calls("PATCH", "/comments")) == 2
+
+
+def test_finds_its_comment_among_more_than_a_hundred(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    for n in range(130):
+        fake.add_comment(PR_NUMBER, f"review remark {n}")
+    fake.add_comment(PR_NUMBER, f"{MARKER}\nold results", BOT)
+    fake.add_comment(PR_NUMBER, f"quoting you: {MARKER}")  # a person quoting the marker is not us
+    for n in range(20):
+        fake.add_comment(PR_NUMBER, f"later remark {n}")
+    run = act(ws, fake)
+    assert run.outputs["comment-posted"] == "true"
+    assert not fake.calls("POST", "/comments")
+    assert len(fake.calls("GET", f"/issues/{PR_NUMBER}/comments")) == 2
+    assert len(fake.calls("PATCH")) == 1 and "old results" not in str(ours(fake)[0]["body"])
+    assert fake.comments[PR_NUMBER][131]["body"] == f"quoting you: {MARKER}"
+
+
+def test_matches_by_login_when_the_token_can_tell_it(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    fake.user = {"login": "eval-app[bot]", "type": "Bot"}
+    fake.acting_as = dict(fake.user)
+    fake.add_comment(PR_NUMBER, f"{MARKER}\nanother bot's", BOT)
+    act(ws, fake)
+    assert len(fake.calls("POST", "/comments")) == 1 and not fake.calls("PATCH")
+
+
+@pytest.mark.parametrize("worse", [False, True])
+def test_forbidden_comment_changes_nothing_else(tmp_path: Path, fake: FakeGitHub, worse: bool) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run() if worse else None)
+    fake.fail("POST", "/comments", 403)
+    run = act(ws, fake)
+    assert run.code == (1 if worse else 0)
+    assert run.outputs["verdict"] == ("FAIL" if worse else "PASS")
+    assert run.outputs["comment-posted"] == "false" and run.outputs["comment-url"] == ""
+    assert MARKER in (ws.root / run.outputs["comment-path"]).read_text()
+    assert run.summary and (ws.root / "retrieval-eval-report.json").exists()
+    notices = run.lines("::notice")
+    assert len(notices) == 1 and "read-only token" in notices[0]
+    assert len(fake.calls("POST", "/comments")) == 1  # a refusal is not retried
+
+
+def test_server_error_then_success(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    fake.fail("POST", "/comments", 500)
+    fake.fail("GET", "/comments", 503)
+    run = act(ws, fake)
+    assert run.outputs["comment-posted"] == "true"
+    assert len(fake.calls("POST", "/comments")) == 2 and len(ours(fake)) == 1
+    assert run.slept == [1.0, 1.0]
+
+
+def test_comment_off_writes_the_file_only(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    run = act(ws, fake, comment="off")
+    assert run.outputs["comment-posted"] == "false"
+    assert not fake.calls(pattern="/comments")
+    assert MARKER in (ws.root / run.outputs["comment-path"]).read_text()
+
+
+# -- gates, annotations, exit codes ---------------------------------------------------------
+
+
+def test_breached_gates_fail_the_job_after_publishing(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    run = act(ws, fake)
+    assert run.code == 1
+    breached = run.outputs["breached-gates"].splitlines()
+    assert "recall@5:-0.05" in breached and "recall@5:0.8" in breached
+    errors = run.lines("::error")
+    assert len(errors) == len(breached) and all("title=retrieval-eval%3A gate failed::" in e for e in errors)
+    assert ours(fake) and run.summary
+
+
+def test_annotations_are_capped_at_ten(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    gates = "\n".join(f"recall@{k}:0.99" for k in range(1, 13))
+    run = act(ws, fake, gates=gates, k=",".join(str(k) for k in range(1, 13)))
+    assert run.code == 1
+    assert len(run.outputs["breached-gates"].splitlines()) == 12
+    assert len(run.lines("::error")) == 10
+    assert "2 more error annotation(s) left out" in run.log
+
+
+def test_the_token_is_masked_and_written_nowhere(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    run = act(ws, fake)
+    assert run.log.splitlines()[0] == f"::add-mask::{TOKEN}"
+    assert TOKEN not in "\n".join(run.log.splitlines()[1:])
+    for path in [*ws.root.rglob("*"), *ws.runner.rglob("*")]:
+        if path.is_file() and ".git" not in path.parts:
+            assert TOKEN.encode() not in path.read_bytes(), path
+    assert all(r.authorization == f"Bearer {TOKEN}" for r in fake.calls(pattern="^/repos/"))
+
+
+def test_unreadable_inputs_exit_2_after_explaining(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "judgments.jsonl").write_text('{"query_id": "q1", "doc_uri": "d", "relevance": "high"}\n')
+    run = act(ws, fake)
+    assert run.code == 2
+    assert run.outputs["verdict"] == "ERROR"
+    assert "could not answer" in run.summary and "judgments:1" in run.summary
+    assert len(run.lines("::error")) == 1
+    # The sticky comment says so too, so an earlier PASS is not left standing.
+    assert "could not answer" in str(ours(fake)[0]["body"])
+
+
+def test_bad_settings_are_all_reported(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    env = ws.env(fake.url, k="zero", comment="loud")
+    del env["INPUT_JUDGMENTS"], env["INPUT_RUN"]
+    stdout = io.StringIO()
+    assert main(env, stdout=stdout) == 2
+    summary = ws.summary()
+    for name in ("missing required inputs: judgments, run", "k:", "comment:"):
+        assert name in summary
+    assert ws.outputs()["verdict"] == "ERROR"
+    assert len([line for line in stdout.getvalue().splitlines() if line.startswith("::error")]) == 3
+    assert not fake.requests
+
+
+def test_config_file_supplies_inputs(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    (ws.root / ".retrieval-eval.yml").write_text(
+        "judgments: judgments.jsonl\nrun: run.jsonl\nk: [5, 10]\ngates:\n  - recall@5:0.99\n"
+        "fail-on-indeterminate: false\n")
+    env = ws.env(fake.url)
+    del env["INPUT_JUDGMENTS"], env["INPUT_RUN"], env["INPUT_K"]
+    assert main(env, stdout=io.StringIO()) == 1
+    assert ws.outputs()["breached-gates"] == "recall@5:0.99"
+
+
+# -- baselines ----------------------------------------------------------------------------
+
+
+def test_baseline_from_git_fetches_the_missing_base_commit(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="shallow")
+    assert git(ws.root, "rev-list", "--count", "HEAD") == "1"
+    run = act(ws, fake)
+    assert run.code == 0
+    assert f"at commit {ws.base_sha[:12]}, read with git" in run.summary
+    assert not fake.calls(pattern="/contents/") and not fake.calls(pattern="/actions/")
+
+
+def test_baseline_from_the_contents_api(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="none", head_run=worse_run())
+    fake.contents[(ws.base_sha, ".retrieval-eval/report.json")] = ws.base_report.encode()
+    run = act(ws, fake)
+    assert "read through the Contents API" in run.summary
+    assert "recall@5:-0.05" in run.outputs["breached-gates"]
+    assert fake.calls("GET", "/contents/.retrieval-eval/report.json")[0].query == {"ref": ws.base_sha}
+
+
+def test_baseline_from_an_artifact(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="none", head_run=worse_run())
+    bad = report_zip('{"spec_version": "1", "metrics": {}}')
+    fake.add_run(100, branch="main")
+    fake.add_artifact(100, "retrieval-eval-report", report_zip(ws.base_report), created_at="2026-01-01T00:00:00Z")
+    fake.add_run(101, branch="main", conclusion="failure")
+    fake.add_artifact(101, "retrieval-eval-report", bad, created_at="2026-01-02T00:00:00Z")
+    fake.add_run(102, branch="main", fork=True, event="pull_request")  # a fork's "main" is not ours
+    fake.add_artifact(102, "retrieval-eval-report", bad, created_at="2026-01-03T00:00:00Z")
+    fake.add_run(103, branch="main")
+    fake.add_artifact(103, "retrieval-eval-report", bad, created_at="2026-01-04T00:00:00Z", expired=True)
+    run = act(ws, fake)
+    assert "artifact retrieval-eval-report of run 100 on main" in run.summary
+    assert "recall@5:-0.05" in run.outputs["breached-gates"]
+    blob = fake.calls("GET", "/storage/blob/")
+    assert len(blob) == 1 and blob[0].authorization is None
+
+
+def test_no_baseline_makes_delta_gates_indeterminate(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="none")
+    run = act(ws, fake)
+    assert run.code == 1 and run.outputs["verdict"] == "INDETERMINATE"
+    assert "No baseline: no baseline report was found for main" in run.summary
+    assert "upload it with actions/upload-artifact" in run.summary
+    assert any("gate INDETERMINATE" in line for line in run.lines("::warning"))
+    relaxed = act(ws, fake, fail_on_indeterminate="false")
+    assert relaxed.code == 0 and relaxed.outputs["verdict"] == "INDETERMINATE"
+
+
+def test_artifacts_need_actions_read(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="none")
+    fake.fail("GET", "/actions/artifacts", 403)
+    run = act(ws, fake)
+    assert run.outputs["verdict"] == "INDETERMINATE"
+    assert "actions: read" in run.summary
+
+
+def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    (ws.root / "base.json").write_text(ws.base_report)
+    by_path = act(ws, fake, baseline="base.json")
+    assert "Baseline: base.json" in by_path.summary and by_path.code == 1
+    by_ref = act(ws, fake, baseline=f"git:{ws.base_sha}:.retrieval-eval/report.json")
+    assert f"at {ws.base_sha}, read with git" in by_ref.summary
+    missing = act(ws, fake, baseline="nowhere.json")
+    assert missing.code == 2 and "nowhere.json" in missing.summary
+    none = act(ws, fake, baseline="none")
+    assert "recall@5:-0.05" not in none.outputs["breached-gates"]  # a delta gate cannot tell without a base
+    assert "the baseline input is 'none'" in none.summary
+
+
+def test_judgments_changed_in_the_pull_request(tmp_path: Path, fake: FakeGitHub) -> None:
+    judgments = demo_rows("judgments.jsonl")
+    judgments[0]["relevance"] = 1  # a relabel: the yardstick moved, not the retriever
+    ws = make_workspace(tmp_path, head_judgments=judgments)
+    run = act(ws, fake)
+    warnings = run.lines("::warning")
+    assert any("baseline rescored::the judgments changed" in line for line in warnings)
+    report = json.loads((ws.root / "retrieval-eval-report.json").read_text())
+    assert report["inputs"]["judgments_sha256"] != json.loads(ws.base_report)["inputs"]["judgments_sha256"]
+
+
+def test_push_sets_delta_gates_aside(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    ws.write_event("push", {"ref": "refs/heads/main", "repository": {"default_branch": "main"}})
+    run = act(ws, fake)
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+    assert "Delta gates set aside" in run.summary and "`recall@5:-0.05`" in run.summary
+    assert "to be committed as .retrieval-eval/report.json" in run.summary
+    assert not fake.calls(pattern="/comments")
+
+
+def test_comment_always_finds_the_pull_request_of_a_push(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    ws.write_event("push", {"ref": "refs/heads/feature", "repository": {"default_branch": "main"}})
+    fake.add_pull(12, ws.head_sha)
+    run = act(ws, fake, comment="always")
+    assert run.outputs["comment-posted"] == "true" and ours(fake, 12)
+
+
+# -- post-comment (the fork recipe) -------------------------------------------------------
+
+
+def fork_run_event(ws: Workspace, *, pull_requests: list[dict[str, object]] | None = None) -> None:
+    ws.write_event("workflow_run", {
+        "action": "completed",
+        "workflow_run": {"id": 900, "event": "pull_request", "conclusion": "failure", "head_sha": ws.head_sha,
+                         "head_branch": "main", "head_repository": {"owner": {"login": "contributor"}},
+                         "pull_requests": pull_requests or []},
+        "repository": {"full_name": REPO, "default_branch": "main"},
+    })
+
+
+def test_post_comment_from_the_triggering_runs_artifact(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    fork = act(ws, fake, comment="off")  # the fork's run: read-only, so it only writes files
+    body = (ws.root / fork.outputs["comment-path"]).read_text()
+    report = (ws.root / "retrieval-eval-report.json").read_text()
+    for name in ("retrieval-eval-report.json", "retrieval-eval-report.comment.md", "retrieval-eval-report.summary.md"):
+        (ws.root / name).unlink()
+    fake.add_run(900, branch="main", event="pull_request", fork=True, conclusion="failure")
+    fake.add_artifact(900, "retrieval-eval-pr", report_zip(report, **{"retrieval-eval-report.comment.md": body}),
+                      created_at="2026-01-05T00:00:00Z")
+    fake.add_pull(3, "0" * 40, head_label="contributor:other")
+    fake.add_pull(8, ws.head_sha, head_label="contributor:main")
+    fork_run_event(ws)
+    run = act(ws, fake, mode="post-comment")
+    assert run.code == 0
+    assert run.outputs["comment-posted"] == "true" and run.outputs["verdict"] == "FAIL"
+    assert ours(fake, 8)[0]["body"] == body and not ours(fake, 3)
+    assert fake.calls("GET", "/pulls")[0].query["head"] == "contributor:main"
+    second = act(ws, fake, mode="post-comment")
+    assert second.outputs["comment-posted"] == "true" and len(ours(fake, 8)) == 1
+
+
+def test_post_comment_from_a_downloaded_file(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    act(ws, fake, comment="off")
+    fork_run_event(ws, pull_requests=[{"number": 5}])
+    run = act(ws, fake, mode="post-comment")
+    assert run.outputs["comment-posted"] == "true" and ours(fake, 5)
+    assert not fake.calls(pattern="/actions/")
+
+
+def test_post_comment_refuses_a_comment_for_another_id(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    act(ws, fake, comment="off")
+    fork_run_event(ws, pull_requests=[{"number": 5}])
+    run = act(ws, fake, mode="post-comment", comment_id="other")
+    assert run.code == 2 and "same comment-id" in run.summary
+    assert not fake.calls("POST")
+
+
+def test_post_comment_needs_a_workflow_run_event(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    run = act(ws, fake, mode="post-comment")
+    assert run.code == 2 and "workflow_run" in run.summary
