@@ -140,8 +140,6 @@ class DriftResult:
 
 # A chunk is found inside a label's text through its first HEAD characters.
 HEAD = 12
-# Shorter suffix/prefix agreements between neighbours are taken as chance, not overlap.
-MIN_OVERLAP = 8
 _SEPARATOR = "\x00"
 
 
@@ -151,10 +149,10 @@ def squeeze(text: str) -> str:
 
 
 def overlap(left: str, right: str) -> int:
-    """Length of the longest end of ``left`` that begins ``right`` (chunker overlap), or 0."""
-    if len(left) < MIN_OVERLAP or len(right) < MIN_OVERLAP:
+    """Length of the longest end of ``left`` that begins ``right`` (a chunker's overlap), or 0."""
+    if not left or not right:
         return 0
-    probe = right[:MIN_OVERLAP]
+    probe = right[0]
     pos = left.find(probe, max(0, len(left) - len(right)))
     while pos != -1:
         if right.startswith(left[pos:]):
@@ -172,9 +170,8 @@ class DocumentIndex:
     - ``heads``: each chunk by its first ``HEAD`` characters: "which chunks
       lie inside this text" slides over the text once, whatever the
       document's size;
-    - a white-space-blind reconstruction of the document (built on first
-      use), with chunker overlap removed, to name the chunks a quote
-      straddles.
+    - white-space-blind views of the whole document (built on first use),
+      to name the chunks a quote straddles.
     """
 
     def __init__(self, corpus: Corpus, doc_uri: str) -> None:
@@ -194,7 +191,7 @@ class DocumentIndex:
                 self.shorts.append(k)
             else:
                 self.heads.setdefault(text[:HEAD], []).append(k)
-        self._squeezed: tuple[str, list[int], list[int]] | None = None
+        self._views: dict[bool, tuple[str, list[int], list[int]]] = {}
 
     def containing(self, needle: str) -> list[int]:
         """Chunks (positions in reading order) whose text contains ``needle``."""
@@ -214,30 +211,35 @@ class DocumentIndex:
 
     def inside(self, text: str) -> list[int]:
         """Chunks whose whole text is a substring of ``text``, in reading order."""
-        found: set[int] = set()
-        heads, texts = self.heads, self.texts
-        for pos in range(len(text) - HEAD + 1):
-            candidates = heads.get(text[pos:pos + HEAD])
-            if candidates:
-                found.update(k for k in candidates if text.startswith(texts[k], pos))
+        get, texts = self.heads.get, self.texts
+        # A comprehension, not a loop: this line runs once per character of every label's text.
+        hits = [pos for pos in range(len(text) - HEAD + 1) if get(text[pos:pos + HEAD])]
+        found = {k for pos in hits for k in self.heads[text[pos:pos + HEAD]] if text.startswith(texts[k], pos)}
         found.update(k for k in self.shorts if texts[k] in text)
         return sorted(found)
 
     def touched(self, needle: str) -> list[int]:
-        """Chunks that a white-space-blind match of ``needle`` touches, in reading order."""
-        squeezed, starts, ends = self._reconstruction()
+        """Chunks that a white-space-blind match of ``needle`` touches, in reading order.
+
+        Two views of the document are searched: the chunks glued end to end,
+        and the chunks with the longest edge each shares with the previous
+        one removed. The first is right for chunkers without overlap, the
+        second for chunkers with it; a boundary where two chunks merely
+        happen to end and start alike fools only the second.
+        """
         probe = squeeze(needle)
         found: set[int] = set()
-        pos = squeezed.find(probe) if probe else -1
-        while pos != -1:
-            first = bisect_right(ends, pos)
-            last = bisect_left(starts, pos + len(probe))
-            found.update(range(first, last))
-            pos = squeezed.find(probe, pos + 1)
+        for glued in (False, True):
+            squeezed, starts, ends = self._view(glued)
+            pos = squeezed.find(probe) if probe else -1
+            while pos != -1:
+                found.update(range(bisect_right(ends, pos), bisect_left(starts, pos + len(probe))))
+                pos = squeezed.find(probe, pos + 1)
         return sorted(found)
 
-    def _reconstruction(self) -> tuple[str, list[int], list[int]]:
-        if self._squeezed is None:
+    def _view(self, dedupe: bool) -> tuple[str, list[int], list[int]]:
+        view = self._views.get(dedupe)
+        if view is None:
             parts: list[str] = []
             starts: list[int] = []
             ends: list[int] = []
@@ -245,14 +247,14 @@ class DocumentIndex:
             previous = ""
             for text in self.texts:
                 piece = squeeze(text)
-                shared = overlap(previous, piece)
+                shared = overlap(previous, piece) if dedupe else 0
                 starts.append(length - shared)
                 parts.append(piece[shared:])
                 length += len(piece) - shared
                 ends.append(length)
                 previous = piece
-            self._squeezed = ("".join(parts), starts, ends)
-        return self._squeezed
+            view = self._views[dedupe] = ("".join(parts), starts, ends)
+        return view
 
 
 # --- resolution ---------------------------------------------------------------
