@@ -117,6 +117,14 @@ def judgment_from_record(
     record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
 ) -> Judgment:
     """Check one object against the judgments schema and build a :class:`Judgment`."""
+    query_id, doc_uri, relevance, chunk = check_judgment_record(record, line, source=source, path=path)
+    return Judgment(query_id, doc_uri, relevance, chunk, record, line)
+
+
+def check_judgment_record(
+    record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
+) -> tuple[str, str, int, str | None]:
+    """Check one object against the judgments schema: (query_id, doc_uri, relevance, chunk_id)."""
     where = (source, line, path)
     query_id = _require_string(record, "query_id", where)
     doc_uri = _require_string(record, "doc_uri", where)
@@ -132,7 +140,12 @@ def judgment_from_record(
     for name in _OPTIONAL_STRINGS:
         if name in record and not isinstance(record[name], str):
             raise InputError(source, line, f"{name} must be a string", path=path)
-    return Judgment(query_id, doc_uri, relevance, chunk, record, line)
+    return query_id, doc_uri, relevance, chunk
+
+
+def no_judgment_error(source: str, path: str | None) -> InputError:
+    return InputError(source, None, "the file holds no judgment", path=path,
+                      hint="a judgments file has one JSON object per line")
 
 
 def read_judgments(
@@ -149,8 +162,7 @@ def read_judgments(
         else:
             labels.append(judgment_from_record(item, line, source=source, path=path))
     if not labels:
-        raise InputError(source, None, "the file holds no judgment", path=path,
-                         hint="a judgments file has one JSON object per line")
+        raise no_judgment_error(source, path)
     return JudgmentSet(tuple(labels), {k: tuple(v) for k, v in comments.items()})
 
 

@@ -11,7 +11,7 @@ label of the query.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 GAINS = ("exponential", "linear")
@@ -22,13 +22,14 @@ class RankedQuery:
     """One query's ranking seen through its labels.
 
     ``gains`` and ``relevant`` run along the ranking (a key with no label has
-    gain 0 and is not relevant); ``ideal`` holds the gains of every label of the
-    query, largest first; ``n_relevant`` counts labels at or above the threshold.
+    gain 0 and is not relevant); ``ideal`` holds the gains of the query's labels,
+    largest first, at least as deep as the deepest cutoff scored; ``n_relevant``
+    counts labels at or above the threshold.
     """
 
     gains: list[float]
     relevant: list[bool]
-    ideal: list[float]
+    ideal: Sequence[float]
     n_relevant: int
 
 
@@ -72,7 +73,7 @@ def _average_precision(q: RankedQuery, k: int) -> float:
     return total / q.n_relevant
 
 
-def _dcg(gains: list[float]) -> float:
+def _dcg(gains: Sequence[float]) -> float:
     return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, 1) if gain)
 
 

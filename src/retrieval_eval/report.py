@@ -21,6 +21,7 @@ from .errors import InputError
 from .fileio import read_bytes
 from .gates import Verdict
 from .judgments import JudgmentSet
+from .labelindex import LabelIndex, as_label_index
 from .scoring import Scores
 from .validate import Validation
 
@@ -87,16 +88,15 @@ def rounded(values: Mapping[str, float]) -> dict[str, float]:
     return {name: round(value, DECIMALS) for name, value in values.items()}
 
 
-def _labels_summary(judgments: JudgmentSet, scores: Scores) -> dict[str, Any]:
-    provenance = [label.get("labeled_by") or "" for label in judgments.labels]
-    fingerprints = {label.get("corpus_fingerprint") for label in judgments.labels}
+def _labels_summary(index: LabelIndex, scores: Scores) -> dict[str, Any]:
+    fingerprints = index.fingerprints
     return {
         "queries": scores.queries,
         "queries_scored": len(scores.per_query),
         "labels": scores.labels,
         "fingerprint": next(iter(fingerprints)) if len(fingerprints) == 1 else None,
-        "human_labels": sum(1 for p in provenance if p.startswith("human:")),
-        "synthetic_labels": sum(1 for p in provenance if p.startswith("synthetic:")),
+        "human_labels": index.human_labels,
+        "synthetic_labels": index.synthetic_labels,
     }
 
 
@@ -123,12 +123,13 @@ class ReportInputs:
 
 
 def build_report(
-    judgments: JudgmentSet,
+    judgments: JudgmentSet | LabelIndex,
     scores: Scores,
     validation: Validation,
     verdict: Verdict,
     inputs: ReportInputs,
 ) -> dict[str, Any]:
+    index = as_label_index(judgments)
     metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
     for name, judged in inputs.judged.items():
         metrics[name] = dict(judged)
@@ -140,10 +141,10 @@ def build_report(
         "inputs": {
             "judgments_sha256": inputs.judgments_sha256,
             "run_sha256": inputs.run_sha256,
-            "query_set_sha256": query_set_sha256([label.query_id for label in judgments.labels]),
+            "query_set_sha256": query_set_sha256(list(index.query_ids_per_label())),
         },
         "corpus": inputs.corpus,
-        "judgments": _labels_summary(judgments, scores),
+        "judgments": _labels_summary(index, scores),
         "metrics": metrics,
     }
     if scores.strata:

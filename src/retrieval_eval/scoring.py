@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from .errors import UsageError
 from .judgments import JudgmentSet
+from .labelindex import LabelIndex, as_label_index
 from .metrics import GAINS, RankedQuery, gain_function, metric_names, score_query
 from .runs import Run, parse_run
 
@@ -53,33 +54,45 @@ class ScoreConfig:
         return {"k": list(self.k), "threshold": self.threshold, "gain": self.gain}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QueryLabels:
-    """Everything scoring needs to know about one judged query."""
+    """Everything scoring needs to know about one judged query.
+
+    ``grades`` is shared with the label index, not copied; ``ideal`` holds
+    the largest label gains, largest first, as deep as the deepest cutoff
+    (nDCG reads no further, and a million-label set keeps no more floats).
+    """
 
     grades: dict[str, int]
     n_relevant: int
-    ideal: list[float]
+    ideal: tuple[float, ...]
     stratum: str | None
 
 
-def index_judgments(judgments: JudgmentSet, config: ScoreConfig) -> dict[str, QueryLabels]:
+def index_judgments(judgments: JudgmentSet | LabelIndex, config: ScoreConfig) -> dict[str, QueryLabels]:
     """Group labels by query. A key labeled twice keeps its highest grade.
 
     (Two labels for one key make the set unsound; ``validate`` says so and the
     verdict turns INDETERMINATE, so this choice only has to be deterministic.)
     """
-    gain = gain_function(config.gain)
+    index = as_label_index(judgments)
+    gain_of = gain_table(config.gain, index)
+    depth = config.max_k
+    threshold = config.threshold
     indexed: dict[str, QueryLabels] = {}
-    for query_id, labels in judgments.by_query().items():
-        grades: dict[str, int] = {}
-        for label in labels:
-            grades[label.key] = max(label.relevance, grades.get(label.key, 0))
-        stratum = next((label.stratum for label in labels if label.stratum), None)
-        n_relevant = sum(1 for grade in grades.values() if grade >= config.threshold)
-        ideal = sorted((gain(g) for g in grades.values() if g > 0), reverse=True)
-        indexed[query_id] = QueryLabels(grades, n_relevant, ideal, stratum)
+    for query_id, query in index.queries.items():
+        grades = query.grades
+        n_relevant = sum(1 for grade in grades.values() if grade >= threshold)
+        ideal = sorted((gain_of[g] for g in grades.values() if g > 0), reverse=True)[:depth]
+        indexed[query_id] = QueryLabels(grades, n_relevant, tuple(ideal), query.stratum)
     return indexed
+
+
+def gain_table(gain: str, index: LabelIndex) -> dict[int, float]:
+    """The gain of every grade in use, computed once, so equal gains share one float."""
+    function = gain_function(gain)
+    used = {grade for query in index.queries.values() for grade in query.grades.values()}
+    return {grade: function(grade) for grade in used}
 
 
 def rank_query(labels: QueryLabels, ranking: list[str], gain_of: dict[int, float], threshold: int) -> RankedQuery:
@@ -144,17 +157,17 @@ def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
 
 
 def score_rankings(
-    judgments: JudgmentSet,
+    judgments: JudgmentSet | LabelIndex,
     rankings: Mapping[str, list[str]],
     config: ScoreConfig,
     *,
     indexed: dict[str, QueryLabels] | None = None,
 ) -> Scores:
     """Score deduplicated rankings (judged queries only) against the judgments."""
-    indexed = indexed if indexed is not None else index_judgments(judgments, config)
-    gain = gain_function(config.gain)
-    gain_of = {g: gain(g) for labels in indexed.values() for g in labels.grades.values()}
-    scores = Scores(config, queries=len(indexed), labels=len(judgments.labels))
+    index = as_label_index(judgments)
+    indexed = indexed if indexed is not None else index_judgments(index, config)
+    gain_of = gain_table(config.gain, index)
+    scores = Scores(config, queries=len(indexed), labels=index.labels)
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.n_relevant == 0:
@@ -164,7 +177,9 @@ def score_rankings(
         if ranking is None:
             scores.missing_from_run.append(query_id)
             ranking = []
-        ranking = ranking[: depth_for(labels, config)]
+        depth = depth_for(labels, config)
+        if len(ranking) > depth:
+            ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
         ranked = rank_query(labels, ranking, gain_of, config.threshold)
         scores.per_query[query_id] = score_query(ranked, config.k)
@@ -199,7 +214,7 @@ def stratum_scores(
     return {name: result[name] for name in [n for _, n in scored_names] + unscored}
 
 
-def score(judgments: JudgmentSet, run: Run, config: ScoreConfig) -> Scores:
+def score(judgments: JudgmentSet | LabelIndex, run: Run, config: ScoreConfig) -> Scores:
     """Score a parsed run; run-level findings (duplicates, unjudged) are carried over."""
     return _with_run_findings(score_rankings(judgments, run.rankings, config), run)
 
@@ -211,9 +226,10 @@ def _with_run_findings(scores: Scores, run: Run) -> Scores:
 
 
 def score_run_file(
-    judgments: JudgmentSet, run_path: str, config: ScoreConfig, *, run_format: str = "auto"
+    judgments: JudgmentSet | LabelIndex, run_path: str, config: ScoreConfig, *, run_format: str = "auto"
 ) -> tuple[Scores, Run]:
     """Stream a run file, keeping only what scoring needs, and score it."""
+    judgments = as_label_index(judgments)
     indexed = index_judgments(judgments, config)
     run = parse_run(
         run_path,

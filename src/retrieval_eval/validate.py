@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .judgments import Judgment, JudgmentSet
+from .judgments import JudgmentSet
+from .labelindex import LabelIndex, QueryIndex, as_label_index
 
 ERROR = "error"
 WARNING = "warning"
@@ -87,40 +88,32 @@ def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:
     return tuple(sorted(issues, key=lambda issue: (rank[issue.code], issue.subject)))
 
 
-def _label_issues(query_id: str, labels: list[Judgment], threshold: int) -> Iterable[Issue]:
-    lines_by_key: dict[str, list[int]] = {}
-    for label in labels:
-        lines_by_key.setdefault(label.key, []).append(label.line)
-    for key, lines in lines_by_key.items():
-        if len(lines) > 1:
-            where = ", ".join(str(line) for line in lines)
-            yield Issue("duplicate-label", f"{query_id} {key}",
-                        f"query {query_id} labels {key} more than once (lines {where}); keep one label")
-    texts = {label.query for label in labels if label.query}
-    if not texts:
+def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[Issue]:
+    for key, lines in (query.repeats or {}).items():
+        where = ", ".join(str(line) for line in lines)
+        yield Issue("duplicate-label", f"{query_id} {key}",
+                    f"query {query_id} labels {key} more than once (lines {where}); keep one label")
+    if not query.texts:
         yield Issue("missing-query-text", query_id, f"query {query_id} has no query text on any line")
-    elif len(texts) > 1:
-        yield Issue("conflicting-query-text", query_id, f"query {query_id} has {len(texts)} different query texts")
-    strata = {label.stratum for label in labels if label.stratum}
-    if len(strata) > 1:
-        names = ", ".join(sorted(strata))
+    elif len(query.texts) > 1:
+        yield Issue("conflicting-query-text", query_id,
+                    f"query {query_id} has {len(query.texts)} different query texts")
+    if len(query.strata) > 1:
+        names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
-    if not any(label.relevance >= threshold for label in labels):
+    if max(query.grades.values()) < threshold:
         yield Issue("no-positives", query_id,
                     f"query {query_id} has no label at relevance >= {threshold}; it is left out of the averages")
-    for label in labels:
-        provenance = label.get("labeled_by")
-        if provenance is not None and not provenance.startswith(("human:", "synthetic:")):
-            yield Issue("unknown-provenance", f"{query_id} line {label.line}",
-                        f"line {label.line}: labeled_by should start with human: or synthetic:")
+    for line in query.unknown_provenance or ():
+        yield Issue("unknown-provenance", f"{query_id} line {line}",
+                    f"line {line}: labeled_by should start with human: or synthetic:")
 
 
-def _strata_issues(by_query: Mapping[str, list[Judgment]]) -> Iterable[Issue]:
+def _strata_issues(queries: Iterable[QueryIndex]) -> Iterable[Issue]:
     sizes: dict[str, int] = {}
-    for labels in by_query.values():
-        stratum = next((label.stratum for label in labels if label.stratum), None)
-        if stratum is not None:
-            sizes[stratum] = sizes.get(stratum, 0) + 1
+    for query in queries:
+        if query.stratum is not None:
+            sizes[query.stratum] = sizes.get(query.stratum, 0) + 1
     for name, size in sizes.items():
         if size < THIN_STRATUM:
             yield Issue("thin-stratum", name,
@@ -128,17 +121,17 @@ def _strata_issues(by_query: Mapping[str, list[Judgment]]) -> Iterable[Issue]:
                         f"an average over fewer than {THIN_STRATUM} is too noisy to gate on")
 
 
-def validate(judgments: JudgmentSet, *, threshold: int = 1) -> Validation:
-    """Check a judgment set on its own."""
-    by_query = judgments.by_query()
+def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Validation:
+    """Check a judgment set on its own (parsed, or streamed into a :class:`LabelIndex`)."""
+    index = as_label_index(judgments)
     issues: list[Issue] = []
-    for query_id, labels in by_query.items():
-        issues.extend(_label_issues(query_id, labels, threshold))
-    issues.extend(_strata_issues(by_query))
-    if not any(label.chunk_id for label in judgments.labels):
+    for query_id, query in index.queries.items():
+        issues.extend(_label_issues(query_id, query, threshold))
+    issues.extend(_strata_issues(index.queries.values()))
+    if not index.chunk_ids:
         issues.append(Issue("no-chunk-ids", "",
                             "no label carries a chunk_id, so drift cannot check labels after a re-chunk"))
-    return Validation(ordered(issues), len(by_query), len(judgments.labels))
+    return Validation(ordered(issues), len(index.queries), index.labels)
 
 
 @dataclass(frozen=True)
