@@ -123,16 +123,32 @@ def write_lines(lines: Iterable[str], out: str | None) -> int:
 @click.command()
 @click.argument("input_path", metavar="INPUT", required=False)
 @click.option("--from", "source", type=click.Choice(FORMATS), help="Input format (guessed when left out).")
-@click.option("--to", "target", type=click.Choice(FORMATS), required=True, help="Output format.")
+@click.option("--to", "target", type=click.Choice(FORMATS), help="Output format (judgments with --beir).")
 @click.option("--out", metavar="PATH", help="Write here (atomically) instead of stdout.")
 @click.option("--tag", default="retrieval-eval", show_default=True, help="Run tag for TREC run output.")
+@click.option("--beir", metavar="DIR", help="Read a BEIR directory (corpus.jsonl, queries.jsonl, qrels/).")
+@click.option("--split", default="test", show_default=True, help="With --beir: the qrels split to read.")
+@click.option("--corpus-out", metavar="PATH", help="With --beir: also write a corpus snapshot (JSONL) here.")
 @handles_errors
-def command(input_path: str | None, source: str | None, target: str, out: str | None, tag: str) -> None:
+def command(input_path: str | None, source: str | None, target: str | None, out: str | None, tag: str,
+            beir: str | None, split: str, corpus_out: str | None) -> None:
     """Convert judgments <-> TREC/BEIR qrels, and run JSONL <-> TREC run.
 
     Every input line is checked before anything is written; ids with white
     space are refused on the way out to the white-space separated formats.
     """
+    if beir is not None:
+        from ..beir import convert_beir
+
+        count = write_lines(convert_beir(beir, split, target=target, input_path=input_path,
+                                         corpus_out=corpus_out), out)
+        if out:
+            click.echo(f"wrote {count} lines to {out}", err=True)
+        return
+    if corpus_out is not None:
+        raise UsageError("--corpus-out only makes sense with --beir")
+    if target is None:
+        raise UsageError("say the output format with --to", hint=f"--to one of {', '.join(FORMATS)}")
     if input_path is None:
         raise UsageError("give an INPUT file to convert")
     source = source or detect_input_format(input_path)
