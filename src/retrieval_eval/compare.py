@@ -27,6 +27,7 @@ from typing import Any
 
 from . import __version__
 from .judgments import JudgmentSet
+from .labelindex import LabelIndex, as_label_index
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, CONFIDENCE, Bootstrap, paired_bootstrap
 
 KIND = "retrieval-eval comparison"
@@ -152,7 +153,7 @@ class Sides:
 
     base: Mapping[str, Any]
     head: Mapping[str, Any]
-    judgments: JudgmentSet | None
+    judgments: JudgmentSet | LabelIndex | None
 
     @property
     def base_config(self) -> dict[str, Any]:
@@ -390,16 +391,12 @@ def metric_rows(sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resampl
 # -- strata and movers -------------------------------------------------------------
 
 
-def query_facts(judgments: JudgmentSet | None) -> dict[str, dict[str, str | None]]:
-    """Query text and stratum per query id, from the judgments when given."""
-    facts: dict[str, dict[str, str | None]] = {}
+def query_facts(judgments: JudgmentSet | LabelIndex | None) -> dict[str, dict[str, str | None]]:
+    """Query text and stratum per query id (the first each query's labels give), when judgments are given."""
     if judgments is None:
-        return facts
-    for label in judgments.labels:
-        entry = facts.setdefault(label.query_id, {"query": None, "stratum": None})
-        entry["query"] = entry["query"] or label.query
-        entry["stratum"] = entry["stratum"] or label.stratum
-    return facts
+        return {}
+    queries = as_label_index(judgments).queries
+    return {query_id: {"query": query.text, "stratum": query.stratum} for query_id, query in queries.items()}
 
 
 def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
@@ -558,7 +555,7 @@ def build_comparison(
     base_report: Mapping[str, Any],
     head_report: Mapping[str, Any],
     *,
-    judgments: JudgmentSet | None = None,
+    judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
@@ -621,7 +618,7 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
 
 
 def compare_reports(base: Mapping[str, Any], head: Mapping[str, Any], *,
-                    judgments: JudgmentSet | None = None, resamples: int = DEFAULT_RESAMPLES,
+                    judgments: JudgmentSet | LabelIndex | None = None, resamples: int = DEFAULT_RESAMPLES,
                     seed: int = DEFAULT_SEED) -> Comparison:
     """The full comparison, in the form gates read (its document rides along)."""
     return comparison_from_document(build_comparison(base, head, judgments=judgments,

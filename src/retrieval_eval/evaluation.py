@@ -13,7 +13,8 @@ from typing import Any
 from .compare import Comparison, compare_reports
 from .fileio import sha256_file
 from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
-from .judgments import JudgmentSet, parse_judgments
+from .judgments import JudgmentSet
+from .labelindex import LabelIndex, read_label_index
 from .report import ReportInputs, blocking_findings, build_report, policy_notes
 from .scoring import ScoreConfig, Scores, score_run_file
 from .validate import Validation, validate
@@ -52,20 +53,21 @@ def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison |
 def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> Evaluation:
     """Score a run file against a judgments file and decide the verdict."""
     gates = parse_gates(request)  # usage errors surface before any file is read
-    judgments = judgments or parse_judgments(request.judgments_path)
-    scores, run = score_run_file(judgments, request.run_path, request.config, run_format=request.run_format)
-    validation = validate(judgments, threshold=request.config.threshold)
+    # Streamed into a compact index: the labels' records are never all held at once.
+    index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
+    scores, run = score_run_file(index, request.run_path, request.config, run_format=request.run_format)
+    validation = validate(index, threshold=request.config.threshold)
     inputs = ReportInputs(
-        judgments_sha256=sha256_file(request.judgments_path),
+        judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
         judged=dict(request.judged),
     )
     blocking = blocking_findings(scores, validation)
     provisional = decide(blocking, [], [])
-    report = build_report(judgments, scores, validation, provisional, inputs)
+    report = build_report(index, scores, validation, provisional, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = (compare_reports(request.baseline, report, judgments=judgments)
+    comparison = (compare_reports(request.baseline, report, judgments=index)
                   if request.baseline is not None else None)
     context = gate_context(scores, request, comparison)
     verdict = decide(blocking, policy_notes(scores), [evaluate_gate(g, context) for g in gates])
