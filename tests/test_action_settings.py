@@ -117,6 +117,7 @@ def test_config_file_refusals() -> None:
     with pytest.raises(SettingsError, match="must be a mapping"):
         parse_config_text("- a\n", source="c.yml")
     assert parse_config_text("", source="c.yml") == {}
+    assert parse_config_text("comment: off\n", source="c.yml") == {"comment": "off"}
 
 
 def test_config_location(tmp_path: Path) -> None:

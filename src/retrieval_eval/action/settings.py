@@ -197,6 +197,8 @@ def parse_config_text(text: str, *, source: str) -> dict[str, str]:
 def _flatten(name: str, value: Any) -> str:
     if value is None:
         return ""
+    if name == "comment" and value is False:
+        return "off"  # YAML 1.1 reads an unquoted `off` as false
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
