@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compare import Comparison, compare_reports
+from .corpus_scoring import CorpusStage
 from .fileio import sha256_file
 from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, read_label_index
 from .report import ReportInputs, blocking_findings, build_report, policy_notes
-from .scoring import ScoreConfig, Scores, score_run_file
+from .scoring import ScoreConfig, Scores
 from .validate import Validation, validate
 
 
@@ -30,6 +31,8 @@ class ScoreRequest:
     baseline: Mapping[str, Any] | None = None
     judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     generated_at: str = "1970-01-01T00:00:00Z"
+    corpus_path: str | None = None  # adds the drift summary; maps chunks to documents
+    collapse_to_documents: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,21 +58,27 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     gates = parse_gates(request)  # usage errors surface before any file is read
     # Streamed into a compact index: the labels' records are never all held at once.
     index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
-    scores, run = score_run_file(index, request.run_path, request.config, run_format=request.run_format)
+    stage = CorpusStage.load(request.corpus_path, request.judgments_path,
+                             collapse=request.collapse_to_documents, judgments=judgments)
+    scores, run = stage.score_run(index, request.run_path, request.config, run_format=request.run_format)
     validation = validate(index, threshold=request.config.threshold)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
         judged=dict(request.judged),
+        corpus=stage.report_corpus(),
+        extra=stage.report_extra(),
     )
     blocking = blocking_findings(scores, validation)
     provisional = decide(blocking, [], [])
     report = build_report(index, scores, validation, provisional, inputs)
+    stage.annotate(report)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
     comparison = (compare_reports(request.baseline, report, judgments=index)
                   if request.baseline is not None else None)
     context = gate_context(scores, request, comparison)
-    verdict = decide(blocking, policy_notes(scores), [evaluate_gate(g, context) for g in gates])
+    notes = policy_notes(scores) + stage.notes(index, scores)
+    verdict = decide(blocking, notes, [evaluate_gate(g, context) for g in gates])
     report["verdict"] = verdict.as_dict()
     return Evaluation(report, scores, validation, verdict, comparison)

@@ -60,13 +60,18 @@ def parse_judged(options: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 @click.option("--judged", "judged_options", multiple=True, metavar="NAME=PATH",
               help="Samples of a judged metric (JSON array), for ci-lower gates.")
 @click.option("--out", metavar="PATH", help="Write the JSON report here (atomically).")
+@click.option("--corpus", "corpus_path", metavar="PATH",
+              help="Live corpus snapshot: adds label drift to the report (and maps chunks to documents).")
+@click.option("--collapse-to-documents", is_flag=True,
+              help="With --corpus: score a chunk run against document labels, each document at its first rank.")
 @json_option
 @now_option
 @colour_option
 @handles_errors
 def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: str, run_format: str,
             gates: tuple[str, ...], baseline: str | None, judged_options: tuple[str, ...], out: str | None,
-            as_json: bool, now: str | None, color: str) -> None:
+            as_json: bool, now: str | None, color: str, corpus_path: str | None,
+            collapse_to_documents: bool) -> None:
     """Score a run against judgments, apply gates, print the verdict.
 
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when an input is refused.
@@ -86,6 +91,8 @@ def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: st
         baseline=load_report(baseline) if baseline else None,
         judged=parse_judged(judged_options),
         generated_at=generated_at(now),
+        corpus_path=corpus_path,
+        collapse_to_documents=collapse_to_documents,
     )
     evaluation = evaluate(request)
     if out:

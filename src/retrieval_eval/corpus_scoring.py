@@ -1,0 +1,162 @@
+"""What ``score --corpus`` adds: the drift summary, and chunk rankings scored as documents.
+
+With a corpus, every label is checked for drift and the report carries the
+counts (``judgments.drift``) and the corpus (``corpus``), plus a reason when
+labels no longer point at it: a metric computed with stale labels is wrong,
+and the reader should know by how much.
+
+With ``--collapse-to-documents``, a run that ranks chunks is scored against
+document-level labels: each chunk id is mapped to its document through the
+corpus, the first occurrence of each document is kept in rank order, and
+the cutoff applies to documents (collapse first, then cut at k). Per query
+the report records how many chunks were received and how many folded into
+a document already ranked. A chunk id the corpus does not know stays in
+place as a key no label names: dropping it would lift every document below
+it by one rank.
+
+Without the flag, a run of chunk ids scored against document-level labels
+can match nothing; that gets a reason in the report instead of a silent
+row of zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .corpus import Corpus
+from .drift import DriftResult
+from .errors import UsageError
+from .identity import is_chunk_id
+from .judgments import JudgmentSet
+from .labelindex import LabelIndex
+from .runs import Run, parse_run
+from .scoring import ScoreConfig, Scores, index_judgments, score_rankings
+
+
+@dataclass(frozen=True)
+class Collapsed:
+    """One query's ranking after chunks were folded into their documents."""
+
+    documents: list[str]
+    received: int
+    collapsed: int
+    unmapped: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"received": self.received, "documents": len(self.documents),
+                "collapsed": self.collapsed, "unmapped": self.unmapped}
+
+
+def collapse_ranking(chunks: list[str], corpus: Corpus, *, received: int | None = None) -> Collapsed:
+    """Map chunk ids to documents, keeping each document at its first rank."""
+    documents: list[str] = []
+    seen: set[str] = set()
+    unmapped = 0
+    for key in chunks:
+        document = corpus.document_of(key)
+        if document is None:
+            unmapped += is_chunk_id(key)
+            document = key
+        if document not in seen:
+            seen.add(document)
+            documents.append(document)
+    return Collapsed(documents, len(chunks) if received is None else received,
+                     len(chunks) - len(documents), unmapped)
+
+
+@dataclass
+class CorpusStage:
+    """The corpus-dependent part of one score run; inert when no corpus was given."""
+
+    corpus: Corpus | None = None
+    drift: DriftResult | None = None
+    collapse: bool = False
+    collapsed: dict[str, Collapsed] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, corpus_path: str | None, judgments_path: str, *, collapse: bool = False,
+             judgments: JudgmentSet | None = None) -> CorpusStage:
+        if corpus_path is None:
+            if collapse:
+                raise UsageError("--collapse-to-documents needs --corpus, which maps chunks to documents",
+                                 hint="--corpus corpus.json --collapse-to-documents")
+            return cls()
+        from .corpus import read_corpus
+        from .drift import check_drift
+        from .judgments import parse_judgments
+
+        corpus = read_corpus(corpus_path)
+        # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
+        full = judgments if judgments is not None else parse_judgments(judgments_path)
+        return cls(corpus, check_drift(full, corpus), collapse)
+
+    def score_run(self, index: LabelIndex, run_path: str, config: ScoreConfig, *,
+                  run_format: str = "auto") -> tuple[Scores, Run]:
+        from .scoring import score_run_file
+
+        if not self.collapse or self.corpus is None:
+            return score_run_file(index, run_path, config, run_format=run_format)
+        indexed = index_judgments(index, config)
+        # Whole rankings: the cutoff counts documents, so it can only apply after the collapse.
+        run = parse_run(run_path, judged=indexed, run_format=run_format)
+        for query_id, chunks in run.rankings.items():
+            self.collapsed[query_id] = collapse_ranking(chunks, self.corpus, received=run.received.get(query_id))
+        rankings = {query_id: c.documents for query_id, c in self.collapsed.items()}
+        scores = score_rankings(index, rankings, config, indexed=indexed)
+        scores.with_duplicates = list(run.with_duplicates)
+        scores.unjudged = list(run.unjudged)
+        return scores, run
+
+    def report_corpus(self) -> dict[str, Any]:
+        return {"fingerprint": None} if self.corpus is None else self.corpus.describe()
+
+    def report_extra(self) -> dict[str, Any]:
+        if not self.collapse:
+            return {}
+        per_query = {q: self.collapsed[q].as_dict() for q in sorted(self.collapsed)}
+        totals = {name: sum(entry[name] for entry in per_query.values())
+                  for name in ("received", "collapsed", "unmapped")}
+        return {"collapse": {"to": "documents", **totals, "per_query": per_query}}
+
+    def annotate(self, report: dict[str, Any]) -> None:
+        if self.drift is not None:
+            report["judgments"]["drift"] = self.drift.summary()
+
+    def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
+        notes = [note for note in (self._drift_note(), self._collapse_note()) if note]
+        if not self.collapse and chunk_run_against_documents(index, scores.rankings):
+            notes.append("the run returns chunk ids but every label is document-level, so no key can match; "
+                         "score with --corpus CORPUS --collapse-to-documents")
+        return notes
+
+    def _drift_note(self) -> str | None:
+        drift = self.drift
+        if drift is None or drift.invalid_ratio == 0:
+            return None
+        total = len(drift.findings)
+        invalid = total - drift.counts()["VALID"]
+        return (f"{invalid} of {total} labels ({drift.invalid_ratio:.1%}) no longer point at the corpus: "
+                f"{drift.recoverable} recoverable with 'retrieval-eval drift --fix', {drift.needs_human} need a "
+                "human; metrics computed with them are off")
+
+    def _collapse_note(self) -> str | None:
+        if not self.collapse:
+            return None
+        extra = self.report_extra()["collapse"]
+        note = (f"chunk rankings were collapsed to documents through the corpus: {extra['received']} chunks "
+                f"received, {extra['collapsed']} folded into a document ranked above them")
+        if extra["unmapped"]:
+            unmapped = extra["unmapped"]
+            note += (f"; {unmapped} chunk id{' is' if unmapped == 1 else 's are'} not in the corpus and "
+                     f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys")
+        return note
+
+
+def chunk_run_against_documents(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:
+    """Whether every key the run returned is a chunk id while no label names a chunk."""
+    if index.chunk_ids:
+        return False
+    keys = [key for ranking in rankings.values() for key in ranking]
+    return bool(keys) and all(is_chunk_id(key) for key in keys)
