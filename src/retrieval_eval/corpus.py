@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any, BinaryIO
@@ -298,8 +298,11 @@ class _SnapshotParser:
 
     def parse(self) -> None:
         pos = self.skip(0)
-        if self.text[pos:pos + 1] != "{":
-            raise self.fail(pos, "a corpus snapshot must be a JSON object with a chunks array")
+        first = self.text[pos:pos + 1]
+        if first != "{":
+            problem = ("a corpus snapshot must be a JSON object with a chunks array" if first in '["0123456789-tfn'
+                       else "not valid JSON (a corpus snapshot is a JSON object with a chunks array)")
+            raise self.fail(pos, problem)
         pos = self.skip(pos + 1)
         seen: set[str] = set()
         if self.text[pos:pos + 1] == "}":
@@ -359,7 +362,21 @@ def read_snapshot(data: bytes, where: _Where, progress: Progress | None = None) 
     return builder
 
 
-# --- entry point ---------------------------------------------------------------
+# --- entry points --------------------------------------------------------------
+
+
+def corpus_from_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    corpus_fingerprint: str | None = None,
+    chunker_fingerprint: str | None = None,
+) -> Corpus:
+    """Build a corpus from chunk objects in memory, checked as a file's would be (line = position)."""
+    builder = CorpusBuilder(_Where(None))
+    for line, record in enumerate(records, 1):
+        builder.add(dict(record), line)
+    flags = {"corpus_fingerprint": corpus_fingerprint, "chunker_fingerprint": chunker_fingerprint}
+    return builder.finish(flags, "")
 
 
 def detect_corpus_format(path: str) -> str:
