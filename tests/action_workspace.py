@@ -49,6 +49,20 @@ def worse_run() -> list[dict[str, Any]]:
     return rows
 
 
+def rechunked_corpus(document: str, fingerprint: str = "paragraph/200") -> dict[str, Any]:
+    """The demo corpus after a chunker change that moved the chunks of one document:
+    new fingerprints, and new chunk ids (same text) for that document's chunks."""
+    from retrieval_eval.identity import chunk_id
+
+    corpus = json.loads((DEMO / "corpus.json").read_text(encoding="utf-8"))
+    corpus["corpus_fingerprint"] = corpus["chunker_fingerprint"] = fingerprint
+    for chunk in corpus["chunks"]:
+        if chunk["doc_uri"] == document:
+            chunk["chunk_id"] = chunk_id(chunk["doc_uri"], chunk["doc_revision"], chunk["ordinal"], chunk["text"],
+                                         fingerprint)
+    return corpus
+
+
 def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
     from retrieval_eval.evaluation import ScoreRequest, evaluate

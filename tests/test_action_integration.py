@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from action_workspace import (
-    PR_NUMBER, REPO, TOKEN, Workspace, demo_rows, git, make_workspace, report_zip, worse_run, write_jsonl,
+    PR_NUMBER, REPO, ROOT, TOKEN, Workspace, demo_rows, git, make_workspace, rechunked_corpus, report_zip,
+    worse_run, write_jsonl,
 )
 from fake_github import BOT, FakeGitHub
 from retrieval_eval.action.main import main
@@ -324,6 +325,44 @@ def test_comment_always_finds_the_pull_request_of_a_push(tmp_path: Path, fake: F
     fake.add_pull(12, ws.head_sha)
     run = act(ws, fake, comment="always")
     assert run.outputs["comment-posted"] == "true" and ours(fake, 12)
+
+
+# -- drift -----------------------------------------------------------------------------
+
+
+def test_drift_after_a_chunker_change(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "corpus.json").write_text(json.dumps(rechunked_corpus("help://billing/refunds")))
+    run = act(ws, fake, corpus="corpus.json")
+    ratio = float(run.outputs["drift-invalid-ratio"])
+    assert 0 < ratio < 1 and run.code == 0  # without max-drift, drift only warns
+    warnings = [line for line in run.lines("::warning") if "label drift" in line]
+    assert len(warnings) == 1
+    assert "labeled against corpus paragraph/400, the corpus is now paragraph/200" in warnings[0]
+    assert "retrieval-eval drift -j judgments.jsonl -c corpus.json --fix" in warnings[0]
+    assert "```sh\nretrieval-eval drift -j judgments.jsonl -c corpus.json --fix\n```" in run.summary
+    assert "Label drift" in run.summary and "Label drift" in str(ours(fake)[0]["body"])
+    report = json.loads((ws.root / "retrieval-eval-report.json").read_text())
+    assert report["judgments"]["drift"]["invalid_ratio"] == ratio
+
+
+def test_max_drift_turns_decay_into_fail(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "corpus.json").write_text(json.dumps(rechunked_corpus("help://billing/refunds")))
+    run = act(ws, fake, corpus="corpus.json", max_drift="0.05")
+    assert run.code == 1 and run.outputs["verdict"] == "FAIL"
+    assert run.outputs["breached-gates"] == "max-drift:0.05"
+    assert any("max-drift:0.05" in line for line in run.lines("::error"))
+    tolerant = act(ws, fake, corpus="corpus.json", max_drift="0.5")
+    assert tolerant.code == 0 and tolerant.outputs["verdict"] == "PASS"
+
+
+def test_unchanged_corpus_says_nothing_about_drift(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    run = act(ws, fake, corpus=str(ROOT / "src" / "retrieval_eval" / "demo" / "corpus.json"))
+    assert run.outputs["drift-invalid-ratio"] == "0"
+    assert not [line for line in run.log.splitlines() if "label drift" in line]
+    assert "--fix" not in run.summary
 
 
 # -- post-comment (the fork recipe) -------------------------------------------------------

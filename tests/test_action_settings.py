@@ -35,7 +35,8 @@ def test_defaults() -> None:
 
 def test_inputs_keep_their_hyphens() -> None:
     env = {**REQUIRED, "INPUT_GITHUB-TOKEN": "tok", "INPUT_COMMENT-ID": "nightly",
-           "INPUT_FAIL-ON-INDETERMINATE": "false", "INPUT_MAX-DRIFT": "0.1", "INPUT_BASELINE-PATH": "r/base.json",
+           "INPUT_FAIL-ON-INDETERMINATE": "false", "INPUT_MAX-DRIFT": "0.1", "INPUT_CORPUS": "corpus.json",
+           "INPUT_BASELINE-PATH": "r/base.json",
            "INPUT_API-URL": "http://127.0.0.1:9/", "INPUT_K": "5, 10", "INPUT_GATES": "recall@5:0.5\nmrr@10:-0.1"}
     settings = parse(env)
     assert settings.github_token == "tok" and settings.comment_id == "nightly"
@@ -57,6 +58,11 @@ def test_all_missing_required_inputs_at_once() -> None:
     with pytest.raises(SettingsError) as caught:
         parse({})
     assert caught.value.problems[0].startswith("missing required inputs: judgments, run")
+
+
+def test_max_drift_needs_a_corpus() -> None:
+    with pytest.raises(SettingsError, match="max-drift: drift is measured against a corpus"):
+        parse({**REQUIRED, "INPUT_MAX-DRIFT": "0.1"})
 
 
 def test_post_comment_mode_needs_no_judgments() -> None:

@@ -8,8 +8,7 @@ half of the fork recipe, posting a comment another run rendered.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RetrievalEvalError
@@ -17,7 +16,12 @@ from ..gates import DELTA, FAIL, INDETERMINATE, PASS, Verdict, parse_gate
 from .baseline import Baseline, BaselineContext, resolve_baseline
 from .event import Event
 from .github import Forbidden, GitHubError
-from .publish import Annotation, Console, append_text, emit_annotations, format_outputs, upsert_comment, write_text
+from .driftcheck import (
+    apply_max_drift, drift_annotation, drift_markdown, fingerprint_changes, fix_command, invalid_ratio,
+)
+from .publish import (
+    Annotation, Console, append_text, code_fence, emit_annotations, format_outputs, upsert_comment, write_text,
+)
 from .settings import Runner, Settings, SettingsError
 
 if TYPE_CHECKING:
@@ -36,6 +40,8 @@ class Outcome:
     baseline: Baseline
     comparison: dict[str, Any] | None
     skipped_gates: tuple[str, ...]
+    corpus_changes: list[str] = field(default_factory=list)
+    drift_fix: str = ""
 
     @property
     def report(self) -> dict[str, Any]:
@@ -85,12 +91,15 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         gates=gates,
         baseline=baseline.report,
         generated_at=deps.now(),
+        corpus_path=str(settings.resolve(settings.corpus)) if settings.corpus else None,
     )
-    evaluation = evaluate(request)
+    evaluation = apply_max_drift(evaluate(request), settings.max_drift)
     # evaluate() already compared with the baseline (with the head judgments at hand); its
     # document is what the templates render.
     comparison = evaluation.comparison.document if evaluation.comparison is not None else None
-    return Outcome(evaluation, baseline, comparison, skipped)
+    changes = fingerprint_changes(evaluation.report, baseline.report) if settings.corpus else []
+    command = fix_command(settings.judgments, settings.corpus) if settings.corpus else ""
+    return Outcome(evaluation, baseline, comparison, skipped, changes, command)
 
 
 def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str], tuple[str, ...]]:
@@ -117,10 +126,11 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
     common = {"report": outcome.report, "comparison": outcome.comparison, "template_dir": template_dir,
               "comment_id": settings.comment_id}
     note = baseline_note(outcome)
-    summary = render("summary", **common) + note
+    drift = drift_markdown(outcome.report, outcome.corpus_changes, outcome.drift_fix)
+    summary = render("summary", **common) + drift + note
     # The comment tells where a baseline would come from only when there is none: that is
     # when a reader needs to act; otherwise the summary has it.
-    comment = render("comment", **common) + (note if outcome.baseline.report is None else "")
+    comment = render("comment", **common) + drift + (note if outcome.baseline.report is None else "")
     return Rendered(summary, comment)
 
 
@@ -164,6 +174,9 @@ def annotations(outcome: Outcome) -> list[Annotation]:
     for finding in blocking_findings(outcome.evaluation.scores, outcome.evaluation.validation):
         found.append(Annotation("warning", f"{TITLE}: INDETERMINATE", finding))
     found.extend(comparability_annotations(outcome.comparison))
+    drift = drift_annotation(outcome.report, outcome.corpus_changes, outcome.drift_fix)
+    if drift is not None:
+        found.append(drift)
     for note in outcome.baseline.notes:
         found.append(Annotation("notice", f"{TITLE}: baseline", note))
     return found
@@ -188,8 +201,10 @@ def comparability_annotations(comparison: dict[str, Any] | None) -> list[Annotat
 
 def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, str]:
     breached = [gate.expression for gate in outcome.verdict.gates if gate.status == FAIL]
+    ratio = invalid_ratio(outcome.report)
     return output_values(outcome.verdict.status, settings, posted, report=settings.report,
-                         summary=settings.summary_file, breached="\n".join(breached))
+                         summary=settings.summary_file, breached="\n".join(breached),
+                         drift="" if ratio is None else f"{ratio:.12g}")
 
 
 def output_values(verdict: str, settings: Settings | None, posted: Posted, *, report: str = "",
@@ -258,21 +273,11 @@ def comment_target(settings: Settings, event: Event, deps: Deps) -> int | None:
 def failure_markdown(exc: RetrievalEvalError, *, consequence: str = "nothing was scored and no gate "
                      "was checked") -> str:
     problems = exc.problems if isinstance(exc, SettingsError) else [exc.message]
-    fence = "`" * max(3, _longest_backtick_run(problems) + 1)  # a fence the text cannot close
+    fence = code_fence("\n".join(problems))
     text = "\n".join(problems)
     hint = f"\nTry: {exc.hint}\n" if exc.hint else ""
     return (f"### {TITLE} could not answer\n\nThe inputs could not be read, so {consequence}.\n\n"
             f"{fence}text\n{text}\n{fence}\n{hint}")
-
-
-def _longest_backtick_run(lines: Iterable[str]) -> int:
-    longest = 0
-    for line in lines:
-        run = 0
-        for char in line:
-            run = run + 1 if char == "`" else 0
-            longest = max(longest, run)
-    return longest
 
 
 def _error_annotations(console: Console, exc: RetrievalEvalError) -> None:

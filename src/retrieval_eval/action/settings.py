@@ -260,6 +260,8 @@ def parse_settings(env: Mapping[str, str], config: Mapping[str, str] | None = No
         config_file=config_file,
         github_token=input_value(env, "github-token"),
     )
+    if settings.max_drift is not None and not settings.corpus:
+        values.problems.append("max-drift: drift is measured against a corpus; set corpus too")
     missing = [name for name in ("judgments", "run") if mode == "evaluate" and not values.raw(name)]
     if missing:
         values.problems.insert(0, f"missing required input{'s' if len(missing) > 1 else ''}: {', '.join(missing)} "
