@@ -92,7 +92,7 @@ def _is_number(value: Any) -> bool:
 def _per_query(report: Mapping[str, Any]) -> dict[str, dict[str, float]] | None:
     """The report's per-query values, or None when it carries none (or not in our shape)."""
     table = report.get("per_query")
-    if not isinstance(table, Mapping) or not table:
+    if not isinstance(table, Mapping):
         return None
     if not all(isinstance(row, Mapping) for row in table.values()):
         return None
@@ -345,12 +345,16 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
 
     The reports' own numbers when the paired queries are exactly what both
     reports averaged over (so the comparison repeats them to the last digit);
-    otherwise means over the paired queries.
+    otherwise means over the paired queries. A rescored base has no number
+    of its own beyond what was rescored.
     """
-    whole = pairing.available and not pairing.added and not pairing.removed and not rescored
-    if not pairing.available or whole:
+    if pairing.base is None or pairing.head is None:
         return _value(sides.base, metric), _value(sides.head, metric)
-    assert pairing.base is not None and pairing.head is not None
+    whole = not pairing.added and not pairing.removed and not rescored
+    if whole or not pairing.ids and not rescored:
+        return _value(sides.base, metric), _value(sides.head, metric)
+    if not pairing.ids:
+        return None, _value(sides.head, metric)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
 
 
@@ -465,16 +469,19 @@ def _mover(move: tuple[float, str, float, float], facts: Mapping[str, Mapping[st
 # -- other findings ----------------------------------------------------------------
 
 
+def _queries(count: int) -> str:
+    return f"{count} query is" if count == 1 else f"{count} queries are"
+
+
 def query_findings(pairing: Pairing) -> list[Finding]:
     findings = []
+    meaning = f"left out of the deltas, which cover the {len(pairing.ids)} queries scored on both sides"
     if pairing.added:
-        findings.append(Finding("queries-added", LIMITS, f"{len(pairing.added)} queries are scored in head only",
-                                f"they are left out of the deltas, which cover the {len(pairing.ids)} "
-                                "queries scored on both sides"))
+        findings.append(Finding("queries-added", LIMITS, f"{_queries(len(pairing.added))} scored in head only",
+                                meaning))
     if pairing.removed:
-        findings.append(Finding("queries-removed", LIMITS, f"{len(pairing.removed)} queries are scored in base only",
-                                f"they are left out of the deltas, which cover the {len(pairing.ids)} "
-                                "queries scored on both sides"))
+        findings.append(Finding("queries-removed", LIMITS, f"{_queries(len(pairing.removed))} scored in base only",
+                                meaning))
     return findings
 
 

@@ -36,6 +36,7 @@ KINDS = ("summary", "comment", "text")
 COMMENT_LIMIT = 65_536  # characters, GitHub's limit for a comment body
 SUMMARY_LIMIT = 1 << 20  # bytes, GitHub's limit for one step's summary
 MARKER = "<!-- retrieval-eval:comment id={} -->"
+_BLANK_LINES = re.compile(r"\n{3,}")
 _COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TEXT_LIMIT = 200  # characters of one user string shown in a cell
 QUERY_LIMIT = 120
@@ -52,9 +53,12 @@ _ESCAPES = {
     "(": "\\(", ")": "\\)", "!": "\\!", "~": "\\~", "$": "\\$", "{": "\\{", "}": "\\}",
     # A zero-width space after @ and # stops GitHub turning them into mentions and
     # issue links, which it does after Markdown, so a backslash would not help.
-    "@": "@&#8203;", "#": "#&#8203;",
+    "#": "#&#8203;",
     "\u200b": "&#8203;",
 }
+# An @ starts a mention, or an e-mail address that becomes a link. Only the
+# "recall@5" shape (a word, @, a number) is neither, and is left readable.
+_AT = re.compile(r"(?<!\w)@|@(?!\d+(?![\w.]))")
 # Bare URLs become links through GitHub's autolinker; break the patterns it looks for.
 _AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=\bwww)(?=\.)")
 _LINE_START = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|[-+](?=\s|$))")
@@ -74,6 +78,7 @@ def escape_markdown(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     """
     text = shorten(" ".join(str(value).split()), limit)
     text = _AUTOLINK.sub("\u200b", text)
+    text = _AT.sub("@\u200b", text)
     text = "".join(_ESCAPES.get(char, char) for char in text)
     # A leading list or heading marker would make a block if the text starts a line.
     return _LINE_START.sub(lambda m: m.group(1) + "\\" if m.group(1).isdigit() else "\\" + m.group(1), text, count=1)
@@ -87,7 +92,7 @@ def escape_name(value: Any, *, limit: int = 60) -> str:
 
 def mermaid_label(value: Any, *, limit: int = 24) -> str:
     """A name safe inside a quoted Mermaid label: letters, digits, spaces, - _ . @ only."""
-    text = re.sub(r"[^\w .@-]", "_", " ".join(str(value).split()), flags=re.UNICODE)
+    text = re.sub(r"[^\w .@-]", "_", _AT.sub("_", " ".join(str(value).split())))
     return shorten(text, limit) or "_"
 
 
@@ -212,11 +217,13 @@ def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None
     rows = []
     for name in dict.fromkeys([*head, *compared]):
         entry, moved = _mapping(head.get(name)), _mapping(compared.get(name))
-        value = _mapping(_mapping(entry.get("metrics")).get(primary)).get("value")
+        value = moved.get("head") if "head" in moved else _mapping(_mapping(entry.get("metrics")).get(primary)).get("value")
+        # Paired counts when the comparison has them, so n matches the numbers beside it.
+        n = _int(moved.get("n")) if _int(moved.get("n")) is not None else _int(entry.get("n"))
         rows.append({
             "name": escape_markdown(name, limit=80),
             "label": mermaid_label(name),
-            "n": _int(entry.get("n")) if _int(entry.get("n")) is not None else "—",
+            "n": n if n is not None else "—",
             "head": fmt(value),
             "head_value": _number(value),
             "base": fmt(moved.get("base")),
@@ -301,11 +308,15 @@ def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
         return text
     if moved.get("confounded"):
         return f"{text} ({fmt_delta(moved.get('delta'))} vs base, confounded)"
-    verdict = "significant" if moved.get("significant") else "not significant"
+    versus = f"{fmt_delta(moved.get('delta'))} vs base"
+    paired = _int(_mapping(_mapping(comparison).get("queries")).get("paired"))
+    if paired and paired != _int(_mapping(report.get("judgments")).get("queries_scored")):
+        versus += f" on the {paired} queries scored on both sides"
     interval = fmt_interval(moved.get("ci"))
     if interval == "—":
-        return f"{text} ({fmt_delta(moved.get('delta'))} vs base)"
-    return f"{text} ({fmt_delta(moved.get('delta'))} vs base, 95% interval {interval}, {verdict})"
+        return f"{text} ({versus})"
+    verdict = "significant" if moved.get("significant") else "not significant"
+    return f"{text} ({versus}, 95% interval {interval}, {verdict})"
 
 
 def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
@@ -507,7 +518,8 @@ def template_drawer(kind: str, template_dir: str | None) -> Callable[[dict[str, 
 
     def refuse(exc: TemplateError) -> InputError:
         line = exc.lineno if isinstance(exc, TemplateSyntaxError) else None
-        where = getattr(exc, "filename", None) or getattr(exc, "name", None) or f"{kind}.md.j2"
+        # The template's name under the loader, not its path: messages stay the same wherever it lives.
+        where = getattr(exc, "name", None) or f"{kind}.md.j2"
         return InputError(f"template {where}", line, str(exc.message or exc), path=template_dir)
 
     try:
@@ -517,9 +529,12 @@ def template_drawer(kind: str, template_dir: str | None) -> Callable[[dict[str, 
 
     def draw(view: dict[str, Any]) -> str:
         try:
-            return template.render(**view)
+            text = template.render(**view)
         except TemplateError as exc:
             raise refuse(exc) from None
+        # Blank lines mean the same in Markdown whether one or three; keep one, so
+        # templates can be written for reading rather than for exact whitespace.
+        return _BLANK_LINES.sub("\n\n", text)
 
     return draw
 

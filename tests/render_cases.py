@@ -1,0 +1,110 @@
+"""The situations the Markdown renderings are pinned on, each a head report and maybe a comparison."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from compare_data import labels, run, score
+from retrieval_eval.compare import build_comparison
+from retrieval_eval.judgments import parse_judgments
+
+Case = tuple[dict[str, Any], dict[str, Any] | None]
+RESAMPLES = 2_000
+
+HOSTILE_TEXTS = [
+    "@octocat please look <img src=x onerror=alert(1)>",
+    "[click me](https://evil.example/phish) and ![pixel](https://evil.example/p.png)",
+    "col | break | table\nsecond line",
+    "<!-- retrieval-eval:comment id=default --> </details> <script>alert(1)</script>",
+    "```\ncode fence``` and `tick` and $x^2$ math",
+    "# heading? see #12 and www.evil.example or mailto:a@b.example",
+    "**bold** _em_ ~~strike~~ <b>tag</b> &amp; entity",
+    "1. looks like a list",
+]
+
+
+def _compare(directory: Path, base: dict[str, Any], head: dict[str, Any], *, judged: bool = True) -> dict[str, Any]:
+    judgments = parse_judgments(str(directory / "head-judgments.jsonl")) if judged else None
+    return build_comparison(base, head, judgments=judgments, resamples=RESAMPLES)
+
+
+def pass_without_baseline(directory: Path) -> Case:
+    return score(directory, "head", labels(), run(misses=[3, 17]), gates=["recall@5:0.8", "worst-stratum:recall@5:0.5"]), None
+
+
+def delta_fail(directory: Path) -> Case:
+    base = score(directory, "base", labels(), run())
+    head = score(directory, "head", labels(), run(misses=[2, 9, 30]), gates=["recall@5:-0.02"], baseline=base)
+    return head, _compare(directory, base, head)
+
+
+def significant_drop(directory: Path) -> Case:
+    base = score(directory, "base", labels(), run(misses=[1]))
+    head = score(directory, "head", labels(), run(misses=range(1, 13)), gates=["recall@5:-0.02:significant"],
+                 baseline=base)
+    return head, _compare(directory, base, head)
+
+
+def not_significant_drop(directory: Path) -> Case:
+    base = score(directory, "base", labels(), run(misses=[1]))
+    head = score(directory, "head", labels(), run(misses=[1, 22]), gates=["recall@5:-0.02:significant"],
+                 baseline=base)
+    return head, _compare(directory, base, head)
+
+
+def indeterminate_nothing_scored(directory: Path) -> Case:
+    unjudged = [{**row, "relevance": 0} for row in labels(6)]
+    base = score(directory, "base", labels(6), run(6))
+    head = score(directory, "head", unjudged, run(6), gates=["recall@5:0.5"], baseline=base)
+    return head, _compare(directory, base, head)
+
+
+def judgments_rescored(directory: Path) -> Case:
+    from test_compare import relabelled
+
+    base = score(directory, "base", labels(), run(41, misses=[5]))
+    head = score(directory, "head", relabelled(), run(41, misses=[5, 33]), gates=["recall@5:-0.05"], baseline=base)
+    return head, _compare(directory, base, head)
+
+
+def drift_warning(directory: Path) -> Case:
+    base = score(directory, "base", labels(), run())
+    head = score(directory, "head", labels(), run(misses=[4]), gates=["recall@5:-0.05"], baseline=base)
+    head["judgments"]["drift"] = {"valid": 105, "re_anchorable": 9, "merged": 2, "split": 1, "orphaned": 3,
+                                  "invalid_ratio": 0.125}
+    return head, _compare(directory, base, head)
+
+
+def oversized_truncated(directory: Path) -> Case:
+    head, comparison = significant_drop(directory)
+    assert comparison is not None
+    # A judgments file with thousands of strata of long names: far over the comment budget.
+    for index in range(1_500):
+        name = f"stratum {index:04d} " + "with a long descriptive name " * 3
+        head["per_stratum"][name] = {"n": 1, "queries": 1, "metrics": {"recall@5": {"value": 0.5, "n": 1}}}
+        comparison["per_stratum"][name] = {"n": 1, "base": 0.75, "head": 0.5, "delta": -0.25}
+    return head, comparison
+
+
+def hostile_text_escaped(directory: Path) -> Case:
+    texts = [HOSTILE_TEXTS[i % len(HOSTILE_TEXTS)] for i in range(40)]
+    strata = ["<b>vip</b> | @admins", "[x](https://evil.example)", "plain"]
+    base = score(directory, "base", labels(texts=texts, strata=strata), run())
+    head = score(directory, "head", labels(texts=texts, strata=strata), run(misses=range(8)),
+                 gates=["recall@5:-0.02", "worst-stratum:recall@5:0.9"], baseline=base)
+    return head, _compare(directory, base, head)
+
+
+CASES: dict[str, Callable[[Path], Case]] = {
+    "pass_without_baseline": pass_without_baseline,
+    "delta_fail": delta_fail,
+    "significant_drop": significant_drop,
+    "not_significant_drop": not_significant_drop,
+    "indeterminate_nothing_scored": indeterminate_nothing_scored,
+    "judgments_rescored": judgments_rescored,
+    "drift_warning": drift_warning,
+    "oversized_truncated": oversized_truncated,
+    "hostile_text_escaped": hostile_text_escaped,
+}

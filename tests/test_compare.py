@@ -1,0 +1,243 @@
+"""The comparison: paired deltas on one yardstick, findings said in words, confounded when it must be."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare_data import labels, run, score, write_jsonl
+from helpers import run_cli
+from retrieval_eval.compare import build_comparison, comparison_from_document
+from retrieval_eval.gates import GateContext, evaluate_gate, parse_gate
+from retrieval_eval.judgments import parse_judgments
+
+
+def codes(document: dict[str, Any]) -> dict[str, str]:
+    return {finding["code"]: finding["effect"] for finding in document["comparability"]}
+
+
+def gate_status(document: dict[str, Any], expression: str, head: dict[str, Any]) -> str:
+    metrics = {name: m["value"] for name, m in head["metrics"].items()}
+    context = GateContext(metrics, comparison=comparison_from_document(document))
+    return evaluate_gate(parse_gate(expression, ks=(5, 10)), context).status
+
+
+# -- one yardstick -------------------------------------------------------------------
+
+
+def test_same_yardstick_pairs_queries_and_finds_the_movers(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=range(10)))
+    head = score(tmp_path, "head", labels(), run(misses=[0, 1, 2, 3, 4, 20]))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=2_000)
+    assert document["yardstick"] == "same" and document["comparable"]
+    recall = document["metrics"]["recall@5"]
+    assert (recall["base"], recall["head"], recall["delta"], recall["n"]) == (0.75, 0.85, 0.1, 40)
+    assert recall["ci"][0] <= 0.1 <= recall["ci"][1]
+    movers = document["movers"]
+    assert (movers["down"], movers["up"], movers["unchanged"]) == (1, 5, 34)
+    assert movers["drops"] == [{"query_id": "q20", "query": "how do I fix problem 20", "stratum": "billing",
+                                "base": 1.0, "head": 0.0, "delta": -1.0}]
+    assert [m["query_id"] for m in movers["gains"]] == ["q05", "q06", "q07", "q08", "q09"]
+    assert document["per_stratum"]["howto"]["delta"] == round(1 / 13, 12)  # q07 gained
+    assert document["per_stratum"]["billing"]["delta"] == round(1 / 13, 12)  # q05, q08 gained, q20 dropped
+    assert document["comparability"] == []
+
+
+def test_the_same_inputs_give_the_same_bytes(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=range(10)))
+    head = score(tmp_path, "head", labels(), run(misses=[3, 30]))
+    first = json.dumps(build_comparison(base, head, resamples=1_000))
+    assert first == json.dumps(build_comparison(copy.deepcopy(base), copy.deepcopy(head), resamples=1_000))
+
+
+def test_without_judgments_strata_come_from_the_reports_and_movers_have_no_text(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=range(10)))
+    head = score(tmp_path, "head", labels(), run(misses=[]))
+    document = build_comparison(base, head, resamples=500)
+    assert document["per_stratum"]["faq"]["n"] is None
+    assert document["movers"]["gains"][0]["query"] is None
+    assert document["metrics"]["recall@5"]["significant"] is True
+
+
+# -- a change of yardstick -----------------------------------------------------------
+
+
+def relabelled() -> list[dict[str, Any]]:
+    """The head's judgments: q00-q09 lose document b and gain a relevant document at rank 12; q40 is new."""
+    rows = []
+    for row in labels():
+        index = int(row["query_id"][1:])
+        if index < 10 and row["doc_uri"].endswith("/b"):
+            row = {**row, "relevance": 0}
+        rows.append(row)
+    for index in range(10):
+        rows.append({**rows[3 * index], "doc_uri": f"doc://noise/{index}/9", "relevance": 1})
+    return rows + labels(41)[-3:]
+
+
+def test_a_pr_that_edits_labels_is_compared_on_one_yardstick(tmp_path: Path) -> None:
+    same_run = run(41)
+    base = score(tmp_path, "base", labels(), same_run)
+    head = score(tmp_path, "head", relabelled(), same_run)
+    assert head["metrics"]["recall@5"]["value"] != base["metrics"]["recall@5"]["value"]
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=1_000)
+    assert document["yardstick"] == "rescored" and document["comparable"]
+    assert codes(document)["judgments-changed"] == "resolved"
+    assert document["queries"]["added"] == ["q40"]
+    assert codes(document)["queries-added"] == "limits"
+    # The run did not change, so on one yardstick nothing moved.
+    assert all(row["delta"] == 0 for row in document["metrics"].values())
+    assert document["movers"]["drops"] == [] and document["movers"]["gains"] == []
+    assert gate_status(document, "recall@5:-0.02", head) == "PASS"
+
+
+def test_label_edits_without_the_head_judgments_are_confounded(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(41))
+    head = score(tmp_path, "head", relabelled(), run(41))
+    document = build_comparison(base, head, resamples=500)
+    assert document["yardstick"] == "changed" and not document["comparable"]
+    assert codes(document)["judgments-changed"] == "confounds"
+    assert document["metrics"]["recall@5"]["confounded"].startswith("the judgments changed")
+    assert "--judgments" in document["comparability"][0]["meaning"]
+    assert gate_status(document, "recall@5:-0.02", head) == "INDETERMINATE"
+
+
+def test_a_base_without_rankings_cannot_be_rescored(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(41))
+    head = score(tmp_path, "head", relabelled(), run(41))
+    del base["rankings"]
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=500)
+    assert document["yardstick"] == "changed"
+    assert "does not carry its rankings" in document["comparability"][0]["meaning"]
+
+
+def test_the_score_pipeline_rescores_with_the_judgments_it_holds(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(41))
+    head = score(tmp_path, "head", relabelled(), run(41), gates=["recall@5:-0.02"], baseline=base)
+    assert head["verdict"]["gates"][0]["status"] == "PASS"
+
+
+def test_a_gain_change_confounds_only_ndcg(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=[1]), gain="linear")
+    head = score(tmp_path, "head", labels(), run(misses=[2]))
+    document = build_comparison(base, head, resamples=500)
+    confounded = sorted(name for name, row in document["metrics"].items() if row["confounded"])
+    assert confounded == ["ndcg@10", "ndcg@5"]
+    assert gate_status(document, "recall@5:-0.02", head) == "PASS"
+    assert gate_status(document, "ndcg@5:-0.02", head) == "INDETERMINATE"
+
+
+def test_a_threshold_change_is_rescored_when_the_judgments_are_given(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=[1]), threshold=2)
+    head = score(tmp_path, "head", labels(), run(misses=[1]))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=500)
+    assert codes(document) == {"threshold-changed": "resolved"}
+    assert document["metrics"]["recall@10"]["delta"] == 0
+
+
+def test_rankings_kept_too_shallow_confound_the_deeper_metrics(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(41), k=(5,))
+    head = score(tmp_path, "head", relabelled(), run(41))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=500)
+    assert document["metrics"]["recall@5"]["confounded"] is None
+    assert "depth 5" in document["metrics"]["recall@10"]["confounded"]
+    assert {"rankings-too-short", "cutoffs-changed"} <= set(codes(document))
+
+
+# -- reports that carry less ---------------------------------------------------------
+
+
+def test_reports_without_per_query_values_compare_averages_only(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run(misses=range(10)))
+    head = score(tmp_path, "head", labels(), run())
+    for report in (base, head):
+        del report["per_query"]
+    document = build_comparison(base, head, resamples=500)
+    recall = document["metrics"]["recall@5"]
+    assert (recall["delta"], recall["ci"], recall["significant"]) == (0.25, None, None)
+    assert codes(document)["no-per-query"] == "limits"
+    assert document["movers"]["drops"] == []
+    assert gate_status(document, "recall@5:-0.02:significant", head) == "PASS"
+
+
+def test_a_changed_corpus_is_noted(tmp_path: Path) -> None:
+    base = score(tmp_path, "base", labels(), run())
+    head = score(tmp_path, "head", labels(), run())
+    base["corpus"] = {"fingerprint": "paragraph/400"}
+    head["corpus"] = {"fingerprint": "sentence/200"}
+    document = build_comparison(base, head, resamples=200)
+    corpus = [f for f in document["comparability"] if f["code"] == "corpus-changed"][0]
+    assert corpus["effect"] == "note" and "drift" in corpus["meaning"]
+
+
+# -- the anti-noise gate -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("misses", "status"), [(range(12), "FAIL"), ([7], "PASS")])
+def test_significant_gate_fails_only_on_a_real_drop(tmp_path: Path, misses: range | list[int], status: str) -> None:
+    base = score(tmp_path, "base", labels(), run())
+    head = score(tmp_path, "head", labels(), run(misses=misses), gates=["recall@5:-0.02:significant"], baseline=base)
+    gate = head["verdict"]["gates"][0]
+    assert gate["status"] == status, gate
+    if status == "PASS":
+        assert "not significant" in gate["reason"]
+
+
+# -- the command ---------------------------------------------------------------------
+
+
+def reports_on_disk(tmp_path: Path) -> tuple[Path, Path]:
+    base = score(tmp_path, "base", labels(), run(misses=range(6)))
+    head = score(tmp_path, "head", labels(), run(misses=[0, 20]))
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    (tmp_path / "head.json").write_text(json.dumps(head))
+    return tmp_path / "base.json", tmp_path / "head.json"
+
+
+def test_compare_command_writes_the_document_it_prints(tmp_path: Path) -> None:
+    base, head = reports_on_disk(tmp_path)
+    out = tmp_path / "cmp.json"
+    printed = run_cli("compare", "--base", str(base), "--head", str(head), "-j", str(tmp_path / "head-judgments.jsonl"),
+                      "--resamples", "500", "--json", "--out", str(out))
+    assert printed.code == 0, printed.stderr
+    assert printed.json() == json.loads(out.read_text())
+    text = run_cli("compare", "--base", str(base), "--head", str(head), "--resamples", "500")
+    assert "recall@5" in text.stdout and "largest drops" in text.stdout
+
+
+def test_compare_refuses_judgments_the_head_was_not_scored_with(tmp_path: Path) -> None:
+    base, head = reports_on_disk(tmp_path)
+    other = write_jsonl(tmp_path / "other.jsonl", labels(12))
+    out = tmp_path / "cmp.json"
+    result = run_cli("compare", "--base", str(base), "--head", str(head), "-j", str(other), "--out", str(out))
+    assert result.code == 2
+    assert result.stderr.startswith("error  judgments: this is not the judgments file the head report was scored with")
+    assert not out.exists()
+
+
+def test_compare_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
+    base, _ = reports_on_disk(tmp_path)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"spec_version": "1",\n "metrics": ')
+    result = run_cli("compare", "--base", str(base), "--head", str(broken))
+    assert result.code == 2
+    assert result.stderr.startswith("error  head:2: not valid JSON")
+    assert "Traceback" not in result.stderr
+
+
+def test_render_refuses_a_comparison_made_for_another_report(tmp_path: Path) -> None:
+    base, head = reports_on_disk(tmp_path)
+    cmp = tmp_path / "cmp.json"
+    assert run_cli("compare", "--base", str(base), "--head", str(base), "--out", str(cmp), "--resamples", "200").code == 0
+    result = run_cli("render", "--report", str(head), "--compare", str(cmp), "--format", "comment")
+    assert result.code == 2
+    assert "another head report" in result.stderr

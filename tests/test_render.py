@@ -1,0 +1,266 @@
+"""Markdown renderings pinned by golden files, escaping, size budgets and user templates.
+
+Golden files live in tests/golden/. After a deliberate change of a template,
+regenerate them and review the diff:
+
+    UPDATE_GOLDEN=1 python -m pytest tests/test_render.py
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import run_cli
+from render_cases import CASES, HOSTILE_TEXTS
+from retrieval_eval.errors import InputError, UsageError
+from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+KINDS = {
+    "pass_without_baseline": ("comment", "summary"),
+    "delta_fail": ("comment",),
+    "significant_drop": ("comment",),
+    "not_significant_drop": ("comment",),
+    "indeterminate_nothing_scored": ("comment",),
+    "judgments_rescored": ("comment", "summary"),
+    "drift_warning": ("comment",),
+    "oversized_truncated": ("comment",),
+    "hostile_text_escaped": ("comment", "summary"),
+}
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"no golden file {name}; create it with UPDATE_GOLDEN=1 python -m pytest {__file__}"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs; if intended, regenerate with UPDATE_GOLDEN=1"
+
+
+@pytest.mark.parametrize("case", sorted(KINDS))
+def test_renderings_match_their_golden_files(case: str, tmp_path: Path) -> None:
+    report, comparison = CASES[case](tmp_path)
+    for kind in KINDS[case]:
+        check_golden(f"{case}.{kind}.md", render(kind, report=report, comparison=comparison))
+
+
+def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Path) -> None:
+    report, comparison = CASES["delta_fail"](tmp_path)
+    text = render("text", report=report, comparison=comparison)
+    assert "verdict  FAIL" in text
+    assert "compared with base (same yardstick, 40 paired queries)" in text
+    assert "\x1b[" not in text
+
+
+# -- what the renderings say ---------------------------------------------------------
+
+
+def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
+    real = render("comment", report=CASES["significant_drop"](tmp_path)[0], comparison=CASES["significant_drop"](tmp_path)[1])
+    noise = render("comment", report=CASES["not_significant_drop"](tmp_path)[0],
+                   comparison=CASES["not_significant_drop"](tmp_path)[1])
+    assert "| recall@5 | 0.9750 | 0.7000 | **-0.2750** |" in real
+    assert ", significant)" in real and "❌" in real
+    assert "| recall@5 | 0.9750 | 0.9500 | -0.0250 |" in noise
+    assert "not significant)" in noise and "✅ retrieval-eval · PASS" in noise
+
+
+def test_drift_is_warned_about(tmp_path: Path) -> None:
+    report, comparison = CASES["drift_warning"](tmp_path)
+    comment = render("comment", report=report, comparison=comparison)
+    assert "> [!WARNING]\n> Label drift: 12.5% of the labels" in comment
+    assert "3 orphaned, 9 re-anchorable, 2 merged, 1 split" in comment
+
+
+def test_oversized_input_drops_whole_sections_and_says_so(tmp_path: Path) -> None:
+    report, comparison = CASES["oversized_truncated"](tmp_path)
+    comment = render("comment", report=report, comparison=comparison)
+    assert len(comment) <= COMMENT_LIMIT
+    assert "strata shortened to the first 10 of 1503" in comment
+    assert_tables_whole(comment)
+    summary = render("summary", report=report, comparison=comparison)
+    assert "Left out" not in summary and summary.count("| stratum 1") == 500
+
+
+def assert_tables_whole(markdown: str) -> None:
+    """Every table has its header, its delimiter row and rows of the same width."""
+    for block in re.split(r"\n\n+", markdown):
+        lines = [line for line in block.splitlines() if line.startswith("|")]
+        if not lines:
+            continue
+        assert re.fullmatch(r"\|(:?-+:?\|)+", lines[1]), block
+        widths = {line.count(" | ") for line in lines if not line.startswith("|:")}
+        assert len(widths) == 1, block
+
+
+# -- escaping ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_user_text_cannot_inject_markup(text: str) -> None:
+    escaped = escape_markdown(text)
+    assert "\n" not in escaped
+    assert not re.search(r"<[A-Za-z!/]", escaped), "an HTML tag or comment survived"
+    assert not re.search(r"(?<!\\)\|", escaped), "a table break survived"
+    assert not re.search(r"(?<!\\)\]\(", escaped), "a link survived"
+    assert not re.search(r"(?<![\\\w])@\w", escaped), "a mention survived"
+    assert not re.search(r"(?i)https?://|www\.", escaped), "a bare URL survived"
+    assert not re.search(r"(?<!\\)[`*_~$]", escaped), "emphasis or code survived"
+
+
+def test_escaping_keeps_plain_text_and_our_metric_names_readable() -> None:
+    assert escape_markdown("how do I reset my password") == "how do I reset my password"
+    assert escape_markdown("recall@5:-0.02: recall@5 moved") == "recall@5:-0.02: recall@5 moved"
+    assert escape_markdown("mail a@b.example") == "mail a@&#8203;b.example"
+    assert escape_markdown("x" * 300).endswith("x…") and len(escape_markdown("x" * 300)) == 200
+
+
+def test_hostile_text_is_escaped_in_both_kinds(tmp_path: Path) -> None:
+    report, comparison = CASES["hostile_text_escaped"](tmp_path)
+    for kind in ("comment", "summary"):
+        text = render(kind, report=report, comparison=comparison)
+        body = text.replace(comment_marker(), "")
+        assert "<img" not in body and "<script" not in body and "<b>" not in body
+        assert "@octocat" not in body and "@admins" not in body
+        assert "](https" not in body
+        assert_tables_whole(text)
+        assert body.count("<details>") == body.count("</details>")
+
+
+def test_mermaid_labels_are_reduced_to_safe_characters(tmp_path: Path) -> None:
+    report, comparison = CASES["hostile_text_escaped"](tmp_path)
+    summary = render("summary", report=report, comparison=comparison)
+    chart = summary.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    axis = chart.split("x-axis [", 1)[1].split("]", 1)[0]
+    assert set(axis) <= set(string.ascii_letters + string.digits + ' "_.,-@…')
+
+
+# -- the marker and user templates ---------------------------------------------------
+
+
+def test_every_comment_carries_the_marker_with_its_id(tmp_path: Path) -> None:
+    report, _ = CASES["pass_without_baseline"](tmp_path)
+    assert render("comment", report=report, comment_id="nightly-2").startswith(
+        "<!-- retrieval-eval:comment id=nightly-2 -->\n")
+
+
+@pytest.mark.parametrize("bad", ["", "two words", "x-->y", "a" * 65, "new\nline"])
+def test_comment_ids_that_could_break_the_marker_are_refused(bad: str) -> None:
+    with pytest.raises(UsageError):
+        comment_marker(bad)
+
+
+def templates(tmp_path: Path, text: str, name: str = "comment.md.j2") -> str:
+    directory = tmp_path / "templates"
+    directory.mkdir(exist_ok=True)
+    (directory / name).write_text(text, encoding="utf-8")
+    return str(directory)
+
+
+def test_a_user_template_overrides_named_blocks_of_the_builtin(tmp_path: Path) -> None:
+    report, comparison = CASES["delta_fail"](tmp_path)
+    directory = templates(tmp_path, '{% extends "builtin/comment.md.j2" %}\n'
+                                    "{% block footer %}\nOwned by the search team · {{ verdict.status }}\n{% endblock %}\n")
+    comment = render("comment", report=report, comparison=comparison, template_dir=directory)
+    assert comment.startswith(comment_marker())
+    assert comment.endswith("Owned by the search team · FAIL\n")
+    assert "| recall@5 | 1.0000 | 0.9250 |" in comment
+    # The summary has no user template here, so it is the built-in one.
+    assert render("summary", report=report, comparison=comparison, template_dir=directory).startswith("## ❌")
+
+
+def test_a_user_template_that_drops_the_marker_is_refused(tmp_path: Path) -> None:
+    report, _ = CASES["pass_without_baseline"](tmp_path)
+    directory = templates(tmp_path, "{{ verdict.status }}\n")
+    with pytest.raises(UsageError, match="dropped the marker"):
+        render("comment", report=report, template_dir=directory)
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ('{% extends "builtin/comment.md.j2" %}\n{% block footer %}{{ nope }}{% endblock %}', "'nope' is undefined"),
+    ("{% extends \"builtin/comment.md.j2\" %}\n{% block footer %}\n{% if %}{% endblock %}", "template comment.md.j2:3"),
+    ("{{ marker }}{{ verdict.__class__.__mro__ }}", "unsafe"),
+])
+def test_broken_or_unsafe_templates_are_refused(tmp_path: Path, text: str, problem: str) -> None:
+    report, _ = CASES["pass_without_baseline"](tmp_path)
+    with pytest.raises(InputError) as caught:
+        render("comment", report=report, template_dir=templates(tmp_path, text))
+    assert problem in caught.value.message
+
+
+def test_render_command_refuses_a_template_without_marker_and_writes_nothing(tmp_path: Path) -> None:
+    report, _ = CASES["pass_without_baseline"](tmp_path)
+    path = tmp_path / "report.json"
+    path.write_text(__import__("json").dumps(report))
+    out = tmp_path / "comment.md"
+    result = run_cli("render", "--report", str(path), "--format", "comment", "--out", str(out),
+                     "--template-dir", templates(tmp_path, "just text\n"))
+    assert result.code == 2 and "dropped the marker" in result.stderr
+    assert not out.exists()
+    ok = run_cli("render", "--report", str(path), "--format", "comment", "--out", str(out), "--comment-id", "x1")
+    assert ok.code == 0 and out.read_text().startswith(comment_marker("x1"))
+
+
+# -- the budget holds for any report -------------------------------------------------
+
+names = st.text(min_size=0, max_size=300)
+number = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5))
+
+
+@st.composite
+def reports(draw: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    scale = draw(st.sampled_from([1, 30, 400]))
+    strata = draw(st.lists(names, max_size=scale))
+    metrics = {draw(names): {"value": draw(number)} for _ in range(draw(st.integers(0, 3)))}
+    metrics["recall@5"] = {"value": draw(number)}
+    report = {
+        "tool": {"name": draw(names), "version": draw(names)},
+        "config": {"k": [5]},
+        "generated_at": draw(names),
+        "inputs": {"judgments_sha256": draw(names), "run_sha256": draw(names)},
+        "judgments": {"queries": draw(st.integers(0, 10**6)), "drift": {"invalid_ratio": draw(number),
+                                                                         "orphaned": draw(number)}},
+        "metrics": metrics,
+        "per_stratum": {name: {"n": 3, "metrics": {"recall@5": {"value": draw(number)}}} for name in strata},
+        "worst_stratum": {"name": draw(names), "metric": "recall@5", "value": draw(number)},
+        "verdict": {"status": draw(st.sampled_from(["PASS", "FAIL", "INDETERMINATE", "??"])),
+                    "reasons": draw(st.lists(names, max_size=scale)),
+                    "gates": [{"expression": draw(names), "status": "FAIL", "reason": draw(names)}
+                              for _ in range(draw(st.integers(0, scale)))]},
+    }
+    if draw(st.booleans()):
+        return report, None
+    mover = st.fixed_dictionaries({"query_id": names, "query": st.one_of(st.none(), names), "stratum": names,
+                                   "base": number, "head": number, "delta": number})
+    comparison = {
+        "metrics": {name: {"base": draw(number), "head": draw(number), "delta": draw(number), "ci": [0.1, 0.2],
+                           "confounded": draw(st.one_of(st.none(), names))} for name in metrics},
+        "per_stratum": {name: {"base": draw(number), "delta": draw(number)} for name in strata},
+        "movers": {"metric": "recall@5", "drops": draw(st.lists(mover, max_size=scale)),
+                   "gains": draw(st.lists(mover, max_size=scale))},
+        "comparability": [{"code": draw(names), "effect": "confounds", "detail": draw(names), "meaning": draw(names)}
+                          for _ in range(draw(st.integers(0, scale)))],
+        "queries": {"paired": draw(st.integers(0, 10))},
+    }
+    return report, comparison
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(reports())
+def test_any_comment_fits_githubs_limit_and_carries_the_marker(case: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+    report, comparison = case
+    comment = render("comment", report=report, comparison=comparison, comment_id="prop")
+    assert len(comment) <= COMMENT_LIMIT
+    assert comment.startswith(comment_marker("prop") + "\n")
+    assert comment.count(comment_marker("prop")) == 1
