@@ -175,6 +175,13 @@ def dump_report(report: Mapping[str, Any]) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
+def write_report(path: str, report: Mapping[str, Any]) -> None:
+    """Write what ``dump_report`` returns, atomically, without holding the whole text."""
+    from .jsonout import write_json_atomic
+
+    write_json_atomic(path, report)
+
+
 def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
     data = read_bytes(path)

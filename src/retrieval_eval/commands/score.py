@@ -77,8 +77,7 @@ def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: st
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when an input is refused.
     """
     from ..evaluation import ScoreRequest, evaluate
-    from ..fileio import write_atomic
-    from ..report import dump_report, load_report
+    from ..report import load_report, write_report
     from ..scoring import ScoreConfig
     from ..terminal import render_score
 
@@ -96,7 +95,7 @@ def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: st
     )
     evaluation = evaluate(request)
     if out:
-        write_atomic(out, dump_report(evaluation.report))
+        write_report(out, evaluation.report)
     if as_json:
         print_json(evaluation.report)
     else:

@@ -1,0 +1,91 @@
+"""Indented JSON, written piece by piece, byte for byte what ``json.dumps`` writes.
+
+``json.dumps(value, indent=2, ensure_ascii=False)`` runs the pure-Python
+encoder (the C one cannot indent) and joins every piece into one string
+before anything is written: for a report of 100k queries that string and its
+pieces cost hundreds of megabytes. Here the pieces are yielded as they are
+made, and a container holding only scalars (a query's metric values, a
+ranking) is encoded by the C encoder in one call, its item separator carrying
+the newline and indentation ``indent=2`` would have put there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .fileio import atomic_writer
+
+INDENT = "  "
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_plain = json.JSONEncoder(ensure_ascii=False)  # the key and scalar encoding indent=2 uses too
+
+
+def _flat(container: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> bool:
+    """Whether every value is a plain scalar (and, for an object, every key a string)."""
+    if isinstance(container, dict):
+        return (all(map(_SCALARS.__contains__, map(type, container.values())))
+                and all(type(key) is str for key in container))
+    return all(map(_SCALARS.__contains__, map(type, container)))
+
+
+def _flat_encoder(depth: int) -> Any:
+    separator = ",\n" + INDENT * (depth + 1)
+    return json.JSONEncoder(ensure_ascii=False, separators=(separator, ": ")).encode
+
+
+def iter_indented(value: Any, depth: int = 0, _encoders: dict[int, Any] | None = None) -> Iterator[str]:
+    """Yield the text of ``json.dumps(value, indent=2, ensure_ascii=False)`` in pieces."""
+    encoders = {} if _encoders is None else _encoders
+    is_object = isinstance(value, dict)
+    if not (is_object or isinstance(value, (list, tuple))) or not value:
+        yield _plain.encode(value)  # a scalar, or an empty container: one piece
+        return
+    opening, closing = ("{", "}") if is_object else ("[", "]")
+    inner = "\n" + INDENT * (depth + 1)
+    if _flat(value):
+        encode = encoders.get(depth) or encoders.setdefault(depth, _flat_encoder(depth))
+        # The C encoder wrote "{a,<sep>b}"; indent=2 also breaks the line after the
+        # opening bracket and before the closing one.
+        yield opening + inner + encode(value)[1:-1] + "\n" + INDENT * depth + closing
+        return
+    yield opening
+    items: Iterable[tuple[Any, Any]] = value.items() if is_object else ((None, v) for v in value)
+    for position, (key, item) in enumerate(items):
+        yield "," + inner if position else inner
+        if is_object:
+            yield _plain.encode(_key_text(key)) + ": "
+        yield from iter_indented(item, depth + 1, encoders)
+    yield "\n" + INDENT * depth + closing
+
+
+def _key_text(key: Any) -> str:
+    # json turns scalar keys into strings this way; anything else it refuses, as this does.
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return json.dumps(key)
+    if isinstance(key, (int, float)):
+        return _plain.encode(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def dumps_indented(value: Any) -> str:
+    return "".join(iter_indented(value))
+
+
+def write_json_atomic(path: str, value: Any, *, chunk: int = 1 << 16) -> None:
+    """Write ``value`` as indented JSON and a final newline, atomically, in bounded memory."""
+    with atomic_writer(path) as handle:
+        pending: list[str] = []
+        size = 0
+        for piece in iter_indented(value):
+            pending.append(piece)
+            size += len(piece)
+            if size >= chunk:
+                handle.write("".join(pending))
+                pending.clear()
+                size = 0
+        pending.append("\n")
+        handle.write("".join(pending))
