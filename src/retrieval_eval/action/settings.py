@@ -86,8 +86,6 @@ class Runner:
     sha: str = ""
     step_summary: str = ""
     output_file: str = ""
-    server_url: str = "https://github.com"
-    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,8 +150,6 @@ def runner_from_env(env: Mapping[str, str], *, cwd: Path) -> Runner:
         sha=env.get("GITHUB_SHA", ""),
         step_summary=env.get("GITHUB_STEP_SUMMARY", ""),
         output_file=env.get("GITHUB_OUTPUT", ""),
-        server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
-        run_id=env.get("GITHUB_RUN_ID", ""),
     )
 
 
