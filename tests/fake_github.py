@@ -90,6 +90,7 @@ class FakeGitHub:
         run = self.runs[run_id]
         self.artifacts.append({
             "id": self._next_id, "name": name, "expired": expired, "created_at": created_at,
+            "size_in_bytes": len(zipped),
             "archive_download_url": f"{self.url}/repos/{self.repo}/actions/artifacts/{self._next_id}/zip",
             "workflow_run": {key: run[key] for key in ("id", "head_branch", "repository_id",
                                                        "head_repository_id")},

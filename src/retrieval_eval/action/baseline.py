@@ -28,6 +28,7 @@ from .settings import BaselineSpec, Settings
 DEFAULT_ARTIFACT = "retrieval-eval-report"
 MAX_CANDIDATES = 10  # artifacts whose run we inspect before giving up
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
+MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # a report and a comment are small; anything this big is something else
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
     for artifact in ctx.github.list_artifacts(ctx.repo, name=name):
         # Same branch name is not enough: a fork's "main" is someone else's code.
         if (not artifact.expired and artifact.head_branch == branch and artifact.run_id is not None
-                and artifact.head_repository_id == artifact.repository_id):
+                and artifact.head_repository_id == artifact.repository_id and artifact.size <= MAX_ARCHIVE_BYTES):
             candidates.append(artifact)
         if len(candidates) >= MAX_CANDIDATES:
             break

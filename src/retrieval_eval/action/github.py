@@ -94,13 +94,14 @@ class Artifact:
     repository_id: int | None
     head_repository_id: int | None
     created_at: str = ""
+    size: int = 0
 
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> Artifact:
         run = data.get("workflow_run") or {}
         return cls(int(data["id"]), data.get("name") or "", bool(data.get("expired")), run.get("id"),
                    run.get("head_branch"), run.get("repository_id"), run.get("head_repository_id"),
-                   data.get("created_at") or "")
+                   data.get("created_at") or "", int(data.get("size_in_bytes") or 0))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError
-from .baseline import read_zip_member
+from .baseline import MAX_ARCHIVE_BYTES, read_zip_member
 from .event import PULL_REQUEST_EVENTS, Event, TriggeringRun
 from .github import GitHubError
 from .settings import Settings
@@ -88,7 +88,8 @@ def _from_artifacts(settings: Settings, run: TriggeringRun, deps: Deps) -> Rende
     comment_name = PurePosixPath(settings.comment_file).name
     report_name = PurePosixPath(settings.report).name
     try:
-        artifacts = [a for a in deps.github.list_run_artifacts(repo, run.id) if not a.expired]
+        artifacts = [a for a in deps.github.list_run_artifacts(repo, run.id)
+                     if not a.expired and a.size <= MAX_ARCHIVE_BYTES]
         for artifact in artifacts:
             archive = deps.github.download_artifact(repo, artifact.id)
             where = f"artifact {artifact.name} of run {run.id}"
