@@ -572,7 +572,8 @@ def build_comparison(
     scored with; callers check its hash). They give query text and strata,
     and allow rescoring the base rankings when the yardstick changed.
     """
-    sides = Sides(base_report, head_report, judgments)
+    # Indexed once: rescoring, query text and strata all read the same index.
+    sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
     names = metric_names(sides)
     yardstick = decide_yardstick(sides, names)
     pairing = pair_queries(yardstick.base_per_query, _per_query(head_report))

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from ..gates import GRAMMAR_HELP
 from ._common import handles_errors, json_option, print_json
 
+if TYPE_CHECKING:
+    from ..labelindex import LabelIndex
 
-def load_head_judgments(path: str, head: dict) -> object:  # type: ignore[type-arg]
+
+def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
     from ..errors import InputError
-    from ..fileio import sha256_file
-    from ..judgments import parse_judgments
+    from ..labelindex import read_label_index
 
+    index = read_label_index(path)
     recorded = (head.get("inputs") or {}).get("judgments_sha256")
-    if recorded and sha256_file(path) != recorded:
+    if recorded and index.sha256 != recorded:
         raise InputError("judgments", None, "this is not the judgments file the head report was scored with "
                          "(its sha256 differs from the report's inputs.judgments_sha256)", path=path,
                          hint="pass the judgments file of the head branch, unchanged since it was scored")
-    return parse_judgments(path)
+    return index
 
 
-@click.command(epilog=f"Delta gates (on score --baseline) read this comparison: {GRAMMAR_HELP}.")
+@click.command(epilog=f"Gates (score -g, with --baseline for delta gates): {GRAMMAR_HELP}. "
+                      "A delta gate on a confounded delta is INDETERMINATE. See docs/compare.md.")
 @click.option("--base", "base_path", required=True, metavar="PATH", help="Report of the base branch.")
 @click.option("--head", "head_path", required=True, metavar="PATH", help="Report of the head (this change).")
 @click.option("-j", "--judgments", metavar="PATH",
@@ -51,7 +57,7 @@ def command(base_path: str, head_path: str, judgments: str | None, resamples: in
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
-    document = build_comparison(base, head, judgments=judgment_set, resamples=resamples,  # type: ignore[arg-type]
+    document = build_comparison(base, head, judgments=judgment_set, resamples=resamples,
                                 seed=DEFAULT_SEED if seed is None else seed)
     if out:
         write_atomic(out, dump_report(document))
