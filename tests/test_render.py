@@ -76,6 +76,19 @@ def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
     assert "not significant)" in noise and "✅ retrieval-eval · PASS" in noise
 
 
+def test_confounded_deltas_are_flagged_not_judged(tmp_path: Path) -> None:
+    from compare_data import labels, run, score
+    from retrieval_eval.compare import build_comparison
+    from test_compare import relabelled
+
+    base = score(tmp_path, "base", labels(), run(41))
+    head = score(tmp_path, "head", relabelled(), run(41))
+    comment = render("comment", report=head, comparison=build_comparison(base, head, resamples=200))
+    assert "> [!WARNING]\n> Some deltas compare two different yardsticks" in comment
+    assert "| recall@5 | 1.0000 | 0.8750 | -0.1250 ⚠️ | confounded | — |" in comment
+    assert "(-0.1250 vs base, confounded)" in comment
+
+
 def test_drift_is_warned_about(tmp_path: Path) -> None:
     report, comparison = CASES["drift_warning"](tmp_path)
     comment = render("comment", report=report, comparison=comparison)

@@ -492,7 +492,8 @@ def _missing_per_query(sides: Sides, pairing: Pairing) -> list[Finding]:
             return [Finding("no-paired-queries", LIMITS, "no query is scored on both sides",
                             "no delta has an interval and there are no movers")]
         return []
-    detail = f"the {' and '.join(missing)} report{'s' if len(missing) > 1 else ''} carr{'y' if len(missing) > 1 else 'ies'} no per-query values"
+    detail = ("neither report carries per-query values" if len(missing) == 2
+              else f"the {missing[0]} report carries no per-query values")
     return [Finding("no-per-query", LIMITS, detail,
                     "deltas are taken from the reported averages, with no interval, no significance and no movers")]
 
@@ -619,7 +620,8 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
         )
     for finding in document.get("comparability") or []:
         if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):
-            comparison.problems.append(finding.get("detail", ""))
+            # What changed and why it could not be undone: a gate's reason should say both.
+            comparison.problems.append(f"{finding.get('detail', '')}; {finding.get('meaning', '')}")
         elif finding.get("effect") != CONFOUNDS:
             comparison.notes.append(finding.get("detail", ""))
     return comparison

@@ -356,6 +356,7 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
     judgments = _mapping(report.get("judgments"))
     moved = _mapping(_mapping(comparison).get("movers"))
     notes = findings(comparison)
+    told = reasons(report)
     queries = _mapping(_mapping(comparison).get("queries"))
     return {
         "kind": kind,
@@ -375,7 +376,7 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
                    "drops": mover_rows(moved.get("drops")), "gains": mover_rows(moved.get("gains")),
                    "down": _int(moved.get("down")) or 0, "up": _int(moved.get("up")) or 0},
         "gates": gate_rows(report),
-        "reasons": {"rows": reasons(report), "total": len(reasons(report))},
+        "reasons": {"rows": told, "total": len(told)},
         "comparability": {"rows": notes, "total": len(notes)},
         "confounds": [note for note in notes if note["confounds"]],
         "yardstick": escape_markdown(_mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
@@ -490,7 +491,7 @@ def last_resort(view: dict[str, Any], budget: Budget) -> str:
 # -- Jinja -------------------------------------------------------------------------
 
 
-def environment(template_dir: str | None):  # type: ignore[no-untyped-def]
+def environment(template_dir: str | None) -> Any:
     """A sandboxed Jinja environment: user templates first, then the built-ins.
 
     Built-ins are also reachable as ``builtin/<name>``, which is what a user

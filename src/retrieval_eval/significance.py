@@ -34,7 +34,7 @@ import array
 import math
 import random
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -46,6 +46,9 @@ UNITS = 10**12  # reports round per-query values to 12 decimals
 # Draws come from 16-bit random numbers through a look-up table; beyond this
 # many queries a slower, general path is taken.
 _TABLE_SIZE = 1 << 16
+
+# Sum of ``count`` uniform draws (with replacement) from a Packer's values.
+Drawer = Callable[[random.Random, int], int]
 
 
 class PairingError(ValueError):
@@ -192,8 +195,8 @@ class Packer:
         return tuple(((total >> (self.width * c)) & mask) - self.offset * terms for c in range(self.columns))
 
 
-def _table_drawer(packer: Packer):  # type: ignore[no-untyped-def]
-    """Sum of ``count`` uniform draws from ``packer.values``, made in bulk.
+def _table_drawer(packer: Packer) -> Drawer:
+    """Draws made in bulk from random bytes, through a look-up table.
 
     A 16-bit random number ``r`` below the largest multiple of ``m`` maps to
     value ``r % m``; above it, to 0, which adds nothing and counts nothing,
@@ -219,7 +222,7 @@ def _table_drawer(packer: Packer):  # type: ignore[no-untyped-def]
     return draw
 
 
-def _general_drawer(packer: Packer):  # type: ignore[no-untyped-def]
+def _general_drawer(packer: Packer) -> Drawer:
     """The same draws for sets too large for the table: one index at a time."""
     values = packer.values
     m = len(values)
