@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
@@ -241,3 +243,42 @@ def test_render_refuses_a_comparison_made_for_another_report(tmp_path: Path) -> 
     result = run_cli("render", "--report", str(head), "--compare", str(cmp), "--format", "comment")
     assert result.code == 2
     assert "another head report" in result.stderr
+
+
+# -- whatever a report file holds, the comparison answers ------------------------------
+
+JUNK = [None, "x", [], {}, 1.5, True, -3, [None], {"x": "y"}, float("nan")]
+PATHS = [("config",), ("config", "k"), ("config", "threshold"), ("config", "gain"), ("inputs",),
+         ("inputs", "judgments_sha256"), ("per_query",), ("per_query", "q01"), ("per_query", "q01", "recall@5"),
+         ("rankings",), ("rankings", "q02"), ("metrics", "recall@5"), ("metrics", "recall@5", "value"),
+         ("per_stratum",), ("per_stratum", "faq"), ("corpus",), ("tool",), ("judgments",)]
+
+
+def spoil(report: dict[str, Any], path: tuple[str, ...], junk: Any) -> None:
+    target = report
+    for key in path[:-1]:
+        if not isinstance(target.get(key), dict):
+            return
+        target = target[key]
+    target[path[-1]] = copy.deepcopy(junk)
+
+
+@pytest.fixture(scope="module")
+def sound_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    directory = tmp_path_factory.mktemp("spoilt")
+    base = score(directory, "base", labels(12), run(12, misses=[1]))
+    head = score(directory, "head", relabelled()[:30], run(12, misses=[2]))
+    return base, head, parse_judgments(str(directory / "head-judgments.jsonl"))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spoilt=st.lists(st.tuples(st.booleans(), st.sampled_from(PATHS), st.sampled_from(JUNK)), max_size=4),
+       with_judgments=st.booleans())
+def test_spoilt_reports_never_raise(sound_reports: tuple[dict[str, Any], dict[str, Any], Any],
+                                    spoilt: list[tuple[bool, tuple[str, ...], Any]], with_judgments: bool) -> None:
+    base, head, judgments = (copy.deepcopy(sound_reports[0]), copy.deepcopy(sound_reports[1]), sound_reports[2])
+    for on_head, path, junk in spoilt:
+        spoil(head if on_head else base, path, junk)
+    document = build_comparison(base, head, judgments=judgments if with_judgments else None, resamples=50)
+    json.dumps(document, allow_nan=False)
+    comparison_from_document(document)

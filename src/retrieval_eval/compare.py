@@ -78,8 +78,14 @@ class Comparison:
 # -- reading reports ---------------------------------------------------------------
 
 
+def _section(report: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """A part of a report that should be an object; empty when the file holds anything else."""
+    part = report.get(name)
+    return part if isinstance(part, Mapping) else {}
+
+
 def _value(report: Mapping[str, Any], metric: str) -> float | None:
-    measurement = (report.get("metrics") or {}).get(metric)
+    measurement = _section(report, "metrics").get(metric)
     if isinstance(measurement, Mapping) and _is_number(measurement.get("value")):
         return float(measurement["value"])
     return None
@@ -109,9 +115,26 @@ def _inputs(report: Mapping[str, Any]) -> dict[str, Any]:
     return dict(inputs) if isinstance(inputs, Mapping) else {}
 
 
+def _cutoffs(config: Mapping[str, Any]) -> list[int]:
+    """The cutoffs a report records, ignoring anything that is not a positive whole number."""
+    ks = config.get("k")
+    return [k for k in ks if isinstance(k, int) and not isinstance(k, bool) and k > 0] if isinstance(ks, list) else []
+
+
+def _score_config(config: Mapping[str, Any]) -> Any:
+    """The head's configuration as a ScoreConfig, or None when the report's is not one we can score with."""
+    from .errors import UsageError
+    from .scoring import ScoreConfig
+
+    try:
+        return ScoreConfig(k=tuple(_cutoffs(config)), threshold=config.get("threshold"),  # type: ignore[arg-type]
+                           gain=config.get("gain"))  # type: ignore[arg-type]
+    except UsageError:
+        return None
+
+
 def _primary(report: Mapping[str, Any]) -> str:
-    ks = _config(report).get("k") or [10]
-    return f"recall@{ks[0]}"
+    return f"recall@{(_cutoffs(_config(report)) or [10])[0]}"
 
 
 def _cutoff(metric: str) -> int | None:
@@ -120,7 +143,7 @@ def _cutoff(metric: str) -> int | None:
 
 
 def _deterministic(report: Mapping[str, Any], metric: str) -> bool:
-    measurement = (report.get("metrics") or {}).get(metric)
+    measurement = _section(report, "metrics").get(metric)
     return not (isinstance(measurement, Mapping) and measurement.get("deterministic") is False)
 
 
@@ -198,8 +221,8 @@ def rescore_blocker(sides: Sides) -> str | None:
         return "the head's judgments file was not given (pass --judgments, the file the head report was scored with)"
     if not isinstance(sides.base.get("rankings"), Mapping):
         return "the base report does not carry its rankings, so they cannot be scored again"
-    if not sides.head_config.get("k"):
-        return "the head report does not record its configuration"
+    if _score_config(sides.head_config) is None:
+        return "the head report does not record a configuration (cutoffs, threshold, gain) to score with"
     return None
 
 
@@ -212,12 +235,10 @@ def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, s
     Returns per-query values and, for metrics the stored rankings are too
     short to score again, why.
     """
-    from .scoring import ScoreConfig, index_judgments, score_rankings
+    from .scoring import index_judgments, score_rankings
 
     assert sides.judgments is not None  # callers check rescore_blocker first
-    head_config = sides.head_config
-    config = ScoreConfig(k=tuple(int(k) for k in head_config["k"]), threshold=int(head_config["threshold"]),
-                         gain=str(head_config["gain"]))
+    config = _score_config(sides.head_config)
     rankings = {str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items()
                 if isinstance(keys, list)}
     indexed = index_judgments(sides.judgments, config)
@@ -227,7 +248,7 @@ def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, s
     # the head side, where it shows as added.
     per_query = {q: {m: round(v, DECIMALS) for m, v in row.items()}
                  for q, row in scores.per_query.items() if q in rankings}
-    base_depth = max((int(k) for k in sides.base_config.get("k") or []), default=0)
+    base_depth = max(_cutoffs(sides.base_config), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth)
 
@@ -328,8 +349,8 @@ def pair_queries(base: dict[str, dict[str, float]] | None, head: dict[str, dict[
 
 
 def metric_names(sides: Sides) -> list[str]:
-    head_metrics = sides.head.get("metrics") or {}
-    base_metrics = sides.base.get("metrics") or {}
+    head_metrics = _section(sides.head, "metrics")
+    base_metrics = _section(sides.base, "metrics")
     return [str(name) for name in dict.fromkeys([*head_metrics, *base_metrics])]
 
 
@@ -404,7 +425,7 @@ def query_facts(judgments: JudgmentSet | LabelIndex | None) -> dict[str, dict[st
 
 
 def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
-    entry = (report.get("per_stratum") or {}).get(name)
+    entry = _section(report, "per_stratum").get(name)
     if not isinstance(entry, Mapping):
         return None
     return _value(entry, metric)
@@ -413,8 +434,8 @@ def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float |
 def stratum_rows(sides: Sides, pairing: Pairing, primary: str, facts: Mapping[str, Mapping[str, Any]],
                  *, rescored: bool) -> dict[str, dict[str, Any]]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported."""
-    names = [str(n) for n in dict.fromkeys([*(sides.head.get("per_stratum") or {}),
-                                              *(sides.base.get("per_stratum") or {})])]
+    names = [str(n) for n in dict.fromkeys([*_section(sides.head, "per_stratum"),
+                                              *_section(sides.base, "per_stratum")])]
     paired = bool(facts) and pairing.available
     rows = {}
     for name in names:
@@ -499,8 +520,7 @@ def _missing_per_query(sides: Sides, pairing: Pairing) -> list[Finding]:
 
 
 def cutoff_findings(sides: Sides) -> list[Finding]:
-    base_k = [int(k) for k in sides.base_config.get("k") or []]
-    head_k = [int(k) for k in sides.head_config.get("k") or []]
+    base_k, head_k = _cutoffs(sides.base_config), _cutoffs(sides.head_config)
     if not base_k or not head_k or sorted(set(base_k)) == sorted(set(head_k)):
         return []
     only = sorted(set(head_k) - set(base_k))
@@ -511,8 +531,8 @@ def cutoff_findings(sides: Sides) -> list[Finding]:
 
 
 def corpus_findings(sides: Sides) -> list[Finding]:
-    base = (sides.base.get("corpus") or {}).get("fingerprint")
-    head = (sides.head.get("corpus") or {}).get("fingerprint")
+    base = _section(sides.base, "corpus").get("fingerprint")
+    head = _section(sides.head, "corpus").get("fingerprint")
     if not base or not head or base == head:
         return []
     return [Finding("corpus-changed", NOTE,
@@ -523,8 +543,8 @@ def corpus_findings(sides: Sides) -> list[Finding]:
 
 
 def tool_findings(sides: Sides) -> list[Finding]:
-    base = (sides.base.get("tool") or {}).get("version")
-    head = (sides.head.get("tool") or {}).get("version")
+    base = _section(sides.base, "tool").get("version")
+    head = _section(sides.head, "tool").get("version")
     if not base or not head or base == head:
         return []
     return [Finding("tool-changed", NOTE, f"the reports come from different tool versions ({base} and {head})",
@@ -534,16 +554,21 @@ def tool_findings(sides: Sides) -> list[Finding]:
 # -- the document ------------------------------------------------------------------
 
 
-def side_summary(report: Mapping[str, Any]) -> dict[str, Any]:
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def side_summary(report: Mapping[str, Any]) -> dict[str, str | None]:
+    """What identifies one side; anything but a string in the file is recorded as unknown."""
     inputs = _inputs(report)
     return {
-        "generated_at": report.get("generated_at"),
-        "tool_version": (report.get("tool") or {}).get("version"),
-        "judgments_sha256": inputs.get("judgments_sha256"),
-        "run_sha256": inputs.get("run_sha256"),
-        "query_set_sha256": inputs.get("query_set_sha256"),
-        "corpus_fingerprint": (report.get("corpus") or {}).get("fingerprint"),
-        "verdict": (report.get("verdict") or {}).get("status"),
+        "generated_at": _text(report.get("generated_at")),
+        "tool_version": _text(_section(report, "tool").get("version")),
+        "judgments_sha256": _text(inputs.get("judgments_sha256")),
+        "run_sha256": _text(inputs.get("run_sha256")),
+        "query_set_sha256": _text(inputs.get("query_set_sha256")),
+        "corpus_fingerprint": _text(_section(report, "corpus").get("fingerprint")),
+        "verdict": _text(_section(report, "verdict").get("status")),
     }
 
 
@@ -613,7 +638,7 @@ def _ci(value: Any) -> tuple[float, float] | None:
 def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
     """What gates read from a comparison document."""
     comparison = Comparison(document=dict(document))
-    for name, row in (document.get("metrics") or {}).items():
+    for name, row in _section(document, "metrics").items():
         comparison.metrics[name] = MetricDelta(
             name, row.get("base"), row.get("head"), _ci(row.get("ci")), row.get("p_value"),
             row.get("significant"), row.get("confounded"), row.get("n"),
