@@ -124,7 +124,41 @@ def judgment_from_record(
 def check_judgment_record(
     record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
 ) -> tuple[str, str, int, str | None]:
-    """Check one object against the judgments schema: (query_id, doc_uri, relevance, chunk_id)."""
+    """Check one object against the judgments schema: (query_id, doc_uri, relevance, chunk_id).
+
+    A well-formed record whose only non-string value is its relevance (the
+    common one) is accepted after a few checks made in C; any other goes
+    through the checks one by one, which alone word the refusal (the first
+    problem in schema order).
+    """
+    return common_judgment_fields(record) or _check_in_order(record, line, source, path)
+
+
+def common_judgment_fields(record: Any) -> tuple[str, str, int, str | None] | None:
+    """(query_id, doc_uri, relevance, chunk_id) of a well-formed record whose only
+    non-string value is its relevance, else None (the record needs the full checks).
+
+    Any JSON reader that reads strings and 64-bit integers exactly may have
+    produced ``record``: nothing else is accepted here.
+    """
+    if type(record) is not dict:
+        return None
+    query_id = record.get("query_id")
+    doc_uri = record.get("doc_uri")
+    relevance = record.get("relevance")
+    chunk = record.get("chunk_id")
+    sha = record.get("text_sha")
+    if (isinstance(query_id, str) and query_id and isinstance(doc_uri, str) and doc_uri
+            and type(relevance) is int and 0 <= relevance <= MAX_RELEVANCE
+            and [*map(type, record.values())].count(str) == len(record) - 1
+            and (chunk is None or is_chunk_id(chunk)) and (sha is None or is_text_sha(sha))):
+        return query_id, doc_uri, relevance, chunk
+    return None
+
+
+def _check_in_order(
+    record: dict[str, Any], line: int, source: str, path: str | None
+) -> tuple[str, str, int, str | None]:
     where = (source, line, path)
     query_id = _require_string(record, "query_id", where)
     doc_uri = _require_string(record, "doc_uri", where)

@@ -21,7 +21,7 @@ from typing import Any
 
 from .fileio import open_binary
 from .jsonl import decode_line, expect_object, iter_lines
-from .judgments import JudgmentSet, check_judgment_record, no_judgment_error
+from .judgments import JudgmentSet, check_judgment_record, common_judgment_fields, no_judgment_error
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.
 HUMAN = "human:"
@@ -105,13 +105,14 @@ class LabelIndex:
             query = self.queries[query_id] = QueryIndex()
         query.add(key, relevance, line, record)
         self.labels += 1
-        self.chunk_ids = self.chunk_ids or bool(chunk_id)
+        if chunk_id:
+            self.chunk_ids = True
         self.fingerprints.add(record.get("corpus_fingerprint"))
-        self._count_provenance(query, record.get("labeled_by"), line)
+        provenance = record.get("labeled_by")
+        if provenance is not None:
+            self._count_provenance(query, provenance, line)
 
-    def _count_provenance(self, query: QueryIndex, provenance: str | None, line: int) -> None:
-        if provenance is None:
-            return
+    def _count_provenance(self, query: QueryIndex, provenance: str, line: int) -> None:
         if provenance.startswith(HUMAN):
             self.human_labels += 1
         elif provenance.startswith(SYNTHETIC):
@@ -151,8 +152,15 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
         for line, raw in iter_lines(handle, digest):
             if raw.startswith(b"//"):
                 continue  # comments are allowed in judgments files
-            record = expect_object(decode_line(raw, source, line, path), source, line, path)
-            query_id, doc_uri, relevance, chunk_id = check_judgment_record(record, line, source=source, path=path)
+            # Read first on the fast path with numbers unchecked: a record of strings and
+            # one in-range integer reads the same whatever the parser. Anything else is
+            # read again exactly and checked field by field, for the exact refusal.
+            record = decode_line(raw, source, line, path, numbers_matter=False)
+            fields = common_judgment_fields(record)
+            if fields is None:
+                record = expect_object(decode_line(raw, source, line, path), source, line, path)
+                fields = check_judgment_record(record, line, source=source, path=path)
+            query_id, doc_uri, relevance, chunk_id = fields
             key = chunk_id if chunk_id is not None else doc_uri
             index.add(query_id, key, relevance, chunk_id, record, line)
     if not index.labels:

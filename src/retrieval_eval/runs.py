@@ -66,25 +66,17 @@ def _first_bad_entry(ranking: list[Any]) -> int:
     return -1
 
 
-def _entries_are_keys(ranking: list[Any], raw: bytes | None) -> bool:
-    """Whether every entry is a non-empty string, decided without a Python-level loop."""
+def _entries_are_keys(ranking: list[Any]) -> bool:
+    """Whether every entry is a non-empty string: two passes in C, no Python-level loop."""
     try:
         "".join(ranking)  # refuses any entry that is not a string
     except TypeError:
         return False
-    # An empty string can only be written as "" in the line: without that pair
-    # in the raw bytes there is none, and the list need not be searched.
-    return (raw is not None and b'""' not in raw) or "" not in ranking
+    return "" not in ranking
 
 
-def check_run_record(
-    record: dict[str, Any], line: int, path: str | None, raw: bytes | None = None
-) -> tuple[str, list[str]]:
-    """Return (query_id, ranking) after checking both as the run format requires.
-
-    ``raw`` is the line the record was read from, when the caller has it: it
-    lets the common, clean case skip one pass over the ranking.
-    """
+def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tuple[str, list[str]]:
+    """Return (query_id, ranking) after checking both as the run format requires."""
     query_id = record.get("query_id")
     if type(query_id) is not str or not query_id:
         raise InputError("run", line, "query_id must be a non-empty string", path=path)
@@ -92,7 +84,7 @@ def check_run_record(
     if type(ranking) is not list:
         problem = "missing required field ranking" if "ranking" not in record else "ranking must be an array"
         raise InputError("run", line, problem, path=path)
-    if not _entries_are_keys(ranking, raw):
+    if ranking and not _entries_are_keys(ranking):
         index = _first_bad_entry(ranking)
         raise InputError("run", line, f"ranking[{index}] must be a non-empty string", path=path)
     return query_id, ranking
@@ -105,7 +97,7 @@ def iter_run_jsonl(
     first_line: dict[str, int] = {}
     for line, raw in iter_lines(handle, digest):
         value = decode_line(raw, "run", line, path, numbers_matter=False)
-        query_id, ranking = check_run_record(expect_object(value, "run", line, path), line, path, raw)
+        query_id, ranking = check_run_record(expect_object(value, "run", line, path), line, path)
         previous = first_line.setdefault(query_id, line)
         if previous != line:
             raise InputError(
