@@ -277,3 +277,31 @@ def test_any_comment_fits_githubs_limit_and_carries_the_marker(case: tuple[dict[
     assert len(comment) <= COMMENT_LIMIT
     assert comment.startswith(comment_marker("prop") + "\n")
     assert comment.count(comment_marker("prop")) == 1
+
+
+def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
+    from compare_data import NOW, labels, run, write_jsonl
+    from retrieval_eval.evaluation import ScoreRequest, evaluate
+    from retrieval_eval.scoring import ScoreConfig
+
+    judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
+    runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))
+    evaluation = evaluate(ScoreRequest(str(judgments), str(runs), ScoreConfig(k=(5, 10)), gates=["recall@5:-0.02"],
+                                       baseline=comparison_base(tmp_path), generated_at=NOW))
+    assert evaluation.comparison is not None
+    assert render("comment", report=evaluation.report, comparison=evaluation.comparison) == render(
+        "comment", report=evaluation.report, comparison=evaluation.comparison.document)
+
+
+def comparison_base(directory: Path) -> dict[str, Any]:
+    from compare_data import labels, run, score
+
+    return score(directory, "evaluated-base", labels(), run())
+
+
+def test_terminal_text_carries_no_control_characters(tmp_path: Path) -> None:
+    report, comparison = CASES["delta_fail"](tmp_path)
+    assert comparison is not None
+    comparison["movers"]["drops"][0]["query_id"] = "q\x1b[31mred\x07"
+    text = render("text", report=report, comparison=comparison)
+    assert "\x1b[31m" not in text and "\x07" not in text and "q [31mred" in text

@@ -552,23 +552,34 @@ def check_marker(text: str, marker: str, template_dir: str | None) -> None:
 # -- text --------------------------------------------------------------------------
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
+    """A user string for a terminal: one line, no control characters (no escape sequences)."""
+    return shorten(_CONTROL.sub(" ", " ".join(str(value).split())), limit)
+
+
+def _metric_line(name: str, row: Mapping[str, Any]) -> str:
+    mark = "  confounded" if row.get("confounded") else ("  significant" if row.get("significant") else "")
+    return (f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
+            f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip())
+
+
 def comparison_text(comparison: Mapping[str, Any]) -> str:
     """The comparison for a terminal: one line per metric, then movers and findings."""
-    lines = [f"compared with base ({_mapping(comparison).get('yardstick', 'same')} yardstick, "
-             f"{_int(_mapping(comparison.get('queries')).get('paired')) or 0} paired queries)"]
-    for name, row in _mapping(comparison.get("metrics")).items():
-        row = _mapping(row)
-        mark = "  confounded" if row.get("confounded") else ("  significant" if row.get("significant") else "")
-        lines.append(f"  {str(name):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
-                     f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}")
+    paired = _int(_mapping(comparison.get("queries")).get("paired")) or 0
+    lines = [f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
+             f"{paired} paired queries)"]
+    lines += [_metric_line(str(name), _mapping(row)) for name, row in _mapping(comparison.get("metrics")).items()]
     moved = _mapping(comparison.get("movers"))
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
-        rows = _list(moved.get(key))
+        rows = [_mapping(r) for r in _list(moved.get(key))]
         if rows:
-            lines.append(f"{title} ({moved.get('metric')})")
-            lines.extend(f"  {fmt_delta(_mapping(r).get('delta')):>8}  {_mapping(r).get('query_id')}" for r in rows)
+            lines.append(f"{title} ({plain(moved.get('metric'), limit=40)})")
+            lines += [f"  {fmt_delta(r.get('delta')):>8}  {plain(r.get('query_id'), limit=80)}" for r in rows]
     for finding in map(_mapping, _list(comparison.get("comparability"))):
-        lines.append(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}")
+        lines.append(plain(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}", limit=1000))
     return "\n".join(lines) + "\n"
 
 
@@ -582,15 +593,24 @@ def render_text(report: Mapping[str, Any], comparison: Mapping[str, Any] | None)
 # -- the one entry point -----------------------------------------------------------
 
 
+def _document(comparison: Any) -> Mapping[str, Any] | None:
+    """The comparison document, also when given the Comparison object gates read."""
+    document = getattr(comparison, "document", None)
+    return document if isinstance(document, Mapping) else comparison
+
+
 def render(
     kind: str,
     *,
     report: Mapping[str, Any],
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, Any] | Any | None = None,
     template_dir: str | None = None,
     comment_id: str = "default",
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
+
+    ``comparison`` is a document from ``compare.build_comparison``, or the
+    ``Comparison`` an evaluation carries (its document is rendered).
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -598,6 +618,7 @@ def render(
     if kind not in KINDS:
         raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
     marker = comment_marker(comment_id)
+    comparison = _document(comparison)
     if kind == "text":
         return render_text(report, comparison)
     view = build_view(report, comparison, kind=kind, comment_id=comment_id)
