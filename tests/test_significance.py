@@ -118,10 +118,11 @@ def test_resampled_sums_have_the_bootstrap_mean_and_variance() -> None:
 
 
 def test_columns_are_resampled_jointly() -> None:
-    """One set of draws serves every metric: identical columns give identical sums."""
+    """One set of draws serves every metric: a column twice another resamples to twice its sums."""
     column = [3, 0, -1, 4, 0, 2]
-    first, second = resample_sums([column, column], resamples=300, seed=2)
-    assert first == second
+    first, doubled, again = resample_sums([column, [2 * v for v in column], column], resamples=300, seed=2)
+    assert doubled == [2 * v for v in first]
+    assert again == first
 
 
 def test_the_general_path_for_huge_sets_draws_uniformly() -> None:
