@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.corpus import read_corpus
 from retrieval_eval.drift import (
@@ -169,3 +171,23 @@ def test_overlap_and_squeeze() -> None:
     assert overlap("abc", "xyz") == 0
     assert overlap("", "x") == 0
     assert squeeze(" a b\n\tc ") == "abc"
+
+
+# --- the index against brute force, on text made of two letters (so repeats abound) ---
+
+TEXT = st.text(alphabet="ab", min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(TEXT, min_size=1, max_size=8), probe=st.text(alphabet="ab", min_size=1, max_size=120))
+def test_index_agrees_with_a_scan_of_every_chunk(texts: list[str], probe: str) -> None:
+    index = DocumentIndex(corpus({"d": texts}), "d")
+    assert index.inside(probe) == [k for k, text in enumerate(texts) if text in probe]
+    assert index.containing(probe) == [k for k, text in enumerate(texts) if probe in text]
+
+
+@settings(max_examples=300, deadline=None)
+@given(left=st.text(alphabet="ab", max_size=40), right=st.text(alphabet="ab", max_size=40))
+def test_overlap_is_the_longest_shared_edge(left: str, right: str) -> None:
+    longest = next((n for n in range(min(len(left), len(right)), 0, -1) if left.endswith(right[:n])), 0)
+    assert overlap(left, right) == longest

@@ -138,8 +138,12 @@ class DriftResult:
 
 # --- per-document index ----------------------------------------------------------
 
-# A chunk is found inside a label's text through its first HEAD characters.
+# A chunk is found inside a label's text through HEAD characters taken at each of its
+# first STRIDE offsets, so the label's text need only be probed every STRIDE characters.
 HEAD = 12
+STRIDE = 4
+# Overlaps are looked up through the last _PROBE characters of a chunk.
+_PROBE = 16
 _SEPARATOR = "\x00"
 
 
@@ -150,15 +154,18 @@ def squeeze(text: str) -> str:
 
 def overlap(left: str, right: str) -> int:
     """Length of the longest end of ``left`` that begins ``right`` (a chunker's overlap), or 0."""
-    if not left or not right:
+    limit = min(len(left), len(right))
+    size = min(_PROBE, limit)
+    if size == 0:
         return 0
-    probe = right[0]
-    pos = left.find(probe, max(0, len(left) - len(right)))
-    while pos != -1:
-        if right.startswith(left[pos:]):
-            return len(left) - pos
-        pos = left.find(probe, pos + 1)
-    return 0
+    # An overlap of at least ``size`` ends where left's last characters occur in right's head.
+    probe = left[-size:]
+    end = right.rfind(probe, 0, limit)
+    while end != -1:
+        if left.endswith(right[:end + size]):
+            return end + size
+        end = right.rfind(probe, 0, end + size - 1)
+    return next((n for n in range(size - 1, 0, -1) if left.endswith(right[:n])), 0)
 
 
 class DocumentIndex:
@@ -167,9 +174,9 @@ class DocumentIndex:
     - ``joined``: the chunk texts in reading order, joined by a separator,
       with each chunk's start offset: "which chunks contain this text" is a
       ``str.find`` plus a binary search;
-    - ``heads``: each chunk by its first ``HEAD`` characters: "which chunks
-      lie inside this text" slides over the text once, whatever the
-      document's size;
+    - ``heads``: each chunk under the ``HEAD`` characters at each of its
+      first ``STRIDE`` offsets: "which chunks lie inside this text" probes
+      the text every ``STRIDE`` characters, whatever the document's size;
     - white-space-blind views of the whole document (built on first use),
       to name the chunks a quote straddles.
     """
@@ -184,13 +191,18 @@ class DocumentIndex:
             self.starts.append(offset)
             offset += len(text) + len(_SEPARATOR)
         self.joined = _SEPARATOR.join(self.texts)
-        self.heads: dict[str, list[int]] = {}
-        self.shorts: list[int] = []
-        for k, text in enumerate(self.texts):
-            if len(text) < HEAD:
-                self.shorts.append(k)
-            else:
-                self.heads.setdefault(text[:HEAD], []).append(k)
+        self.shorts = [k for k, text in enumerate(self.texts) if len(text) < HEAD + STRIDE - 1]
+        # HEAD characters -> chunk * STRIDE + offset; built in one go because HEAD
+        # characters rarely repeat, and only repeats get a list (in ``more``).
+        probes = [(text[offset:offset + HEAD], k * STRIDE + offset)
+                  for k, text in enumerate(self.texts) if len(text) >= HEAD + STRIDE - 1
+                  for offset in range(STRIDE)]
+        self.heads: dict[str, int] = dict(probes)
+        self.more: dict[str, list[int]] = {}
+        if len(self.heads) < len(probes):
+            for key, code in probes:
+                if self.heads[key] != code:
+                    self.more.setdefault(key, []).append(code)
         self._views: dict[bool, tuple[str, list[int], list[int]]] = {}
 
     def containing(self, needle: str) -> list[int]:
@@ -211,10 +223,17 @@ class DocumentIndex:
 
     def inside(self, text: str) -> list[int]:
         """Chunks whose whole text is a substring of ``text``, in reading order."""
-        get, texts = self.heads.get, self.texts
-        # A comprehension, not a loop: this line runs once per character of every label's text.
-        hits = [pos for pos in range(len(text) - HEAD + 1) if get(text[pos:pos + HEAD])]
-        found = {k for pos in hits for k in self.heads[text[pos:pos + HEAD]] if text.startswith(texts[k], pos)}
+        # A chunk at position p of the text covers a probe at one of p .. p+STRIDE-1,
+        # and is indexed under the HEAD characters found there.
+        heads, texts = self.heads, self.texts
+        hits = [pos for pos in range(0, len(text) - HEAD + 1, STRIDE) if text[pos:pos + HEAD] in heads]
+        found: set[int] = set()
+        for pos in hits:
+            key = text[pos:pos + HEAD]
+            for code in (heads[key], *self.more.get(key, ())):
+                k, offset = divmod(code, STRIDE)
+                if pos >= offset and text.startswith(texts[k], pos - offset):
+                    found.add(k)
         found.update(k for k in self.shorts if texts[k] in text)
         return sorted(found)
 
@@ -222,19 +241,22 @@ class DocumentIndex:
         """Chunks that a white-space-blind match of ``needle`` touches, in reading order.
 
         Two views of the document are searched: the chunks glued end to end,
-        and the chunks with the longest edge each shares with the previous
-        one removed. The first is right for chunkers without overlap, the
-        second for chunkers with it; a boundary where two chunks merely
-        happen to end and start alike fools only the second.
+        and, when that finds nothing, the chunks with the longest edge each
+        shares with the previous one removed. The first is right for
+        chunkers without overlap, the second for chunkers with it; a
+        boundary where two chunks merely happen to end and start alike
+        fools only the second.
         """
         probe = squeeze(needle)
         found: set[int] = set()
-        for glued in (False, True):
-            squeezed, starts, ends = self._view(glued)
+        for dedupe in (False, True):
+            squeezed, starts, ends = self._view(dedupe)
             pos = squeezed.find(probe) if probe else -1
             while pos != -1:
                 found.update(range(bisect_right(ends, pos), bisect_left(starts, pos + len(probe))))
                 pos = squeezed.find(probe, pos + 1)
+            if found:
+                break  # the second view is only built when the first finds nothing
         return sorted(found)
 
     def _view(self, dedupe: bool) -> tuple[str, list[int], list[int]]:
