@@ -106,6 +106,17 @@ def test_oversized_input_drops_whole_sections_and_says_so(tmp_path: Path) -> Non
     assert "Left out" not in summary and summary.count("| stratum 1") == 500
 
 
+def test_a_flood_of_findings_is_shortened_not_the_whole_comment(tmp_path: Path) -> None:
+    report, comparison = CASES["delta_fail"](tmp_path)
+    assert comparison is not None
+    comparison["comparability"] = [{"code": "x", "effect": "confounds", "detail": "d" * 400, "meaning": "m" * 400}
+                                   for _ in range(1_000)]
+    comment = render("comment", report=report, comparison=comparison)
+    assert len(comment) <= COMMENT_LIMIT
+    assert "| recall@5 | 1.0000 | 0.9250 |" in comment
+    assert "all but three of the confounding changes" in comment
+
+
 def assert_tables_whole(markdown: str) -> None:
     """Every table has its header, its delimiter row and rows of the same width."""
     for block in re.split(r"\n\n+", markdown):
