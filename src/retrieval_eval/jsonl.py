@@ -18,7 +18,9 @@ words the refusal, so the fast path never changes a result or a message.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -90,17 +92,19 @@ def decode_line(
 ) -> Any:
     """Parse one (stripped) line as JSON, turning every failure into a ``source:line:`` refusal.
 
-    ``numbers_matter=False`` says the caller reads no number from the line
-    (a run line's query id and keys are strings; other fields are ignored),
-    so any reading of a number will do.
+    ``numbers_matter=False`` says the caller reads no number from the line,
+    so any reading of a number will do. The caller must then also take what
+    it reads only when it holds no container beyond the one it expects:
+    orjson nests deeper than json does.
     """
     value = _decode_fast(raw, numbers_matter)
     if value is not _SLOW:
         return value
-    return _decode_exactly(raw, source, lineno, path)
+    return decode_exactly(raw, source, lineno, path)
 
 
-def _decode_exactly(raw: bytes, source: str, lineno: int, path: str | None) -> Any:
+def decode_exactly(raw: bytes, source: str, lineno: int, path: str | None) -> Any:
+    """Parse one line with ``json.loads``: the reading, and the refusal, every fast path defers to."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -124,24 +128,98 @@ def expect_object(value: Any, source: str, lineno: int, path: str | None) -> dic
     return value
 
 
+BLOCK = 1 << 20
+# Below this size a file is read on the calling thread: a second one would cost more than it saves.
+READ_AHEAD_FROM = 8 * BLOCK
+
+
 def iter_raw_lines(handle: BinaryIO, digest: Any = None) -> Iterator[bytes]:
-    """Yield the file's lines (with their line ends), feeding ``digest`` every byte.
+    """Yield the file's lines (without their ``\\n``), feeding ``digest`` every byte.
 
     Reading in large blocks lets one pass both hash the file and split it,
-    which costs less than hashing line by line.
+    which costs less than hashing line by line. At most about one block's
+    worth of lines is held at a time (a few with read-ahead).
     """
     pending = b""
-    while True:
-        block = handle.read(1 << 20)
-        if not block:
-            break
-        if digest is not None:
-            digest.update(block)
-        lines = (pending + block).split(b"\n")
+    for lines in _split_blocks(handle, digest):
+        lines[0] = pending + lines[0]  # only the line cut by the block boundary is copied again
         pending = lines.pop()
         yield from lines
+        del lines  # before the next block is read, not after
     if pending:
         yield pending
+
+
+def _split_blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
+    """Each block's lines, the last one possibly cut short by the block's end."""
+    if _size(handle) < READ_AHEAD_FROM:
+        return _read_inline(handle, digest)
+    return _read_ahead(handle, digest)
+
+
+def _size(handle: BinaryIO) -> int:
+    try:
+        return os.fstat(handle.fileno()).st_size
+    except (AttributeError, OSError, ValueError):  # not a real file: read it inline
+        return 0
+
+
+def _read_block(handle: BinaryIO, digest: Any) -> list[bytes] | None:
+    block = handle.read(BLOCK)
+    if not block:
+        return None
+    if digest is not None:
+        digest.update(block)
+    # Only the split lines outlive this call, so a block is never held twice.
+    return block.split(b"\n")
+
+
+def _read_inline(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
+    while True:
+        lines = _read_block(handle, digest)
+        if lines is None:
+            return
+        yield lines
+        del lines  # a suspended frame would keep it alive through the next read
+
+
+def _read_ahead(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
+    """Blocks read, hashed and split on a second thread while this one parses.
+
+    File reads and SHA-256 release the GIL, so on a machine with a free core
+    hashing a large run costs no wall time. Two blocks at most wait in the
+    queue, so memory stays bounded.
+    """
+    import queue
+    import threading
+
+    blocks: queue.Queue[list[bytes] | BaseException | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                lines = _read_block(handle, digest)
+                blocks.put(lines)
+                if lines is None:
+                    return
+        except BaseException as exc:  # handed to the parsing thread, which raises it
+            blocks.put(exc)
+
+    reader = threading.Thread(target=read, name="retrieval-eval-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while (item := blocks.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            del item
+    finally:
+        stop.set()
+        while reader.is_alive():  # the reader may wait on a full queue: make room until it sees stop
+            with contextlib.suppress(queue.Empty):
+                blocks.get_nowait()
+            reader.join(0.01)
 
 
 def iter_lines(handle: BinaryIO, digest: Any = None) -> Iterator[tuple[int, bytes]]:

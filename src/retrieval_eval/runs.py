@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from .errors import InputError, UsageError
 from .fileio import open_binary
-from .jsonl import BOM, decode_line, expect_object, iter_lines
+from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
 
@@ -72,7 +72,7 @@ def _entries_are_keys(ranking: list[Any]) -> bool:
         "".join(ranking)  # refuses any entry that is not a string
     except TypeError:
         return False
-    return "" not in ranking
+    return all(ranking)  # every entry is a string by now, so truth means non-empty
 
 
 def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tuple[str, list[str]]:
@@ -90,14 +90,33 @@ def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tup
     return query_id, ranking
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def read_run_record(raw: bytes, line: int, path: str | None) -> tuple[str, list[str]]:
+    """(query_id, ranking) of one run line, read on the fast path when that cannot change the outcome.
+
+    The fast reading is kept for a record whose only container is a ranking
+    of strings (the common line). Anything else, and any line the checks
+    refuse, is read again by json, so the refusal is the one json would lead to.
+    """
+    value = decode_line(raw, "run", line, path, numbers_matter=False)
+    if type(value) is dict and all(type(v) in _SCALARS for k, v in value.items() if k != "ranking"):
+        try:
+            return check_run_record(value, line, path)
+        except InputError:
+            pass
+    value = expect_object(decode_exactly(raw, "run", line, path), "run", line, path)
+    return check_run_record(value, line, path)
+
+
 def iter_run_jsonl(
     handle: BinaryIO, *, path: str | None = None, digest: Any = None
 ) -> Iterator[tuple[int, str, list[str]]]:
     """Yield (line, query_id, ranking), refusing a query that appears twice."""
     first_line: dict[str, int] = {}
     for line, raw in iter_lines(handle, digest):
-        value = decode_line(raw, "run", line, path, numbers_matter=False)
-        query_id, ranking = check_run_record(expect_object(value, "run", line, path), line, path)
+        query_id, ranking = read_run_record(raw, line, path)
         previous = first_line.setdefault(query_id, line)
         if previous != line:
             raise InputError(

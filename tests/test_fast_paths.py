@@ -1,0 +1,191 @@
+"""Every fast path gives what the plain path gives: the same values, the same refusals, the same bytes.
+
+The score path reads lines with orjson when it is installed (else the C
+scanner called directly), accepts common judgment records after checks made
+in C, streams judgments into a compact index and writes the report piece by
+piece. Each of these is checked here against the straightforward reading it
+replaces.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval import jsonl
+from retrieval_eval.errors import InputError
+from retrieval_eval.jsonout import dumps_indented, write_json_atomic
+from retrieval_eval.judgments import _check_in_order, common_judgment_fields, parse_judgments
+from retrieval_eval.labelindex import LabelIndex, read_label_index
+from retrieval_eval.runs import read_run_record
+
+TRICKY_LINES = [
+    b'{"query_id": "q1", "ranking": ["a", "b"]}',
+    b'{"a": 1, "b": 2, "a": 3}',  # a repeated key: the last value, at the first key's place
+    b'{"big": 123456789012345678901234567890}',  # past 64 bits
+    b'{"big": 18446744073709551615, "neg": -9223372036854775809}',
+    b'{"f": 1e400}',  # json reads it as infinity
+    b'{"f": 0.1e-400, "g": -0, "h": 1.5E3}',
+    b'{"s": "\\ud800"}',  # a lone surrogate, which json accepts
+    b'{"s": "\\ud83d\\ude00 \\u00e9 \\u0000"}',
+    b'{"n": NaN}',
+    b'{"n": -Infinity}',
+    b'{"x": [1,]}',
+    b'{"q": "unterminated}',
+    b'{"a": 1} {"b": 2}',
+    b'\xef\xbb\xbf{"a": 1}',  # a byte order mark past the first line
+    b'{"s": "caf\xc3\xa9"}',
+    b'{"s": "bad \xff byte"}',
+    b'{"s": "\xed\xa0\x80"}',  # a surrogate encoded in UTF-8: not valid UTF-8
+    b'{"deep": ' + b"[" * 3000 + b"]" * 3000 + b"}",
+    b'"just a string"',
+    b"[1, 2, 3]",
+    b'{"t": true, "f": false, "z": null}',
+]
+
+
+def outcome(raw: bytes, numbers_matter: bool) -> tuple[str, str]:
+    try:
+        value = jsonl.decode_line(raw, "run", 1, None, numbers_matter=numbers_matter)
+    except InputError as exc:
+        return ("refused", exc.message)
+    return ("read", json.dumps(value) if numbers_matter else "accepted")
+
+
+@pytest.mark.parametrize("raw", TRICKY_LINES, ids=range(len(TRICKY_LINES)))
+def test_a_line_reads_the_same_on_every_path(raw: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = outcome_with(monkeypatch, raw, True, fast=False)
+    assert outcome(raw, True) == plain
+    assert outcome_with(monkeypatch, raw, True, fast=True, use_orjson=False) == plain
+
+
+@pytest.mark.parametrize("raw", TRICKY_LINES, ids=range(len(TRICKY_LINES)))
+def test_a_line_refused_without_numbers_is_refused_by_json_too(raw: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Values may differ in their numbers (and orjson nests deeper), which callers
+    # that pass numbers_matter=False re-read; a refusal must be json's own.
+    fast = outcome(raw, False)
+    if fast[0] == "refused":
+        assert fast == outcome_with(monkeypatch, raw, True, fast=False)
+
+
+def outcome_with(monkeypatch: pytest.MonkeyPatch, raw: bytes, numbers_matter: bool, *, fast: bool,
+                 use_orjson: bool = True) -> tuple[str, str]:
+    with monkeypatch.context() as patch:
+        if not use_orjson:
+            patch.setattr(jsonl, "_orjson", None)
+        if not fast:
+            patch.setattr(jsonl, "_decode_fast", lambda _raw, _numbers: jsonl._SLOW)
+        return outcome(raw, numbers_matter)
+
+
+RUN_LINES = [
+    b'{"query_id": "q1", "ranking": ["a", "b"], "scores": [1.5, 2]}',
+    b'{"query_id": "q1", "ranking": ["a", ' + b"[" * 3000 + b"]" * 3000 + b"]}",
+    b'{"query_id": "q1", "ranking": ["a"], "x": ' + b"[" * 3000 + b"]" * 3000 + b"}",
+    b'{"query_id": "q1", "ranking": ["a", 123456789012345678901234567890]}',
+    b'{"query_id": "q1", "ranking": ["a", ""], "score": 1e400}',
+    b'{"query_id": "q1", "ranking": ["\\ud800", "b"]}',
+    b'{"query_id": 12345678901234567890123, "ranking": []}',
+]
+
+
+@pytest.mark.parametrize("raw", RUN_LINES + TRICKY_LINES, ids=range(len(RUN_LINES) + len(TRICKY_LINES)))
+def test_a_run_line_is_read_or_refused_as_json_alone_would(raw: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    def read() -> tuple[str, Any]:
+        try:
+            return ("read", read_run_record(raw, 1, None))
+        except InputError as exc:
+            return ("refused", exc.message)
+
+    fast = read()
+    with monkeypatch.context() as patch:
+        patch.setattr(jsonl, "_orjson", None)
+        assert read() == fast
+        patch.setattr(jsonl, "_decode_fast", lambda _raw, _numbers: jsonl._SLOW)
+        assert read() == fast
+
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=6))
+records = st.dictionaries(
+    st.sampled_from(["query_id", "doc_uri", "relevance", "chunk_id", "text_sha", "query", "stratum",
+                     "labeled_by", "notes", "extra"]),
+    st.one_of(scalars, st.integers(-2, 1002), st.sampled_from(["c1:" + "a" * 32, "t1:" + "b" * 32, ""]),
+              st.lists(scalars, max_size=2)),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(records)
+def test_the_common_record_check_only_accepts_what_the_full_check_accepts(record: dict[str, Any]) -> None:
+    fields = common_judgment_fields(record)
+    if fields is not None:
+        assert _check_in_order(record, 1, "judgments", None) == fields
+
+
+JUDGMENTS = """\
+// golden set, hand-checked
+{"query_id": "q1", "query": "reset password", "doc_uri": "d1", "relevance": 2, "labeled_by": "human:ana", "stratum": "account"}
+{"query_id": "q1", "query": "reset password", "doc_uri": "d2", "relevance": 0, "labeled_by": "synthetic:gen"}
+
+{"query_id": "q2", "query": "invoice", "doc_uri": "d3", "chunk_id": "c1:0123456789abcdef0123456789abcdef", "relevance": 1, "corpus_fingerprint": "f1"}
+{"query_id": "q1", "query": "Reset password", "doc_uri": "d1", "relevance": 3, "labeled_by": "intern", "stratum": "billing"}
+{"query_id": "q3", "doc_uri": "d9", "relevance": 0, "seen": 7}
+{"query_id": "q2", "query": "invoice", "doc_uri": "d4", "relevance": 1, "labeled_by": "", "extra": {"nested": [1.5]}}
+{"query_id": "q1", "doc_uri": "d1", "relevance": 1}
+"""
+
+
+def index_fields(index: LabelIndex) -> dict[str, Any]:
+    queries = {q: (dict(e.grades), list(e.lines), e.labels, e.texts, e.strata, e.repeats, e.unknown_provenance)
+               for q, e in index.queries.items()}
+    return {"queries": queries, "labels": index.labels, "human": index.human_labels,
+            "synthetic": index.synthetic_labels, "fingerprints": index.fingerprints, "chunk_ids": index.chunk_ids}
+
+
+@pytest.mark.parametrize("use_orjson", [True, False])
+def test_streaming_the_judgments_indexes_what_parsing_them_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_orjson: bool
+) -> None:
+    if not use_orjson:
+        monkeypatch.setattr(jsonl, "_orjson", None)
+    path = tmp_path / "judgments.jsonl"
+    path.write_text(JUDGMENTS, encoding="utf-8")
+    streamed = read_label_index(str(path))
+    parsed = LabelIndex.from_judgments(parse_judgments(str(path)))
+    assert index_fields(streamed) == index_fields(parsed)
+    q1 = streamed.queries["q1"]
+    assert q1.grades == {"d1": 3, "d2": 0} and q1.repeats == {"d1": [2, 6, 9]}
+    assert q1.texts == ("reset password", "Reset password") and q1.strata == ("account", "billing")
+    assert q1.unknown_provenance == [6]
+    assert streamed.sha256 is not None and parsed.sha256 is None
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text()),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.tuples(children, children),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.booleans(), st.none()), children,
+                        max_size=4),
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_values)
+def test_indented_output_is_byte_for_byte_what_json_dumps_writes(value: Any) -> None:
+    assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_the_report_file_is_what_dump_report_would_write(tmp_path: Path) -> None:
+    report = {"per_query": {f"q{i}": {"recall@10": i / 7, "ndcg@10": 0.0} for i in range(300)},
+              "rankings": {f"q{i}": [f"d{i}", "é\n\"x\""] for i in range(300)}, "empty": {}, "none": None}
+    path = tmp_path / "report.json"
+    write_json_atomic(str(path), report, chunk=1_000)
+    assert path.read_text(encoding="utf-8") == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
