@@ -10,6 +10,7 @@ label of the query.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -115,16 +116,16 @@ def gain_function(gain: str) -> Callable[[int], float]:
     raise ValueError(f"unknown gain {gain!r}")
 
 
+@functools.lru_cache(maxsize=32)
+def _plan(ks: tuple[int, ...]) -> tuple[tuple[str, Callable[[RankedQuery, int], float], int], ...]:
+    """(label, compute, cutoff) for every value of a query, in report order, built once per cutoff list."""
+    steps = [(metric.label(k), metric.compute, k) for k in ks for metric in REGISTRY if metric.at_cutoff]
+    steps += [(metric.name, metric.compute, 0) for metric in REGISTRY if not metric.at_cutoff]
+    return tuple(steps)
+
+
 def score_query(query: RankedQuery, ks: tuple[int, ...]) -> dict[str, float]:
-    values = {}
-    for k in ks:
-        for metric in REGISTRY:
-            if metric.at_cutoff:
-                values[metric.label(k)] = metric.compute(query, k)
-    for metric in REGISTRY:
-        if not metric.at_cutoff:
-            values[metric.name] = metric.compute(query, 0)
-    return values
+    return {label: compute(query, k) for label, compute, k in _plan(ks)}
 
 
 def known_metric(name: str) -> bool:

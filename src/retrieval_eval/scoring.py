@@ -91,14 +91,17 @@ def index_judgments(judgments: JudgmentSet | LabelIndex, config: ScoreConfig) ->
 def gain_table(gain: str, index: LabelIndex) -> dict[int, float]:
     """The gain of every grade in use, computed once, so equal gains share one float."""
     function = gain_function(gain)
-    used = {grade for query in index.queries.values() for grade in query.grades.values()}
+    used: set[int] = set()
+    for query in index.queries.values():
+        used.update(query.grades.values())
     return {grade: function(grade) for grade in used}
 
 
 def rank_query(labels: QueryLabels, ranking: list[str], gain_of: dict[int, float], threshold: int) -> RankedQuery:
-    grades = [labels.grades.get(key, 0) for key in ranking]
+    grade_of = labels.grades.get
+    grades = [grade_of(key, 0) for key in ranking]
     return RankedQuery(
-        gains=[gain_of[g] if g in gain_of else 0.0 for g in grades],
+        gains=[gain_of.get(g, 0.0) for g in grades],
         relevant=[g >= threshold for g in grades],
         ideal=labels.ideal,
         n_relevant=labels.n_relevant,
