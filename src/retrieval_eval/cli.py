@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("convert", "Convert between judgments, TREC/BEIR qrels and run formats."),
     "summarize": ("summarize", "Summarize samples of a judged metric (mean, stdev, 95% CI)."),
     "drift": ("drift", "Check labels against a live corpus after a re-chunk; --fix re-anchors the safe ones."),
-    "chunk-id": ("chunk_id", "Print the chunk_id (or text_sha) of a chunk, per spec/chunk-id.md."),
+    "chunk-id": ("chunk_id", "Print the chunk_id, text_sha or normalized text of a chunk."),
     "demo": ("demo", "Score the bundled example, with a baseline and gates."),
     "compare": ("compare", "Compare a head report with a base report: deltas, significance, movers."),
     "render": ("render", "Render a report (and its comparison) as a job summary, PR comment or text."),
