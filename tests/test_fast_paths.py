@@ -22,6 +22,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.jsonout import dumps_indented, write_json_atomic
 from retrieval_eval.judgments import _check_in_order, common_judgment_fields, parse_judgments
 from retrieval_eval.labelindex import LabelIndex, read_label_index
+from retrieval_eval.report import query_set_sha256
 from retrieval_eval.runs import read_run_record
 
 TRICKY_LINES = [
@@ -141,7 +142,7 @@ JUDGMENTS = """\
 
 
 def index_fields(index: LabelIndex) -> dict[str, Any]:
-    queries = {q: (dict(e.grades), list(e.lines), e.labels, e.texts, e.strata, e.repeats, e.unknown_provenance)
+    queries = {q: (dict(e.grades), e.labels, e.texts, e.strata, e.repeats, e.unknown_provenance)
                for q, e in index.queries.items()}
     return {"queries": queries, "labels": index.labels, "human": index.human_labels,
             "synthetic": index.synthetic_labels, "fingerprints": index.fingerprints, "chunk_ids": index.chunk_ids}
@@ -159,10 +160,12 @@ def test_streaming_the_judgments_indexes_what_parsing_them_indexes(
     parsed = LabelIndex.from_judgments(parse_judgments(str(path)))
     assert index_fields(streamed) == index_fields(parsed)
     q1 = streamed.queries["q1"]
-    assert q1.grades == {"d1": 3, "d2": 0} and q1.repeats == {"d1": [2, 6, 9]}
+    assert q1.grades == {"d1": 3} and q1.repeats == {"d1": [2, 6, 9]}  # d2 is at grade 0
     assert q1.texts == ("reset password", "Reset password") and q1.strata == ("account", "billing")
     assert q1.unknown_provenance == [6]
     assert streamed.sha256 is not None and parsed.sha256 is None
+    ids = [label.query_id for label in parse_judgments(str(path)).labels]
+    assert streamed.query_set_sha256() == query_set_sha256(ids)
 
 
 json_values = st.recursive(

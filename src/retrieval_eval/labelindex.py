@@ -14,8 +14,7 @@ give the same issues and the same numbers.
 from __future__ import annotations
 
 import hashlib
-from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,53 +27,44 @@ HUMAN = "human:"
 SYNTHETIC = "synthetic:"
 
 
-def _line_array() -> array[int]:
-    return array("L")
-
-
 @dataclass(eq=False, slots=True)
 class QueryIndex:
     """One query's labels.
 
-    ``grades`` maps each judged key to its highest grade, in the order keys
-    were first labeled; ``lines`` runs along that order with the line of each
-    key's first label. Texts and strata are the distinct non-empty values,
-    first seen first.
+    ``grades`` maps each key labeled above grade 0 to its highest grade (a
+    key at grade 0 scores as one never labeled, so it is not kept once the
+    set is read). Texts and strata are the distinct non-empty values, first
+    seen first. ``repeats`` names every line of each key labeled more than
+    once; they are gathered in a second pass, which only an unsound set needs.
     """
 
     grades: dict[str, int] = field(default_factory=dict)
-    lines: array[int] = field(default_factory=_line_array)
     labels: int = 0
     texts: tuple[str, ...] = ()
     strata: tuple[str, ...] = ()
-    repeats: dict[str, list[int]] | None = None  # key -> every line labeling it, when more than one
+    repeats: dict[str, list[int]] | None = None
     unknown_provenance: list[int] | None = None  # lines whose labeled_by names no known source
 
-    def add(self, key: str, relevance: int, line: int, record: dict[str, Any]) -> None:
+    def add(self, key: str, relevance: int, record: dict[str, Any]) -> bool:
+        """Count one label; True when its key was labeled before."""
         self.labels += 1
-        previous = self.grades.get(key)
-        if previous is None:
-            self.grades[key] = relevance
-            self.lines.append(line)
-        else:
-            self._repeat(key, max(previous, relevance), line)
         text = record.get("query")
         if text and text not in self.texts:
             self.texts += (text,)
         stratum = record.get("stratum")
         if stratum and stratum not in self.strata:
             self.strata += (stratum,)
+        previous = self.grades.get(key)
+        if previous is None:
+            self.grades[key] = relevance
+            return False
+        if relevance > previous:
+            self.grades[key] = relevance
+        return True
 
-    def _repeat(self, key: str, grade: int, line: int) -> None:
-        # Repeats are rare (they make the set unsound), so finding the first
-        # line by the key's position costs nothing in the common case.
-        self.grades[key] = grade
-        if self.repeats is None:
-            self.repeats = {}
-        lines = self.repeats.get(key)
-        if lines is None:
-            lines = self.repeats[key] = [self.lines[list(self.grades).index(key)]]
-        lines.append(line)
+    def drop_zero_grades(self) -> None:
+        if 0 in self.grades.values():
+            self.grades = {key: grade for key, grade in self.grades.items() if grade}
 
     @property
     def stratum(self) -> str | None:
@@ -98,12 +88,15 @@ class LabelIndex:
     chunk_ids: bool = False  # whether any label names a chunk
     sha256: str | None = None  # of the file, when the index was read from one
 
+    repeated: set[tuple[str, str]] = field(default_factory=set)  # (query, key) labeled more than once
+
     def add(self, query_id: str, key: str, relevance: int, chunk_id: str | None,
             record: dict[str, Any], line: int) -> None:
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
-        query.add(key, relevance, line, record)
+        if query.add(key, relevance, record):
+            self.repeated.add((query_id, key))
         self.labels += 1
         if chunk_id:
             self.chunk_ids = True
@@ -122,18 +115,40 @@ class LabelIndex:
                 query.unknown_provenance = []
             query.unknown_provenance.append(line)
 
+    def finish(self, keys_by_line: Callable[[], Iterable[tuple[int, str, str]]]) -> None:
+        """Gather the lines of repeated keys (``keys_by_line`` reads the labels again,
+        as (line, query, key), only when there are any) and drop grade-0 keys."""
+        if self.repeated:
+            for line, query_id, key in keys_by_line():
+                if (query_id, key) in self.repeated:
+                    query = self.queries[query_id]
+                    if query.repeats is None:
+                        query.repeats = {}
+                    query.repeats.setdefault(key, []).append(line)
+        for query in self.queries.values():
+            query.drop_zero_grades()
+
     @classmethod
     def from_judgments(cls, judgments: JudgmentSet) -> LabelIndex:
         index = cls()
-        for label in judgments.labels:
+        labels = judgments.labels
+        for label in labels:
             index.add(label.query_id, label.key, label.relevance, label.chunk_id, label.record, label.line)
+        index.finish(lambda: ((label.line, label.query_id, label.key) for label in labels))
         return index
 
-    def query_ids_per_label(self) -> Iterator[str]:
-        """Each label's query id, sorted: what the report's query-set hash is computed over."""
-        for query_id in sorted(self.queries):
-            for _ in range(self.queries[query_id].labels):
-                yield query_id
+    def query_set_sha256(self) -> str:
+        """SHA-256 of every label's query id, sorted, one per line (no final newline).
+
+        The same bytes as hashing ``"\\n".join(sorted(ids))`` over one id per label,
+        fed a query at a time so a million labels never make one string.
+        """
+        digest = hashlib.sha256()
+        for position, query_id in enumerate(sorted(self.queries)):
+            count = self.queries[query_id].labels
+            text = "\n".join([query_id] * count)
+            digest.update(("\n" + text if position else text).encode("utf-8"))
+        return digest.hexdigest()
 
 
 def as_label_index(judgments: JudgmentSet | LabelIndex) -> LabelIndex:
@@ -144,10 +159,26 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     """Stream a judgments file into an index, checking every line as ``parse_judgments`` does.
 
     Refusals are word for word those of ``parse_judgments``; the file's
-    SHA-256 is taken on the way, so it is read once.
+    SHA-256 is taken on the way, so it is read once (twice when a key is
+    labeled more than once, to name every line of the repeat).
     """
     index = LabelIndex()
     digest = hashlib.sha256()
+    for line, record, (query_id, doc_uri, relevance, chunk_id) in _checked_records(path, source, digest):
+        key = chunk_id if chunk_id is not None else doc_uri
+        index.add(query_id, key, relevance, chunk_id, record, line)
+    if not index.labels:
+        raise no_judgment_error(source, path)
+    index.sha256 = digest.hexdigest()
+    index.finish(lambda: ((line, fields[0], fields[3] if fields[3] is not None else fields[1])
+                          for line, _, fields in _checked_records(path, source, None)))
+    return index
+
+
+def _checked_records(
+    path: str, source: str, digest: Any
+) -> Iterator[tuple[int, dict[str, Any], tuple[str, str, int, str | None]]]:
+    """(line, record, (query_id, doc_uri, relevance, chunk_id)) for each label of the file."""
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle, digest):
             if raw.startswith(b"//"):
@@ -160,10 +191,4 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
             if fields is None:
                 record = expect_object(decode_line(raw, source, line, path), source, line, path)
                 fields = check_judgment_record(record, line, source=source, path=path)
-            query_id, doc_uri, relevance, chunk_id = fields
-            key = chunk_id if chunk_id is not None else doc_uri
-            index.add(query_id, key, relevance, chunk_id, record, line)
-    if not index.labels:
-        raise no_judgment_error(source, path)
-    index.sha256 = digest.hexdigest()
-    return index
+            yield line, record, fields

@@ -101,7 +101,7 @@ def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[
     if len(query.strata) > 1:
         names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
-    if max(query.grades.values()) < threshold:
+    if max(query.grades.values(), default=0) < threshold:
         yield Issue("no-positives", query_id,
                     f"query {query_id} has no label at relevance >= {threshold}; it is left out of the averages")
     for line in query.unknown_provenance or ():
