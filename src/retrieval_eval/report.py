@@ -22,11 +22,12 @@ from .fileio import read_bytes
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
+from .scoring import DECIMALS as SCORING_DECIMALS
 from .scoring import Scores
 from .validate import Validation
 
 TOOL_NAME = "retrieval-eval"
-DECIMALS = 12
+DECIMALS = SCORING_DECIMALS  # one precision for per-query values and every other number
 
 
 def query_set_sha256(query_ids: list[str]) -> str:
@@ -141,7 +142,7 @@ def build_report(
         "inputs": {
             "judgments_sha256": inputs.judgments_sha256,
             "run_sha256": inputs.run_sha256,
-            "query_set_sha256": query_set_sha256(list(index.query_ids_per_label())),
+            "query_set_sha256": index.query_set_sha256(),
         },
         "corpus": inputs.corpus,
         "judgments": _labels_summary(index, scores),
@@ -166,7 +167,7 @@ def build_report(
         "warnings": len(validation.warnings),
     }
     report.update(inputs.extra)
-    report["per_query"] = {q: rounded(v) for q, v in scores.per_query.items()}
+    report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
     report["rankings"] = scores.rankings
     return report
 

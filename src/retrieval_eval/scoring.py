@@ -11,13 +11,16 @@ Policy, written down because every choice here changes a number:
 - a key repeated in a ranking counts once, at its first position; the
   queries where that happened are listed in ``with_duplicates``;
 - averages are arithmetic means over scored queries, summed with math.fsum
-  so they do not depend on query order.
+  so they do not depend on query order;
+- per-query values are kept rounded to 12 decimals, as the report prints
+  them; averages are taken over the unrounded values.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .errors import UsageError
@@ -115,8 +118,14 @@ class StratumScores:
     metrics: dict[str, float]
 
 
+DECIMALS = 12  # the report's precision
+
+
 @dataclass
 class Scores:
+    """What scoring found. ``per_query`` values are rounded to ``DECIMALS``; ``metrics``
+    and the strata's averages are means of the unrounded values."""
+
     config: ScoreConfig
     queries: int
     labels: int
@@ -143,15 +152,54 @@ class Scores:
         return {"metric": metric, "name": name, "value": value}
 
 
-def mean(values: list[float]) -> float:
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
     return math.fsum(values) / len(values)
 
 
-def average(per_query: Mapping[str, Mapping[str, float]], names: list[str]) -> dict[str, float]:
-    if not per_query:
-        return {}
-    rows = list(per_query.values())
-    return {name: mean([row[name] for row in rows]) for name in names}
+class Columns:
+    """Each metric's unrounded per-query values, eight bytes a value: what averages read.
+
+    Keeping them here rather than in per-query dicts lets the per-query
+    values be stored once, rounded as reported.
+    """
+
+    def __init__(self, names: list[str]) -> None:
+        self.values: dict[str, array[float]] = {name: array("d") for name in names}
+        self.position: dict[str, int] = {}
+
+    def add(self, query_id: str, row: Mapping[str, float]) -> None:
+        self.position[query_id] = len(self.position)
+        for name, value in row.items():
+            self.values[name].append(value)
+
+    def means(self, query_ids: Iterable[str] | None = None) -> dict[str, float]:
+        """Means over the given scored queries (all of them by default); {} when none."""
+        if query_ids is None:
+            return {name: mean(column) for name, column in self.values.items()} if self.position else {}
+        rows = [self.position[q] for q in query_ids]
+        if not rows:
+            return {}
+        return {name: mean(column[row] for row in rows) for name, column in self.values.items()}
+
+
+# Most per-query values come from a small set (0.0, 0.1, 1/rank, hits/R...): one float
+# object per distinct value serves them all. The pool stops growing past this size,
+# so values that never repeat (nDCG, AP) cannot make it large.
+POOL_LIMIT = 1 << 14
+
+
+def rounded(values: Mapping[str, float], pool: dict[float, float] | None = None) -> dict[str, float]:
+    """Values rounded to ``DECIMALS``; with a ``pool``, equal values share one float."""
+    if pool is None:
+        return {name: round(value, DECIMALS) for name, value in values.items()}
+    result = {}
+    for name, value in values.items():
+        value = round(value, DECIMALS)
+        if value or math.copysign(1.0, value) > 0:  # -0.0 equals 0.0 but prints otherwise
+            value = pool.setdefault(value, value) if len(pool) < POOL_LIMIT else pool.get(value, value)
+        result[name] = value
+    return result
 
 
 def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
@@ -171,6 +219,8 @@ def score_rankings(
     indexed = indexed if indexed is not None else index_judgments(index, config)
     gain_of = gain_table(config.gain, index)
     scores = Scores(config, queries=len(indexed), labels=index.labels)
+    columns = Columns(metric_names(config.k))
+    pool: dict[float, float] = {}
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.n_relevant == 0:
@@ -184,20 +234,15 @@ def score_rankings(
         if len(ranking) > depth:
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
-        ranked = rank_query(labels, ranking, gain_of, config.threshold)
-        scores.per_query[query_id] = score_query(ranked, config.k)
-    names = metric_names(config.k)
-    scores.metrics = average(scores.per_query, names)
-    scores.strata = stratum_scores(indexed, scores.per_query, names, config.primary)
+        values = score_query(rank_query(labels, ranking, gain_of, config.threshold), config.k)
+        columns.add(query_id, values)
+        scores.per_query[query_id] = rounded(values, pool)
+    scores.metrics = columns.means()
+    scores.strata = stratum_scores(indexed, columns, config.primary)
     return scores
 
 
-def stratum_scores(
-    indexed: Mapping[str, QueryLabels],
-    per_query: Mapping[str, Mapping[str, float]],
-    names: list[str],
-    primary: str,
-) -> dict[str, StratumScores]:
+def stratum_scores(indexed: Mapping[str, QueryLabels], columns: Columns, primary: str) -> dict[str, StratumScores]:
     """Averages per stratum, worst first on the primary metric, then by name.
 
     Names sort by Unicode code point (Python's own order), never by locale, so
@@ -210,8 +255,8 @@ def stratum_scores(
             members.setdefault(labels.stratum, []).append(query_id)
     result: dict[str, StratumScores] = {}
     for name, query_ids in members.items():
-        scored = {q: per_query[q] for q in query_ids if q in per_query}
-        result[name] = StratumScores(len(scored), len(query_ids), average(scored, names))
+        scored = [q for q in query_ids if q in columns.position]
+        result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored))
     scored_names = sorted((s.metrics[primary], n) for n, s in result.items() if s.n > 0)
     unscored = sorted(n for n, s in result.items() if s.n == 0)
     return {name: result[name] for name in [n for _, n in scored_names] + unscored}
