@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .compare import Comparison, compare_reports
 from .corpus_scoring import CorpusStage
 from .fileio import sha256_file
 from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
@@ -19,6 +18,9 @@ from .labelindex import LabelIndex, read_label_index
 from .report import ReportInputs, blocking_findings, build_report, policy_notes
 from .scoring import ScoreConfig, Scores
 from .validate import Validation, validate
+
+if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is given
+    from .compare import Comparison
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,11 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     report = build_report(index, scores, validation, provisional, inputs)
     stage.annotate(report)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = (compare_reports(request.baseline, report, judgments=index)
-                  if request.baseline is not None else None)
+    comparison = None
+    if request.baseline is not None:
+        from .compare import compare_reports
+
+        comparison = compare_reports(request.baseline, report, judgments=index)
     context = gate_context(scores, request, comparison)
     notes = policy_notes(scores) + stage.notes(index, scores)
     verdict = decide(blocking, notes, [evaluate_gate(g, context) for g in gates])

@@ -23,11 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .compare import Comparison
 from .errors import UsageError
 from .metrics import BY_NAME, describe_known, known_metric
+
+if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is compared
+    from .compare import Comparison
 
 PASS = "PASS"
 FAIL = "FAIL"
