@@ -42,22 +42,36 @@ def iter_indented(value: Any, depth: int = 0, _encoders: dict[int, Any] | None =
     if not (is_object or isinstance(value, (list, tuple))) or not value:
         yield _plain.encode(value)  # a scalar, or an empty container: one piece
         return
-    opening, closing = ("{", "}") if is_object else ("[", "]")
-    inner = "\n" + INDENT * (depth + 1)
-    if _flat(value):
-        encode = encoders.get(depth) or encoders.setdefault(depth, _flat_encoder(depth))
-        # The C encoder wrote "{a,<sep>b}"; indent=2 also breaks the line after the
-        # opening bracket and before the closing one.
-        yield opening + inner + encode(value)[1:-1] + "\n" + INDENT * depth + closing
+    text = _flat_text(value, depth, encoders)
+    if text is not None:
+        yield text
         return
-    yield opening
+    inner = "\n" + INDENT * (depth + 1)
+    yield "{" if is_object else "["
     items: Iterable[tuple[Any, Any]] = value.items() if is_object else ((None, v) for v in value)
     for position, (key, item) in enumerate(items):
-        yield "," + inner if position else inner
+        prefix = "," + inner if position else inner
         if is_object:
-            yield _plain.encode(_key_text(key)) + ": "
-        yield from iter_indented(item, depth + 1, encoders)
-    yield "\n" + INDENT * depth + closing
+            prefix += _plain.encode(_key_text(key)) + ": "
+        # A query's metrics or ranking: one piece, without a generator of its own.
+        text = _flat_text(item, depth + 1, encoders) if item and type(item) in (dict, list) else None
+        if text is not None:
+            yield prefix + text
+        else:
+            yield prefix
+            yield from iter_indented(item, depth + 1, encoders)
+    yield "\n" + INDENT * depth + ("}" if is_object else "]")
+
+
+def _flat_text(value: Any, depth: int, encoders: dict[int, Any]) -> str | None:
+    """The indented text of a non-empty container of scalars, in one C encoder call; else None."""
+    if not _flat(value):
+        return None
+    encode = encoders.get(depth) or encoders.setdefault(depth, _flat_encoder(depth))
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    # The C encoder wrote "{a,<sep>b}"; indent=2 also breaks the line after the
+    # opening bracket and before the closing one.
+    return opening + "\n" + INDENT * (depth + 1) + encode(value)[1:-1] + "\n" + INDENT * depth + closing
 
 
 def _key_text(key: Any) -> str:
