@@ -604,7 +604,7 @@ def build_comparison(
     yardstick = decide_yardstick(sides, names)
     pairing = pair_queries(yardstick.base_per_query, _per_query(head_report))
     primary = _primary(head_report)
-    facts = query_facts(judgments)
+    facts = query_facts(sides.judgments)
     rescored = yardstick.status == "rescored"
     findings = [*yardstick.findings, *query_findings(pairing), *_missing_per_query(sides, pairing),
                 *cutoff_findings(sides), *corpus_findings(sides), *tool_findings(sides)]
