@@ -246,8 +246,7 @@ def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, s
     # A query the base report kept no ranking for was never scored there (it had no positive
     # label then): scoring it now would count the missing ranking as misses. It is left to
     # the head side, where it shows as added.
-    per_query = {q: {m: round(v, DECIMALS) for m, v in row.items()}
-                 for q, row in scores.per_query.items() if q in rankings}
+    per_query = {q: row for q, row in scores.per_query.items() if q in rankings}  # rounded by scoring
     base_depth = max(_cutoffs(sides.base_config), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth)
