@@ -96,6 +96,17 @@ def test_drift_is_warned_about(tmp_path: Path) -> None:
     assert "3 orphaned, 9 re-anchorable, 2 merged, 1 split" in comment
 
 
+def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
+    from compare_data import labels, run, score
+    from retrieval_eval.compare import build_comparison
+
+    base = score(tmp_path, "base", labels(strata=("faq", "howto", "billing", "retired")), run())
+    head = score(tmp_path, "head", labels(), run(misses=[4]))
+    comment = render("comment", report=head, comparison=build_comparison(base, head, resamples=200))
+    assert "| retired |" in comment  # a stratum the head dropped is still shown, beside the others
+    assert "<summary>Strata (4)</summary>" in comment
+
+
 def test_oversized_input_drops_whole_sections_and_says_so(tmp_path: Path) -> None:
     report, comparison = CASES["oversized_truncated"](tmp_path)
     comment = render("comment", report=report, comparison=comparison)

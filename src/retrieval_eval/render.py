@@ -358,6 +358,8 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
     notes = findings(comparison)
     told = reasons(report)
     queries = _mapping(_mapping(comparison).get("queries"))
+    # Every stratum either side reports, so the count in the heading matches the table.
+    strata = stratum_rows(report, comparison, primary)
     return {
         "kind": kind,
         "marker": comment_marker(comment_id),
@@ -371,7 +373,7 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
         "significance": significance_line(comparison),
         "worst": worst_stratum(report),
         "drift": drift_warning(report),
-        "strata": {"rows": stratum_rows(report, comparison, primary), "total": len(_mapping(report.get("per_stratum")))},
+        "strata": {"rows": strata, "total": len(strata)},
         "movers": {"metric": escape_name(moved.get("metric", primary)),
                    "drops": mover_rows(moved.get("drops")), "gains": mover_rows(moved.get("gains")),
                    "down": _int(moved.get("down")) or 0, "up": _int(moved.get("up")) or 0},
