@@ -107,6 +107,15 @@ def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
     assert "<summary>Strata (4)</summary>" in comment
 
 
+def test_the_headline_reads_the_primary_metric_the_comparison_reads(tmp_path: Path) -> None:
+    report, comparison = CASES["delta_fail"](tmp_path)
+    assert comparison is not None and comparison["primary"] == "recall@5"
+    report["config"]["k"] = [0, 5, 10]  # a hand-edited report: a cutoff of 0 is no cutoff
+    for kind in ("comment", "text"):
+        assert "recall@0" not in render(kind, report=report, comparison=comparison)
+    assert "recall@5 **0.9250** (-0.0750 vs base" in render("comment", report=report, comparison=comparison)
+
+
 def test_oversized_input_drops_whole_sections_and_says_so(tmp_path: Path) -> None:
     report, comparison = CASES["oversized_truncated"](tmp_path)
     comment = render("comment", report=report, comparison=comparison)

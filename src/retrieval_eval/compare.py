@@ -28,6 +28,7 @@ from typing import Any
 from . import __version__
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
+from .lenient import cutoffs, measured, number, primary_metric, section
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, CONFIDENCE, Bootstrap, paired_bootstrap
 
 KIND = "retrieval-eval comparison"
@@ -78,23 +79,6 @@ class Comparison:
 # -- reading reports ---------------------------------------------------------------
 
 
-def _section(report: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    """A part of a report that should be an object; empty when the file holds anything else."""
-    part = report.get(name)
-    return part if isinstance(part, Mapping) else {}
-
-
-def _value(report: Mapping[str, Any], metric: str) -> float | None:
-    measurement = _section(report, "metrics").get(metric)
-    if isinstance(measurement, Mapping) and _is_number(measurement.get("value")):
-        return float(measurement["value"])
-    return None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _per_query(report: Mapping[str, Any]) -> dict[str, dict[str, float]] | None:
     """The report's per-query values, or None when it carries none (or not in our shape)."""
     table = report.get("per_query")
@@ -102,39 +86,24 @@ def _per_query(report: Mapping[str, Any]) -> dict[str, dict[str, float]] | None:
         return None
     if not all(isinstance(row, Mapping) for row in table.values()):
         return None
-    return {str(q): {m: float(v) for m, v in row.items() if _is_number(v)} for q, row in table.items()}
+    return {str(q): _numbers(row) for q, row in table.items()}
 
 
-def _config(report: Mapping[str, Any]) -> dict[str, Any]:
-    config = report.get("config")
-    return dict(config) if isinstance(config, Mapping) else {}
+def _numbers(row: Mapping[str, Any]) -> dict[str, float]:
+    return {name: float(value) for name, value in row.items() if number(value) is not None}
 
 
-def _inputs(report: Mapping[str, Any]) -> dict[str, Any]:
-    inputs = report.get("inputs")
-    return dict(inputs) if isinstance(inputs, Mapping) else {}
-
-
-def _cutoffs(config: Mapping[str, Any]) -> list[int]:
-    """The cutoffs a report records, ignoring anything that is not a positive whole number."""
-    ks = config.get("k")
-    return [k for k in ks if isinstance(k, int) and not isinstance(k, bool) and k > 0] if isinstance(ks, list) else []
-
-
-def _score_config(config: Mapping[str, Any]) -> Any:
-    """The head's configuration as a ScoreConfig, or None when the report's is not one we can score with."""
+def _score_config(report: Mapping[str, Any]) -> Any:
+    """The report's configuration as a ScoreConfig, or None when it is not one we can score with."""
     from .errors import UsageError
     from .scoring import ScoreConfig
 
+    config = section(report, "config")
     try:
-        return ScoreConfig(k=tuple(_cutoffs(config)), threshold=config.get("threshold"),  # type: ignore[arg-type]
+        return ScoreConfig(k=tuple(cutoffs(report)), threshold=config.get("threshold"),  # type: ignore[arg-type]
                            gain=config.get("gain"))  # type: ignore[arg-type]
     except UsageError:
         return None
-
-
-def _primary(report: Mapping[str, Any]) -> str:
-    return f"recall@{(_cutoffs(_config(report)) or [10])[0]}"
 
 
 def _cutoff(metric: str) -> int | None:
@@ -143,7 +112,7 @@ def _cutoff(metric: str) -> int | None:
 
 
 def _deterministic(report: Mapping[str, Any], metric: str) -> bool:
-    measurement = _section(report, "metrics").get(metric)
+    measurement = section(report, "metrics").get(metric)
     return not (isinstance(measurement, Mapping) and measurement.get("deterministic") is False)
 
 
@@ -179,19 +148,19 @@ class Sides:
     judgments: JudgmentSet | LabelIndex | None
 
     @property
-    def base_config(self) -> dict[str, Any]:
-        return _config(self.base)
+    def base_config(self) -> Mapping[str, Any]:
+        return section(self.base, "config")
 
     @property
-    def head_config(self) -> dict[str, Any]:
-        return _config(self.head)
+    def head_config(self) -> Mapping[str, Any]:
+        return section(self.head, "config")
 
 
 def yardstick_changes(sides: Sides) -> list[tuple[str, str]]:
     """(code, detail) for each way the two reports' yardsticks differ or cannot be told apart."""
     changes = []
-    base_sha = _inputs(sides.base).get("judgments_sha256")
-    head_sha = _inputs(sides.head).get("judgments_sha256")
+    base_sha = section(sides.base, "inputs").get("judgments_sha256")
+    head_sha = section(sides.head, "inputs").get("judgments_sha256")
     if not base_sha or not head_sha:
         changes.append(("judgments-unknown", "a report does not record which judgments it was scored with"))
     elif base_sha != head_sha:
@@ -221,7 +190,7 @@ def rescore_blocker(sides: Sides) -> str | None:
         return "the head's judgments file was not given (pass --judgments, the file the head report was scored with)"
     if not isinstance(sides.base.get("rankings"), Mapping):
         return "the base report does not carry its rankings, so they cannot be scored again"
-    if _score_config(sides.head_config) is None:
+    if _score_config(sides.head) is None:
         return "the head report does not record a configuration (cutoffs, threshold, gain) to score with"
     return None
 
@@ -238,7 +207,7 @@ def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, s
     from .scoring import index_judgments, score_rankings
 
     assert sides.judgments is not None  # callers check rescore_blocker first
-    config = _score_config(sides.head_config)
+    config = _score_config(sides.head)
     rankings = {str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items()
                 if isinstance(keys, list)}
     indexed = index_judgments(sides.judgments, config)
@@ -247,7 +216,7 @@ def rescore_base(sides: Sides) -> tuple[dict[str, dict[str, float]], dict[str, s
     # label then): scoring it now would count the missing ranking as misses. It is left to
     # the head side, where it shows as added.
     per_query = {q: row for q, row in scores.per_query.items() if q in rankings}  # rounded by scoring
-    base_depth = max(_cutoffs(sides.base_config), default=0)
+    base_depth = max(cutoffs(sides.base), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth)
 
@@ -348,8 +317,8 @@ def pair_queries(base: dict[str, dict[str, float]] | None, head: dict[str, dict[
 
 
 def metric_names(sides: Sides) -> list[str]:
-    head_metrics = _section(sides.head, "metrics")
-    base_metrics = _section(sides.base, "metrics")
+    head_metrics = section(sides.head, "metrics")
+    base_metrics = section(sides.base, "metrics")
     return [str(name) for name in dict.fromkeys([*head_metrics, *base_metrics])]
 
 
@@ -369,12 +338,12 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
     of its own beyond what was rescored.
     """
     if pairing.base is None or pairing.head is None:
-        return _value(sides.base, metric), _value(sides.head, metric)
+        return measured(sides.base, metric), measured(sides.head, metric)
     whole = not pairing.added and not pairing.removed and not rescored
     if whole or not pairing.ids and not rescored:
-        return _value(sides.base, metric), _value(sides.head, metric)
+        return measured(sides.base, metric), measured(sides.head, metric)
     if not pairing.ids:
-        return None, _value(sides.head, metric)
+        return None, measured(sides.head, metric)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
 
 
@@ -424,17 +393,14 @@ def query_facts(judgments: JudgmentSet | LabelIndex | None) -> dict[str, dict[st
 
 
 def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
-    entry = _section(report, "per_stratum").get(name)
-    if not isinstance(entry, Mapping):
-        return None
-    return _value(entry, metric)
+    return measured(section(report, "per_stratum").get(name), metric)
 
 
 def stratum_rows(sides: Sides, pairing: Pairing, primary: str, facts: Mapping[str, Mapping[str, Any]],
                  *, rescored: bool) -> dict[str, dict[str, Any]]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported."""
-    names = [str(n) for n in dict.fromkeys([*_section(sides.head, "per_stratum"),
-                                              *_section(sides.base, "per_stratum")])]
+    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"),
+                                              *section(sides.base, "per_stratum")])]
     paired = bool(facts) and pairing.available
     rows = {}
     for name in names:
@@ -519,7 +485,7 @@ def _missing_per_query(sides: Sides, pairing: Pairing) -> list[Finding]:
 
 
 def cutoff_findings(sides: Sides) -> list[Finding]:
-    base_k, head_k = _cutoffs(sides.base_config), _cutoffs(sides.head_config)
+    base_k, head_k = cutoffs(sides.base), cutoffs(sides.head)
     if not base_k or not head_k or sorted(set(base_k)) == sorted(set(head_k)):
         return []
     only = sorted(set(head_k) - set(base_k))
@@ -530,8 +496,8 @@ def cutoff_findings(sides: Sides) -> list[Finding]:
 
 
 def corpus_findings(sides: Sides) -> list[Finding]:
-    base = _section(sides.base, "corpus").get("fingerprint")
-    head = _section(sides.head, "corpus").get("fingerprint")
+    base = section(sides.base, "corpus").get("fingerprint")
+    head = section(sides.head, "corpus").get("fingerprint")
     if not base or not head or base == head:
         return []
     return [Finding("corpus-changed", NOTE,
@@ -542,8 +508,8 @@ def corpus_findings(sides: Sides) -> list[Finding]:
 
 
 def tool_findings(sides: Sides) -> list[Finding]:
-    base = _section(sides.base, "tool").get("version")
-    head = _section(sides.head, "tool").get("version")
+    base = section(sides.base, "tool").get("version")
+    head = section(sides.head, "tool").get("version")
     if not base or not head or base == head:
         return []
     return [Finding("tool-changed", NOTE, f"the reports come from different tool versions ({base} and {head})",
@@ -559,15 +525,15 @@ def _text(value: Any) -> str | None:
 
 def side_summary(report: Mapping[str, Any]) -> dict[str, str | None]:
     """What identifies one side; anything but a string in the file is recorded as unknown."""
-    inputs = _inputs(report)
+    inputs = section(report, "inputs")
     return {
         "generated_at": _text(report.get("generated_at")),
-        "tool_version": _text(_section(report, "tool").get("version")),
+        "tool_version": _text(section(report, "tool").get("version")),
         "judgments_sha256": _text(inputs.get("judgments_sha256")),
         "run_sha256": _text(inputs.get("run_sha256")),
         "query_set_sha256": _text(inputs.get("query_set_sha256")),
-        "corpus_fingerprint": _text(_section(report, "corpus").get("fingerprint")),
-        "verdict": _text(_section(report, "verdict").get("status")),
+        "corpus_fingerprint": _text(section(report, "corpus").get("fingerprint")),
+        "verdict": _text(section(report, "verdict").get("status")),
     }
 
 
@@ -602,7 +568,7 @@ def build_comparison(
     names = metric_names(sides)
     yardstick = decide_yardstick(sides, names)
     pairing = pair_queries(yardstick.base_per_query, _per_query(head_report))
-    primary = _primary(head_report)
+    primary = primary_metric(head_report)
     facts = query_facts(sides.judgments)
     rescored = yardstick.status == "rescored"
     findings = [*yardstick.findings, *query_findings(pairing), *_missing_per_query(sides, pairing),
@@ -629,7 +595,7 @@ def build_comparison(
 
 
 def _ci(value: Any) -> tuple[float, float] | None:
-    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
+    if isinstance(value, list) and len(value) == 2 and all(number(v) is not None for v in value):
         return float(value[0]), float(value[1])
     return None
 
@@ -637,7 +603,7 @@ def _ci(value: Any) -> tuple[float, float] | None:
 def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
     """What gates read from a comparison document."""
     comparison = Comparison(document=dict(document))
-    for name, row in _section(document, "metrics").items():
+    for name, row in section(document, "metrics").items():
         comparison.metrics[name] = MetricDelta(
             name, row.get("base"), row.get("head"), _ci(row.get("ci")), row.get("p_value"),
             row.get("significant"), row.get("confounded"), row.get("n"),

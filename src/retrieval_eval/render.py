@@ -24,13 +24,13 @@ path never pays for it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError, UsageError
+from .lenient import integer, items, mapping, measured, number, primary_metric, section
 
 KINDS = ("summary", "comment", "text")
 COMMENT_LIMIT = 65_536  # characters, GitHub's limit for a comment body
@@ -107,47 +107,29 @@ def comment_marker(comment_id: str = "default") -> str:
 # -- numbers -----------------------------------------------------------------------
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
 def fmt(value: Any) -> str:
-    number = _number(value)
-    return "—" if number is None else f"{number:.4f}"
+    figure = number(value)
+    return "—" if figure is None else f"{figure:.4f}"
 
 
 def fmt_delta(value: Any) -> str:
-    number = _number(value)
-    if number is None:
+    figure = number(value)
+    if figure is None:
         return "—"
-    return "±0.0000" if round(number, 4) == 0 else f"{number:+.4f}"
+    return "±0.0000" if round(figure, 4) == 0 else f"{figure:+.4f}"
 
 
 def fmt_p(value: Any) -> str:
-    number = _number(value)
-    if number is None:
+    figure = number(value)
+    if figure is None:
         return "—"
-    return f"{number:.4f}" if number >= 0.0001 else "<0.0001"
+    return f"{figure:.4f}" if figure >= 0.0001 else "<0.0001"
 
 
 def fmt_interval(ci: Any) -> str:
     if not isinstance(ci, list) or len(ci) != 2:
         return "—"
     return f"[{fmt_delta(ci[0])}, {fmt_delta(ci[1])}]"
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 # -- the view: what templates see ----------------------------------------------------
@@ -162,16 +144,12 @@ def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
     """The worst gate status per metric name, as a mark for the metric table."""
     severity = {"PASS": 0, "INDETERMINATE": 1, "FAIL": 2}
     worst: dict[str, str] = {}
-    for gate in _list(_mapping(report.get("verdict")).get("gates")):
-        gate = _mapping(gate)
+    for gate in items(section(report, "verdict").get("gates")):
+        gate = mapping(gate)
         status, metric = str(gate.get("status")), gate_metric(str(gate.get("expression", "")))
         if status in severity and severity[status] >= severity.get(worst.get(metric, "PASS"), 0):
             worst[metric] = status
     return {metric: ICONS[status] for metric, status in worst.items()}
-
-
-def _measurement_value(report: Mapping[str, Any], name: str) -> Any:
-    return _mapping(_mapping(report.get("metrics")).get(name)).get("value")
 
 
 def metric_row(name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str],
@@ -182,9 +160,9 @@ def metric_row(name: str, report: Mapping[str, Any], compared: Mapping[str, Any]
     return {
         "name": escape_name(name),
         "primary": name == primary,
-        "value": fmt(_measurement_value(report, name)),
+        "value": fmt(measured(report, name)),
         "base": fmt(compared.get("base")),
-        "head": fmt(compared.get("head", _measurement_value(report, name))),
+        "head": fmt(compared.get("head", measured(report, name))),
         "delta": f"**{delta}**" if significant and not confounded else delta + (" ⚠️" if confounded else ""),
         "interval": "confounded" if confounded else fmt_interval(compared.get("ci")),
         "p": "—" if confounded else fmt_p(compared.get("p_value")),
@@ -196,11 +174,11 @@ def metric_row(name: str, report: Mapping[str, Any], compared: Mapping[str, Any]
 
 def metric_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[dict[str, Any]]:
     marks = gate_marks(report)
-    compared = _mapping(_mapping(comparison).get("metrics"))
-    names = [str(n) for n in dict.fromkeys([*_mapping(report.get("metrics")), *compared])]
+    compared = section(comparison, "metrics")
+    names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
     # The primary metric leads; gated metrics follow; then the rest in report order.
     names.sort(key=lambda n: (n != primary, n not in marks))
-    return [metric_row(n, report, _mapping(compared.get(n)), marks, primary) for n in names]
+    return [metric_row(n, report, mapping(compared.get(n)), marks, primary) for n in names]
 
 
 def compact_metric_names(rows: list[dict[str, Any]], primary: str) -> list[dict[str, Any]]:
@@ -212,22 +190,22 @@ def compact_metric_names(rows: list[dict[str, Any]], primary: str) -> list[dict[
 
 
 def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[dict[str, Any]]:
-    head = _mapping(report.get("per_stratum"))
-    compared = _mapping(_mapping(comparison).get("per_stratum"))
+    head = section(report, "per_stratum")
+    compared = section(comparison, "per_stratum")
     rows = []
     for name in dict.fromkeys([*head, *compared]):
-        entry, moved = _mapping(head.get(name)), _mapping(compared.get(name))
-        value = moved.get("head") if "head" in moved else _mapping(_mapping(entry.get("metrics")).get(primary)).get("value")
+        entry, moved = mapping(head.get(name)), mapping(compared.get(name))
+        value = moved.get("head") if "head" in moved else measured(entry, primary)
         # Paired counts when the comparison has them, so n matches the numbers beside it.
-        n = _int(moved.get("n")) if _int(moved.get("n")) is not None else _int(entry.get("n"))
+        n = integer(moved.get("n")) if integer(moved.get("n")) is not None else integer(entry.get("n"))
         rows.append({
             "name": escape_markdown(name, limit=80),
             "label": mermaid_label(name),
             "n": n if n is not None else "—",
             "head": fmt(value),
-            "head_value": _number(value),
+            "head_value": number(value),
             "base": fmt(moved.get("base")),
-            "base_value": _number(moved.get("base")),
+            "base_value": number(moved.get("base")),
             "delta": fmt_delta(moved.get("delta")),
         })
     return rows
@@ -235,8 +213,8 @@ def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None
 
 def mover_rows(movers: Any) -> list[dict[str, Any]]:
     rows = []
-    for mover in _list(movers):
-        mover = _mapping(mover)
+    for mover in items(movers):
+        mover = mapping(mover)
         query = mover.get("query")
         stratum = mover.get("stratum")
         rows.append({
@@ -252,12 +230,12 @@ def mover_rows(movers: Any) -> list[dict[str, Any]]:
 
 def drift_warning(report: Mapping[str, Any]) -> str | None:
     """One sentence when the labels were checked against the corpus and some no longer fit."""
-    drift = _mapping(_mapping(report.get("judgments")).get("drift"))
-    ratio = _number(drift.get("invalid_ratio"))
+    drift = section(section(report, "judgments"), "drift")
+    ratio = number(drift.get("invalid_ratio"))
     if ratio is None or ratio <= 0:
         return None
-    counts = [f"{_int(drift.get(k))} {k.replace('_', '-')}" for k in ("orphaned", "re_anchorable", "merged", "split")
-              if _int(drift.get(k))]
+    counts = [f"{integer(drift.get(k))} {k.replace('_', '-')}" for k in ("orphaned", "re_anchorable", "merged", "split")
+              if integer(drift.get(k))]
     detail = f" ({', '.join(counts)})" if counts else ""
     return (f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
             "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
@@ -265,13 +243,13 @@ def drift_warning(report: Mapping[str, Any]) -> str | None:
 
 
 def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    worst = _mapping(report.get("worst_stratum"))
+    worst = section(report, "worst_stratum")
     if not worst:
         return None
     name = worst.get("name")
-    entry = _mapping(_mapping(report.get("per_stratum")).get(name))
+    entry = mapping(section(report, "per_stratum").get(name))
     return {"name": escape_markdown(name, limit=80), "metric": escape_name(worst.get("metric", "")),
-            "value": fmt(worst.get("value")), "n": _int(entry.get("n")) or 0}
+            "value": fmt(worst.get("value")), "n": integer(entry.get("n")) or 0}
 
 
 def findings(comparison: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -279,12 +257,12 @@ def findings(comparison: Mapping[str, Any] | None) -> list[dict[str, Any]]:
              "detail": escape_markdown(f.get("detail", ""), limit=REASON_LIMIT),
              "meaning": escape_markdown(f.get("meaning", ""), limit=REASON_LIMIT),
              "confounds": f.get("effect") == "confounds"}
-            for f in map(_mapping, _list(_mapping(comparison).get("comparability")))]
+            for f in map(mapping, items(mapping(comparison).get("comparability")))]
 
 
 def gate_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
-    for gate in map(_mapping, _list(_mapping(report.get("verdict")).get("gates"))):
+    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
         expression = str(gate.get("expression", ""))
         reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
         status = str(gate.get("status", ""))
@@ -294,23 +272,23 @@ def gate_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def reasons(report: Mapping[str, Any]) -> list[str]:
-    return [escape_markdown(r, limit=REASON_LIMIT) for r in _list(_mapping(report.get("verdict")).get("reasons"))]
+    return [escape_markdown(r, limit=REASON_LIMIT) for r in items(section(report, "verdict").get("reasons"))]
 
 
 def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> str:
-    value = _measurement_value(report, primary)
+    value = measured(report, primary)
     name = escape_name(primary)
-    if _number(value) is None:
+    if number(value) is None:
         return "No metric was computed."
     text = f"{name} **{fmt(value)}**"
-    moved = _mapping(_mapping(_mapping(comparison).get("metrics")).get(primary))
-    if comparison is None or _number(moved.get("delta")) is None:
+    moved = mapping(section(comparison, "metrics").get(primary))
+    if comparison is None or number(moved.get("delta")) is None:
         return text
     if moved.get("confounded"):
         return f"{text} ({fmt_delta(moved.get('delta'))} vs base, confounded)"
     versus = f"{fmt_delta(moved.get('delta'))} vs base"
-    paired = _int(_mapping(_mapping(comparison).get("queries")).get("paired"))
-    if paired and paired != _int(_mapping(report.get("judgments")).get("queries_scored")):
+    paired = integer(section(comparison, "queries").get("paired"))
+    if paired and paired != integer(section(report, "judgments").get("queries_scored")):
         versus += f" on the {paired} queries scored on both sides"
     interval = fmt_interval(moved.get("ci"))
     if interval == "—":
@@ -320,44 +298,40 @@ def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
 
 
 def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
-    tool = _mapping(report.get("tool"))
-    inputs = _mapping(report.get("inputs"))
+    tool = section(report, "tool")
+    inputs = section(report, "inputs")
     parts = [f"{escape_markdown(tool.get('name', 'retrieval-eval'), limit=40)} "
              f"{escape_markdown(tool.get('version', ''), limit=20)}",
              f"judgments {escape_markdown(str(inputs.get('judgments_sha256') or '—')[:12], limit=12)}",
              f"run {escape_markdown(str(inputs.get('run_sha256') or '—')[:12], limit=12)}"]
     if comparison is not None:
-        base = _mapping(_mapping(comparison).get("base"))
+        base = section(comparison, "base")
         parts.append(f"base run {escape_markdown(str(base.get('run_sha256') or '—')[:12], limit=12)}")
     parts.append(f"generated {escape_markdown(report.get('generated_at', '—'), limit=40)}")
     return " · ".join(parts)
 
 
-def _primary(report: Mapping[str, Any]) -> str:
-    ks = _list(_mapping(report.get("config")).get("k")) or [10]
-    return f"recall@{ks[0]}"
-
 
 def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
-    method = _mapping(_mapping(comparison).get("significance"))
-    paired, resamples = _int(method.get("paired_queries")), _int(method.get("resamples"))
+    method = section(comparison, "significance")
+    paired, resamples = integer(method.get("paired_queries")), integer(method.get("resamples"))
     if not paired or not resamples:
         return None
     return (f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
-            f"(seed {_int(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0.")
+            f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0.")
 
 
 def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, kind: str,
                comment_id: str) -> dict[str, Any]:
-    primary = _primary(report)
-    status = str(_mapping(report.get("verdict")).get("status", "INDETERMINATE"))
+    primary = primary_metric(report)
+    status = str(section(report, "verdict").get("status", "INDETERMINATE"))
     rows = metric_rows(report, comparison, primary)
     shown = compact_metric_names(rows, primary) if kind == "comment" else rows
-    judgments = _mapping(report.get("judgments"))
-    moved = _mapping(_mapping(comparison).get("movers"))
+    judgments = section(report, "judgments")
+    moved = section(comparison, "movers")
     notes = findings(comparison)
     told = reasons(report)
-    queries = _mapping(_mapping(comparison).get("queries"))
+    queries = section(comparison, "queries")
     # Every stratum either side reports, so the count in the heading matches the table.
     strata = stratum_rows(report, comparison, primary)
     return {
@@ -368,7 +342,7 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
         "primary_label": mermaid_label(primary),
         "verdict": {"status": escape_markdown(status, limit=20), "icon": ICONS.get(status, "⚠️"),
                     "headline": headline(report, comparison, primary)},
-        "scored": {"queries": _int(judgments.get("queries")) or 0, "scored": _int(judgments.get("queries_scored")) or 0},
+        "scored": {"queries": integer(judgments.get("queries")) or 0, "scored": integer(judgments.get("queries_scored")) or 0},
         "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
         "significance": significance_line(comparison),
         "worst": worst_stratum(report),
@@ -376,14 +350,14 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
         "strata": {"rows": strata, "total": len(strata)},
         "movers": {"metric": escape_name(moved.get("metric", primary)),
                    "drops": mover_rows(moved.get("drops")), "gains": mover_rows(moved.get("gains")),
-                   "down": _int(moved.get("down")) or 0, "up": _int(moved.get("up")) or 0},
+                   "down": integer(moved.get("down")) or 0, "up": integer(moved.get("up")) or 0},
         "gates": gate_rows(report),
         "reasons": {"rows": told, "total": len(told)},
         "comparability": {"rows": notes, "total": len(notes)},
         "confounds": [note for note in notes if note["confounds"]],
-        "yardstick": escape_markdown(_mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
-        "queries": {"paired": _int(queries.get("paired")) or 0, "added": len(_list(queries.get("added"))),
-                    "removed": len(_list(queries.get("removed")))},
+        "yardstick": escape_markdown(mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
+        "queries": {"paired": integer(queries.get("paired")) or 0, "added": len(items(queries.get("added"))),
+                    "removed": len(items(queries.get("removed")))},
         "footer": footer(report, comparison),
         "omitted": [],
     }
@@ -579,17 +553,17 @@ def _metric_line(name: str, row: Mapping[str, Any]) -> str:
 
 def comparison_text(comparison: Mapping[str, Any]) -> str:
     """The comparison for a terminal: one line per metric, then movers and findings."""
-    paired = _int(_mapping(comparison.get("queries")).get("paired")) or 0
+    paired = integer(section(comparison, "queries").get("paired")) or 0
     lines = [f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
              f"{paired} paired queries)"]
-    lines += [_metric_line(str(name), _mapping(row)) for name, row in _mapping(comparison.get("metrics")).items()]
-    moved = _mapping(comparison.get("movers"))
+    lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
+    moved = section(comparison, "movers")
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
-        rows = [_mapping(r) for r in _list(moved.get(key))]
+        rows = [mapping(r) for r in items(moved.get(key))]
         if rows:
             lines.append(f"{title} ({plain(moved.get('metric'), limit=40)})")
             lines += [f"  {fmt_delta(r.get('delta')):>8}  {plain(r.get('query_id'), limit=80)}" for r in rows]
-    for finding in map(_mapping, _list(comparison.get("comparability"))):
+    for finding in map(mapping, items(comparison.get("comparability"))):
         lines.append(plain(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}", limit=1000))
     return "\n".join(lines) + "\n"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .lenient import measured, primary_metric, value_of
 from .metrics import REGISTRY
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
@@ -30,12 +31,6 @@ def fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def _value(measurement: Any) -> float | None:
-    if isinstance(measurement, Mapping) and isinstance(measurement.get("value"), (int, float)):
-        return float(measurement["value"])
-    return None
-
-
 def metric_table(report: Mapping[str, Any]) -> list[str]:
     metrics = report.get("metrics", {})
     ks = report.get("config", {}).get("k", [])
@@ -44,15 +39,15 @@ def metric_table(report: Mapping[str, Any]) -> list[str]:
     rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks)]
     for metric in REGISTRY:
         if metric.at_cutoff:
-            cells = [fmt(_value(metrics.get(f"{metric.name}@{k}"))) for k in ks]
+            cells = [fmt(value_of(metrics.get(f"{metric.name}@{k}"))) for k in ks]
             rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
         elif metric.name in metrics:
-            rows.append(f"{metric.name:<12}{fmt(_value(metrics[metric.name])):>10}")
+            rows.append(f"{metric.name:<12}{fmt(value_of(metrics[metric.name])):>10}")
     for name, measurement in metrics.items():
         if isinstance(measurement, Mapping) and measurement.get("deterministic") is False:
             ci = measurement.get("ci")
             spread = f"  95% CI [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "  (one sample, no interval)"
-            rows.append(f"{name:<12}{fmt(_value(measurement)):>10}{spread}  n={measurement.get('n')}")
+            rows.append(f"{name:<12}{fmt(value_of(measurement)):>10}{spread}  n={measurement.get('n')}")
     return rows
 
 
@@ -65,12 +60,12 @@ def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     strata = report.get("per_stratum") or {}
     if not strata:
         return []
-    primary = f"recall@{report.get('config', {}).get('k', [10])[0]}"
+    primary = primary_metric(report)
     worst = (report.get("worst_stratum") or {}).get("name")
     width = max(len(name) for name in strata)
     lines = [f"strata ({primary}, worst first)"]
     for name, entry in strata.items():
-        value = _value((entry.get("metrics") or {}).get(primary))
+        value = measured(entry, primary)
         if value is None:
             lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
             continue

@@ -1,0 +1,59 @@
+"""Reading reports and comparison documents that may hold anything.
+
+``compare`` and ``render`` read report files that a pull request can change
+or another tool wrote, so any field may be missing or of another type. Each
+reader here returns the type asked for, or "missing" (an empty mapping or
+list, None), and never raises: a malformed field costs a number, not a run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+DEFAULT_CUTOFF = 10  # the CLI's default -k, assumed when a report records none
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def section(document: Any, name: str) -> Mapping[str, Any]:
+    """A part of a document that should be an object; empty when it is anything else."""
+    return mapping(mapping(document).get(name))
+
+
+def items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def number(value: Any) -> float | None:
+    """A finite number as a float; None for anything else (a bool is not a number here)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def value_of(measurement: Any) -> float | None:
+    """The number a measurement (``{"value": ...}``) holds."""
+    return number(mapping(measurement).get("value"))
+
+
+def measured(report: Any, metric: str) -> float | None:
+    """The value a report (or one of its strata) gives ``metric``."""
+    return value_of(section(report, "metrics").get(metric))
+
+
+def cutoffs(report: Any) -> list[int]:
+    """The cutoffs a report records, ignoring anything that is not a positive whole number."""
+    return [k for k in items(section(report, "config").get("k")) if integer(k) is not None and k > 0]
+
+
+def primary_metric(report: Any) -> str:
+    """The metric a one-number summary uses, as ``ScoreConfig.primary``: recall at the first cutoff."""
+    return f"recall@{(cutoffs(report) or [DEFAULT_CUTOFF])[0]}"
