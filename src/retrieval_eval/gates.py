@@ -124,6 +124,12 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
+def gate_metric(expression: str) -> str:
+    """The metric a gate expression names, read by the grammar above without checking it."""
+    parts = expression.split(":")
+    return parts[1] if parts[0] == WORST_STRATUM and len(parts) > 1 else parts[0]
+
+
 def split_gate_list(text: str) -> list[str]:
     """Gates given as one string, separated by commas or new lines."""
     return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError, UsageError
+from .gates import PASS, SEVERITY, gate_metric
 from .lenient import integer, items, mapping, measured, number, primary_metric, section
 
 KINDS = ("summary", "comment", "text")
@@ -135,19 +136,13 @@ def fmt_interval(ci: Any) -> str:
 # -- the view: what templates see ----------------------------------------------------
 
 
-def gate_metric(expression: str) -> str:
-    parts = expression.split(":")
-    return parts[1] if parts[0] == "worst-stratum" and len(parts) > 1 else parts[0]
-
-
 def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
     """The worst gate status per metric name, as a mark for the metric table."""
-    severity = {"PASS": 0, "INDETERMINATE": 1, "FAIL": 2}
     worst: dict[str, str] = {}
     for gate in items(section(report, "verdict").get("gates")):
         gate = mapping(gate)
         status, metric = str(gate.get("status")), gate_metric(str(gate.get("expression", "")))
-        if status in severity and severity[status] >= severity.get(worst.get(metric, "PASS"), 0):
+        if status in SEVERITY and SEVERITY[status] >= SEVERITY[worst.get(metric, PASS)]:
             worst[metric] = status
     return {metric: ICONS[status] for metric, status in worst.items()}
 
