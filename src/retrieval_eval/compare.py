@@ -471,7 +471,7 @@ def query_findings(pairing: Pairing) -> list[Finding]:
     return findings
 
 
-def _missing_per_query(sides: Sides, pairing: Pairing) -> list[Finding]:
+def _missing_per_query(pairing: Pairing) -> list[Finding]:
     missing = [side for side, table in (("base", pairing.base), ("head", pairing.head)) if table is None]
     if not missing:
         if pairing.base is not None and not pairing.ids:
@@ -571,7 +571,7 @@ def build_comparison(
     primary = primary_metric(head_report)
     facts = query_facts(sides.judgments)
     rescored = yardstick.status == "rescored"
-    findings = [*yardstick.findings, *query_findings(pairing), *_missing_per_query(sides, pairing),
+    findings = [*yardstick.findings, *query_findings(pairing), *_missing_per_query(pairing),
                 *cutoff_findings(sides), *corpus_findings(sides), *tool_findings(sides)]
     return {
         "kind": KIND,
