@@ -1,0 +1,97 @@
+"""The primary metric broken down: per stratum, and the queries that moved most.
+
+Query text and strata come from the head's judgments, when given; without
+them strata are the reports' own averages and movers carry ids alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..labelindex import LabelIndex
+from ..lenient import measured, section
+from .sides import DECIMALS, Pairing, Sides, difference
+
+MOVERS = 10  # listed each way
+
+Facts = Mapping[str, Mapping[str, Any]]  # query id -> {"query": text, "stratum": name}
+
+
+def query_facts(judgments: LabelIndex | None) -> dict[str, dict[str, str | None]]:
+    """Query text and stratum per query id (the first each query's labels give), when judgments are given."""
+    if judgments is None:
+        return {}
+    return {query_id: {"query": query.text, "stratum": query.stratum} for query_id, query in judgments.queries.items()}
+
+
+def stratum_rows(sides: Sides, pairing: Pairing, primary: str, facts: Facts,
+                 *, rescored: bool) -> dict[str, dict[str, Any]]:
+    """Each stratum's primary metric on both sides: paired when membership is known, else as reported.
+
+    A rescored base has no stratum averages of its own, so without pairing its strata are left out.
+    """
+    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"),
+                                              *section(sides.base, "per_stratum")])]
+    paired = bool(facts) and pairing.available
+    rows = {}
+    for name in names:
+        if paired:
+            rows[name] = _paired_stratum(pairing, primary, [q for q in pairing.ids
+                                                             if facts.get(q, {}).get("stratum") == name])
+        elif not rescored:
+            base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
+            rows[name] = {"n": None, "base": base, "head": head, "delta": difference(base, head)}
+    return rows
+
+
+def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
+    return measured(section(report, "per_stratum").get(name), metric)
+
+
+def _paired_stratum(pairing: Pairing, primary: str, members: list[str]) -> dict[str, Any]:
+    assert pairing.base is not None and pairing.head is not None
+    if not members:
+        return {"n": 0, "base": None, "head": None, "delta": None}
+    base = round(math.fsum(pairing.base[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
+    head = round(math.fsum(pairing.head[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
+    return {"n": len(members), "base": base, "head": head, "delta": difference(base, head)}
+
+
+Move = tuple[float, str, float, float]  # (delta, query id, base, head)
+
+
+def movers(pairing: Pairing, primary: str, facts: Facts, *, limit: int = MOVERS) -> dict[str, Any]:
+    """The paired queries that moved most on the primary metric, both ways."""
+    moves = _moves(pairing, primary)
+    drops = sorted((m for m in moves if m[0] < 0), key=lambda m: (m[0], m[1]))
+    gains = sorted((m for m in moves if m[0] > 0), key=lambda m: (-m[0], m[1]))
+    return {
+        "metric": primary,
+        "down": len(drops),
+        "up": len(gains),
+        "unchanged": len(pairing.ids) - len(moves),
+        "drops": [_mover(m, facts) for m in drops[:limit]],
+        "gains": [_mover(m, facts) for m in gains[:limit]],
+    }
+
+
+def _moves(pairing: Pairing, primary: str) -> list[Move]:
+    if not pairing.available:
+        return []
+    assert pairing.base is not None and pairing.head is not None
+    moves = []
+    for q in pairing.ids:
+        base, head = pairing.base[q].get(primary), pairing.head[q].get(primary)
+        delta = difference(base, head)
+        if base is not None and head is not None and delta:
+            moves.append((delta, q, base, head))
+    return moves
+
+
+def _mover(move: Move, facts: Facts) -> dict[str, Any]:
+    delta, query_id, base, head = move
+    fact = facts.get(query_id, {})
+    return {"query_id": query_id, "query": fact.get("query"), "stratum": fact.get("stratum"),
+            "base": base, "head": head, "delta": delta}

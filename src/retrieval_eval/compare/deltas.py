@@ -1,0 +1,86 @@
+"""Each metric's base, head and delta, with the paired bootstrap's interval and significance.
+
+Base and head are the reports' own numbers when the paired queries are
+exactly what both averaged over, so the comparison repeats them to the last
+digit; otherwise both are means over the paired queries, so base, head and
+delta always describe the same queries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..lenient import measured
+from ..significance import CONFIDENCE, Bootstrap, paired_bootstrap
+from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_names
+from .yardstick import Yardstick
+
+
+def metric_rows(sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int,
+                seed: int) -> dict[str, dict[str, Any]]:
+    names = metric_names(sides)
+    scored_per_query = [m for m in names if deterministic(sides.head, m) and deterministic(sides.base, m)]
+    boots = bootstrap_all(pairing, scored_per_query, resamples=resamples, seed=seed)
+    rows = {}
+    for metric in names:
+        confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
+        values = point_values(sides, pairing, metric, rescored=yardstick.status == "rescored")
+        rows[metric] = metric_row(values, boots.get(metric), confounded)
+    return rows
+
+
+def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool) -> tuple[float | None, float | None]:
+    """Base and head values of one metric (see the module's note). A rescored base has no
+    number of its own beyond what was rescored."""
+    if pairing.base is None or pairing.head is None:
+        return measured(sides.base, metric), measured(sides.head, metric)
+    whole = not pairing.added and not pairing.removed and not rescored
+    if whole or not pairing.ids and not rescored:
+        return measured(sides.base, metric), measured(sides.head, metric)
+    if not pairing.ids:
+        return None, measured(sides.head, metric)
+    return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
+
+
+def _mean(pairing: Pairing, side: dict[str, dict[str, float]], metric: str) -> float | None:
+    values = [side[q][metric] for q in pairing.ids if metric in side[q]]
+    if len(values) != len(pairing.ids):
+        return None
+    return round(math.fsum(values) / len(values), DECIMALS)
+
+
+def bootstrap_all(pairing: Pairing, names: Sequence[str], *, resamples: int, seed: int) -> dict[str, Bootstrap]:
+    """One paired bootstrap for every metric each paired query has on both sides."""
+    if not pairing.available:
+        return {}
+    assert pairing.base is not None and pairing.head is not None
+    usable = [m for m in names if all(m in pairing.base[q] and m in pairing.head[q] for q in pairing.ids)]
+    base = {q: pairing.base[q] for q in pairing.ids}
+    head = {q: pairing.head[q] for q in pairing.ids}
+    return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed)
+
+
+def metric_row(values: tuple[float | None, float | None], boot: Bootstrap | None,
+               confounded: str | None) -> dict[str, Any]:
+    base, head = values
+    delta = difference(base, head)
+    row: dict[str, Any] = {"base": base, "head": head, "delta": delta, "n": boot.n if boot else None,
+                           "ci": None, "p_value": None, "significant": None, "confounded": confounded}
+    if boot is not None and delta is not None:
+        row.update(ci=[boot.low, boot.high], p_value=boot.p_value, significant=boot.significant)
+    return row
+
+
+def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
+    """How significance was computed, for the document (and for anyone repeating it)."""
+    return {
+        "name": "paired bootstrap over queries",
+        "resamples": resamples,
+        "seed": seed,
+        "confidence": CONFIDENCE,
+        "interval": "percentile, linear interpolation between order statistics",
+        "p_value": "two-sided, (r + 1) / (B + 1)",
+        "paired_queries": len(pairing.ids),
+    }

@@ -1,0 +1,81 @@
+"""The comparison document: every part assembled, JSON-ready.
+
+The same inputs give the same bytes: nothing here reads the clock, and the
+bootstrap draws from a fixed seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import __version__
+from ..judgments import JudgmentSet
+from ..labelindex import LabelIndex, as_label_index
+from ..lenient import primary_metric, section
+from ..significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .breakdown import movers, query_facts, stratum_rows
+from .deltas import method, metric_rows
+from .findings import further_findings
+from .sides import Sides, metric_names, pair_queries, per_query
+from .yardstick import decide_yardstick
+
+KIND = "retrieval-eval comparison"
+DOCUMENT_VERSION = 1
+
+
+def build_comparison(
+    base_report: Mapping[str, Any],
+    head_report: Mapping[str, Any],
+    *,
+    judgments: JudgmentSet | LabelIndex | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """The comparison document of a head report against a base report.
+
+    ``judgments`` are the head's judgments (the file the head report was
+    scored with; callers check its hash). They give query text and strata,
+    and allow rescoring the base rankings when the yardstick changed.
+    """
+    # Indexed once: rescoring, query text and strata all read the same index.
+    sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
+    yardstick = decide_yardstick(sides, metric_names(sides))
+    pairing = pair_queries(yardstick.base_per_query, per_query(head_report))
+    primary = primary_metric(head_report)
+    facts = query_facts(sides.judgments)
+    findings = [*yardstick.findings, *further_findings(sides, pairing)]
+    return {
+        "kind": KIND,
+        "version": DOCUMENT_VERSION,
+        "tool": {"name": "retrieval-eval", "version": __version__},
+        "primary": primary,
+        "base": side_summary(base_report),
+        "head": side_summary(head_report),
+        "yardstick": yardstick.status,
+        "comparable": not yardstick.confounded,
+        "comparability": [finding.as_dict() for finding in findings],
+        "significance": method(pairing, resamples=resamples, seed=seed),
+        "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
+        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed),
+        "per_stratum": stratum_rows(sides, pairing, primary, facts, rescored=yardstick.status == "rescored"),
+        "movers": movers(pairing, primary, facts),
+    }
+
+
+def side_summary(report: Mapping[str, Any]) -> dict[str, str | None]:
+    """What identifies one side; anything but a string in the file is recorded as unknown."""
+    inputs = section(report, "inputs")
+    return {
+        "generated_at": _text(report.get("generated_at")),
+        "tool_version": _text(section(report, "tool").get("version")),
+        "judgments_sha256": _text(inputs.get("judgments_sha256")),
+        "run_sha256": _text(inputs.get("run_sha256")),
+        "query_set_sha256": _text(inputs.get("query_set_sha256")),
+        "corpus_fingerprint": _text(section(report, "corpus").get("fingerprint")),
+        "verdict": _text(section(report, "verdict").get("status")),
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

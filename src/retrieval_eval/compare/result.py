@@ -1,0 +1,82 @@
+"""The comparison as gates read it: one MetricDelta per metric, and what makes it incomparable.
+
+The document is the comparison; this is a typed view of it. Gates only ever
+see what the document says, so a comparison read back from a file gates the
+same way as one just built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..judgments import JudgmentSet
+from ..labelindex import LabelIndex
+from ..lenient import number, section
+from ..significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .document import build_comparison
+from .findings import CONFOUNDS
+from .sides import difference
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    metric: str
+    base: float | None
+    head: float | None
+    ci: tuple[float, float] | None = None
+    p_value: float | None = None
+    significant: bool | None = None
+    confounded: str | None = None
+    n: int | None = None
+
+    @property
+    def delta(self) -> float | None:
+        return difference(self.base, self.head)
+
+
+@dataclass
+class Comparison:
+    metrics: dict[str, MetricDelta] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # changes of yardstick that confound every delta
+    notes: list[str] = field(default_factory=list)
+    document: dict[str, Any] | None = None
+
+    @property
+    def comparable(self) -> bool:
+        return not self.problems
+
+    def get(self, metric: str) -> MetricDelta | None:
+        return self.metrics.get(metric)
+
+
+def compare_reports(base: Mapping[str, Any], head: Mapping[str, Any], *,
+                    judgments: JudgmentSet | LabelIndex | None = None, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> Comparison:
+    """The full comparison, in the form gates read (its document rides along)."""
+    return comparison_from_document(build_comparison(base, head, judgments=judgments,
+                                                     resamples=resamples, seed=seed))
+
+
+def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
+    """What gates read from a comparison document."""
+    comparison = Comparison(document=dict(document))
+    for name, row in section(document, "metrics").items():
+        comparison.metrics[name] = MetricDelta(
+            name, row.get("base"), row.get("head"), _ci(row.get("ci")), row.get("p_value"),
+            row.get("significant"), row.get("confounded"), row.get("n"),
+        )
+    for finding in document.get("comparability") or []:
+        if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):
+            # What changed and why it could not be undone: a gate's reason should say both.
+            comparison.problems.append(f"{finding.get('detail', '')}; {finding.get('meaning', '')}")
+        elif finding.get("effect") != CONFOUNDS:
+            comparison.notes.append(finding.get("detail", ""))
+    return comparison
+
+
+def _ci(value: Any) -> tuple[float, float] | None:
+    if isinstance(value, list) and len(value) == 2 and all(number(v) is not None for v in value):
+        return float(value[0]), float(value[1])
+    return None
