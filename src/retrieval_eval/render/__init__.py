@@ -1,0 +1,84 @@
+"""Rendering a report (and its comparison with the base) as Markdown for GitHub, or as text.
+
+One function, :func:`render`, for every kind: ``summary`` (the job summary,
+full detail), ``comment`` (the compact pull-request comment) and ``text``
+(the terminal rendering, no Markdown).
+
+Markdown is drawn in three steps, each in its own module:
+
+- ``view``: the view a template sees, built from the report and comparison;
+  every user string escaped (``escape``), every number formatted
+  (``numbers``), table rows in ``tables``;
+- ``sandbox``: the Jinja templates (built-in, or a user's over them) that
+  draw it, in Jinja's sandbox;
+- ``budget``: GitHub's size limits, met by leaving out whole sections in a
+  fixed order and saying so.
+
+``marker`` is the hidden line by which the action finds its own comment;
+``text`` is the ``text`` kind.
+
+Jinja is imported by ``sandbox`` only, and ``sandbox`` only when Markdown is
+drawn: importing this package (for ``escape_markdown`` or ``comment_marker``)
+does not load it, and the score path never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UsageError
+from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
+from .escape import escape_markdown
+from .marker import check_marker, comment_marker
+from .text import comparison_text, render_text
+from .view import build_view
+
+KINDS = ("summary", "comment", "text")
+
+__all__ = [
+    "COMMENT_LIMIT",
+    "KINDS",
+    "SUMMARY_LIMIT",
+    "comment_marker",
+    "comparison_text",
+    "escape_markdown",
+    "render",
+]
+
+
+def render(
+    kind: str,
+    *,
+    report: Mapping[str, Any],
+    comparison: Mapping[str, Any] | Any | None = None,
+    template_dir: str | None = None,
+    comment_id: str = "default",
+) -> str:
+    """Render ``report`` (and its comparison with the base, when given) as ``kind``.
+
+    ``comparison`` is a document from ``compare.build_comparison``, or the
+    ``Comparison`` an evaluation carries (its document is rendered).
+
+    Raises UsageError for an unknown kind, a bad comment id or a comment
+    template that drops the marker; InputError for a template that fails.
+    """
+    if kind not in KINDS:
+        raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
+    marker = comment_marker(comment_id)
+    comparison = _document(comparison)
+    if kind == "text":
+        return render_text(report, comparison)
+    from .sandbox import template_drawer  # Jinja, loaded only now that Markdown is drawn
+
+    view = build_view(report, comparison, kind=kind, marker=marker)
+    text = fit(view, template_drawer(kind, template_dir), BUDGETS[kind])
+    if kind == "comment":
+        check_marker(text, marker, template_dir)
+    return text
+
+
+def _document(comparison: Any) -> Mapping[str, Any] | None:
+    """The comparison document, also when given the Comparison object gates read."""
+    document = getattr(comparison, "document", None)
+    return document if isinstance(document, Mapping) else comparison

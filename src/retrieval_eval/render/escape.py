@@ -1,0 +1,63 @@
+"""Making user strings inert for GitHub Markdown and HTML.
+
+Query text, ids, stratum names, gate expressions, reasons and hashes come
+from files a pull request can change. Each is put on one line, shortened and
+escaped before any template sees it, so no mention, issue reference, link,
+image, HTML tag, emphasis or table break survives.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+TEXT_LIMIT = 200  # characters of one user string shown in a cell
+
+# Characters that Markdown or HTML would read as syntax anywhere in a line.
+_ESCAPES = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", '"': "&quot;",
+    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
+    "(": "\\(", ")": "\\)", "!": "\\!", "~": "\\~", "$": "\\$", "{": "\\{", "}": "\\}",
+    # A zero-width space after @ and # stops GitHub turning them into mentions and
+    # issue links, which it does after Markdown, so a backslash would not help.
+    "#": "#&#8203;",
+    "\u200b": "&#8203;",
+}
+# An @ starts a mention, or an e-mail address that becomes a link. Only the
+# "recall@5" shape (a word, @, a number) is neither, and is left readable.
+_AT = re.compile(r"(?<!\w)@|@(?!\d+(?![\w.]))")
+# Bare URLs become links through GitHub's autolinker; break the patterns it looks for.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=\bwww)(?=\.)")
+_LINE_START = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|[-+](?=\s|$))")
+# Metric names from our registry need no escaping (an @ after a letter is no mention).
+_PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(@[0-9]{1,6})?")
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def escape_markdown(value: Any, *, limit: int = TEXT_LIMIT) -> str:
+    """A user string made inert for GitHub Markdown and HTML, on one line, at most ``limit`` long.
+
+    No mention, issue reference, link, image, HTML tag, emphasis or table
+    break survives; the text still reads the same once rendered.
+    """
+    text = shorten(" ".join(str(value).split()), limit)
+    text = _AUTOLINK.sub("\u200b", text)
+    text = _AT.sub("@\u200b", text)
+    text = "".join(_ESCAPES.get(char, char) for char in text)
+    # A leading list or heading marker would make a block if the text starts a line.
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" if m.group(1).isdigit() else "\\" + m.group(1), text, count=1)
+
+
+def escape_name(value: Any, *, limit: int = 60) -> str:
+    """A metric name: shown as is when it looks like one of ours, escaped otherwise."""
+    text = str(value)
+    return text if len(text) <= limit and _PLAIN_NAME.fullmatch(text) else escape_markdown(text, limit=limit)
+
+
+def mermaid_label(value: Any, *, limit: int = 24) -> str:
+    """A name safe inside a quoted Mermaid label: letters, digits, spaces, - _ . @ only."""
+    text = re.sub(r"[^\w .@-]", "_", _AT.sub("_", " ".join(str(value).split())))
+    return shorten(text, limit) or "_"

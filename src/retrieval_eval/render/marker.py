@@ -1,0 +1,32 @@
+"""The hidden line that marks our pull-request comment.
+
+The action finds its own comment by this line and updates it instead of
+posting a new one on every run; a rendering without it is refused.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import UsageError
+
+MARKER = "<!-- retrieval-eval:comment id={} -->"
+_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def comment_marker(comment_id: str = "default") -> str:
+    """The hidden line that identifies our comment, so it is updated instead of repeated."""
+    if not isinstance(comment_id, str) or not _COMMENT_ID.fullmatch(comment_id):
+        raise UsageError(f"comment id {comment_id!r} must be 1-64 letters, digits, '.', '_' or '-'",
+                         hint="--comment-id nightly")
+    return MARKER.format(comment_id)
+
+
+def check_marker(text: str, marker: str, template_dir: str | None) -> None:
+    """Refuse a rendered comment that lost its marker (only a user template can drop it)."""
+    if marker not in text:
+        raise UsageError(
+            f"the comment template in {template_dir} dropped the marker {marker}; "
+            "without it the comment cannot be found again and would be posted anew on every run",
+            hint="extend \"builtin/comment.md.j2\" and override its blocks; the marker sits outside every block",
+        )

@@ -1,0 +1,32 @@
+"""Numbers as the renderings show them: four decimals, a sign on deltas, a dash when missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..lenient import number
+
+
+def fmt(value: Any) -> str:
+    figure = number(value)
+    return "—" if figure is None else f"{figure:.4f}"
+
+
+def fmt_delta(value: Any) -> str:
+    figure = number(value)
+    if figure is None:
+        return "—"
+    return "±0.0000" if round(figure, 4) == 0 else f"{figure:+.4f}"
+
+
+def fmt_p(value: Any) -> str:
+    figure = number(value)
+    if figure is None:
+        return "—"
+    return f"{figure:.4f}" if figure >= 0.0001 else "<0.0001"
+
+
+def fmt_interval(ci: Any) -> str:
+    if not isinstance(ci, list) or len(ci) != 2:
+        return "—"
+    return f"[{fmt_delta(ci[0])}, {fmt_delta(ci[1])}]"

@@ -1,0 +1,131 @@
+"""The rows of every table a template draws, escaped and formatted.
+
+Each function turns one part of the report or comparison into a list of
+rows of strings, ready to be written into a Markdown table as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..gates import PASS, SEVERITY, gate_metric
+from ..lenient import integer, items, mapping, measured, number, section
+from .escape import escape_markdown, escape_name, mermaid_label
+from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
+
+ICONS = {"PASS": "✅", "FAIL": "❌", "INDETERMINATE": "⚠️"}
+QUERY_LIMIT = 120  # characters of query text in a movers row
+REASON_LIMIT = 500  # characters of a reason, detail or meaning
+
+Row = dict[str, Any]
+
+
+def metric_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+    marks = gate_marks(report)
+    compared = section(comparison, "metrics")
+    names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
+    # The primary metric leads; gated metrics follow; then the rest in report order.
+    names.sort(key=lambda n: (n != primary, n not in marks))
+    return [metric_row(n, report, mapping(compared.get(n)), marks, primary) for n in names]
+
+
+def metric_row(name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str],
+               primary: str) -> Row:
+    significant = compared.get("significant") is True
+    confounded = compared.get("confounded")
+    delta = fmt_delta(compared.get("delta"))
+    return {
+        "name": escape_name(name),
+        "primary": name == primary,
+        "value": fmt(measured(report, name)),
+        "base": fmt(compared.get("base")),
+        "head": fmt(compared.get("head", measured(report, name))),
+        "delta": f"**{delta}**" if significant and not confounded else delta + (" ⚠️" if confounded else ""),
+        "interval": "confounded" if confounded else fmt_interval(compared.get("ci")),
+        "p": "—" if confounded else fmt_p(compared.get("p_value")),
+        "significant": significant,
+        "confounded": escape_markdown(confounded) if confounded else None,
+        "gate": marks.get(name, ""),
+    }
+
+
+def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
+    """The worst gate status per metric name, as a mark for the metric table."""
+    worst: dict[str, str] = {}
+    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
+        status, metric = str(gate.get("status")), gate_metric(str(gate.get("expression", "")))
+        if status in SEVERITY and SEVERITY[status] >= SEVERITY[worst.get(metric, PASS)]:
+            worst[metric] = status
+    return {metric: ICONS[status] for metric, status in worst.items()}
+
+
+def compact_metric_rows(rows: list[Row], primary: str) -> list[Row]:
+    """For the comment: the primary cutoff's metrics, every gated metric, and the cutoff-free ones."""
+    cutoff = primary.partition("@")[2]
+    return [r for r in rows if r["gate"] or r["primary"] or "@" not in r["name"] or r["name"].endswith("@" + cutoff)]
+
+
+def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+    """Every stratum either side reports: the head's in report order (worst first), then the base's."""
+    head = section(report, "per_stratum")
+    compared = section(comparison, "per_stratum")
+    return [_stratum_row(name, mapping(head.get(name)), mapping(compared.get(name)), primary)
+            for name in dict.fromkeys([*head, *compared])]
+
+
+def _stratum_row(name: Any, entry: Mapping[str, Any], moved: Mapping[str, Any], primary: str) -> Row:
+    value = moved.get("head") if "head" in moved else measured(entry, primary)
+    # Paired counts when the comparison has them, so n matches the numbers beside it.
+    n = integer(moved.get("n")) if integer(moved.get("n")) is not None else integer(entry.get("n"))
+    return {
+        "name": escape_markdown(name, limit=80),
+        "label": mermaid_label(name),
+        "n": n if n is not None else "—",
+        "head": fmt(value),
+        "head_value": number(value),
+        "base": fmt(moved.get("base")),
+        "base_value": number(moved.get("base")),
+        "delta": fmt_delta(moved.get("delta")),
+    }
+
+
+def mover_rows(movers: Any) -> list[Row]:
+    return [_mover_row(mover) for mover in map(mapping, items(movers))]
+
+
+def _mover_row(mover: Mapping[str, Any]) -> Row:
+    query, stratum = mover.get("query"), mover.get("stratum")
+    return {
+        "query_id": escape_markdown(mover.get("query_id", ""), limit=80),
+        "query": escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
+        "stratum": escape_markdown(stratum, limit=60) if stratum else "—",
+        "base": fmt(mover.get("base")),
+        "head": fmt(mover.get("head")),
+        "delta": fmt_delta(mover.get("delta")),
+    }
+
+
+def gate_rows(report: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
+        expression = str(gate.get("expression", ""))
+        # The reason repeats the expression the row already shows.
+        reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
+        status = str(gate.get("status", ""))
+        rows.append({"expression": escape_markdown(expression, limit=80), "status": escape_markdown(status, limit=20),
+                     "icon": ICONS.get(status, ""), "reason": escape_markdown(reason, limit=REASON_LIMIT)})
+    return rows
+
+
+def finding_rows(comparison: Mapping[str, Any] | None) -> list[Row]:
+    return [{"code": escape_markdown(f.get("code", ""), limit=40),
+             "effect": escape_markdown(f.get("effect", ""), limit=20),
+             "detail": escape_markdown(f.get("detail", ""), limit=REASON_LIMIT),
+             "meaning": escape_markdown(f.get("meaning", ""), limit=REASON_LIMIT),
+             "confounds": f.get("effect") == "confounds"}
+            for f in map(mapping, items(mapping(comparison).get("comparability")))]
+
+
+def reason_rows(report: Mapping[str, Any]) -> list[str]:
+    return [escape_markdown(r, limit=REASON_LIMIT) for r in items(section(report, "verdict").get("reasons"))]

@@ -1,0 +1,52 @@
+"""The ``text`` kind: the terminal rendering of a report, then of its comparison.
+
+No Markdown here: instead of being escaped, the comparison's user strings
+lose their control characters, so a query id cannot send escape sequences to
+a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..lenient import integer, items, mapping, section
+from ..terminal import render_score
+from .escape import TEXT_LIMIT, shorten
+from .numbers import fmt, fmt_delta, fmt_interval
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
+    """A user string for a terminal: one line, no control characters (no escape sequences)."""
+    return shorten(_CONTROL.sub(" ", " ".join(str(value).split())), limit)
+
+
+def _metric_line(name: str, row: Mapping[str, Any]) -> str:
+    mark = "  confounded" if row.get("confounded") else ("  significant" if row.get("significant") else "")
+    return (f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
+            f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip())
+
+
+def comparison_text(comparison: Mapping[str, Any]) -> str:
+    """The comparison for a terminal: one line per metric, then movers and findings."""
+    paired = integer(section(comparison, "queries").get("paired")) or 0
+    lines = [f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
+             f"{paired} paired queries)"]
+    lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
+    moved = section(comparison, "movers")
+    for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
+        rows = [mapping(r) for r in items(moved.get(key))]
+        if rows:
+            lines.append(f"{title} ({plain(moved.get('metric'), limit=40)})")
+            lines += [f"  {fmt_delta(r.get('delta')):>8}  {plain(r.get('query_id'), limit=80)}" for r in rows]
+    for finding in map(mapping, items(comparison.get("comparability"))):
+        lines.append(plain(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}", limit=1000))
+    return "\n".join(lines) + "\n"
+
+
+def render_text(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+    text = render_score(report)
+    return text + ("\n" + comparison_text(comparison) if comparison is not None else "")

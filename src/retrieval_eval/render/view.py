@@ -1,0 +1,148 @@
+"""The view: everything a template sees, built once per rendering.
+
+Templates never see a raw user string or a raw number: every string that
+came from a file is escaped here (``escape``) and every number formatted
+(``numbers``), so a template can only lay them out. The names in the view
+are the ones docs/compare.md lists for user templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..lenient import integer, items, mapping, measured, number, primary_metric, section
+from .escape import escape_markdown, escape_name, mermaid_label
+from .numbers import fmt, fmt_delta, fmt_interval
+from .tables import (
+    ICONS, compact_metric_rows, finding_rows, gate_rows, metric_rows, mover_rows, reason_rows, stratum_rows,
+)
+
+View = dict[str, Any]
+
+
+def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, kind: str, marker: str) -> View:
+    primary = primary_metric(report)
+    rows = metric_rows(report, comparison, primary)
+    shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
+    judgments = section(report, "judgments")
+    notes = finding_rows(comparison)
+    told = reason_rows(report)
+    strata = stratum_rows(report, comparison, primary)
+    return {
+        "kind": kind,
+        "marker": marker,
+        "has_base": comparison is not None,
+        "primary": escape_name(primary),
+        "primary_label": mermaid_label(primary),
+        "verdict": verdict(report, comparison, primary),
+        "scored": {"queries": integer(judgments.get("queries")) or 0,
+                   "scored": integer(judgments.get("queries_scored")) or 0},
+        "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
+        "significance": significance_line(comparison),
+        "worst": worst_stratum(report),
+        "drift": drift_warning(report),
+        # Every stratum either side reports, so the count in the heading matches the table.
+        "strata": {"rows": strata, "total": len(strata)},
+        "movers": movers(comparison, primary),
+        "gates": gate_rows(report),
+        "reasons": {"rows": told, "total": len(told)},
+        "comparability": {"rows": notes, "total": len(notes)},
+        "confounds": [note for note in notes if note["confounds"]],
+        "yardstick": escape_markdown(mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
+        "queries": queries(comparison),
+        "footer": footer(report, comparison),
+        "omitted": [],  # filled by the budget, when it has to leave something out
+    }
+
+
+def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, str]:
+    status = str(section(report, "verdict").get("status", "INDETERMINATE"))
+    return {"status": escape_markdown(status, limit=20), "icon": ICONS.get(status, "⚠️"),
+            "headline": headline(report, comparison, primary)}
+
+
+def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> str:
+    """The primary metric in one sentence: its value and, against a base, how it moved and how surely."""
+    value = measured(report, primary)
+    if value is None:
+        return "No metric was computed."
+    text = f"{escape_name(primary)} **{fmt(value)}**"
+    moved = mapping(section(comparison, "metrics").get(primary))
+    if comparison is None or number(moved.get("delta")) is None:
+        return text
+    if moved.get("confounded"):
+        return f"{text} ({fmt_delta(moved.get('delta'))} vs base, confounded)"
+    versus = f"{fmt_delta(moved.get('delta'))} vs base"
+    paired = integer(section(comparison, "queries").get("paired"))
+    if paired and paired != integer(section(report, "judgments").get("queries_scored")):
+        versus += f" on the {paired} queries scored on both sides"
+    interval = fmt_interval(moved.get("ci"))
+    if interval == "—":
+        return f"{text} ({versus})"
+    verdict = "significant" if moved.get("significant") else "not significant"
+    return f"{text} ({versus}, 95% interval {interval}, {verdict})"
+
+
+def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
+    method = section(comparison, "significance")
+    paired, resamples = integer(method.get("paired_queries")), integer(method.get("resamples"))
+    if not paired or not resamples:
+        return None
+    return (f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
+            f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0.")
+
+
+def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    worst = section(report, "worst_stratum")
+    if not worst:
+        return None
+    name = worst.get("name")
+    entry = mapping(section(report, "per_stratum").get(name))
+    return {"name": escape_markdown(name, limit=80), "metric": escape_name(worst.get("metric", "")),
+            "value": fmt(worst.get("value")), "n": integer(entry.get("n")) or 0}
+
+
+def drift_warning(report: Mapping[str, Any]) -> str | None:
+    """One sentence when the labels were checked against the corpus and some no longer fit."""
+    drift = section(section(report, "judgments"), "drift")
+    ratio = number(drift.get("invalid_ratio"))
+    if ratio is None or ratio <= 0:
+        return None
+    counts = [f"{integer(drift.get(k))} {k.replace('_', '-')}" for k in ("orphaned", "re_anchorable", "merged", "split")
+              if integer(drift.get(k))]
+    detail = f" ({', '.join(counts)})" if counts else ""
+    return (f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
+            "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
+            "and review `drift --fix`.")
+
+
+def movers(comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:
+    moved = section(comparison, "movers")
+    return {"metric": escape_name(moved.get("metric", primary)),
+            "drops": mover_rows(moved.get("drops")), "gains": mover_rows(moved.get("gains")),
+            "down": integer(moved.get("down")) or 0, "up": integer(moved.get("up")) or 0}
+
+
+def queries(comparison: Mapping[str, Any] | None) -> dict[str, int]:
+    counts = section(comparison, "queries")
+    return {"paired": integer(counts.get("paired")) or 0, "added": len(items(counts.get("added"))),
+            "removed": len(items(counts.get("removed")))}
+
+
+def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+    """Tool, version and the hashes of what was compared, so a reader can find the exact inputs."""
+    tool = section(report, "tool")
+    inputs = section(report, "inputs")
+    parts = [f"{escape_markdown(tool.get('name', 'retrieval-eval'), limit=40)} "
+             f"{escape_markdown(tool.get('version', ''), limit=20)}",
+             f"judgments {_short_hash(inputs.get('judgments_sha256'))}",
+             f"run {_short_hash(inputs.get('run_sha256'))}"]
+    if comparison is not None:
+        parts.append(f"base run {_short_hash(section(comparison, 'base').get('run_sha256'))}")
+    parts.append(f"generated {escape_markdown(report.get('generated_at', '—'), limit=40)}")
+    return " · ".join(parts)
+
+
+def _short_hash(sha: Any) -> str:
+    return escape_markdown(str(sha or "—")[:12], limit=12)
