@@ -310,6 +310,14 @@ def test_any_comment_fits_githubs_limit_and_carries_the_marker(case: tuple[dict[
     assert comment.count(comment_marker("prop")) == 1
 
 
+@pytest.mark.parametrize("name", [["faq"], {"faq": 1}, None, 3])
+def test_a_worst_stratum_named_by_anything_but_a_string_still_renders(tmp_path: Path, name: Any) -> None:
+    report, _ = CASES["pass_without_baseline"](tmp_path)
+    report["worst_stratum"]["name"] = name
+    for kind in ("comment", "summary", "text"):
+        assert "PASS" in render(kind, report=report)
+
+
 def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
     from compare_data import NOW, labels, run, write_jsonl
     from retrieval_eval.evaluation import ScoreRequest, evaluate

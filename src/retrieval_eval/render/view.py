@@ -98,7 +98,8 @@ def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
     if not worst:
         return None
     name = worst.get("name")
-    entry = mapping(section(report, "per_stratum").get(name))
+    # Stratum names are strings; a file may hold a list there, which no mapping can look up.
+    entry = section(section(report, "per_stratum"), name) if isinstance(name, str) else {}
     return {"name": escape_markdown(name, limit=80), "metric": escape_name(worst.get("metric", "")),
             "value": fmt(worst.get("value")), "n": integer(entry.get("n")) or 0}
 
