@@ -3,10 +3,10 @@
 Keeping every judgment's whole record costs about a kilobyte per label, so a
 set of a million labels would need a gigabyte before the run is even opened.
 The score path reads the judgments file once into this index instead. Per
-query it keeps each judged key once with its highest grade, the line of its
-first label (and the lines of any repeat, which makes the set unsound), the
-distinct query texts and strata, and the lines whose provenance is unknown;
-for the whole set, the counts the report prints. Validation and scoring read
+query it keeps each key labeled above grade 0 once, with its highest grade;
+the lines of any key labeled twice (which makes the set unsound); the
+distinct query texts and strata; and the lines whose provenance is unknown.
+For the whole set it keeps the counts the report prints. Validation and scoring read
 the index only, so a file streamed here and a parsed :class:`JudgmentSet`
 give the same issues and the same numbers.
 """
