@@ -9,6 +9,7 @@ replaces.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,6 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.jsonout import dumps_indented, write_json_atomic
 from retrieval_eval.judgments import _check_in_order, common_judgment_fields, parse_judgments
 from retrieval_eval.labelindex import LabelIndex, read_label_index
-from retrieval_eval.report import query_set_sha256
 from retrieval_eval.runs import read_run_record
 
 TRICKY_LINES = [
@@ -164,8 +164,18 @@ def test_streaming_the_judgments_indexes_what_parsing_them_indexes(
     assert q1.texts == ("reset password", "Reset password") and q1.strata == ("account", "billing")
     assert q1.unknown_provenance == [6]
     assert streamed.sha256 is not None and parsed.sha256 is None
-    ids = [label.query_id for label in parse_judgments(str(path)).labels]
-    assert streamed.query_set_sha256() == query_set_sha256(ids)
+    ids = {label.query_id for label in parse_judgments(str(path)).labels}
+    assert streamed.query_set_sha256() == hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()
+
+
+def test_query_set_hash_names_queries_not_labels(tmp_path: Path) -> None:
+    path = tmp_path / "judgments.jsonl"
+    path.write_text('{"query_id":"q1","doc_uri":"d1","relevance":1}\n', encoding="utf-8")
+    before = read_label_index(str(path)).query_set_sha256()
+    path.write_text(path.read_text() + '{"query_id":"q1","doc_uri":"d2","relevance":1}\n', encoding="utf-8")
+    assert read_label_index(str(path)).query_set_sha256() == before
+    path.write_text(path.read_text() + '{"query_id":"q2","doc_uri":"d2","relevance":1}\n', encoding="utf-8")
+    assert read_label_index(str(path)).query_set_sha256() != before
 
 
 json_values = st.recursive(

@@ -138,17 +138,12 @@ class LabelIndex:
         return index
 
     def query_set_sha256(self) -> str:
-        """SHA-256 of every label's query id, sorted, one per line (no final newline).
+        """SHA-256 of the distinct judged query ids, sorted, one per line (no final newline).
 
-        The same bytes as hashing ``"\\n".join(sorted(ids))`` over one id per label,
-        fed a query at a time so a million labels never make one string.
+        It names the set of queries, so it moves when a query is added or removed and
+        stays put when labels are added to a query already there.
         """
-        digest = hashlib.sha256()
-        for position, query_id in enumerate(sorted(self.queries)):
-            count = self.queries[query_id].labels
-            text = "\n".join([query_id] * count)
-            digest.update(("\n" + text if position else text).encode("utf-8"))
-        return digest.hexdigest()
+        return hashlib.sha256("\n".join(sorted(self.queries)).encode("utf-8")).hexdigest()
 
 
 def as_label_index(judgments: JudgmentSet | LabelIndex) -> LabelIndex:

@@ -10,7 +10,6 @@ function of the inputs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,11 +27,6 @@ from .validate import Validation
 
 TOOL_NAME = "retrieval-eval"
 DECIMALS = SCORING_DECIMALS  # one precision for per-query values and every other number
-
-
-def query_set_sha256(query_ids: list[str]) -> str:
-    """A hash of the judged query ids, sorted, so two reports can tell they scored one set."""
-    return hashlib.sha256("\n".join(sorted(query_ids)).encode("utf-8")).hexdigest()
 
 
 def _plural(count: int, one: str, many: str) -> str:
