@@ -73,3 +73,15 @@ def test_summarize_prints_the_interval(tmp_path: Path) -> None:
     result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
     assert result.stdout.startswith("faithfulness  0.800000  n=5")
     assert "95% CI [0.603676, 0.996324]" in result.stdout
+
+
+def test_text_output_survives_a_malformed_report_and_shows_control_characters(tmp_path: Path) -> None:
+    report = json.loads((DEMO / "baseline.json").read_text())
+    report["per_stratum"] = {"evil\x1b[2J": {"n": "x", "metrics": [1]}}
+    report["verdict"] = {"status": "PASS", "gates": [{"expression": 1}], "reasons": "not a list"}
+    report["config"] = {"k": "5"}
+    (tmp_path / "bad.json").write_text(json.dumps(report))
+    result = run_cli("render", "--report", str(tmp_path / "bad.json"), "--format", "text")
+    assert result.code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "\x1b" not in result.stdout and "evil\\x1b[2J" in result.stdout

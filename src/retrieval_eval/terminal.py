@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .lenient import measured, primary_metric, value_of
+from .lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
 from .metrics import REGISTRY
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
@@ -31,9 +31,15 @@ def fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
+def clean(value: Any) -> str:
+    """User text made safe for a terminal: control characters (escape codes) shown, not obeyed."""
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def metric_table(report: Mapping[str, Any]) -> list[str]:
-    metrics = report.get("metrics", {})
-    ks = report.get("config", {}).get("k", [])
+    metrics = section(report, "metrics")
+    ks = cutoffs(report)
     if not metrics:
         return ["no metric was computed"]
     rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks)]
@@ -44,11 +50,18 @@ def metric_table(report: Mapping[str, Any]) -> list[str]:
         elif metric.name in metrics:
             rows.append(f"{metric.name:<12}{fmt(value_of(metrics[metric.name])):>10}")
     for name, measurement in metrics.items():
-        if isinstance(measurement, Mapping) and measurement.get("deterministic") is False:
-            ci = measurement.get("ci")
-            spread = f"  95% CI [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "  (one sample, no interval)"
-            rows.append(f"{name:<12}{fmt(value_of(measurement)):>10}{spread}  n={measurement.get('n')}")
+        if mapping(measurement).get("deterministic") is False:
+            rows.append(judged_row(clean(name), mapping(measurement)))
     return rows
+
+
+def judged_row(name: str, measurement: Mapping[str, Any]) -> str:
+    bounds = [number(v) for v in items(measurement.get("ci"))]
+    if len(bounds) == 2 and None not in bounds:
+        spread = f"  95% CI [{bounds[0]:.4f}, {bounds[1]:.4f}]"
+    else:
+        spread = "  (one sample, no interval)"
+    return f"{name:<12}{fmt(value_of(measurement)):>10}{spread}  n={clean(measurement.get('n'))}"
 
 
 def bar(value: float) -> str:
@@ -57,11 +70,11 @@ def bar(value: float) -> str:
 
 
 def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
-    strata = report.get("per_stratum") or {}
+    strata = {clean(name): mapping(entry) for name, entry in section(report, "per_stratum").items()}
     if not strata:
         return []
     primary = primary_metric(report)
-    worst = (report.get("worst_stratum") or {}).get("name")
+    worst = clean(section(report, "worst_stratum").get("name"))
     width = max(len(name) for name in strata)
     lines = [f"strata ({primary}, worst first)"]
     for name, entry in strata.items():
@@ -70,42 +83,43 @@ def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
             lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
             continue
         mark = style("  ← worst", "FAIL") if name == worst else ""
-        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={entry.get('n')}{mark}")
+        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{mark}")
     return lines
 
 
 def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
-    gates = report.get("verdict", {}).get("gates") or []
+    gates = [mapping(gate) for gate in items(section(report, "verdict").get("gates"))]
     if not gates:
         return []
     lines = ["gates"]
     for gate in gates:
-        status = gate["status"]
-        detail = gate.get("reason", "").removeprefix(gate["expression"] + ": ")
-        lines.append(f"  {style(f'{status:<13}', status)} {gate['expression']}  {style(detail, 'dim')}")
+        status, expression = clean(gate.get("status")), clean(gate.get("expression"))
+        detail = clean(gate.get("reason")).removeprefix(expression + ": ")
+        lines.append(f"  {style(f'{status:<13}', status)} {expression}  {style(detail, 'dim')}")
     return lines
 
 
 def reason_lines(report: Mapping[str, Any]) -> list[str]:
-    gate_reasons = {g.get("reason") for g in report.get("verdict", {}).get("gates") or []}
-    reasons = [r for r in report.get("verdict", {}).get("reasons", []) if r not in gate_reasons]
+    verdict = section(report, "verdict")
+    gate_reasons = {mapping(g).get("reason") for g in items(verdict.get("gates"))}
+    reasons = [clean(r) for r in items(verdict.get("reasons")) if r not in gate_reasons]
     return ["reasons", *(f"  - {r}" for r in reasons)] if reasons else []
 
 
 def header(report: Mapping[str, Any]) -> str:
-    config = report.get("config", {})
-    judged = report.get("judgments", {})
-    ks = ",".join(str(k) for k in config.get("k", []))
+    config, judged, tool = section(report, "config"), section(report, "judgments"), section(report, "tool")
+    ks = ",".join(str(k) for k in cutoffs(report))
     return (
-        f"{report.get('tool', {}).get('name')} {report.get('tool', {}).get('version')}  ·  "
-        f"{judged.get('queries_scored', 0)} of {judged.get('queries', 0)} queries scored  ·  "
-        f"k={ks}  ·  threshold {config.get('threshold')}  ·  gain {config.get('gain')}"
+        f"{clean(tool.get('name'))} {clean(tool.get('version'))}  ·  "
+        f"{clean(judged.get('queries_scored', 0))} of {clean(judged.get('queries', 0))} queries scored  ·  "
+        f"k={ks}  ·  threshold {clean(config.get('threshold'))}  ·  gain {clean(config.get('gain'))}"
     )
 
 
 def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
+    """The text summary of a report. Reads it leniently: ``render`` may be handed any file."""
     style = Style(colour)
-    status = report.get("verdict", {}).get("status", "INDETERMINATE")
+    status = clean(section(report, "verdict").get("status") or "INDETERMINATE")
     sections = [[header(report)], metric_table(report), strata_lines(report, style),
                 gate_lines(report, style), reason_lines(report),
                 [f"verdict  {style(status, status)}"]]
@@ -120,7 +134,7 @@ def render_validation(result: Mapping[str, Any], *, colour: bool = False) -> str
         count = shown[issue["code"]] = shown.get(issue["code"], 0) + 1
         if count <= MAX_LISTED:
             tone = "FAIL" if issue["severity"] == "error" else "INDETERMINATE"
-            lines.append(f"  {style(issue['severity'], tone):<7}  {issue['code']}  {issue['message']}")
+            lines.append(f"  {style(issue['severity'], tone):<7}  {issue['code']}  {clean(issue['message'])}")
         elif count == MAX_LISTED + 1:
             total = sum(1 for i in result["issues"] if i["code"] == issue["code"])
             lines.append(f"           … {total - MAX_LISTED} more {issue['code']} (see --json)")
