@@ -39,6 +39,7 @@ from typing import Any
 from .corpus import Corpus
 from .identity import normalize, text_sha_of_normalized
 from .judgments import Judgment, JudgmentSet
+from .precision import DECIMALS
 
 VALID = "VALID"
 RE_ANCHORABLE = "RE_ANCHORABLE"
@@ -48,7 +49,6 @@ ORPHANED = "ORPHANED"
 STATUSES = (VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED)
 RECOVERABLE = frozenset({RE_ANCHORABLE, MERGED})
 NEEDS_HUMAN = frozenset({SPLIT, ORPHANED})
-DECIMALS = 12
 
 # Called with (labels resolved, labels in all) while drift runs.
 Progress = Callable[[int, int], None]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 from .metrics import BY_NAME, describe_known, known_metric
+from .precision import DECIMALS
 
 if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is compared
     from .compare import Comparison
@@ -151,8 +152,8 @@ def _fmt(value: float) -> str:
 
 
 def _at_least(gate: Gate, observed: float, what: str, baseline: float | None = None) -> GateResult:
-    observed = round(observed, 12)
-    if observed >= round(gate.threshold, 12):
+    observed = round(observed, DECIMALS)
+    if observed >= round(gate.threshold, DECIMALS):
         reason = f"{gate.expression}: {what} is {_fmt(observed)}, at or above {_fmt(gate.threshold)}"
         return GateResult(gate.expression, PASS, reason, observed, baseline)
     reason = f"{gate.expression}: {what} is {_fmt(observed)}, below {_fmt(gate.threshold)}"
@@ -213,7 +214,7 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
                           f"{gate.expression}: the delta of {gate.metric} is confounded: {moved.confounded}",
                           moved.head, moved.base)
     what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(moved.base)} to {_fmt(moved.head)})"
-    if moved.delta >= round(gate.threshold, 12):
+    if moved.delta >= round(gate.threshold, DECIMALS):
         return GateResult(gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}",
                           moved.head, moved.base)
     if gate.significant_only:

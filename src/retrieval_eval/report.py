@@ -21,12 +21,11 @@ from .fileio import read_bytes
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
-from .scoring import DECIMALS as SCORING_DECIMALS
+from .precision import DECIMALS
 from .scoring import Scores
 from .validate import Validation
 
 TOOL_NAME = "retrieval-eval"
-DECIMALS = SCORING_DECIMALS  # one precision for per-query values and every other number
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -27,6 +27,7 @@ from .errors import UsageError
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
 from .metrics import GAINS, RankedQuery, gain_function, metric_names, score_query
+from .precision import DECIMALS
 from .runs import Run, parse_run
 
 
@@ -116,9 +117,6 @@ class StratumScores:
     n: int
     queries: int
     metrics: dict[str, float]
-
-
-DECIMALS = 12  # the report's precision
 
 
 @dataclass

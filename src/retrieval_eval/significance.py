@@ -38,10 +38,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
+from .precision import DECIMALS, UNITS
+
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20_240_601
 CONFIDENCE = 0.95
-UNITS = 10**12  # reports round per-query values to 12 decimals
 
 # Draws come from 16-bit random numbers through a look-up table; beyond this
 # many queries a slower, general path is taken.
@@ -107,10 +108,10 @@ def summarize(sums: list[int], *, observed: int, n: int, confidence: float = CON
     scale = n * UNITS
     return Bootstrap(
         n=n,
-        delta=round(observed / scale, 12),
-        low=round(percentile(ordered, tail) / scale, 12),
-        high=round(percentile(ordered, 1.0 - tail) / scale, 12),
-        p_value=round(two_sided_p(ordered), 12),
+        delta=round(observed / scale, DECIMALS),
+        low=round(percentile(ordered, tail) / scale, DECIMALS),
+        high=round(percentile(ordered, 1.0 - tail) / scale, DECIMALS),
+        p_value=round(two_sided_p(ordered), DECIMALS),
     )
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from .precision import DECIMALS
+
 CONFIDENCE = 0.95
-DECIMALS = 12  # reports round every number to 12 decimals
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:

@@ -14,12 +14,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..gates import FAIL, PASS, SEVERITY, GateResult, Verdict
+from ..precision import DECIMALS
 from .publish import Annotation, code_fence
 
 if TYPE_CHECKING:
     from ..evaluation import Evaluation
-
-DECIMALS = 12
 
 
 def drift_of(report: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -13,8 +13,7 @@ from typing import Any
 
 from ..labelindex import LabelIndex
 from ..lenient import number, section
-
-DECIMALS = 12  # the reports' precision; every number derived from them is rounded to it too
+from ..precision import DECIMALS
 
 PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 
