@@ -109,6 +109,11 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
         (["-g", "faithfulness:ci-lower:0.8"], "gate 'faithfulness:ci-lower:0.8': no judged metric named"),
         (["-k", "0"], "-k '0': cutoffs must be positive whole numbers"),
         (["-k", "five"], "-k 'five': cutoffs must be positive whole numbers"),
+        (["-k", "\u00b2"], "-k '\u00b2': cutoffs must be positive whole numbers"),
+        (["-k", "\u0661"], "-k '\u0661': cutoffs must be positive whole numbers"),
+        (["-g", "recall@\u00b2:0.5"], "gate 'recall@\u00b2:0.5': unknown metric 'recall@\u00b2'"),
+        # Accepted, this gate would look for a metric named recall@010, which no report holds.
+        (["-g", "recall@010:0.5"], "gate 'recall@010:0.5': unknown metric 'recall@010'"),
         (["--threshold", "0"], "threshold must be a positive integer"),
         (["--now", "yesterday"], "--now 'yesterday' is not an ISO-8601 time"),
     ],

@@ -129,14 +129,27 @@ def score_query(query: RankedQuery, ks: tuple[int, ...]) -> dict[str, float]:
 
 
 def known_metric(name: str) -> bool:
-    """True for ``recall@5``-style names of cutoff metrics and plain names of the others."""
+    """True for ``recall@5``-style names of cutoff metrics and plain names of the others.
+
+    The cutoff must be written as reports write it (ASCII digits, no leading
+    zero): ``recall@05`` would name a metric no report holds.
+    """
     base, sep, cutoff = name.partition("@")
     metric = BY_NAME.get(base)
     if metric is None:
         return False
     if metric.at_cutoff:
-        return bool(sep) and cutoff.isdigit() and int(cutoff) > 0
+        return bool(sep) and is_positive_decimal(cutoff)
     return not sep
+
+
+def is_positive_decimal(text: str) -> bool:
+    """ASCII digits without a leading zero: what ``str`` of a positive int writes.
+
+    ``str.isdigit`` alone also admits other scripts' digits and superscripts,
+    which ``int`` reads differently or refuses.
+    """
+    return text.isascii() and text.isdigit() and text[0] != "0"
 
 
 def describe_known() -> str:

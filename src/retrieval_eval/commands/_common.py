@@ -95,7 +95,7 @@ def parse_k_list(text: str) -> tuple[int, ...]:
     values = []
     for part in text.split(","):
         part = part.strip()
-        if not part.isdigit() or int(part) < 1:
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:
             raise UsageError(f"-k {text!r}: cutoffs must be positive whole numbers", hint="-k 5,10,20")
         values.append(int(part))
     return tuple(dict.fromkeys(values))
