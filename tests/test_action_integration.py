@@ -422,3 +422,35 @@ def test_post_comment_needs_a_workflow_run_event(tmp_path: Path, fake: FakeGitHu
     ws = make_workspace(tmp_path)
     run = act(ws, fake, mode="post-comment")
     assert run.code == 2 and "workflow_run" in run.summary
+
+
+# -- size limits ---------------------------------------------------------------------------
+
+
+def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_path: Path, fake: FakeGitHub) -> None:
+    from types import SimpleNamespace
+
+    from retrieval_eval.action.baseline import Baseline
+    from retrieval_eval.action.flow import Outcome, render_outcome
+    from retrieval_eval.action.settings import Runner, parse_settings
+    from retrieval_eval.render import COMMENT_LIMIT, render
+
+    ws = make_workspace(tmp_path, history="none")
+    act(ws, fake, comment="off")
+    report = json.loads((ws.root / "retrieval-eval-report.json").read_text())
+
+    def with_reasons(n: int) -> dict[str, object]:
+        return {**report, "verdict": {**report["verdict"], "reasons": [f"{'x' * 490} {i}" for i in range(n)]}}
+
+    # The most reasons whose comment fits by itself: nothing left out, a few hundred characters to spare.
+    sizes = {n: len(render("comment", report=with_reasons(n))) for n in range(100, 140)}
+    n = max((n for n in sizes if sizes[n] > COMMENT_LIMIT - 1000 and "Left out" not in
+             render("comment", report=with_reasons(n))), default=None)
+    assert n is not None
+    settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
+    outcome = Outcome(SimpleNamespace(report=with_reasons(n)),  # type: ignore[arg-type]
+                      Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150), None, ())
+    comment = render_outcome(settings, outcome).comment
+    assert len(comment) <= COMMENT_LIMIT
+    assert "No baseline: no baseline report was found for main" in comment
+    assert "reasons shortened to the first 10" in comment

@@ -127,10 +127,12 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
               "comment_id": settings.comment_id}
     note = baseline_note(outcome)
     drift = drift_markdown(outcome.report, outcome.corpus_changes, outcome.drift_fix)
-    summary = render("summary", **common) + drift + note
+    # What the action adds goes through the size budget with the rest, so a long note makes
+    # the renderer leave out whole sections instead of the comment being cut mid-table.
+    summary = render("summary", **common, appendix=drift + note)
     # The comment tells where a baseline would come from only when there is none: that is
     # when a reader needs to act; otherwise the summary has it.
-    comment = render("comment", **common) + drift + (note if outcome.baseline.report is None else "")
+    comment = render("comment", **common, appendix=drift + (note if outcome.baseline.report is None else ""))
     return Rendered(summary, comment)
 
 

@@ -54,11 +54,14 @@ def render(
     comparison: Mapping[str, Any] | Any | None = None,
     template_dir: str | None = None,
     comment_id: str = "default",
+    appendix: str = "",
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
     ``comparison`` is a document from ``compare.build_comparison``, or the
     ``Comparison`` an evaluation carries (its document is rendered).
+    ``appendix`` is Markdown added after the rendering (the action's notes);
+    it counts toward the size budget, so the whole stays within GitHub's limit.
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -72,7 +75,8 @@ def render(
     from .sandbox import template_drawer  # Jinja, loaded only now that Markdown is drawn
 
     view = build_view(report, comparison, kind=kind, marker=marker)
-    text = fit(view, template_drawer(kind, template_dir), BUDGETS[kind])
+    draw = template_drawer(kind, template_dir)
+    text = fit(view, lambda shown: draw(shown) + appendix, BUDGETS[kind])
     if kind == "comment":
         check_marker(text, marker, template_dir)
     return text
