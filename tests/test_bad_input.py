@@ -146,3 +146,19 @@ def test_convert_refuses_ids_with_white_space_and_writes_nothing(tmp_path: Path)
     assert not out.exists()
     result = run_cli("convert", str(tmp_path / "j.jsonl"), "--to", "trec-qrels")
     assert result.code == 2 and result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--now", "9999-12-31T23:59:59-05:00"], {}, "--now '9999-12-31T23:59:59-05:00' is out of range"),
+        ([], {"SOURCE_DATE_EPOCH": "9" * 20}, f"SOURCE_DATE_EPOCH '{'9' * 20}' is out of range"),
+        ([], {"SOURCE_DATE_EPOCH": "\u00b2"}, "SOURCE_DATE_EPOCH '\u00b2' is not a whole number of seconds"),
+    ],
+)
+def test_time_stamps_out_of_range_are_refused(args: list[str], env: dict[str, str], message: str) -> None:
+    import os
+
+    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
+                     "-r", fixture_path("basic", "run.jsonl"), *args, env={**os.environ, **env})
+    assert_refused(result, message)

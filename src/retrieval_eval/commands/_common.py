@@ -77,14 +77,25 @@ def generated_at(now: str | None) -> str:
             raise UsageError(f"--now {now!r} is not an ISO-8601 time", hint="--now 2026-01-31T12:00:00Z") from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=_dt.timezone.utc)
-    elif os.environ.get("SOURCE_DATE_EPOCH"):
+        return _utc_stamp(moment, f"--now {now!r}")
+    if os.environ.get("SOURCE_DATE_EPOCH"):
         epoch = os.environ["SOURCE_DATE_EPOCH"]
-        if not epoch.isdigit():
+        if not (epoch.isascii() and epoch.isdigit()):
             raise UsageError(f"SOURCE_DATE_EPOCH {epoch!r} is not a whole number of seconds")
-        moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc)
-    else:
-        moment = _dt.datetime.now(tz=_dt.timezone.utc)
-    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        what = f"SOURCE_DATE_EPOCH {epoch!r}"
+        try:
+            moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise UsageError(f"{what} is out of range (years 1 to 9999)") from None
+        return _utc_stamp(moment, what)
+    return _utc_stamp(_dt.datetime.now(tz=_dt.timezone.utc), "the clock")
+
+
+def _utc_stamp(moment: _dt.datetime, what: str) -> str:
+    try:  # a time near year 1 or 9999 may leave the calendar once moved to UTC
+        return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OverflowError:
+        raise UsageError(f"{what} is out of range (years 1 to 9999)") from None
 
 
 def print_json(data: Any) -> None:
