@@ -162,3 +162,25 @@ def test_time_stamps_out_of_range_are_refused(args: list[str], env: dict[str, st
     result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
                      "-r", fixture_path("basic", "run.jsonl"), *args, env={**os.environ, **env})
     assert_refused(result, message)
+
+
+WRITING_COMMANDS = {
+    "score": ["score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl")],
+    "convert": ["convert", fixture_path("basic", "judgments.jsonl"), "--to", "trec-qrels"],
+    "drift --fix": ["drift", "-j", fixture_path("drift", "judgments.jsonl"), "-c", fixture_path("drift", "corpus.json"),
+                    "--fix"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITING_COMMANDS))
+@pytest.mark.parametrize(
+    ("where", "reason"),
+    [("", "is a directory"), ("a-file/out", "a part of the path is a file, not a directory")],
+)
+def test_an_output_that_cannot_be_written_is_refused(name: str, where: str, reason: str, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("kept\n")
+    out = tmp_path / where if where else tmp_path
+    result = run_cli(*WRITING_COMMANDS[name], "--out", str(out))
+    assert_refused(result, f"cannot write {out}: {reason}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert (tmp_path / "a-file").read_text() == "kept\n"

@@ -32,6 +32,20 @@ def cannot_read(path: str | os.PathLike[str], exc: OSError) -> InputError:
     )
 
 
+def cannot_write(path: str | os.PathLike[str], exc: OSError) -> InputError:
+    reason = _REASONS.get(exc.errno or 0, exc.strerror or str(exc))
+    if os.path.isdir(path):
+        reason = "is a directory"
+    elif isinstance(exc, (FileExistsError, NotADirectoryError)):  # from creating the parents
+        reason = "a part of the path is a file, not a directory"
+    return InputError(
+        f"cannot write {os.fspath(path)}",
+        None,
+        reason,
+        hint="write to a file in a directory you can write to",
+    )
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     try:
         return open(path, "rb")
@@ -65,20 +79,31 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, target)
+            _finish(handle, tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+
+
+def _finish(handle: TextIO, tmp_name: str, target: Path) -> None:
+    """Flush the temporary file and rename it over ``target``; a failure names the target."""
+    try:
+        handle.flush()
+        os.fsync(handle.fileno())
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except OSError as exc:
+        raise cannot_write(target, exc) from None
 
 
 def write_atomic(path: str | os.PathLike[str], data: str) -> None:
