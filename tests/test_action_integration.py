@@ -136,6 +136,16 @@ def test_forbidden_comment_changes_nothing_else(tmp_path: Path, fake: FakeGitHub
     assert len(fake.calls("POST", "/comments")) == 1  # a refusal is not retried
 
 
+def test_an_answer_that_is_not_a_comment_changes_nothing_else(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    fake.fail("POST", "/comments", 201)  # a success status whose body is no comment (a proxy's page, say)
+    run = act(ws, fake)
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+    assert run.outputs["comment-posted"] == "false"
+    notices = run.lines("::notice")
+    assert len(notices) == 1 and "not posted" in notices[0]
+
+
 def test_server_error_then_success(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     fake.fail("POST", "/comments", 500)

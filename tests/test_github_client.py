@@ -93,6 +93,17 @@ def test_gives_up_after_bounded_attempts(fake: FakeGitHub, client: GitHubClient,
     assert len(slept) == 3
 
 
+def test_an_answer_of_another_shape_is_a_github_error(fake: FakeGitHub, client: GitHubClient) -> None:
+    fake.fail("GET", "/comments", 200)  # an object where a list belongs
+    with pytest.raises(GitHubError, match="not what the API documents"):
+        client.list_issue_comments("octo/widgets", 1)
+    fake.fail("GET", "/actions/artifacts", 200)  # no "artifacts" key: an empty list, lazily
+    assert list(client.list_artifacts("octo/widgets", name="x")) == []
+    fake.fail("POST", "/comments", 201)
+    with pytest.raises(GitHubError, match="create_issue_comment"):
+        client.create_issue_comment("octo/widgets", 5, "x")
+
+
 def test_unreachable_api_is_a_github_error(slept: list[float]) -> None:
     with FakeGitHub().serve() as gone:
         url = gone.url

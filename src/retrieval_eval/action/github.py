@@ -9,6 +9,8 @@ own origin and never appears in a message, a repr or an exception.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import re
 import time
@@ -59,6 +61,30 @@ class Response:
 
     def json(self) -> Any:
         return json.loads(self.body.decode("utf-8")) if self.body else None
+
+
+def _answers(method: Callable[..., Any]) -> Callable[..., Any]:
+    """An answer that is not what the API documents (not JSON, a field missing: a proxy's
+    page, say) is a GitHubError like any other failure, never a crash of the caller."""
+    def refusal(exc: Exception) -> GitHubError:
+        return GitHubError(None, "answer to", method.__name__, f"not what the API documents ({exc!r})")
+
+    if inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def lazily(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            try:
+                yield from method(*args, **kwargs)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise refusal(exc) from None
+        return lazily
+
+    @functools.wraps(method)
+    def at_once(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise refusal(exc) from None
+    return at_once
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -134,6 +160,7 @@ class GitHubClient:
 
     # -- the endpoints ------------------------------------------------------------
 
+    @_answers
     def authenticated_login(self) -> str | None:
         """Who the token is, or None when the token cannot say (an Actions token cannot)."""
         try:
@@ -142,14 +169,17 @@ class GitHubClient:
             return None
         return (data or {}).get("login")
 
+    @_answers
     def list_issue_comments(self, repo: str, number: int) -> list[Comment]:
         path = f"/repos/{repo}/issues/{number}/comments"
         return [Comment.from_api(item) for item in self._paginate(path)]
 
+    @_answers
     def create_issue_comment(self, repo: str, number: int, body: str) -> Comment:
         data = self._request("POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body}).json()
         return Comment.from_api(data)
 
+    @_answers
     def update_issue_comment(self, repo: str, comment_id: int, body: str) -> Comment:
         data = self._request("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", body={"body": body}).json()
         return Comment.from_api(data)
@@ -159,17 +189,22 @@ class GitHubClient:
         quoted = urllib.parse.quote(path.lstrip("/"))
         return self._request("GET", f"/repos/{repo}/contents/{quoted}", query={"ref": ref}, accept=RAW).body
 
+    @_answers
     def list_artifacts(self, repo: str, *, name: str) -> Iterator[Artifact]:
         """Artifacts of the repository with this name, newest first (lazily: callers stop early)."""
         for item in self._paginate(f"/repos/{repo}/actions/artifacts", {"name": name}, key="artifacts"):
             yield Artifact.from_api(item)
 
+    @_answers
     def list_run_artifacts(self, repo: str, run_id: int) -> list[Artifact]:
         items = self._paginate(f"/repos/{repo}/actions/runs/{run_id}/artifacts", key="artifacts")
         return [Artifact.from_api(item) for item in items]
 
+    @_answers
     def get_workflow_run(self, repo: str, run_id: int) -> dict[str, Any]:
-        data: dict[str, Any] = self._request("GET", f"/repos/{repo}/actions/runs/{run_id}").json()
+        data = self._request("GET", f"/repos/{repo}/actions/runs/{run_id}").json()
+        if not isinstance(data, dict):
+            raise TypeError(f"a run is an object, not {type(data).__name__}")
         return data
 
     def download_artifact(self, repo: str, artifact_id: int) -> bytes:
@@ -181,10 +216,12 @@ class GitHubClient:
             return self._send("GET", target, headers={"User-Agent": _user_agent()}).body
         return response.body
 
+    @_answers
     def list_pulls(self, repo: str, *, state: str = "open", head: str | None = None) -> list[PullRequest]:
         query = {"state": state, **({"head": head} if head else {})}
         return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/pulls", query)]
 
+    @_answers
     def list_pulls_for_commit(self, repo: str, sha: str) -> list[PullRequest]:
         return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/commits/{sha}/pulls")]
 
