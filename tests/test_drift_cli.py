@@ -43,7 +43,8 @@ def test_a_failed_write_leaves_the_original_untouched(case: tuple[Path, Path], m
 
     monkeypatch.setattr(fileio.os, "replace", refuse)
     result = CliRunner().invoke(cli, ["drift", "-j", str(judgments), "-c", str(corpus), "--fix"])
-    assert isinstance(result.exception, OSError)
+    assert result.exit_code == 2
+    assert f"error  cannot write {judgments}: disk full" in result.stderr
     assert judgments.read_bytes() == original
     assert sorted(p.name for p in judgments.parent.iterdir()) == ["corpus.json", "judgments.jsonl"]
 
