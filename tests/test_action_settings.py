@@ -160,3 +160,10 @@ def test_long_comments_are_cut_but_keep_the_marker() -> None:
     marker = "<!-- retrieval-eval:comment id=default -->"
     body = fit_comment(marker + "\n" + "x" * 70000, marker)
     assert len(body) <= 65536 and body.startswith(marker) and "size limit" in body
+
+
+@pytest.mark.parametrize("report", [b'{"verdict": "PASS"}', b'{"verdict": ["FAIL"]}', b"[1]", b"\xff"])
+def test_post_comment_reads_any_shape_of_the_forks_report(report: bytes) -> None:
+    from retrieval_eval.action.postcomment import _verdict
+
+    assert _verdict(report) == ""

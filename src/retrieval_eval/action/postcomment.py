@@ -135,5 +135,7 @@ def _verdict(report: bytes | None) -> str:
         data = json.loads(report.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return ""
-    status = (data.get("verdict") or {}).get("status") if isinstance(data, dict) else None
+    # The report comes from the fork's run: any shape is possible.
+    verdict = data.get("verdict") if isinstance(data, dict) else None
+    status = verdict.get("status") if isinstance(verdict, dict) else None
     return status if status in ("PASS", "FAIL", "INDETERMINATE", "ERROR") else ""
