@@ -184,3 +184,13 @@ def test_an_output_that_cannot_be_written_is_refused(name: str, where: str, reas
     assert_refused(result, f"cannot write {out}: {reason}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
     assert (tmp_path / "a-file").read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("samples", ["[1e308, 1e308]", "[1e308, -1e308]", "[1e200, -1e200]", "[" + "9" * 400 + "]"])
+def test_samples_too_large_to_summarize_are_refused(samples: str, tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text(samples)
+    result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
+    assert_refused(result, "judged faithfulness: samples are too large to summarize")
+    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"),
+                     "--judged", f"faithfulness={tmp_path / 's.json'}")
+    assert_refused(result, "judged faithfulness: samples are too large to summarize")

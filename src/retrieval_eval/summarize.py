@@ -79,18 +79,29 @@ def student_t_quantile(p: float, df: int) -> float:
 
 def summarize_samples(samples: Sequence[float]) -> dict[str, object]:
     """A report measurement (value, n, stdev, ci, deterministic) from raw samples."""
-    values = [float(v) for v in samples]
+    try:
+        values = [float(v) for v in samples]
+    except OverflowError:  # an integer past the doubles
+        raise ValueError(TOO_LARGE) from None
     if not values:
         raise ValueError("at least one sample is needed")
     if not all(math.isfinite(v) for v in values):
         raise ValueError("samples must be finite numbers")
     n = len(values)
-    mean = math.fsum(values) / n
-    measurement: dict[str, object] = {"value": round(mean, DECIMALS), "n": n}
-    if n > 1:
-        stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-        half = student_t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * stdev / math.sqrt(n)
-        measurement["stdev"] = round(stdev, DECIMALS)
-        measurement["ci"] = [round(mean - half, DECIMALS), round(mean + half, DECIMALS)]
+    try:
+        mean = math.fsum(values) / n
+        measurement: dict[str, object] = {"value": round(mean, DECIMALS), "n": n}
+        if n > 1:
+            stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+            half = student_t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * stdev / math.sqrt(n)
+            measurement["stdev"] = round(stdev, DECIMALS)
+            measurement["ci"] = [round(mean - half, DECIMALS), round(mean + half, DECIMALS)]
+    except OverflowError:
+        raise ValueError(TOO_LARGE) from None
+    if not all(map(math.isfinite, measurement.get("ci", ()))):  # type: ignore[call-overload]
+        raise ValueError(TOO_LARGE)  # the interval's ends overflowed to infinity, silently
     measurement["deterministic"] = False
     return measurement
+
+
+TOO_LARGE = "samples are too large to summarize (their mean or spread exceeds a double)"
