@@ -3,7 +3,9 @@
 It keeps issue comments, file contents, workflow runs, artifacts and pull
 requests, paginates like GitHub (``per_page``, ``page``, ``Link: rel="next"``),
 records every request it receives, and can be told to fail: ``fail("POST",
-"/comments", 403)`` answers the next matching request with 403.
+"/comments", 403)`` answers the next matching request with 403, and
+``break_answer("GET", "/comments", "incomplete")`` does the request, then
+answers with a body cut short (or ``"status-line"``: a status line that is not HTTP).
 
 The real client code runs against it; nothing of ours is mocked.
 """
@@ -44,6 +46,14 @@ class Failure:
 
 
 @dataclass
+class Breakage:
+    method: str
+    pattern: str
+    how: str  # incomplete | status-line
+    times: int
+
+
+@dataclass
 class FakeGitHub:
     """State and behaviour; ``serve()`` puts it behind a real socket."""
 
@@ -58,6 +68,7 @@ class FakeGitHub:
     pulls: list[dict[str, Any]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    breakages: list[Breakage] = field(default_factory=list)
     url: str = ""
     _next_id: int = 1000
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -66,6 +77,11 @@ class FakeGitHub:
 
     def fail(self, method: str, pattern: str, status: int, *, times: int = 1, **headers: str) -> None:
         self.failures.append(Failure(method, pattern, status, times, headers))
+
+    def break_answer(self, method: str, pattern: str, how: str, *, times: int = 1) -> None:
+        """The request takes effect, then its answer breaks at the transport level."""
+        assert how in ("incomplete", "status-line"), how
+        self.breakages.append(Breakage(method, pattern, how, times))
 
     def add_comment(self, number: int, body: str, user: dict[str, str] | None = None) -> dict[str, Any]:
         self._next_id += 1
@@ -116,6 +132,14 @@ class FakeGitHub:
             if failure is not None:
                 return failure.status, {"message": f"injected {failure.status}"}, dict(failure.headers)
             return self._route(method, path, query, body)
+
+    def take_breakage(self, method: str, path: str) -> str | None:
+        with self._lock:
+            for breakage in self.breakages:
+                if breakage.times > 0 and breakage.method == method and re.search(breakage.pattern, path):
+                    breakage.times -= 1
+                    return breakage.how
+        return None
 
     def _take_failure(self, method: str, path: str) -> Failure | None:
         for failure in self.failures:
@@ -239,6 +263,10 @@ class _Handler(BaseHTTPRequestHandler):
         fake.requests.append(Recorded(self.command, parts.path, query, headers, body))
         status, payload, extra = fake.handle(self.command, parts.path, query, body)
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+        broken = fake.take_breakage(self.command, parts.path)
+        if broken is not None:
+            self._broken_answer(broken, status, data)
+            return
         self.send_response(status)
         self.send_header("content-length", str(len(data)))
         if "content-type" not in extra:
@@ -247,6 +275,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _broken_answer(self, how: str, status: int, data: bytes) -> None:
+        self.close_connection = True
+        if how == "status-line":
+            self.wfile.write(b"NOT-HTTP garbled\r\n\r\n")
+            return
+        self.send_response(status)
+        self.send_header("content-length", str(len(data) + 100))  # promises more than it sends
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
 
     do_GET = do_POST = do_PATCH = do_DELETE = _dispatch
 

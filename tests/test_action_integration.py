@@ -156,6 +156,19 @@ def test_server_error_then_success(tmp_path: Path, fake: FakeGitHub) -> None:
     assert run.slept == [1.0, 1.0]
 
 
+@pytest.mark.parametrize("how", ["incomplete", "status-line"])
+def test_a_broken_answer_does_not_fail_the_job(tmp_path: Path, fake: FakeGitHub, how: str) -> None:
+    ws = make_workspace(tmp_path)
+    fake.break_answer("GET", f"/issues/{PR_NUMBER}/comments", how, times=10)
+    run = act(ws, fake)
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+    assert run.outputs["comment-posted"] == "false"
+    notices = run.lines("::notice")
+    assert len(notices) == 1 and "not posted (GET" in notices[0] and "no usable answer" in notices[0]
+    assert MARKER in (ws.root / run.outputs["comment-path"]).read_text()
+    assert len(fake.calls("GET", "/comments")) == 4 and run.slept == [1.0, 2.0, 4.0]
+
+
 def test_comment_off_writes_the_file_only(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     run = act(ws, fake, comment="off")

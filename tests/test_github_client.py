@@ -157,3 +157,35 @@ def test_next_links_to_another_origin_are_not_followed(fake: FakeGitHub, slept: 
     except GitHubError:
         pytest.skip("localhost does not resolve to 127.0.0.1 here")
     assert len(comments) == 100
+
+
+@pytest.mark.parametrize("how", ["incomplete", "status-line"])
+def test_a_broken_answer_is_retried_then_succeeds(fake: FakeGitHub, client: GitHubClient, slept: list[float],
+                                                   how: str) -> None:
+    fake.add_comment(2, "hello")
+    fake.break_answer("GET", "/comments", how)
+    assert [c.body for c in client.list_issue_comments("octo/widgets", 2)] == ["hello"]
+    assert len(fake.calls("GET", "/comments")) == 2
+    assert slept == [1.0]
+
+
+@pytest.mark.parametrize("how", ["incomplete", "status-line"])
+def test_a_broken_answer_every_time_is_a_github_error(fake: FakeGitHub, client: GitHubClient,
+                                                      slept: list[float], how: str) -> None:
+    fake.break_answer("GET", "/contents/", how, times=10)
+    with pytest.raises(GitHubError, match="no usable answer") as caught:
+        client.get_contents("octo/widgets", "report.json", ref="abc")
+    assert caught.value.status is None and TOKEN not in str(caught.value)
+    assert len(fake.calls("GET", "/contents/")) == 4 and len(slept) == 3
+
+
+def test_a_broken_artifact_download_is_a_github_error(fake: FakeGitHub, client: GitHubClient,
+                                                      slept: list[float]) -> None:
+    fake.add_run(11, branch="main")
+    artifact_id = fake.add_artifact(11, "retrieval-eval-report", b"PK-zip-bytes", created_at="2026-01-01T00:00:00Z")
+    fake.break_answer("GET", "/storage/blob/", "incomplete")
+    assert client.download_artifact("octo/widgets", artifact_id) == b"PK-zip-bytes"
+    assert all(r.authorization is None for r in fake.calls("GET", "/storage/blob/"))
+    fake.break_answer("GET", "/storage/blob/", "status-line", times=10)
+    with pytest.raises(GitHubError, match="no usable answer"):
+        client.download_artifact("octo/widgets", artifact_id)

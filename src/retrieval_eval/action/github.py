@@ -2,7 +2,8 @@
 
 Standard library only. Every endpoint is a named method; list endpoints follow
 ``Link: rel="next"`` until the end; 5xx and 429 answers are retried a bounded
-number of times; 403 and 404 become ``Forbidden`` and ``NotFound`` so callers
+number of times, and so is an answer that breaks off or is not HTTP at all
+(the connection drops, the body is cut short); 403 and 404 become ``Forbidden`` and ``NotFound`` so callers
 can decide what a refusal means for them. The token is sent only to the API's
 own origin and never appears in a message, a repr or an exception.
 """
@@ -10,6 +11,7 @@ own origin and never appears in a message, a repr or an exception.
 from __future__ import annotations
 
 import functools
+import http.client
 import inspect
 import json
 import re
@@ -213,7 +215,7 @@ class GitHubClient:
         location = response.headers.get("location")
         if response.status in (301, 302, 303, 307, 308) and location:
             target = urllib.parse.urljoin(self.base_url + "/", location)
-            return self._send("GET", target, headers={"User-Agent": _user_agent()}).body
+            return self._send_with_retries("GET", target, headers={"User-Agent": _user_agent()}).body
         return response.body
 
     @_answers
@@ -260,11 +262,13 @@ class GitHubClient:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
 
-    def _send_with_retries(self, method: str, url: str, *, body: Any = None, accept: str = JSON) -> Response:
+    def _send_with_retries(self, method: str, url: str, *, body: Any = None, accept: str = JSON,
+                           headers: Mapping[str, str] | None = None) -> Response:
+        """``headers`` replaces the API's own (and the token with them), for hosts other than the API."""
         payload = json.dumps(body).encode("utf-8") if body is not None else None
         for attempt in range(1, self.max_attempts + 1):
             try:
-                return self._send(method, url, headers=self._headers(accept), payload=payload)
+                return self._send(method, url, headers=headers or self._headers(accept), payload=payload)
             except _Retryable as retry:
                 if attempt == self.max_attempts:
                     raise retry.error from None
@@ -285,6 +289,9 @@ class GitHubClient:
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _Retryable(GitHubError(None, method, path, f"cannot reach the API ({reason})"), None) from None
+        except (http.client.HTTPException, OSError) as exc:
+            # Reached, but the answer broke off or was not HTTP: a network error like any other.
+            raise _Retryable(_broken(exc, method, path), None) from None
 
 
 class _Retryable(Exception):
@@ -294,9 +301,16 @@ class _Retryable(Exception):
         self.delay = delay
 
 
+def _broken(exc: Exception, method: str, path: str) -> GitHubError:
+    return GitHubError(None, method, path, f"no usable answer from the API ({type(exc).__name__}: {exc})")
+
+
 def _http_error(exc: urllib.error.HTTPError, method: str, path: str) -> Response:
     headers = _lower(exc.headers)
-    body = exc.read() if exc.fp is not None else b""
+    try:
+        body = exc.read() if exc.fp is not None else b""
+    except (http.client.HTTPException, OSError) as broken:
+        raise _Retryable(_broken(broken, method, path), None) from None
     if 300 <= exc.code < 400:
         return Response(exc.code, headers, body)
     message = _error_message(body) or exc.reason or "error"
