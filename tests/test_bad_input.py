@@ -194,3 +194,21 @@ def test_samples_too_large_to_summarize_are_refused(samples: str, tmp_path: Path
     result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"),
                      "--judged", f"faithfulness={tmp_path / 's.json'}")
     assert_refused(result, "judged faithfulness: samples are too large to summarize")
+
+
+def test_an_option_value_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    import os
+
+    (tmp_path / "s.json").write_text("[0.5, 0.7]")
+    out = tmp_path / "out"
+    bad = os.fsdecode(b"\xff")  # what Python makes of a non-UTF-8 byte in argv
+    cases = [
+        ["chunk-id", "--text-sha", "--text", bad],
+        ["convert", fixture_path("basic", "run.jsonl"), "--to", "trec-run", "--tag", bad, "--out", str(out)],
+        ["score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"),
+         "--judged", f"{bad}={tmp_path / 's.json'}", "--out", str(out)],
+    ]
+    for args in cases:
+        result = run_cli(*args)
+        assert_refused(result, "an option's value is not valid UTF-8")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"], args

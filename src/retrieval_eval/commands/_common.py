@@ -38,6 +38,12 @@ def handles_errors(function: F) -> F:
             return function(*args, **kwargs)
         except RetrievalEvalError as exc:
             fail(exc.message, exc.hint)
+        except UnicodeEncodeError as exc:
+            # Files are decoded strictly, so only an argument (decoded with surrogate
+            # escapes) can hold text that is not UTF-8 when we hash or write it.
+            fragment = exc.object[max(exc.start - 20, 0):exc.end + 20]
+            fail(f"an option's value is not valid UTF-8 (near {fragment!r})",
+                 "give names, tags and texts as UTF-8")
         except BrokenPipeError:
             # The reader went away (``| head``): not an error of ours or theirs.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
