@@ -224,6 +224,32 @@ def test_unreadable_inputs_exit_2_after_explaining(tmp_path: Path, fake: FakeGit
     assert "could not answer" in str(ours(fake)[0]["body"])
 
 
+def test_a_report_that_cannot_be_written_exits_2_after_explaining(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "out").mkdir()  # the report input names a directory
+    run = act(ws, fake, report="out")
+    assert run.code == 2
+    assert run.outputs["verdict"] == "ERROR" and run.outputs["report-path"] == ""
+    assert "could not answer" in run.summary and "is a directory" in run.summary
+    assert f"cannot write {ws.root / 'out'}" in run.summary and "Traceback" not in run.log
+    assert "Try: set the report input to a file path in the workspace" in run.summary
+    assert run.outputs["summary-path"] == "out.summary.md"
+    assert (ws.root / "out.summary.md").read_text() == run.summary
+    errors = run.lines("::error")
+    assert len(errors) == 1 and "cannot write" in errors[0]
+    assert "could not answer" in str(ours(fake)[0]["body"])
+
+
+def test_no_file_can_be_written_still_exits_2_with_the_summary(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "blocked").write_text("a file where a directory belongs\n")
+    run = act(ws, fake, report="blocked/report.json")
+    assert run.code == 2 and run.outputs["verdict"] == "ERROR"
+    assert "cannot write" in run.summary and "blocked" in run.summary
+    assert run.outputs["report-path"] == run.outputs["summary-path"] == run.outputs["comment-path"] == ""
+    assert run.outputs["comment-posted"] == "true"
+
+
 def test_bad_settings_are_all_reported(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     env = ws.env(fake.url, k="zero", comment="loud")

@@ -74,6 +74,14 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
     except RetrievalEvalError as exc:
         publish_failure(settings, event, deps, exc)
         return EXIT_NO_ANSWER
+    try:
+        write_files(settings, outcome, rendered)
+    except RetrievalEvalError as exc:  # a path that cannot be written is an input error too
+        publish_failure(settings, event, deps, exc, cause="An output file could not be written",
+                        consequence=f"the answer ({outcome.verdict.status}) was not published",
+                        hint="set the report input to a file path in the workspace; the summary and "
+                        "comment files are written beside it")
+        return EXIT_NO_ANSWER
     publish_outcome(settings, event, deps, outcome, rendered)
     return exit_code(outcome.verdict.status, settings.fail_on_indeterminate)
 
@@ -136,12 +144,16 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
     return Rendered(summary, comment)
 
 
-def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
+def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
     from ..report import dump_report
 
     write_text(settings.resolve(settings.report), dump_report(outcome.report))
     write_text(settings.resolve(settings.summary_file), rendered.summary)
     write_text(settings.resolve(settings.comment_file), rendered.comment)
+
+
+def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
+    """Everything after the files (``write_files``): summary, annotations, comment, outputs."""
     append_text(settings.runner.step_summary, rendered.summary)
     emit_annotations(deps.console, annotations(outcome))
     posted = publish_comment(settings, event, deps, rendered.comment)
@@ -272,13 +284,13 @@ def comment_target(settings: Settings, event: Event, deps: Deps) -> int | None:
 # -- failures --------------------------------------------------------------------------
 
 
-def failure_markdown(exc: RetrievalEvalError, *, consequence: str = "nothing was scored and no gate "
-                     "was checked") -> str:
+def failure_markdown(exc: RetrievalEvalError, *, cause: str = "The inputs could not be read",
+                     consequence: str = "nothing was scored and no gate was checked", hint: str = "") -> str:
     problems = exc.problems if isinstance(exc, SettingsError) else [exc.message]
     fence = code_fence("\n".join(problems))
     text = "\n".join(problems)
-    hint = f"\nTry: {exc.hint}\n" if exc.hint else ""
-    return (f"### {TITLE} could not answer\n\nThe inputs could not be read, so {consequence}.\n\n"
+    hint = f"\nTry: {hint or exc.hint}\n" if hint or exc.hint else ""
+    return (f"### {TITLE} could not answer\n\n{cause}, so {consequence}.\n\n"
             f"{fence}text\n{text}\n{fence}\n{hint}")
 
 
@@ -294,19 +306,32 @@ def publish_early_failure(runner: Runner, console: Console, exc: RetrievalEvalEr
     append_text(runner.output_file, format_outputs(output_values("ERROR", None, Posted())))
 
 
-def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError) -> None:
-    """Inputs unreadable: say so everywhere, including the comment, so an old PASS is not left standing."""
+def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError,
+                    **wording: str) -> None:
+    """Inputs unreadable (or an output unwritable): say so everywhere, including the comment, so an
+    old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint."""
     from ..render import comment_marker
 
-    summary = failure_markdown(exc)
+    summary = failure_markdown(exc, **wording)
     body = f"{comment_marker(settings.comment_id)}\n{summary}"
-    write_text(settings.resolve(settings.summary_file), summary)
-    write_text(settings.resolve(settings.comment_file), body)
+    # A file that cannot be written either is what ``exc`` already explains; the rest still goes out.
+    summary_written = _write_quietly(settings, settings.summary_file, summary)
+    comment_written = _write_quietly(settings, settings.comment_file, body)
     append_text(settings.runner.step_summary, summary)
     _error_annotations(deps.console, exc)
     posted = publish_comment(settings, event, deps, body)
-    values = output_values("ERROR", settings, posted, summary=settings.summary_file)
+    values = output_values("ERROR", settings, posted, summary=settings.summary_file if summary_written else "")
+    if not comment_written:
+        values["comment-path"] = ""
     append_text(settings.runner.output_file, format_outputs(values))
+
+
+def _write_quietly(settings: Settings, name: str, text: str) -> bool:
+    try:
+        write_text(settings.resolve(name), text)
+    except RetrievalEvalError:
+        return False
+    return True
 
 
 # -- post-comment ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ and only then decides the exit code:
 
   0  PASS (or INDETERMINATE with fail-on-indeterminate: false)
   1  FAIL, or INDETERMINATE
-  2  the inputs could not be read; the summary says why
+  2  the inputs could not be read, or an output file could not be written; the summary says why
 """
 
 from __future__ import annotations
