@@ -46,11 +46,6 @@ _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _scan = _DECODER.scan_once
 
 
-def fast_parser() -> str:
-    """Which fast path reads lines here: ``orjson`` or ``json`` (the standard library)."""
-    return "orjson" if _orjson is not None else "json"
-
-
 def _type_name(value: object) -> str:
     if isinstance(value, list):
         return "an array"

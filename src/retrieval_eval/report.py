@@ -78,10 +78,6 @@ def measurement(value: float, n: int) -> dict[str, Any]:
     return {"value": round(value, DECIMALS), "n": n, "deterministic": True}
 
 
-def rounded(values: Mapping[str, float]) -> dict[str, float]:
-    return {name: round(value, DECIMALS) for name, value in values.items()}
-
-
 def _labels_summary(index: LabelIndex, scores: Scores) -> dict[str, Any]:
     fingerprints = index.fingerprints
     return {
