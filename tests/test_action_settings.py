@@ -80,6 +80,16 @@ def test_every_bad_input_is_named() -> None:
                      "fail-on-indeterminate", "api-url"]
 
 
+@pytest.mark.parametrize("name", ["report", "baseline-path"])
+@pytest.mark.parametrize("path", ["/tmp/report.json", "../report.json", "out/../../report.json"])
+def test_paths_written_or_read_stay_inside_the_repository(name: str, path: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, f"INPUT_{name.upper()}": path})
+    assert caught.value.problems == [
+        f"{name}: {path!r} must be a path inside the repository, e.g. "
+        + ("retrieval-eval-report.json" if name == "report" else ".retrieval-eval/report.json")]
+
+
 def test_bad_gate_is_reported_with_the_input_name() -> None:
     with pytest.raises(SettingsError) as caught:
         parse({**REQUIRED, "INPUT_GATES": "recall@5:0.5, nonsense@3:0.1"})

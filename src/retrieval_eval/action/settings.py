@@ -247,7 +247,9 @@ def parse_settings(env: Mapping[str, str], config: Mapping[str, str] | None = No
         max_drift=values.parse("max-drift", _ratio, None),
         baseline=values.parse("baseline", _baseline, BaselineSpec("none")),
         baseline_path=values.parse("baseline-path", _relative_path, ""),
-        report=values.parse("report", _non_empty, "retrieval-eval-report.json"),
+        # The summary and comment files are written beside the report: it must stay inside too.
+        report=values.parse("report", _relative_path_like("retrieval-eval-report.json"),
+                            "retrieval-eval-report.json"),
         comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
         comment_id=values.parse("comment-id", _comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
@@ -320,17 +322,17 @@ def _url(text: str) -> str:
     return text.rstrip("/")
 
 
-def _non_empty(text: str) -> str:
-    if not text:
-        raise ValueError("must not be empty")
-    return text
+def _relative_path_like(example: str) -> Any:
+    """A parser for a path that must stay inside the repository (no absolute path, no ``..``)."""
+    def parse(text: str) -> str:
+        path = PurePosixPath(text)
+        if not text or path.is_absolute() or ".." in path.parts:
+            raise ValueError(f"{text!r} must be a path inside the repository, e.g. {example}")
+        return str(path)
+    return parse
 
 
-def _relative_path(text: str) -> str:
-    path = PurePosixPath(text)
-    if not text or path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"{text!r} must be a path inside the repository, e.g. .retrieval-eval/report.json")
-    return str(path)
+_relative_path = _relative_path_like(".retrieval-eval/report.json")
 
 
 def _baseline(text: str) -> BaselineSpec:
