@@ -190,6 +190,17 @@ def test_mermaid_labels_are_reduced_to_safe_characters(tmp_path: Path) -> None:
     assert set(axis) <= set(string.ascii_letters + string.digits + ' "_.,-@…')
 
 
+def test_the_documented_mermaid_rule_is_the_codes() -> None:
+    from retrieval_eval.render.escape import mermaid_label
+
+    docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "compare.md").read_text().split())
+    assert ("Names in the Mermaid chart are reduced to letters, digits, spaces and `-_.`, plus an `@` "
+            "between a name and a cutoff (`recall@10`); any other character becomes `_`.") in docs
+    assert mermaid_label("recall@10 -_.") == "recall@10 -_."
+    assert [mermaid_label(text) for text in ("@you", "a@b", "team@10x", "x<y>|z")] == [
+        "_you", "a_b", "team_10x", "x_y__z"]
+
+
 # -- the marker and user templates ---------------------------------------------------
 
 

@@ -58,6 +58,6 @@ def escape_name(value: Any, *, limit: int = 60) -> str:
 
 
 def mermaid_label(value: Any, *, limit: int = 24) -> str:
-    """A name safe inside a quoted Mermaid label: letters, digits, spaces, - _ . @ only."""
+    """A name safe inside a quoted Mermaid label: letters, digits, spaces, - _ . and the @ of a cutoff."""
     text = re.sub(r"[^\w .@-]", "_", _AT.sub("_", " ".join(str(value).split())))
     return shorten(text, limit) or "_"
