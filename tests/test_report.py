@@ -94,3 +94,25 @@ def test_fixture_reports_are_schema_valid() -> None:
         result = run_cli("score", "-j", fixture_path(case, "judgments.jsonl"), "-r", fixture_path(case, "run.jsonl"),
                          "-k", "3", "--json")
         jsonschema.validate(result.json(), SCHEMA)
+
+
+def test_policy_notes_agree_with_one_query_and_with_several(tmp_path: Path) -> None:
+    (tmp_path / "j.jsonl").write_text(
+        '{"query_id":"q1","doc_uri":"d1","relevance":1}\n{"query_id":"q2","doc_uri":"d2","relevance":1}\n'
+        '{"query_id":"q3","doc_uri":"d3","relevance":0}\n')
+    (tmp_path / "one.jsonl").write_text('{"query_id":"q1","ranking":["d1","d1"]}\n{"query_id":"x","ranking":[]}\n')
+    (tmp_path / "two.jsonl").write_text('{"query_id":"x","ranking":[]}\n{"query_id":"y","ranking":[]}\n')
+    reasons = {}
+    for name in ("one", "two"):
+        result = run_cli("score", "-j", str(tmp_path / "j.jsonl"), "-r", str(tmp_path / f"{name}.jsonl"), "--json")
+        reasons[name] = result.json()["verdict"]["reasons"]
+    assert reasons["one"] == [
+        "1 query repeated a key in its ranking; only the first occurrence of each was counted",
+        "1 query had no label at relevance >= 1 and was left out of the averages",
+        "1 judged query was not in the run and scored 0",
+        "1 run query had no judgment and was ignored",
+    ]
+    assert reasons["two"][1:] == [
+        "2 judged queries were not in the run and scored 0",
+        "2 run queries had no judgment and were ignored",
+    ]

@@ -53,23 +53,28 @@ def policy_notes(scores: Scores) -> list[str]:
     notes = []
     threshold = scores.config.threshold
     if scores.with_duplicates:
+        one = len(scores.with_duplicates) == 1
         notes.append(
             _plural(len(scores.with_duplicates), "query", "queries")
-            + " repeated a key in their ranking; only the first occurrence of each was counted"
+            + f" repeated a key in {'its' if one else 'their'} ranking; only the first occurrence of each was counted"
         )
     if scores.without_positives and scores.per_query:
+        one = len(scores.without_positives) == 1
         notes.append(
             _plural(len(scores.without_positives), "query", "queries")
-            + f" had no label at relevance >= {threshold} and were left out of the averages"
+            + f" had no label at relevance >= {threshold} and {'was' if one else 'were'} left out of the averages"
         )
     if scores.missing_from_run:
+        one = len(scores.missing_from_run) == 1
         notes.append(
             _plural(len(scores.missing_from_run), "judged query", "judged queries")
-            + " were not in the run and scored 0"
+            + f" {'was' if one else 'were'} not in the run and scored 0"
         )
     if scores.unjudged:
+        one = len(scores.unjudged) == 1
         notes.append(
-            _plural(len(scores.unjudged), "run query", "run queries") + " had no judgment and were ignored"
+            _plural(len(scores.unjudged), "run query", "run queries")
+            + f" had no judgment and {'was' if one else 'were'} ignored"
         )
     return notes
 
