@@ -43,6 +43,7 @@ class Failure:
     status: int
     times: int
     headers: dict[str, str] = field(default_factory=dict)
+    applied: bool = False  # the request takes effect first (GitHub created it, then answered 502)
 
 
 @dataclass
@@ -75,8 +76,9 @@ class FakeGitHub:
 
     # -- arranging ------------------------------------------------------------
 
-    def fail(self, method: str, pattern: str, status: int, *, times: int = 1, **headers: str) -> None:
-        self.failures.append(Failure(method, pattern, status, times, headers))
+    def fail(self, method: str, pattern: str, status: int, *, times: int = 1, applied: bool = False,
+             **headers: str) -> None:
+        self.failures.append(Failure(method, pattern, status, times, headers, applied))
 
     def break_answer(self, method: str, pattern: str, how: str, *, times: int = 1) -> None:
         """The request takes effect, then its answer breaks at the transport level."""
@@ -130,6 +132,8 @@ class FakeGitHub:
         with self._lock:
             failure = self._take_failure(method, path)
             if failure is not None:
+                if failure.applied:
+                    self._route(method, path, query, body)
                 return failure.status, {"message": f"injected {failure.status}"}, dict(failure.headers)
             return self._route(method, path, query, body)
 

@@ -169,6 +169,23 @@ def test_a_broken_answer_does_not_fail_the_job(tmp_path: Path, fake: FakeGitHub,
     assert len(fake.calls("GET", "/comments")) == 4 and run.slept == [1.0, 2.0, 4.0]
 
 
+@pytest.mark.parametrize("failure", ["502 after creating it", "answer cut short"])
+def test_a_create_that_succeeded_despite_its_answer_is_not_repeated(tmp_path: Path, fake: FakeGitHub,
+                                                                     failure: str) -> None:
+    ws = make_workspace(tmp_path)
+    if failure == "answer cut short":
+        fake.break_answer("POST", "/comments", "incomplete")
+    else:
+        fake.fail("POST", "/comments", 502, applied=True)
+    run = act(ws, fake)
+    assert run.code == 0 and run.outputs["comment-posted"] == "true"
+    assert len(fake.calls("POST", "/comments")) == 1 and not fake.calls("PATCH")
+    assert len(ours(fake)) == 1 and len(fake.comments[PR_NUMBER]) == 1
+    assert ours(fake)[0]["body"] == (ws.root / run.outputs["comment-path"]).read_text()
+    assert run.outputs["comment-url"].endswith(f"#issuecomment-{ours(fake)[0]['id']}")
+    assert run.slept == [1.0]
+
+
 def test_comment_off_writes_the_file_only(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     run = act(ws, fake, comment="off")

@@ -189,3 +189,16 @@ def test_a_broken_artifact_download_is_a_github_error(fake: FakeGitHub, client: 
     fake.break_answer("GET", "/storage/blob/", "status-line", times=10)
     with pytest.raises(GitHubError, match="no usable answer"):
         client.download_artifact("octo/widgets", artifact_id)
+
+
+def test_a_create_without_retries_says_whether_to_try_again(fake: FakeGitHub, client: GitHubClient,
+                                                            slept: list[float]) -> None:
+    fake.fail("POST", "/comments", 429, **{"retry-after": "3"})
+    with pytest.raises(GitHubError) as caught:
+        client.create_issue_comment("octo/widgets", 5, "x", retry=False)
+    assert caught.value.transient and caught.value.retry_after == 3.0
+    assert len(fake.calls("POST")) == 1 and slept == []
+    fake.fail("POST", "/comments", 422)
+    with pytest.raises(GitHubError) as refused:
+        client.create_issue_comment("octo/widgets", 5, "x", retry=False)
+    assert not refused.value.transient

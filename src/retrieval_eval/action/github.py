@@ -37,7 +37,14 @@ _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
 
 class GitHubError(Exception):
-    """The API answered with an error, or could not be reached."""
+    """The API answered with an error, or could not be reached.
+
+    ``transient``: worth trying again (5xx, 429, the network); ``retry_after``: how long
+    the API asked us to wait, if it did.
+    """
+
+    transient = False
+    retry_after: float | None = None
 
     def __init__(self, status: int | None, method: str, path: str, message: str) -> None:
         where = f"{method} {path}"
@@ -177,8 +184,11 @@ class GitHubClient:
         return [Comment.from_api(item) for item in self._paginate(path)]
 
     @_answers
-    def create_issue_comment(self, repo: str, number: int, body: str) -> Comment:
-        data = self._request("POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body}).json()
+    def create_issue_comment(self, repo: str, number: int, body: str, *, retry: bool = True) -> Comment:
+        """``retry=False``: one attempt. GitHub may create the comment and still answer 502 (or the
+        answer may break off), so a caller that can look first retries itself (see ``pause``)."""
+        data = self._request("POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body},
+                             attempts=None if retry else 1).json()
         return Comment.from_api(data)
 
     @_answers
@@ -248,9 +258,14 @@ class GitHubClient:
         # The token goes to the API's own origin only, whatever a Link header says.
         return url if _origin(url) == self._origin else None
 
+    def pause(self, attempt: int, error: GitHubError) -> None:
+        """Wait before a caller's own retry, as the client waits before its retries."""
+        self.sleep(error.retry_after if error.retry_after is not None else _backoff(attempt))
+
     def _request(self, method: str, path: str, *, query: Mapping[str, str] | None = None,
-                 body: Any = None, accept: str = JSON) -> Response:
-        return self._send_with_retries(method, self._url(path, query), body=body, accept=accept)
+                 body: Any = None, accept: str = JSON, attempts: int | None = None) -> Response:
+        return self._send_with_retries(method, self._url(path, query), body=body, accept=accept,
+                                       attempts=attempts)
 
     def _url(self, path: str, query: Mapping[str, str] | None = None) -> str:
         suffix = f"?{urllib.parse.urlencode(query)}" if query else ""
@@ -263,16 +278,17 @@ class GitHubClient:
         return headers
 
     def _send_with_retries(self, method: str, url: str, *, body: Any = None, accept: str = JSON,
-                           headers: Mapping[str, str] | None = None) -> Response:
+                           headers: Mapping[str, str] | None = None, attempts: int | None = None) -> Response:
         """``headers`` replaces the API's own (and the token with them), for hosts other than the API."""
         payload = json.dumps(body).encode("utf-8") if body is not None else None
-        for attempt in range(1, self.max_attempts + 1):
+        attempts = attempts or self.max_attempts
+        for attempt in range(1, attempts + 1):
             try:
                 return self._send(method, url, headers=headers or self._headers(accept), payload=payload)
             except _Retryable as retry:
-                if attempt == self.max_attempts:
+                if attempt == attempts:
                     raise retry.error from None
-                self.sleep(retry.delay if retry.delay is not None else _backoff(attempt))
+                self.pause(attempt, retry.error)
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _send(self, method: str, url: str, *, headers: Mapping[str, str], payload: bytes | None = None
@@ -297,8 +313,8 @@ class GitHubClient:
 class _Retryable(Exception):
     def __init__(self, error: GitHubError, delay: float | None) -> None:
         super().__init__(str(error))
+        error.transient, error.retry_after = True, delay
         self.error = error
-        self.delay = delay
 
 
 def _broken(exc: Exception, method: str, path: str) -> GitHubError:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .github import Comment, GitHubClient
+from .github import Comment, GitHubClient, GitHubError
 
 MAX_ANNOTATIONS = 10  # per kind: more is noise, and the runner caps them anyway
 MAX_COMMENT_CHARS = 65536  # GitHub refuses longer comment bodies
@@ -145,12 +145,26 @@ def is_ours(comment: Comment, marker: str, login: str | None) -> bool:
 
 
 def upsert_comment(client: GitHubClient, repo: str, number: int, body: str, *, marker: str) -> PostedComment:
-    """Update our comment on the PR if there is one, else create it. Raises the client's errors."""
+    """Update our comment on the PR if there is one, else create it. Raises the client's errors.
+
+    A create is retried here, not in the client: GitHub may have created the comment and still
+    answered 502 (or the answer broke off), so the comments are listed again before each retry.
+    """
     login = client.authenticated_login()
     body = fit_comment(body, marker)
-    for comment in client.list_issue_comments(repo, number):
-        if is_ours(comment, marker, login):
-            updated = client.update_issue_comment(repo, comment.id, body)
-            return PostedComment(updated.html_url or comment.html_url, created=False)
-    created = client.create_issue_comment(repo, number, body)
-    return PostedComment(created.html_url, created=True)
+    for attempt in range(1, client.max_attempts + 1):
+        found = next((c for c in client.list_issue_comments(repo, number) if is_ours(c, marker, login)), None)
+        if found is not None and attempt > 1 and found.body == body:
+            return PostedComment(found.html_url, created=True)  # the failed-looking create did it
+        if found is not None:
+            updated = client.update_issue_comment(repo, found.id, body)
+            return PostedComment(updated.html_url or found.html_url, created=attempt > 1)
+        try:
+            created = client.create_issue_comment(repo, number, body, retry=False)
+        except GitHubError as exc:
+            if not exc.transient or attempt == client.max_attempts:
+                raise
+            client.pause(attempt, exc)
+            continue
+        return PostedComment(created.html_url, created=True)
+    raise AssertionError("unreachable")  # the loop returns or raises
