@@ -114,3 +114,20 @@ def test_read_ahead_gives_the_same_lines_and_hash_and_stops_cleanly(tmp_path: Pa
         next(stream)
         stream.close()
     assert not [t for t in threading.enumerate() if t.name == "retrieval-eval-read-ahead"]
+
+
+def test_trec_repeats_are_reported_only_where_they_are_read(tmp_path: Path) -> None:
+    # Depth 2. q1 repeats d1 within its head (scores 9 and 8, both above d2's 7);
+    # q2 repeats d1 far below its full head; q3 repeats d5, a document that never
+    # reaches the head; q4's head is not full, so every line is read.
+    lines = [
+        "q1 Q0 d1 1 9 t", "q1 Q0 d1 2 8 t", "q1 Q0 d2 3 7 t",
+        "q2 Q0 d1 1 9 t", "q2 Q0 d2 2 8 t", "q2 Q0 d3 3 7 t", "q2 Q0 d1 4 1 t",
+        "q3 Q0 d1 1 9 t", "q3 Q0 d2 2 8 t", "q3 Q0 d5 3 2 t", "q3 Q0 d5 4 1 t",
+        "q4 Q0 d1 1 9 t", "q4 Q0 d1 2 1 t",
+    ]
+    path = tmp_path / "run.trec"
+    path.write_text("\n".join(lines) + "\n")
+    run = parse_run(str(path), depth=2)
+    assert run.rankings == {"q1": ["d1", "d2"], "q2": ["d1", "d2"], "q3": ["d1", "d2"], "q4": ["d1"]}
+    assert run.with_duplicates == ["q1", "q4"]

@@ -191,35 +191,67 @@ def _prune(scores: dict[str, float], depth: int) -> dict[str, float]:
     return dict(best)
 
 
+class _TrecPool:
+    """One query's best-scored documents while a TREC run is read, bounded in size.
+
+    ``best`` holds each document's best score; ``runner_up`` the best of its
+    other lines, for documents listed more than once. Both are cut back to the
+    ``depth`` best documents when they grow past twice that: a document cut
+    then can never climb back above the documents kept.
+    """
+
+    def __init__(self, depth: int | None) -> None:
+        self.depth = depth
+        self.best: dict[str, float] = {}
+        self.runner_up: dict[str, float] = {}
+
+    def add(self, doc_id: str, score: float) -> None:
+        previous = self.best.get(doc_id)
+        if previous is not None:
+            self.runner_up[doc_id] = max(min(previous, score), self.runner_up.get(doc_id, -math.inf))
+            if previous >= score:
+                return
+        self.best[doc_id] = score
+        if self.depth is not None and len(self.best) > 2 * self.depth + 16:
+            self.best = _prune(self.best, self.depth)
+            self.runner_up = {d: s for d, s in self.runner_up.items() if d in self.best}
+
+    def head(self) -> list[str]:
+        ordered = sorted(self.best.items(), key=_rank_order, reverse=True)
+        return [doc for doc, _ in ordered[: self.depth]]
+
+    def repeated_in_head(self, head: list[str]) -> bool:
+        """Whether a repeated line falls where reading in rank order fills the head.
+
+        The same question the JSONL reader answers: a repeat ranked below the
+        last document of a full head is never read, so it changes nothing.
+        """
+        if not self.runner_up:
+            return False
+        if self.depth is None or len(head) < self.depth:
+            return True
+        last = (self.best[head[-1]], head[-1])
+        return any((score, doc) >= last for doc, score in self.runner_up.items())
+
+
 def _collect_trec(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
-    pools: dict[str, dict[str, float]] = {}
-    depths: dict[str, int | None] = {}
+    pools: dict[str, _TrecPool] = {}
     unjudged: set[str] = set()
-    repeated: set[str] = set()
     for _line, query_id, doc_id, score in iter_trec_run(handle, path=path, digest=digest):
         if judged is not None and query_id not in judged:
             unjudged.add(query_id)
             continue
         pool = pools.get(query_id)
         if pool is None:
-            pool = pools[query_id] = {}
-            depths[query_id] = depth_of(query_id) if depth_of else None
+            pool = pools[query_id] = _TrecPool(depth_of(query_id) if depth_of else None)
             run.received[query_id] = 0
         run.received[query_id] += 1
-        previous = pool.get(doc_id)
-        if previous is not None:
-            repeated.add(query_id)
-            if previous >= score:
-                continue
-        pool[doc_id] = score
-        depth = depths[query_id]
-        if depth is not None and len(pool) > 2 * depth + 16:
-            pools[query_id] = _prune(pool, depth)
+        pool.add(doc_id, score)
     for query_id, pool in pools.items():
-        ordered = sorted(pool.items(), key=_rank_order, reverse=True)
-        depth = depths[query_id]
-        run.rankings[query_id] = [doc for doc, _ in ordered[:depth]]
-    run.with_duplicates = sorted(repeated)
+        run.rankings[query_id] = pool.head()
+        if pool.repeated_in_head(run.rankings[query_id]):
+            run.with_duplicates.append(query_id)
+    run.with_duplicates.sort()
     run.unjudged = sorted(unjudged)
     run.queries = len(pools) + len(unjudged)
 
