@@ -177,3 +177,10 @@ def test_post_comment_reads_any_shape_of_the_forks_report(report: bytes) -> None
     from retrieval_eval.action.postcomment import _verdict
 
     assert _verdict(report) == ""
+
+
+@pytest.mark.parametrize(("name", "value"), [("INPUT_K", "5,²"), ("INPUT_K", "05"), ("INPUT_THRESHOLD", "²")])
+def test_numbers_are_ascii_decimals(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, name: value})
+    assert caught.value.problems[0].startswith(name.removeprefix("INPUT_").lower() + ":")

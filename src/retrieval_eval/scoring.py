@@ -26,9 +26,17 @@ from dataclasses import dataclass, field
 from .errors import UsageError
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
-from .metrics import GAINS, RankedQuery, gain_function, metric_names, score_query
+from .metrics import GAINS, RankedQuery, gain_function, is_positive_decimal, metric_names, score_query
 from .precision import DECIMALS
 from .runs import Run, parse_run
+
+
+def parse_cutoffs(text: str) -> tuple[int, ...]:
+    """``"5,10,20"`` -> (5, 10, 20), repeats dropped; ValueError for anything else."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(is_positive_decimal(part) for part in parts):
+        raise ValueError("cutoffs must be positive whole numbers")
+    return tuple(dict.fromkeys(int(part) for part in parts))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ and only then decides the exit code:
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import sys
 import time
@@ -26,8 +25,15 @@ from .event import Event, load_event
 from .git import Git, GitCli
 from .github import GitHubClient
 from .publish import Console
-from .settings import Runner, Settings, SettingsError, config_location, parse_config_text, parse_settings, \
-    runner_from_env
+from .settings import (
+    Runner,
+    Settings,
+    SettingsError,
+    config_location,
+    parse_config_text,
+    parse_settings,
+    runner_from_env,
+)
 
 EXIT_OK, EXIT_BAD_ANSWER, EXIT_NO_ANSWER = 0, 1, 2
 
@@ -90,7 +96,6 @@ def load_settings(env: Mapping[str, str], runner: Runner) -> Settings:
 
 def generated_at(env: Mapping[str, str]) -> str:
     """The report's time stamp: SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
-    epoch = env.get("SOURCE_DATE_EPOCH", "")
-    moment = (_dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc) if epoch.isdigit()
-              else _dt.datetime.now(tz=_dt.timezone.utc))
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    from ..timestamps import generated_at as stamp
+
+    return stamp(source_date_epoch=env.get("SOURCE_DATE_EPOCH"))

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import UsageError
+from ..metrics import is_positive_decimal
 
 INPUTS = (
     "judgments", "run", "k", "threshold", "gates", "config", "corpus", "max-drift", "baseline",
@@ -278,14 +279,16 @@ def _choice(options: tuple[str, ...]) -> Any:
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
-    parts = [part.strip() for part in text.split(",")]
-    if not all(part.isdigit() and int(part) >= 1 for part in parts):
-        raise ValueError(f"{text!r} must be positive whole numbers separated by commas, e.g. 10 or 5,10,20")
-    return tuple(dict.fromkeys(int(part) for part in parts))
+    from ..scoring import parse_cutoffs
+
+    try:
+        return parse_cutoffs(text)
+    except ValueError:
+        raise ValueError(f"{text!r} must be positive whole numbers separated by commas, e.g. 10 or 5,10,20") from None
 
 
 def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not is_positive_decimal(text):
         raise ValueError(f"{text!r} must be a positive whole number (the lowest relevant grade), e.g. 1")
     return int(text)
 

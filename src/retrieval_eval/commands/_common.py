@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import functools
 import json
 import os
@@ -76,32 +75,9 @@ def now_option(function: F) -> F:
 
 def generated_at(now: str | None) -> str:
     """The report's time stamp: --now, else SOURCE_DATE_EPOCH, else the clock, in UTC."""
-    if now:
-        try:
-            moment = _dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
-        except ValueError:
-            raise UsageError(f"--now {now!r} is not an ISO-8601 time", hint="--now 2026-01-31T12:00:00Z") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=_dt.timezone.utc)
-        return _utc_stamp(moment, f"--now {now!r}")
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        epoch = os.environ["SOURCE_DATE_EPOCH"]
-        if not (epoch.isascii() and epoch.isdigit()):
-            raise UsageError(f"SOURCE_DATE_EPOCH {epoch!r} is not a whole number of seconds")
-        what = f"SOURCE_DATE_EPOCH {epoch!r}"
-        try:
-            moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.timezone.utc)
-        except (OverflowError, OSError, ValueError):
-            raise UsageError(f"{what} is out of range (years 1 to 9999)") from None
-        return _utc_stamp(moment, what)
-    return _utc_stamp(_dt.datetime.now(tz=_dt.timezone.utc), "the clock")
+    from ..timestamps import generated_at as stamp
 
-
-def _utc_stamp(moment: _dt.datetime, what: str) -> str:
-    try:  # a time near year 1 or 9999 may leave the calendar once moved to UTC
-        return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except OverflowError:
-        raise UsageError(f"{what} is out of range (years 1 to 9999)") from None
+    return stamp(now=now, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH"))
 
 
 def print_json(data: Any) -> None:
@@ -109,10 +85,9 @@ def print_json(data: Any) -> None:
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:
-    values = []
-    for part in text.split(","):
-        part = part.strip()
-        if not (part.isascii() and part.isdigit()) or int(part) < 1:
-            raise UsageError(f"-k {text!r}: cutoffs must be positive whole numbers", hint="-k 5,10,20")
-        values.append(int(part))
-    return tuple(dict.fromkeys(values))
+    from ..scoring import parse_cutoffs
+
+    try:
+        return parse_cutoffs(text)
+    except ValueError as exc:
+        raise UsageError(f"-k {text!r}: {exc}", hint="-k 5,10,20") from None

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..lenient import cutoffs, section
+from ..metrics import is_positive_decimal
 from .sides import PerQuery, Sides
 
 if TYPE_CHECKING:
@@ -91,4 +92,4 @@ def shallow_metrics(
 
 def _cutoff(metric: str) -> int | None:
     _, sep, cutoff = metric.partition("@")
-    return int(cutoff) if sep and cutoff.isdigit() else None
+    return int(cutoff) if sep and is_positive_decimal(cutoff) else None
