@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="S,M,L", help="workloads to run, from S, M, L (default: all)")
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds per workload (default: 5)")
     parser.add_argument("--large-repeats", type=int, default=3, help="timed rounds on L (default: 3)")
-    parser.add_argument("--work", default=str(HERE / "work"), help="where workloads are written (default: bench/work)")
+    parser.add_argument("--work", default=str(HERE / "generated"), help="where workloads are written (default: bench/generated)")
     parser.add_argument("--parts", default="score,startup,compare,drift",
                         help="what to run (default: score,startup,compare,drift)")
     parser.add_argument("--drift-sizes", default=None,
