@@ -23,16 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .corpus import Corpus
-from .drift import DriftResult
 from .errors import UsageError
 from .identity import is_chunk_id
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex
 from .runs import Run, parse_run
 from .scoring import ScoreConfig, Scores, index_judgments, score_rankings
+
+if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
+    from .corpus import Corpus
+    from .drift import DriftResult
 
 
 @dataclass(frozen=True)
