@@ -35,6 +35,7 @@ from .scoring import ScoreConfig, Scores, index_judgments, score_rankings
 if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
     from .corpus import Corpus
     from .drift import DriftResult
+    from .run_ranges import RunReading
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,11 @@ class CorpusStage:
         return cls(corpus, check_drift(full, corpus), collapse)
 
     def score_run(self, index: LabelIndex, run_path: str, config: ScoreConfig, *,
-                  run_format: str = "auto") -> tuple[Scores, Run]:
+                  run_format: str = "auto", reading: RunReading | None = None) -> tuple[Scores, Run]:
         from .scoring import score_run_file
 
         if not self.collapse or self.corpus is None:
-            return score_run_file(index, run_path, config, run_format=run_format)
+            return score_run_file(index, run_path, config, run_format=run_format, reading=reading)
         indexed = index_judgments(index, config)
         # Whole rankings: the cutoff counts documents, so it can only apply after the collapse.
         run = parse_run(run_path, judged=indexed, run_format=run_format)

@@ -16,6 +16,7 @@ from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, read_label_index
 from .report import ReportInputs, blocking_findings, build_report, policy_notes
+from .run_ranges import RunReading
 from .scoring import ScoreConfig, Scores
 from .validate import Validation, validate
 
@@ -58,11 +59,18 @@ def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison |
 def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> Evaluation:
     """Score a run file against a judgments file and decide the verdict."""
     gates = parse_gates(request)  # usage errors surface before any file is read
-    # Streamed into a compact index: the labels' records are never all held at once.
-    index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
-    stage = CorpusStage.load(request.corpus_path, request.judgments_path,
-                             collapse=request.collapse_to_documents, judgments=judgments)
-    scores, run = stage.score_run(index, request.run_path, request.config, run_format=request.run_format)
+    # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
+    reading = RunReading(request.run_path, request.run_format,
+                         None if request.collapse_to_documents else request.config.max_k)
+    try:
+        # Streamed into a compact index: the labels' records are never all held at once.
+        index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
+        stage = CorpusStage.load(request.corpus_path, request.judgments_path,
+                                 collapse=request.collapse_to_documents, judgments=judgments)
+        scores, run = stage.score_run(index, request.run_path, request.config, run_format=request.run_format,
+                                      reading=reading)
+    finally:
+        reading.close()
     validation = validate(index, threshold=request.config.threshold)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),

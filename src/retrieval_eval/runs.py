@@ -38,25 +38,31 @@ class Run:
     format: str = "jsonl"
 
 
-def dedupe_head(ranking: list[str], depth: int | None) -> tuple[list[str], bool]:
-    """The first ``depth`` distinct keys in rank order, and whether a repeat was skipped.
+def dedupe_head(ranking: list[str], depth: int | None) -> tuple[list[str], int | None]:
+    """The first ``depth`` distinct keys in rank order, and where the first repeat was skipped.
 
     Only the part of the ranking read to fill the depth is examined: a repeat
-    further down changes no number.
+    further down changes no number. The second value is the position (in
+    ``ranking``) of the first key seen before, or None when no repeat was
+    read. Up to that position every key was new, so a shallower head of
+    depth ``d`` holds a repeat exactly when that position is below ``d``.
     """
     head = ranking if depth is None else ranking[:depth]
     if len(set(head)) == len(head):
-        return head, False
+        return head, None
     seen: set[str] = set()
     kept: list[str] = []
-    for key in ranking:
+    first_repeat: int | None = None
+    for position, key in enumerate(ranking):
         if key in seen:
+            if first_repeat is None:
+                first_repeat = position
             continue
         seen.add(key)
         kept.append(key)
         if depth is not None and len(kept) == depth:
             break
-    return kept, True
+    return kept, first_repeat
 
 
 def _first_bad_entry(ranking: list[Any]) -> int:
@@ -167,18 +173,49 @@ def detect_format(path: str) -> str:
 DepthOf = Callable[[str], int]
 
 
-def _collect_jsonl(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
-    unjudged = run.unjudged
-    for _line, query_id, ranking in iter_run_jsonl(handle, path=path, digest=digest):
+def read_head(raw: bytes, line: int, path: str | None,
+              depth_of: DepthOf | None) -> tuple[str, list[str], int, int | None]:
+    """(query_id, head, entries received, first repeat) of one run line, checked."""
+    query_id, ranking = read_run_record(raw, line, path)
+    head, first_repeat = dedupe_head(ranking, depth_of(query_id) if depth_of else None)
+    return query_id, head, len(ranking), first_repeat
+
+
+class RunCollector:
+    """Builds a :class:`Run` from run lines given in file order.
+
+    Every reader of run JSONL, one process or several, ends here, so a query
+    listed twice and the judged/unjudged split are decided in one place.
+    """
+
+    def __init__(self, run: Run, judged: Any, path: str | None) -> None:
+        self.run = run
+        self.judged = judged
+        self.path = path
+        self.first_line: dict[str, int] = {}
+
+    def add(self, line: int, query_id: str, head: list[str], received: int, first_repeat: int | None) -> None:
+        previous = self.first_line.setdefault(query_id, line)
+        if previous != line:
+            raise InputError(
+                "run", line,
+                f"duplicate entry for query {query_id}, already on line {previous}", path=self.path,
+            )
+        run = self.run
         run.queries += 1
-        if judged is not None and query_id not in judged:
-            unjudged.append(query_id)
-            continue
-        head, repeated = dedupe_head(ranking, depth_of(query_id) if depth_of else None)
+        if self.judged is not None and query_id not in self.judged:
+            run.unjudged.append(query_id)
+            return
         run.rankings[query_id] = head
-        run.received[query_id] = len(ranking)
-        if repeated:
+        run.received[query_id] = received
+        if first_repeat is not None:
             run.with_duplicates.append(query_id)
+
+
+def _collect_jsonl(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
+    collector = RunCollector(run, judged, path)
+    for line, raw in iter_lines(handle, digest):
+        collector.add(line, *read_head(raw, line, path, depth_of))
 
 
 def _rank_order(item: tuple[str, float]) -> tuple[float, str]:

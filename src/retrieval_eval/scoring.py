@@ -22,13 +22,24 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
-from .metrics import GAINS, RankedQuery, gain_function, is_positive_decimal, metric_names, score_query
+from .metrics import (
+    GAINS,
+    RankedQuery,
+    gain_function,
+    is_positive_decimal,
+    metric_names,
+    score_query,
+)
 from .precision import DECIMALS
-from .runs import Run, parse_run
+from .runs import Run
+
+if TYPE_CHECKING:
+    from .run_ranges import RunReading
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -280,16 +291,23 @@ def _with_run_findings(scores: Scores, run: Run) -> Scores:
 
 
 def score_run_file(
-    judgments: JudgmentSet | LabelIndex, run_path: str, config: ScoreConfig, *, run_format: str = "auto"
+    judgments: JudgmentSet | LabelIndex, run_path: str, config: ScoreConfig, *, run_format: str = "auto",
+    reading: RunReading | None = None,
 ) -> tuple[Scores, Run]:
-    """Stream a run file, keeping only what scoring needs, and score it."""
+    """Stream a run file, keeping only what scoring needs, and score it.
+
+    ``reading`` is the run's reading when it was started before the
+    judgments were read (see :mod:`.run_ranges`); by default it starts here.
+    """
+    from .run_ranges import RunReading
+
     judgments = as_label_index(judgments)
     indexed = index_judgments(judgments, config)
-    run = parse_run(
-        run_path,
-        depth=lambda q: depth_for(indexed.get(q), config),
-        judged=indexed,
-        run_format=run_format,
-    )
+    if reading is None:
+        reading = RunReading(run_path, run_format, config.max_k)
+    try:
+        run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed)
+    finally:
+        reading.close()
     scores = score_rankings(judgments, run.rankings, config, indexed=indexed)
     return _with_run_findings(scores, run), run

@@ -1,0 +1,500 @@
+"""Reading a large run JSONL on every core.
+
+Parsing the run is most of what ``score`` costs: 10,000 queries x 1,000 ids
+is 150 MB of JSON. The file is cut into byte ranges of a few megabytes; a
+range holds the lines that *start* in it. Worker processes, forked so they
+share the code already loaded, take ranges from the end of the file as soon
+as ``score`` starts, while this process reads the judgments; this process
+then takes ranges from the front until the two meet. Each range comes back
+as its heads (never whole rankings), and the ranges are merged in file
+order by the same :class:`~.runs.RunCollector` a single reader feeds, so
+line numbers, the first error and a query listed twice are exactly what
+reading the file from the top finds.
+
+A worker that starts before the judgments are read does not know how deep
+each query's head must go (R-precision may need more than max(k)). It keeps
+``min_depth`` keys and the line's byte offset; once told the depths, it
+reads again the few lines whose query needs more.
+
+Small files, TREC runs, whole rankings (no depth) and systems without
+``fork`` are read by one process, as before. ``RETRIEVAL_EVAL_WORKERS=0``
+turns the workers off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import mmap
+import os
+import pickle
+import select
+import signal
+import struct
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .fileio import open_binary
+from .jsonl import BLOCK, BOM
+from .runs import DepthOf, Run, RunCollector, parse_run, read_head
+
+RANGE_BYTES = 4 << 20
+# Below this size forking and merging cost more than a second core saves.
+PARALLEL_FROM = 24 << 20
+MAX_WORKERS = 3
+
+# One line's head as a range keeps it: (line in range, query_id, head, received, first repeat,
+# byte offset, depth the head was cut at).
+Entry = tuple[int, str, list[str], int, int | None, int, int]
+
+
+@dataclass(frozen=True)
+class Split:
+    """How a run file is shared out: ``workers`` besides this process, ranges of ``range_bytes``."""
+
+    workers: int
+    range_bytes: int = RANGE_BYTES
+    parallel_from: int = PARALLEL_FROM
+
+
+def default_split() -> Split:
+    """One worker per spare core (at most three), unless ``RETRIEVAL_EVAL_WORKERS`` says otherwise."""
+    setting = os.environ.get("RETRIEVAL_EVAL_WORKERS", "").strip()
+    if setting.isascii() and setting.isdigit():
+        workers = min(int(setting), 16)
+    else:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cores = os.cpu_count() or 1
+        workers = max(0, min(MAX_WORKERS, cores - 1))
+    return Split(workers, RANGE_BYTES, PARALLEL_FROM)
+
+
+@dataclass
+class RangeResult:
+    """What one byte range held: its lines' heads, up to the first refusal."""
+
+    index: int
+    lines: int = 0  # every line that starts in the range, blank ones included
+    entries: list[Entry] = field(default_factory=list)
+    error: tuple[int | None, str] | None = None  # (line counted from the range's start, problem)
+    capped: bool = False  # heads cut at min_depth, before the depths were known
+
+
+# -- lines of a byte range ---------------------------------------------------
+
+
+def _first_line_start(fd: int, position: int) -> int:
+    """The first offset at or after ``position`` where a line starts."""
+    if position == 0:
+        return 0
+    at = position - 1
+    while True:
+        block = os.pread(fd, BLOCK, at)
+        if not block:
+            return at
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return at + newline + 1
+        at += len(block)
+
+
+def range_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, line without its ``\n``) for every line starting in ``[start, end)``."""
+    line_start = _first_line_start(fd, start)
+    carry = b""  # the start of a line cut by the end of the last block read
+    read_at = line_start
+    while line_start < end:
+        # The rest of the range at once, then on in blocks for a last line that runs past it.
+        block = os.pread(fd, max(end - read_at, BLOCK), read_at)
+        if not block:  # the file's last line has no line end
+            if carry:
+                yield line_start, carry
+            return
+        read_at += len(block)
+        parts = block.split(b"\n")
+        parts[0] = carry + parts[0]  # only the cut line is copied again
+        carry = parts.pop()
+        for part in parts:
+            if line_start >= end:
+                return
+            yield line_start, part
+            line_start += len(part) + 1
+
+
+def _line_at(fd: int, offset: int) -> bytes:
+    """The line starting at ``offset``, without its line end."""
+    pieces = []
+    size = 1 << 16  # most lines fit; a longer one is read on in growing blocks
+    while True:
+        block = os.pread(fd, size, offset)
+        size = min(2 * size, BLOCK)
+        newline = block.find(b"\n")
+        if newline >= 0 or not block:
+            pieces.append(block if newline < 0 else block[:newline])
+            return b"".join(pieces)
+        pieces.append(block)
+        offset += len(block)
+
+
+def _clean(raw: bytes, offset: int) -> bytes:
+    # The same reading as jsonl.iter_lines: a BOM only at the very start, white space stripped.
+    if offset == 0 and raw.startswith(BOM):
+        raw = raw[len(BOM):]
+    return raw.strip()
+
+
+def read_range(fd: int, index: int, start: int, end: int, path: str,
+               depth_of: DepthOf, *, capped: bool = False) -> RangeResult:
+    """The heads of the lines starting in ``[start, end)``; a refusal ends the range."""
+    result = RangeResult(index, capped=capped)
+    entries = result.entries
+    line = 0
+    for line, (offset, raw) in enumerate(range_lines(fd, start, end), 1):
+        raw = _clean(raw, offset)
+        if not raw:
+            continue
+        try:
+            query_id, head, received, first_repeat = read_head(raw, line, path, depth_of)
+            entries.append((line, query_id, head, received, first_repeat, offset, depth_of(query_id)))
+        except InputError as error:  # kept as plain values, which cross a pipe
+            result.error = (error.line, error.problem)
+            break
+    result.lines = line
+    return result
+
+
+def deepen(fd: int, result: RangeResult, path: str, depth_of: DepthOf) -> None:
+    """Bring every head to its query's own depth: cut the deeper ones, read again those cut short."""
+    entries = result.entries
+    for position, entry in enumerate(entries):
+        entries[position] = fit(fd, entry, path, depth_of(entry[1]))
+    result.capped = False
+
+
+def fit(fd: int, entry: Entry, path: str, depth: int) -> Entry:
+    """The entry with its head ``depth`` keys deep, reading its line again if it was cut shorter."""
+    line, query_id, head, received, first_repeat, offset, kept = entry
+    if depth == kept:
+        return entry
+    if depth < kept or len(head) < kept:  # deep enough, or the ranking ran out before ``kept``
+        return line, query_id, _cut(head, depth), received, _repeat_within(first_repeat, depth), offset, depth
+    raw = _clean(_line_at(fd, offset), offset)
+    return (line, *read_head(raw, line, path, lambda _q: depth), offset, depth)
+
+
+# -- sharing ranges between processes ----------------------------------------
+
+
+class Claims:
+    """Which ranges are left: this process takes them from the front, workers from the back.
+
+    Two counters in shared memory, guarded by a one-byte token in a pipe
+    (whoever has read the byte holds the lock).
+    """
+
+    def __init__(self, count: int) -> None:
+        self._shared = mmap.mmap(-1, 16)
+        struct.pack_into("qq", self._shared, 0, 0, count)
+        self._token_r, self._token_w = os.pipe()
+        os.write(self._token_w, b"x")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[tuple[int, int]]:
+        os.read(self._token_r, 1)
+        try:
+            yield struct.unpack_from("qq", self._shared)
+        finally:
+            os.write(self._token_w, b"x")
+
+    def take(self, *, from_back: bool) -> int | None:
+        with self._locked() as (front, back):
+            if front >= back:
+                return None
+            index = back - 1 if from_back else front
+            struct.pack_into("qq", self._shared, 0, front + (not from_back), back - from_back)
+            return index
+
+    def stop(self) -> None:
+        """Leave nothing more to take."""
+        with self._locked() as (_front, back):
+            struct.pack_into("qq", self._shared, 0, back, back)
+
+    def close(self) -> None:
+        for fd in (self._token_r, self._token_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._shared.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the other end closed the pipe")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+@dataclass
+class _Worker:
+    pid: int
+    results_r: int  # the worker's pickled RangeResults, written when it is done
+    depths_w: int  # the depths, sent to the worker once the judgments are read
+
+
+class RangeReader:
+    """A run JSONL read by ranges, started before the depths are known; see the module docstring."""
+
+    def __init__(self, path: str, size: int, min_depth: int, split: Split,
+                 depth_of: DepthOf | None = None) -> None:
+        self.path = path
+        self.size = size
+        self.min_depth = min_depth
+        self.range_bytes = split.range_bytes
+        self.count = -(-size // split.range_bytes)
+        self.claims = Claims(self.count)
+        self.fd = os.open(path, os.O_RDONLY)
+        self.workers: list[_Worker] = []
+        self._digest = hashlib.sha256()
+        self._hashing: threading.Thread | None = None
+        self._hash_error: OSError | None = None
+        for _ in range(split.workers):
+            self.workers.append(self._fork(depth_of))
+        # After forking, never before: a forked thread would not exist in the child.
+        self._hashing = threading.Thread(target=self._hash, name="retrieval-eval-hash", daemon=True)
+        self._hashing.start()
+
+    # The worker side.
+
+    def _fork(self, depth_of: DepthOf | None) -> _Worker:
+        results_r, results_w = os.pipe()
+        depths_r, depths_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns into the caller's code
+            code = 1
+            try:
+                for fd in [results_r, depths_w] + [w.results_r for w in self.workers] + [w.depths_w for w in self.workers]:
+                    os.close(fd)  # the parent's ends: a worker holding one would hide an end of file
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                self._work(depth_of, depths_r, results_w)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(results_w)
+        os.close(depths_r)
+        return _Worker(pid, results_r, depths_w)
+
+    def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int) -> None:
+        results: list[RangeResult] = []
+        while (index := self.claims.take(from_back=True)) is not None:
+            if depth_of is None and select.select([depths_r], [], [], 0)[0]:
+                depth_of = self._receive_depths(depths_r)
+            if depth_of is None:
+                results.append(self._read(index, self._capped_depth, capped=True))
+            else:
+                results.append(self._read(index, depth_of))
+        if any(result.capped for result in results):
+            if depth_of is None:
+                depth_of = self._receive_depths(depths_r)
+            for result in results:
+                if result.capped:
+                    deepen(self.fd, result, self.path, depth_of)
+        _write_all(results_w, pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _capped_depth(self, _query_id: str) -> int:
+        # Twice max(k): R-precision's depth R seldom goes past it, so few lines are read twice.
+        return 2 * self.min_depth
+
+    def _receive_depths(self, depths_r: int) -> DepthOf:
+        (size,) = struct.unpack("q", _read_exactly(depths_r, 8))
+        deeper: dict[str, int] = pickle.loads(_read_exactly(depths_r, size))
+        min_depth = self.min_depth
+        return lambda query_id: deeper.get(query_id, min_depth)
+
+    def _read(self, index: int, depth_of: DepthOf, *, capped: bool = False) -> RangeResult:
+        start = index * self.range_bytes
+        end = min(start + self.range_bytes, self.size)
+        return read_range(self.fd, index, start, end, self.path, depth_of, capped=capped)
+
+    # This process's side.
+
+    def _hash(self) -> None:
+        try:
+            with open_binary(self.path) as handle:
+                while block := handle.read(BLOCK):
+                    self._digest.update(block)
+        except OSError as error:  # the run was readable a moment ago; say so when asked
+            self._hash_error = error
+
+    def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int]) -> Run:
+        """Take the ranges left, gather the workers', merge them in file order.
+
+        ``deeper`` names the queries whose head goes past ``min_depth``; the
+        workers learn it here. ``depth_of`` must agree with it.
+        """
+        self._send_depths(deeper)
+        results: dict[int, RangeResult] = {}
+        while (index := self.claims.take(from_back=False)) is not None:
+            result = results[index] = self._read(index, depth_of)
+            if result.error is not None:
+                self.claims.stop()  # nothing after a refusal matters
+                break
+        for worker in self.workers:
+            for result in self._gather(worker):
+                results.setdefault(result.index, result)
+        self.workers = []
+        return self._merge(results, depth_of, judged)
+
+    def _send_depths(self, deeper: dict[str, int]) -> None:
+        payload = pickle.dumps(deeper, protocol=pickle.HIGHEST_PROTOCOL)
+        message = struct.pack("q", len(payload)) + payload
+        for worker in self.workers:
+            # A thread, because a worker only reads the message between two ranges.
+            threading.Thread(target=self._send, args=(worker.depths_w, message), daemon=True).start()
+
+    @staticmethod
+    def _send(fd: int, message: bytes) -> None:
+        with contextlib.suppress(OSError):  # a worker that died is replaced in _merge
+            _write_all(fd, message)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def _gather(self, worker: _Worker) -> list[RangeResult]:
+        try:
+            data = _read_all(worker.results_r)
+        finally:
+            os.close(worker.results_r)
+            _, status = os.waitpid(worker.pid, 0)
+        if status != 0 or not data:
+            return []  # the ranges it took are read again here
+        results: list[RangeResult] = pickle.loads(data)
+        return results
+
+    def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Any) -> Run:
+        run = Run(format="jsonl")
+        collector = RunCollector(run, judged, self.path)
+        lines_before = 0
+        for index in range(self.count):
+            result = results.get(index) or self._read(index, depth_of)
+            for entry in result.entries:
+                # Every head is cut at its query's depth already, unless that depth was not told to the worker.
+                line, query_id, head, received, first_repeat, _offset, _kept = fit(
+                    self.fd, entry, self.path, depth_of(entry[1]))
+                collector.add(lines_before + line, query_id, head, received, first_repeat)
+            if result.error is not None:
+                line, problem = result.error
+                raise InputError("run", None if line is None else lines_before + line, problem, path=self.path)
+            lines_before += result.lines
+        run.with_duplicates.sort()
+        run.unjudged.sort()
+        run.sha256 = self._hexdigest()
+        return run
+
+    def _hexdigest(self) -> str:
+        if self._hashing is not None:
+            self._hashing.join()
+        if self._hash_error is not None:
+            raise self._hash_error
+        return self._digest.hexdigest()
+
+    def close(self) -> None:
+        """Stop and reap every worker (after an error, or once read); idempotent."""
+        for worker in self.workers:
+            with contextlib.suppress(OSError):
+                os.kill(worker.pid, signal.SIGKILL)
+            for fd in (worker.results_r, worker.depths_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(worker.pid, 0)
+        self.workers = []
+        if self._hashing is not None:
+            self._hashing.join()
+            self._hashing = None
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        self.claims.close()
+
+
+def _cut(head: list[str], depth: int) -> list[str]:
+    return head if len(head) <= depth else head[:depth]
+
+
+def _repeat_within(first_repeat: int | None, depth: int) -> int | None:
+    # Keys before the first repeat are all new, so a head of ``depth`` keys reads that
+    # repeat exactly when it sits above ``depth``; one found deeper is none of its business.
+    return first_repeat if first_repeat is not None and first_repeat < depth else None
+
+
+# -- the entry point -----------------------------------------------------------
+
+
+class RunReading:
+    """A run being read: started early (see the module docstring), finished by :meth:`run`."""
+
+    def __init__(self, path: str, run_format: str, min_depth: int | None,
+                 split: Split | None = None) -> None:
+        self.path = path
+        self.run_format = run_format
+        self.min_depth = min_depth
+        self.ranges: RangeReader | None = None
+        split = split if split is not None else default_split()
+        if min_depth is not None and _worth_splitting(path, run_format, split):
+            self.ranges = RangeReader(path, os.path.getsize(path), min_depth, split)
+
+    def run(self, *, depth_of: DepthOf, judged: Any) -> Run:
+        if self.ranges is None:
+            return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
+        assert self.min_depth is not None
+        # Only judged queries are told; any other one is fitted to its depth while merging.
+        deeper = {query: depth for query in judged or () if (depth := depth_of(query)) > self.min_depth}
+        try:
+            return self.ranges.read(depth_of, judged, deeper=deeper)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.ranges is not None:
+            self.ranges.close()
+            self.ranges = None
+
+
+def _worth_splitting(path: str, run_format: str, split: Split) -> bool:
+    if split.workers < 1 or not hasattr(os, "fork") or run_format == "trec":
+        return False
+    try:
+        size = os.stat(path).st_size
+        is_file = os.path.isfile(path)
+    except (OSError, ValueError):
+        return False  # the reader in runs.py words the refusal
+    if not is_file or size < split.parallel_from:
+        return False
+    if run_format == "auto":
+        from .runs import detect_format
+
+        try:
+            return detect_format(path) == "jsonl"
+        except InputError:
+            return False
+    return True
+

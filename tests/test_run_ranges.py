@@ -1,0 +1,241 @@
+"""A run read by ranges on several processes says exactly what one reader says.
+
+Every test compares the range reader with ``parse_run`` reading the file from
+the top: the same heads, counts, findings and hash, or the same refusal word
+for word. Ranges are made tiny so that lines, repeats and errors fall on
+every side of a range boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval import run_ranges
+from retrieval_eval.errors import InputError
+from retrieval_eval.run_ranges import RunReading, Split, deepen, range_lines, read_range
+from retrieval_eval.runs import Run, parse_run
+
+MIN_DEPTH = 2
+# q1 and q3 need heads deeper than the workers keep before they are told.
+DEEPER = {"q1": 7, "q3": 5}
+
+
+def depth_of(query_id: str) -> int:
+    return DEEPER.get(query_id, MIN_DEPTH)
+
+
+def serial(path: Path, judged: Any) -> Run | str:
+    try:
+        return parse_run(str(path), depth=depth_of, judged=judged, run_format="jsonl")
+    except InputError as error:
+        return f"{error.message} | {error.hint}"
+
+
+def by_ranges(path: Path, judged: Any, *, workers: int, range_bytes: int, pause: float = 0.0) -> Run | str:
+    reading = RunReading(str(path), "jsonl", MIN_DEPTH, Split(workers, range_bytes, parallel_from=0))
+    try:
+        assert reading.ranges is not None, "the file should have been split"
+        if pause:
+            time.sleep(pause)  # the workers read every range before they know the depths
+        return reading.run(depth_of=depth_of, judged=judged)
+    except InputError as error:
+        return f"{error.message} | {error.hint}"
+    finally:
+        reading.close()
+
+
+def same(a: Run | str, b: Run | str) -> None:
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    assert list(a.rankings.items()) == list(b.rankings.items())
+    assert a.received == b.received
+    assert a.with_duplicates == b.with_duplicates
+    assert a.unjudged == b.unjudged
+    assert (a.queries, a.sha256, a.format) == (b.queries, b.sha256, b.format)
+
+
+def line_for(query: int, ranking: list[Any]) -> str:
+    return json.dumps({"query_id": f"q{query}", "ranking": ranking})
+
+
+def sample_run(path: Path, queries: int = 12, keys: int = 9) -> None:
+    lines = []
+    for q in range(queries):
+        ranking = [f"d{q}-{r}" for r in range(keys)]
+        if q % 3 == 0:
+            ranking[2] = ranking[0]  # a repeat inside every head
+        if q % 4 == 1:
+            ranking[6] = ranking[1]  # a repeat only deep heads read
+        lines.append(line_for(q, ranking))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("range_bytes", [1, 17, 64, 150, 4096])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_run_as_one_reader(tmp_path: Path, workers: int, range_bytes: int) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path)
+    judged = {f"q{q}" for q in range(12) if q != 5}
+    expected = serial(path, judged)
+    assert not isinstance(expected, str) and expected.with_duplicates
+    same(by_ranges(path, judged, workers=workers, range_bytes=range_bytes), expected)
+
+
+def test_heads_kept_before_the_depths_were_known_are_deepened(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path)
+    judged = {f"q{q}" for q in range(12)}
+    result = by_ranges(path, judged, workers=2, range_bytes=40, pause=0.3)
+    assert not isinstance(result, str)
+    assert len(result.rankings["q1"]) == 7 and len(result.rankings["q0"]) == MIN_DEPTH
+    assert "q1" in result.with_duplicates  # its repeat sits at rank 7, inside its deeper head
+    assert "q5" not in result.with_duplicates  # the same repeat lies below a head of 2
+    same(result, serial(path, judged))
+
+
+def test_deepen_reads_again_only_lines_that_need_more(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=4)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        result = read_range(fd, 0, 0, path.stat().st_size, str(path), lambda _q: 3, capped=True)
+        deepen(fd, result, str(path), depth_of)
+    finally:
+        os.close(fd)
+    heads = {entry[1]: entry[2] for entry in result.entries}
+    assert heads["q1"] == [f"d1-{r}" for r in (0, 1, 2, 3, 4, 5, 7)]  # read again: 7 > 3 kept; d1-1 repeats
+    assert heads["q0"] == ["d0-0", "d0-1"]  # cut: it needed only 2
+    assert heads["q3"] == ["d3-0", "d3-1", "d3-3", "d3-4", "d3-5"]  # read again past its repeat of d3-0
+    assert not result.capped
+
+
+@pytest.mark.parametrize("bad_line", [3, 7, 12])
+@pytest.mark.parametrize("range_bytes", [1, 50, 300])
+def test_the_first_refusal_in_file_order_wins(tmp_path: Path, bad_line: int, range_bytes: int) -> None:
+    lines = [line_for(q, [f"d{q}-{r}" for r in range(4)]) for q in range(14)]
+    lines[bad_line - 1] = '{"query_id": "qx", "ranking": ["a", 3]}'
+    lines[12] = '{"query_id": "q2", "ranking": ["a"]}'  # a query listed twice, on line 13
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = serial(path, None)
+    assert isinstance(expected, str) and f"run:{min(bad_line, 13)}:" in expected
+    for workers in (1, 2):
+        assert by_ranges(path, None, workers=workers, range_bytes=range_bytes) == expected
+
+
+def test_a_worker_that_dies_has_its_ranges_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    reading = RunReading(str(path), "jsonl", MIN_DEPTH, Split(1, 64, parallel_from=0))
+    try:
+        assert reading.ranges is not None
+        os.kill(reading.ranges.workers[0].pid, signal.SIGKILL)
+        same(reading.run(depth_of=depth_of, judged=None), serial(path, None))
+    finally:
+        reading.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # reaped: no worker is left behind
+
+
+def test_closing_before_reading_stops_the_workers(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    reading = RunReading(str(path), "jsonl", MIN_DEPTH, Split(2, 16, parallel_from=0))
+    assert reading.ranges is not None and len(reading.ranges.workers) == 2
+    reading.close()  # as when the judgments are refused: the workers wait for depths never sent
+    reading.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("prefix, line_end", [(b"", b"\n"), (b"\xef\xbb\xbf", b"\r\n")])
+def test_bom_crlf_blank_lines_and_a_last_line_without_its_end(tmp_path: Path, prefix: bytes, line_end: bytes) -> None:
+    lines = [line_for(q, [f"d{q}-{r}" for r in range(5)]).encode() for q in range(8)]
+    lines.insert(3, b"   ")
+    lines.insert(5, b"")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(prefix + line_end.join(lines))
+    for range_bytes in (1, 33, 90):
+        same(by_ranges(path, None, workers=2, range_bytes=range_bytes), serial(path, None))
+
+
+def test_range_lines_gives_each_line_to_the_range_it_starts_in(tmp_path: Path) -> None:
+    data = b"ab\n\ncdef\ng\n"
+    path = tmp_path / "lines"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for size in range(1, len(data) + 1):
+            pieces = [line for start in range(0, len(data), size)
+                      for line in range_lines(fd, start, min(start + size, len(data)))]
+            assert pieces == [(0, b"ab"), (3, b""), (4, b"cdef"), (9, b"g")]
+    finally:
+        os.close(fd)
+
+
+def test_small_files_trec_runs_and_no_workers_read_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path)
+    assert RunReading(str(path), "auto", MIN_DEPTH, Split(1)).ranges is None  # below parallel_from
+    assert RunReading(str(path), "trec", MIN_DEPTH, Split(1, parallel_from=0)).ranges is None
+    assert RunReading(str(path), "auto", None, Split(1, parallel_from=0)).ranges is None  # whole rankings
+    assert RunReading(str(tmp_path / "missing"), "auto", MIN_DEPTH, Split(1, parallel_from=0)).ranges is None
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
+    assert run_ranges.default_split().workers == 0
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
+    assert run_ranges.default_split().workers == 2
+
+
+rankings = st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"]), max_size=9)
+run_lines = st.lists(
+    st.one_of(
+        st.tuples(st.integers(0, 9), rankings).map(lambda item: line_for(*item)),
+        st.sampled_from(["", "  ", '{"query_id": "q1", "ranking": [""]}', "not json", '{"query_id": 4}']),
+    ),
+    max_size=14,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=run_lines, range_bytes=st.integers(1, 120), workers=st.integers(1, 2), final_newline=st.booleans())
+def test_any_run_reads_the_same_by_ranges(tmp_path: Path, lines: list[str], range_bytes: int, workers: int,
+                                          final_newline: bool) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(lines) + ("\n" if final_newline else ""), encoding="utf-8")
+    if path.stat().st_size == 0:
+        return
+    judged = {"q1", "q2", "q3", "q4", "q7"}
+    same(by_ranges(path, judged, workers=workers, range_bytes=range_bytes), serial(path, judged))
+
+
+def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval_eval.evaluation import ScoreRequest, evaluate
+    from retrieval_eval.scoring import ScoreConfig
+
+    demo = Path(run_ranges.__file__).parent / "demo"
+    request = ScoreRequest(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), ScoreConfig(k=(1, 3)),
+                           gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"])
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
+    one_process = evaluate(request).report
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
+    monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(run_ranges, "RANGE_BYTES", 97)
+    assert evaluate(request).report == one_process
+
+    # Refused judgments: the workers already reading the run are stopped, none is left behind.
+    bad = tmp_path / "judgments.jsonl"
+    bad.write_text('{"query_id": "q1"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="judgments:1"):
+        evaluate(ScoreRequest(str(bad), str(demo / "run.jsonl")))
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
