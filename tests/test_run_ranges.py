@@ -176,9 +176,11 @@ def test_range_lines_gives_each_line_to_the_range_it_starts_in(tmp_path: Path) -
     fd = os.open(path, os.O_RDONLY)
     try:
         for size in range(1, len(data) + 1):
-            pieces = [line for start in range(0, len(data), size)
-                      for line in range_lines(fd, start, min(start + size, len(data)))]
-            assert pieces == [(0, b"ab"), (3, b""), (4, b"cdef"), (9, b"g")]
+            for buffer_size in (1, 2, 5, 64):  # lines longer than the buffer make it grow
+                pieces = [(offset, bytes(line)) for start in range(0, len(data), size)
+                          for offset, line in range_lines(fd, start, min(start + size, len(data)),
+                                                          bytearray(buffer_size))]
+                assert pieces == [(0, b"ab"), (3, b""), (4, b"cdef"), (9, b"g")]
     finally:
         os.close(fd)
 
@@ -239,3 +241,16 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         evaluate(ScoreRequest(str(bad), str(demo / "run.jsonl")))
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("bad", [b'{"query_id": "q9", "ranking": ["\xff"]}', b'{"query_id": "q9", "ranking": NaN}',
+                                 b'{"query_id": "", "ranking": ["a"]}', b"[1, 2]"])
+def test_refusals_read_from_a_shared_buffer_are_worded_as_from_the_file(tmp_path: Path, bad: bytes) -> None:
+    lines = [line_for(q, [f"d{q}-{r}" for r in range(4)]).encode() for q in range(6)]
+    lines.insert(4, bad)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    expected = serial(path, None)
+    assert isinstance(expected, str) and expected.startswith("run:5:")
+    for range_bytes in (1, 60, 4096):
+        assert by_ranges(path, None, workers=1, range_bytes=range_bytes) == expected

@@ -65,7 +65,7 @@ def _plain_record(value: Any) -> bool:
     return type(value) is dict and all(map(_PLAIN_TYPES.__contains__, map(type, value.values())))
 
 
-def _decode_fast(raw: bytes, numbers_matter: bool) -> Any:
+def _decode_fast(raw: bytes | memoryview, numbers_matter: bool) -> Any:
     """The line's value, or ``_SLOW`` when only ``json.loads`` may decide."""
     if _orjson is not None:
         try:
@@ -74,7 +74,7 @@ def _decode_fast(raw: bytes, numbers_matter: bool) -> Any:
             return _SLOW
         return value if not numbers_matter or _plain_record(value) else _SLOW
     try:
-        text = raw.decode("utf-8")
+        text = str(raw, "utf-8")  # raw may be a memoryview of a larger buffer
         value, end = _scan(text, 0)
     except (ValueError, StopIteration, RecursionError):  # UnicodeDecodeError is a ValueError
         return _SLOW
@@ -83,7 +83,7 @@ def _decode_fast(raw: bytes, numbers_matter: bool) -> Any:
 
 
 def decode_line(
-    raw: bytes, source: str, lineno: int, path: str | None, *, numbers_matter: bool = True
+    raw: bytes | memoryview, source: str, lineno: int, path: str | None, *, numbers_matter: bool = True
 ) -> Any:
     """Parse one (stripped) line as JSON, turning every failure into a ``source:line:`` refusal.
 
@@ -98,10 +98,10 @@ def decode_line(
     return decode_exactly(raw, source, lineno, path)
 
 
-def decode_exactly(raw: bytes, source: str, lineno: int, path: str | None) -> Any:
+def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str | None) -> Any:
     """Parse one line with ``json.loads``: the reading, and the refusal, every fast path defers to."""
     try:
-        text = raw.decode("utf-8")
+        text = str(raw, "utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
             source, lineno, f"not valid UTF-8 (byte {exc.start + 1} of the line)", path=path

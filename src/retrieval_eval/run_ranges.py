@@ -103,27 +103,34 @@ def _first_line_start(fd: int, position: int) -> int:
         at += len(block)
 
 
-def range_lines(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """(offset, line without its ``\n``) for every line starting in ``[start, end)``."""
+def range_lines(fd: int, start: int, end: int, buffer: bytearray | None = None,
+                ) -> Iterator[tuple[int, memoryview]]:
+    """(offset, line without its ``\n``) for every line starting in ``[start, end)``.
+
+    Lines are views into one reused buffer, read a range at a time: no copy
+    of each line is made, and the pages are not faulted in again for every
+    range. A view is valid until the next line is asked for.
+    """
+    if buffer is None:
+        buffer = bytearray(end - start + BLOCK)
     line_start = _first_line_start(fd, start)
-    carry = b""  # the start of a line cut by the end of the last block read
-    read_at = line_start
     while line_start < end:
-        # The rest of the range at once, then on in blocks for a last line that runs past it.
-        block = os.pread(fd, max(end - read_at, BLOCK), read_at)
-        if not block:  # the file's last line has no line end
-            if carry:
-                yield line_start, carry
-            return
-        read_at += len(block)
-        parts = block.split(b"\n")
-        parts[0] = carry + parts[0]  # only the cut line is copied again
-        carry = parts.pop()
-        for part in parts:
-            if line_start >= end:
+        filled = os.preadv(fd, [buffer], line_start)
+        view = memoryview(buffer)
+        position = 0
+        while (newline := buffer.find(b"\n", position, filled)) >= 0:
+            yield line_start + position, view[position:newline]
+            position = newline + 1
+            if line_start + position >= end:
                 return
-            yield line_start, part
-            line_start += len(part) + 1
+        if filled < len(buffer):  # the end of the file: what is left is its last line, without a line end
+            if position < filled:
+                yield line_start + position, view[position:filled]
+            return
+        del view  # a buffer still viewed could not be let go
+        if position == 0:  # one line longer than the buffer: read it again into a larger one
+            buffer = bytearray(2 * len(buffer))
+        line_start += position
 
 
 def _line_at(fd: int, offset: int) -> bytes:
@@ -141,20 +148,25 @@ def _line_at(fd: int, offset: int) -> bytes:
         offset += len(block)
 
 
-def _clean(raw: bytes, offset: int) -> bytes:
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
+
+
+def _clean(raw: bytes | memoryview, offset: int) -> bytes | memoryview:
     # The same reading as jsonl.iter_lines: a BOM only at the very start, white space stripped.
-    if offset == 0 and raw.startswith(BOM):
+    if offset == 0 and raw[:len(BOM)] == BOM:
         raw = raw[len(BOM):]
-    return raw.strip()
+    if raw and (raw[0] in _SPACE or raw[-1] in _SPACE):
+        return bytes(raw).strip()
+    return raw
 
 
 def read_range(fd: int, index: int, start: int, end: int, path: str,
-               depth_of: DepthOf, *, capped: bool = False) -> RangeResult:
+               depth_of: DepthOf, *, capped: bool = False, buffer: bytearray | None = None) -> RangeResult:
     """The heads of the lines starting in ``[start, end)``; a refusal ends the range."""
     result = RangeResult(index, capped=capped)
     entries = result.entries
     line = 0
-    for line, (offset, raw) in enumerate(range_lines(fd, start, end), 1):
+    for line, (offset, raw) in enumerate(range_lines(fd, start, end, buffer), 1):
         raw = _clean(raw, offset)
         if not raw:
             continue
@@ -275,6 +287,7 @@ class RangeReader:
         self.claims = Claims(self.count)
         self.fd = os.open(path, os.O_RDONLY)
         self.workers: list[_Worker] = []
+        self._buffer: bytearray | None = None
         self._digest = hashlib.sha256()
         self._hashing: threading.Thread | None = None
         self._hash_error: OSError | None = None
@@ -334,7 +347,9 @@ class RangeReader:
     def _read(self, index: int, depth_of: DepthOf, *, capped: bool = False) -> RangeResult:
         start = index * self.range_bytes
         end = min(start + self.range_bytes, self.size)
-        return read_range(self.fd, index, start, end, self.path, depth_of, capped=capped)
+        if self._buffer is None:  # one per process, reused by every range it reads
+            self._buffer = bytearray(self.range_bytes + BLOCK)
+        return read_range(self.fd, index, start, end, self.path, depth_of, capped=capped, buffer=self._buffer)
 
     # This process's side.
 

@@ -99,7 +99,7 @@ def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tup
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-def read_run_record(raw: bytes, line: int, path: str | None) -> tuple[str, list[str]]:
+def read_run_record(raw: bytes | memoryview, line: int, path: str | None) -> tuple[str, list[str]]:
     """(query_id, ranking) of one run line, read on the fast path when that cannot change the outcome.
 
     The fast reading is kept for a record whose only container is a ranking
@@ -173,7 +173,7 @@ def detect_format(path: str) -> str:
 DepthOf = Callable[[str], int]
 
 
-def read_head(raw: bytes, line: int, path: str | None,
+def read_head(raw: bytes | memoryview, line: int, path: str | None,
               depth_of: DepthOf | None) -> tuple[str, list[str], int, int | None]:
     """(query_id, head, entries received, first repeat) of one run line, checked."""
     query_id, ranking = read_run_record(raw, line, path)
