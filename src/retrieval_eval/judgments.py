@@ -143,15 +143,17 @@ def common_judgment_fields(record: Any) -> tuple[str, str, int, str | None] | No
     """
     if type(record) is not dict:
         return None
-    query_id = record.get("query_id")
-    doc_uri = record.get("doc_uri")
-    relevance = record.get("relevance")
-    chunk = record.get("chunk_id")
-    sha = record.get("text_sha")
-    if (isinstance(query_id, str) and query_id and isinstance(doc_uri, str) and doc_uri
+    get = record.get
+    query_id = get("query_id")
+    doc_uri = get("doc_uri")
+    relevance = get("relevance")
+    if not (type(query_id) is str and query_id and type(doc_uri) is str and doc_uri
             and type(relevance) is int and 0 <= relevance <= MAX_RELEVANCE
-            and [*map(type, record.values())].count(str) == len(record) - 1
-            and (chunk is None or is_chunk_id(chunk)) and (sha is None or is_text_sha(sha))):
+            and [*map(type, record.values())].count(str) == len(record) - 1):
+        return None
+    chunk = get("chunk_id")
+    sha = get("text_sha")
+    if (chunk is None or is_chunk_id(chunk)) and (sha is None or is_text_sha(sha)):
         return query_id, doc_uri, relevance, chunk
     return None
 
