@@ -288,18 +288,13 @@ class RangeReader:
         self.fd = os.open(path, os.O_RDONLY)
         self.workers: list[_Worker] = []
         self._buffer: bytearray | None = None
-        self._digest = hashlib.sha256()
-        self._hashing: threading.Thread | None = None
-        self._hash_error: OSError | None = None
-        for _ in range(split.workers):
-            self.workers.append(self._fork(depth_of))
-        # After forking, never before: a forked thread would not exist in the child.
-        self._hashing = threading.Thread(target=self._hash, name="retrieval-eval-hash", daemon=True)
-        self._hashing.start()
+        self.sha256: str | None = None  # told by the first worker, which hashes the file before it reads
+        for number in range(split.workers):
+            self.workers.append(self._fork(depth_of, hashes=number == 0))
 
     # The worker side.
 
-    def _fork(self, depth_of: DepthOf | None) -> _Worker:
+    def _fork(self, depth_of: DepthOf | None, *, hashes: bool) -> _Worker:
         results_r, results_w = os.pipe()
         depths_r, depths_w = os.pipe()
         pid = os.fork()
@@ -309,7 +304,7 @@ class RangeReader:
                 for fd in [results_r, depths_w] + [w.results_r for w in self.workers] + [w.depths_w for w in self.workers]:
                     os.close(fd)  # the parent's ends: a worker holding one would hide an end of file
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                self._work(depth_of, depths_r, results_w)
+                self._work(depth_of, depths_r, results_w, hashes=hashes)
                 code = 0
             finally:
                 os._exit(code)
@@ -317,7 +312,9 @@ class RangeReader:
         os.close(depths_r)
         return _Worker(pid, results_r, depths_w)
 
-    def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int) -> None:
+    def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int, *, hashes: bool) -> None:
+        # Hashing on a worker, not on a thread here, keeps it off the core reading the judgments.
+        sha256 = self._hash() if hashes else None
         results: list[RangeResult] = []
         while (index := self.claims.take(from_back=True)) is not None:
             if depth_of is None and select.select([depths_r], [], [], 0)[0]:
@@ -332,7 +329,7 @@ class RangeReader:
             for result in results:
                 if result.capped:
                     deepen(self.fd, result, self.path, depth_of)
-        _write_all(results_w, pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL))
+        _write_all(results_w, pickle.dumps((sha256, results), protocol=pickle.HIGHEST_PROTOCOL))
 
     def _capped_depth(self, _query_id: str) -> int:
         # Twice max(k): R-precision's depth R seldom goes past it, so few lines are read twice.
@@ -353,13 +350,12 @@ class RangeReader:
 
     # This process's side.
 
-    def _hash(self) -> None:
-        try:
-            with open_binary(self.path) as handle:
-                while block := handle.read(BLOCK):
-                    self._digest.update(block)
-        except OSError as error:  # the run was readable a moment ago; say so when asked
-            self._hash_error = error
+    def _hash(self) -> str:
+        digest = hashlib.sha256()
+        with open_binary(self.path) as handle:
+            while block := handle.read(BLOCK):
+                digest.update(block)
+        return digest.hexdigest()
 
     def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int]) -> Run:
         """Take the ranges left, gather the workers', merge them in file order.
@@ -401,8 +397,9 @@ class RangeReader:
             os.close(worker.results_r)
             _, status = os.waitpid(worker.pid, 0)
         if status != 0 or not data:
-            return []  # the ranges it took are read again here
-        results: list[RangeResult] = pickle.loads(data)
+            return []  # the ranges it took are read again here, and the file hashed
+        sha256, results = pickle.loads(data)
+        self.sha256 = self.sha256 or sha256
         return results
 
     def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Any) -> Run:
@@ -422,15 +419,8 @@ class RangeReader:
             lines_before += result.lines
         run.with_duplicates.sort()
         run.unjudged.sort()
-        run.sha256 = self._hexdigest()
+        run.sha256 = self.sha256 or self._hash()
         return run
-
-    def _hexdigest(self) -> str:
-        if self._hashing is not None:
-            self._hashing.join()
-        if self._hash_error is not None:
-            raise self._hash_error
-        return self._digest.hexdigest()
 
     def close(self) -> None:
         """Stop and reap every worker (after an error, or once read); idempotent."""
@@ -443,9 +433,6 @@ class RangeReader:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
         self.workers = []
-        if self._hashing is not None:
-            self._hashing.join()
-            self._hashing = None
         with contextlib.suppress(OSError):
             os.close(self.fd)
         self.claims.close()
