@@ -249,13 +249,6 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _read_exactly(fd: int, size: int) -> bytes:
     chunks = []
     while size:
@@ -329,7 +322,12 @@ class RangeReader:
             for result in results:
                 if result.capped:
                     deepen(self.fd, result, self.path, depth_of)
-        _write_all(results_w, pickle.dumps((sha256, results), protocol=pickle.HIGHEST_PROTOCOL))
+        # One range at a time, each let go once written: the parent never holds a second copy.
+        with os.fdopen(results_w, "wb", buffering=1 << 16) as stream:
+            pickle.dump(sha256, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            while results:
+                pickle.dump(results.pop(), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(None, stream)
 
     def _capped_depth(self, _query_id: str) -> int:
         # Twice max(k): R-precision's depth R seldom goes past it, so few lines are read twice.
@@ -391,15 +389,17 @@ class RangeReader:
             os.close(fd)
 
     def _gather(self, worker: _Worker) -> list[RangeResult]:
+        """The ranges a worker read. If it died, those it sent whole; the others are read again here."""
+        results: list[RangeResult] = []
         try:
-            data = _read_all(worker.results_r)
+            with os.fdopen(worker.results_r, "rb", buffering=1 << 16) as stream:
+                self.sha256 = self.sha256 or pickle.load(stream)
+                while (result := pickle.load(stream)) is not None:
+                    results.append(result)
+        except (EOFError, pickle.UnpicklingError):
+            pass
         finally:
-            os.close(worker.results_r)
-            _, status = os.waitpid(worker.pid, 0)
-        if status != 0 or not data:
-            return []  # the ranges it took are read again here, and the file hashed
-        sha256, results = pickle.loads(data)
-        self.sha256 = self.sha256 or sha256
+            os.waitpid(worker.pid, 0)
         return results
 
     def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Any) -> Run:
