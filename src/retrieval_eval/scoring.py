@@ -200,9 +200,10 @@ class Columns:
         return {name: mean(column[row] for row in rows) for name, column in self.values.items()}
 
 
-# Most per-query values come from a small set (0.0, 0.1, 1/rank, hits/R...): one float
-# object per distinct value serves them all. The pool stops growing past this size,
-# so values that never repeat (nDCG, AP) cannot make it large.
+# Most per-query values come from a small set (0.0, 0.1, 1/rank, hits/R...). The pool
+# maps each such value to its rounded float, so it is rounded once (round() to 12
+# decimals is the costly step) and one float object serves every query. It stops
+# growing past this size, so values that never repeat (nDCG, AP) cannot make it large.
 POOL_LIMIT = 1 << 14
 
 
@@ -212,10 +213,15 @@ def rounded(values: Mapping[str, float], pool: dict[float, float] | None = None)
         return {name: round(value, DECIMALS) for name, value in values.items()}
     result = {}
     for name, value in values.items():
-        value = round(value, DECIMALS)
-        if value or math.copysign(1.0, value) > 0:  # -0.0 equals 0.0 but prints otherwise
-            value = pool.setdefault(value, value) if len(pool) < POOL_LIMIT else pool.get(value, value)
-        result[name] = value
+        if value == 0.0:  # 0.0 and -0.0 are equal keys but print differently; both round to themselves
+            result[name] = value
+            continue
+        shared = pool.get(value)
+        if shared is None:
+            shared = round(value, DECIMALS)
+            if len(pool) < POOL_LIMIT:
+                pool[value] = shared
+        result[name] = shared
     return result
 
 
