@@ -26,13 +26,30 @@ def _flat(container: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> bool:
     """Whether every value is a plain scalar (and, for an object, every key a string)."""
     if isinstance(container, dict):
         return (all(map(_SCALARS.__contains__, map(type, container.values())))
-                and all(type(key) is str for key in container))
+                and set(map(type, container)) <= _STRING)
     return all(map(_SCALARS.__contains__, map(type, container)))
 
 
+_STRING = frozenset((str,))
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _flat_encoder(depth: int) -> Any:
+    """Encode a container of scalars with the item separator ``indent=2`` uses at this depth.
+
+    ``JSONEncoder.encode`` sets up a new C encoder on every call, which costs
+    more than encoding a query's few values; the C encoder is made once here
+    instead, when this Python has one (it is what ``encode`` calls).
+    """
     separator = ",\n" + INDENT * (depth + 1)
-    return json.JSONEncoder(ensure_ascii=False, separators=(separator, ": ")).encode
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - a Python without json's C accelerator
+        return json.JSONEncoder(ensure_ascii=False, separators=(separator, ": ")).encode
+    encoder = make(None, _refuse, json.encoder.encode_basestring, None, ": ", separator, False, False, True)
+    return lambda value: "".join(encoder(value, 0))
 
 
 def iter_indented(value: Any, depth: int = 0, _encoders: dict[int, Any] | None = None) -> Iterator[str]:
