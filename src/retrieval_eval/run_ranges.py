@@ -17,15 +17,14 @@ each query's head must go (R-precision may need more than max(k)). It keeps
 reads again the few lines whose query needs more.
 
 Small files, TREC runs, whole rankings (no depth) and systems without
-``fork`` are read by one process, as before. ``RETRIEVAL_EVAL_WORKERS=0``
-turns the workers off.
+``fork`` are read by one process, as before; :mod:`.forking` says how
+many workers may start.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 import pickle
 import select
@@ -38,13 +37,13 @@ from typing import Any
 
 from .errors import InputError
 from .fileio import open_binary
+from .forking import Claims, run_child, worker_count
 from .jsonl import BLOCK, BOM
 from .runs import DepthOf, Run, RunCollector, parse_run, read_head
 
 RANGE_BYTES = 4 << 20
 # Below this size forking and merging cost more than a second core saves.
 PARALLEL_FROM = 24 << 20
-MAX_WORKERS = 3
 
 # One line's head as a range keeps it: (line in range, query_id, head, received, first repeat,
 # byte offset, depth the head was cut at).
@@ -61,17 +60,8 @@ class Split:
 
 
 def default_split() -> Split:
-    """One worker per spare core (at most three), unless ``RETRIEVAL_EVAL_WORKERS`` says otherwise."""
-    setting = os.environ.get("RETRIEVAL_EVAL_WORKERS", "").strip()
-    if setting.isascii() and setting.isdigit():
-        workers = min(int(setting), 16)
-    else:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            cores = os.cpu_count() or 1
-        workers = max(0, min(MAX_WORKERS, cores - 1))
-    return Split(workers, RANGE_BYTES, PARALLEL_FROM)
+    """As many workers as :func:`.forking.worker_count` allows, with this module's sizes."""
+    return Split(worker_count(), RANGE_BYTES, PARALLEL_FROM)
 
 
 @dataclass
@@ -202,47 +192,6 @@ def fit(fd: int, entry: Entry, path: str, depth: int) -> Entry:
 # -- sharing ranges between processes ----------------------------------------
 
 
-class Claims:
-    """Which ranges are left: this process takes them from the front, workers from the back.
-
-    Two counters in shared memory, guarded by a one-byte token in a pipe
-    (whoever has read the byte holds the lock).
-    """
-
-    def __init__(self, count: int) -> None:
-        self._shared = mmap.mmap(-1, 16)
-        struct.pack_into("qq", self._shared, 0, 0, count)
-        self._token_r, self._token_w = os.pipe()
-        os.write(self._token_w, b"x")
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[tuple[int, int]]:
-        os.read(self._token_r, 1)
-        try:
-            yield struct.unpack_from("qq", self._shared)
-        finally:
-            os.write(self._token_w, b"x")
-
-    def take(self, *, from_back: bool) -> int | None:
-        with self._locked() as (front, back):
-            if front >= back:
-                return None
-            index = back - 1 if from_back else front
-            struct.pack_into("qq", self._shared, 0, front + (not from_back), back - from_back)
-            return index
-
-    def stop(self) -> None:
-        """Leave nothing more to take."""
-        with self._locked() as (_front, back):
-            struct.pack_into("qq", self._shared, 0, back, back)
-
-    def close(self) -> None:
-        for fd in (self._token_r, self._token_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._shared.close()
-
-
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -291,19 +240,17 @@ class RangeReader:
         results_r, results_w = os.pipe()
         depths_r, depths_w = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the worker: never returns into the caller's code
-            code = 1
-            try:
-                for fd in [results_r, depths_w] + [w.results_r for w in self.workers] + [w.depths_w for w in self.workers]:
-                    os.close(fd)  # the parent's ends: a worker holding one would hide an end of file
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                self._work(depth_of, depths_r, results_w, hashes=hashes)
-                code = 0
-            finally:
-                os._exit(code)
+        if pid == 0:  # the worker
+            run_child(lambda: self._start_work(depth_of, depths_r, results_w, results_r, depths_w, hashes))
         os.close(results_w)
         os.close(depths_r)
         return _Worker(pid, results_r, depths_w)
+
+    def _start_work(self, depth_of: DepthOf | None, depths_r: int, results_w: int,
+                    results_r: int, depths_w: int, hashes: bool) -> None:
+        for fd in [results_r, depths_w, *(w.results_r for w in self.workers), *(w.depths_w for w in self.workers)]:
+            os.close(fd)  # the parent's ends: a worker holding one would hide an end of file
+        self._work(depth_of, depths_r, results_w, hashes=hashes)
 
     def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int, *, hashes: bool) -> None:
         # Hashing on a worker, not on a thread here, keeps it off the core reading the judgments.
@@ -361,7 +308,7 @@ class RangeReader:
         ``deeper`` names the queries whose head goes past ``min_depth``; the
         workers learn it here. ``depth_of`` must agree with it.
         """
-        self._send_depths(deeper)
+        senders = self._send_depths(deeper)
         results: dict[int, RangeResult] = {}
         while (index := self.claims.take(from_back=False)) is not None:
             result = results[index] = self._read(index, depth_of)
@@ -372,14 +319,20 @@ class RangeReader:
             for result in self._gather(worker):
                 results.setdefault(result.index, result)
         self.workers = []
+        for sender in senders:  # done by now (each worker read its message); no thread outlives a read
+            sender.join()
         return self._merge(results, depth_of, judged)
 
-    def _send_depths(self, deeper: dict[str, int]) -> None:
+    def _send_depths(self, deeper: dict[str, int]) -> list[threading.Thread]:
         payload = pickle.dumps(deeper, protocol=pickle.HIGHEST_PROTOCOL)
         message = struct.pack("q", len(payload)) + payload
+        senders = []
         for worker in self.workers:
             # A thread, because a worker only reads the message between two ranges.
-            threading.Thread(target=self._send, args=(worker.depths_w, message), daemon=True).start()
+            sender = threading.Thread(target=self._send, args=(worker.depths_w, message), daemon=True)
+            sender.start()
+            senders.append(sender)
+        return senders
 
     @staticmethod
     def _send(fd: int, message: bytes) -> None:

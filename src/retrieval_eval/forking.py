@@ -1,0 +1,89 @@
+"""Forked workers: how many may help, how a child lives and leaves, how they share out work.
+
+Reading a large run (:mod:`.run_ranges`) uses the spare cores. Workers are
+forked, so they start with everything already loaded, and whatever they do
+not deliver is done here instead: the answer never depends on how many
+processes computed it.
+
+``RETRIEVAL_EVAL_WORKERS=N`` sets how many workers may start (0 turns them
+off); by default one per spare core, at most three.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import signal
+import struct
+from collections.abc import Callable, Iterator
+
+MAX_WORKERS = 3
+
+
+def worker_count() -> int:
+    """How many processes may work beside this one."""
+    setting = os.environ.get("RETRIEVAL_EVAL_WORKERS", "").strip()
+    if setting.isascii() and setting.isdigit():
+        return min(int(setting), 16)
+    if not hasattr(os, "fork"):
+        return 0
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(0, min(MAX_WORKERS, cores - 1))
+
+
+def run_child(work: Callable[[], None]) -> None:
+    """The body of a forked child: run ``work`` and leave, never returning into the caller's code."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        work()
+        code = 0
+    finally:
+        os._exit(code)
+
+
+class Claims:
+    """Which of ``count`` numbered pieces of work are left, shared with forked workers.
+
+    This process takes pieces from the front, workers from the back, so each
+    side reads the file forwards in its own region and they meet somewhere.
+    Two counters in shared memory, guarded by a one-byte token in a pipe
+    (whoever has read the byte holds the lock).
+    """
+
+    def __init__(self, count: int) -> None:
+        self._shared = mmap.mmap(-1, 16)
+        struct.pack_into("qq", self._shared, 0, 0, count)
+        self._token_r, self._token_w = os.pipe()
+        os.write(self._token_w, b"x")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[tuple[int, int]]:
+        os.read(self._token_r, 1)
+        try:
+            yield struct.unpack_from("qq", self._shared)
+        finally:
+            os.write(self._token_w, b"x")
+
+    def take(self, *, from_back: bool) -> int | None:
+        with self._locked() as (front, back):
+            if front >= back:
+                return None
+            index = back - 1 if from_back else front
+            struct.pack_into("qq", self._shared, 0, front + (not from_back), back - from_back)
+            return index
+
+    def stop(self) -> None:
+        """Leave nothing more to take."""
+        with self._locked() as (_front, back):
+            struct.pack_into("qq", self._shared, 0, back, back)
+
+    def close(self) -> None:
+        for fd in (self._token_r, self._token_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._shared.close()

@@ -1,0 +1,61 @@
+"""The shared-out work: every piece is taken once, by one side, whatever the timing."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from retrieval_eval.forking import Claims, run_child, worker_count
+
+
+def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:
+    claims = Claims(200)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+
+        def take_from_back() -> None:
+            taken = []
+            while (index := claims.take(from_back=True)) is not None:
+                taken.append(index)
+            os.write(write_end, ",".join(map(str, taken)).encode())
+
+        run_child(take_from_back)
+    os.close(write_end)
+    front = []
+    while (index := claims.take(from_back=False)) is not None:
+        front.append(index)
+    back_text = b""
+    while chunk := os.read(read_end, 65536):
+        back_text += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    back = [int(i) for i in back_text.decode().split(",") if i]
+    assert status == 0
+    assert sorted(front + back) == list(range(200))
+    assert front == sorted(front) and back == sorted(back, reverse=True)
+    assert not front or not back or max(front) < min(back)  # the two sides never cross
+    claims.close()
+
+
+def test_stop_leaves_nothing() -> None:
+    claims = Claims(5)
+    assert claims.take(from_back=False) == 0
+    assert claims.take(from_back=True) == 4
+    claims.stop()
+    assert claims.take(from_back=False) is None and claims.take(from_back=True) is None
+    claims.close()
+
+
+@pytest.mark.parametrize("setting, expected", [("0", 0), ("3", 3), (" 2 ", 2), ("99", 16)])
+def test_the_worker_count_can_be_set(monkeypatch: pytest.MonkeyPatch, setting: str, expected: int) -> None:
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", setting)
+    assert worker_count() == expected
+
+
+def test_by_default_one_worker_per_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RETRIEVAL_EVAL_WORKERS", raising=False)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    assert worker_count() == max(0, min(3, cores - 1))
