@@ -14,13 +14,25 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RetrievalEvalError
 from ..gates import DELTA, FAIL, INDETERMINATE, PASS, Verdict, parse_gate
 from .baseline import Baseline, BaselineContext, resolve_baseline
+from .driftcheck import (
+    apply_max_drift,
+    drift_annotation,
+    drift_markdown,
+    fingerprint_changes,
+    fix_command,
+    invalid_ratio,
+)
 from .event import Event
 from .github import Forbidden, GitHubError
-from .driftcheck import (
-    apply_max_drift, drift_annotation, drift_markdown, fingerprint_changes, fix_command, invalid_ratio,
-)
 from .publish import (
-    Annotation, Console, append_text, code_fence, emit_annotations, format_outputs, upsert_comment, write_text,
+    Annotation,
+    Console,
+    append_text,
+    code_fence,
+    emit_annotations,
+    format_outputs,
+    upsert_comment,
+    write_text,
 )
 from .settings import Runner, Settings, SettingsError
 
