@@ -14,9 +14,12 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import pickle
+import select
 import signal
 import struct
 from collections.abc import Callable, Iterator
+from typing import Any
 
 MAX_WORKERS = 3
 
@@ -87,3 +90,75 @@ class Claims:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._shared.close()
+
+
+# -- messages between processes -------------------------------------------------------
+
+_LENGTH = struct.Struct("<I")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def send_message(fd: int, message: object) -> None:
+    """Pickle ``message`` onto a pipe, framed by its length so it can be read without waiting."""
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    write_all(fd, _LENGTH.pack(len(payload)) + payload)
+
+
+def widen_pipe(fd: int, size: int = 1 << 20) -> None:
+    """Let a pipe hold more before its writer waits (Linux); elsewhere, leave it be."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # type: ignore[attr-defined]
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+class MessageReader:
+    """The messages arriving on one pipe, taken as they come.
+
+    Only whole messages are returned: one cut short by a writer that died is
+    dropped, and so are none of those before it.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.ended = False
+        self._pending = bytearray()
+
+    def arrived(self) -> list[Any]:
+        """Whatever has arrived by now, without waiting."""
+        messages: list[Any] = []
+        while not self.ended and select.select([self.fd], [], [], 0)[0]:
+            messages += self._read_some()
+        return messages
+
+    def rest(self) -> list[Any]:
+        """Everything until the writer closes its end."""
+        messages: list[Any] = []
+        while not self.ended:
+            messages += self._read_some()
+        return messages
+
+    def _read_some(self) -> list[Any]:
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.ended = True
+            return []
+        self._pending += chunk
+        messages = []
+        position = 0
+        while len(self._pending) - position >= _LENGTH.size:
+            (size,) = _LENGTH.unpack_from(self._pending, position)
+            end = position + _LENGTH.size + size
+            if end > len(self._pending):
+                break
+            messages.append(pickle.loads(self._pending[position + _LENGTH.size:end]))
+            position = end
+        del self._pending[:position]
+        return messages

@@ -31,13 +31,13 @@ import select
 import signal
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
 from .fileio import open_binary
-from .forking import Claims, run_child, worker_count
+from .forking import Claims, MessageReader, run_child, send_message, widen_pipe, worker_count, write_all
 from .jsonl import BLOCK, BOM
 from .runs import DepthOf, Run, RunCollector, parse_run, read_head
 
@@ -192,12 +192,6 @@ def fit(fd: int, entry: Entry, path: str, depth: int) -> Entry:
 # -- sharing ranges between processes ----------------------------------------
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _read_exactly(fd: int, size: int) -> bytes:
     chunks = []
     while size:
@@ -238,6 +232,7 @@ class RangeReader:
 
     def _fork(self, depth_of: DepthOf | None, *, hashes: bool) -> _Worker:
         results_r, results_w = os.pipe()
+        widen_pipe(results_w)  # ranges read while this process is busy wait there, not in the worker
         depths_r, depths_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker
@@ -255,26 +250,26 @@ class RangeReader:
     def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int, *, hashes: bool) -> None:
         # Hashing on a worker, not on a thread here, keeps it off the core reading the judgments.
         sha256 = self._hash() if hashes else None
-        results: list[RangeResult] = []
+        waiting: list[RangeResult] = []  # read before the depths were known
         while (index := self.claims.take(from_back=True)) is not None:
             if depth_of is None and select.select([depths_r], [], [], 0)[0]:
                 depth_of = self._receive_depths(depths_r)
+                self._send_deepened(waiting, depth_of, results_w)
             if depth_of is None:
-                results.append(self._read(index, self._capped_depth, capped=True))
-            else:
-                results.append(self._read(index, depth_of))
-        if any(result.capped for result in results):
-            if depth_of is None:
-                depth_of = self._receive_depths(depths_r)
-            for result in results:
-                if result.capped:
-                    deepen(self.fd, result, self.path, depth_of)
-        # One range at a time, each let go once written: the parent never holds a second copy.
-        with os.fdopen(results_w, "wb", buffering=1 << 16) as stream:
-            pickle.dump(sha256, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            while results:
-                pickle.dump(results.pop(), stream, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(None, stream)
+                waiting.append(self._read(index, self._capped_depth, capped=True))
+            else:  # sent at once, so this process can score its heads while both go on reading
+                send_message(results_w, self._read(index, depth_of))
+        if waiting:
+            self._send_deepened(waiting, depth_of or self._receive_depths(depths_r), results_w)
+        if sha256 is not None:
+            send_message(results_w, sha256)
+        os.close(results_w)
+
+    def _send_deepened(self, waiting: list[RangeResult], depth_of: DepthOf, results_w: int) -> None:
+        while waiting:
+            result = waiting.pop()
+            deepen(self.fd, result, self.path, depth_of)
+            send_message(results_w, result)
 
     def _capped_depth(self, _query_id: str) -> int:
         # Twice max(k): R-precision's depth R seldom goes past it, so few lines are read twice.
@@ -302,23 +297,40 @@ class RangeReader:
                 digest.update(block)
         return digest.hexdigest()
 
-    def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int]) -> Run:
+    def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int],
+             on_head: OnHead | None = None) -> Run:
         """Take the ranges left, gather the workers', merge them in file order.
 
         ``deeper`` names the queries whose head goes past ``min_depth``; the
-        workers learn it here. ``depth_of`` must agree with it.
+        workers learn it here. ``depth_of`` must agree with it. ``on_head``
+        is told each query's head as soon as it is final, while the ranges
+        are still being read.
         """
         senders = self._send_depths(deeper)
         results: dict[int, RangeResult] = {}
+        arriving = [MessageReader(worker.results_r) for worker in self.workers]
+
+        def keep(messages: list[Any]) -> None:
+            for message in messages:
+                if isinstance(message, str):
+                    self.sha256 = message
+                elif message.index not in results:
+                    results[message.index] = message
+                    _announce(message, on_head)
+
         while (index := self.claims.take(from_back=False)) is not None:
+            for reader in arriving:
+                keep(reader.arrived())
             result = results[index] = self._read(index, depth_of)
+            _announce(result, on_head)
             if result.error is not None:
                 self.claims.stop()  # nothing after a refusal matters
                 break
-        for worker in self.workers:
-            for result in self._gather(worker):
-                results.setdefault(result.index, result)
-        self.workers = []
+        for worker, reader in zip(list(self.workers), arriving):
+            try:
+                keep(reader.rest())  # a worker that died sent fewer ranges; _merge reads the others
+            finally:
+                self._reap(worker)
         for sender in senders:  # done by now (each worker read its message); no thread outlives a read
             sender.join()
         return self._merge(results, depth_of, judged)
@@ -328,8 +340,9 @@ class RangeReader:
         message = struct.pack("q", len(payload)) + payload
         senders = []
         for worker in self.workers:
-            # A thread, because a worker only reads the message between two ranges.
+            # A thread, because a worker only reads the message between two ranges. It closes the pipe.
             sender = threading.Thread(target=self._send, args=(worker.depths_w, message), daemon=True)
+            worker.depths_w = -1
             sender.start()
             senders.append(sender)
         return senders
@@ -337,23 +350,9 @@ class RangeReader:
     @staticmethod
     def _send(fd: int, message: bytes) -> None:
         with contextlib.suppress(OSError):  # a worker that died is replaced in _merge
-            _write_all(fd, message)
+            write_all(fd, message)
         with contextlib.suppress(OSError):
             os.close(fd)
-
-    def _gather(self, worker: _Worker) -> list[RangeResult]:
-        """The ranges a worker read. If it died, those it sent whole; the others are read again here."""
-        results: list[RangeResult] = []
-        try:
-            with os.fdopen(worker.results_r, "rb", buffering=1 << 16) as stream:
-                self.sha256 = self.sha256 or pickle.load(stream)
-                while (result := pickle.load(stream)) is not None:
-                    results.append(result)
-        except (EOFError, pickle.UnpicklingError):
-            pass
-        finally:
-            os.waitpid(worker.pid, 0)
-        return results
 
     def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Any) -> Run:
         run = Run(format="jsonl")
@@ -375,20 +374,31 @@ class RangeReader:
         run.sha256 = self.sha256 or self._hash()
         return run
 
+    def _reap(self, worker: _Worker) -> None:
+        self.workers.remove(worker)
+        for fd in (worker.results_r, worker.depths_w):
+            if fd >= 0:
+                os.close(fd)
+        os.waitpid(worker.pid, 0)
+
     def close(self) -> None:
         """Stop and reap every worker (after an error, or once read); idempotent."""
-        for worker in self.workers:
+        for worker in list(self.workers):
             with contextlib.suppress(OSError):
                 os.kill(worker.pid, signal.SIGKILL)
-            for fd in (worker.results_r, worker.depths_w):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(worker.pid, 0)
-        self.workers = []
+            self._reap(worker)
         with contextlib.suppress(OSError):
             os.close(self.fd)
         self.claims.close()
+
+
+OnHead = Callable[[str, list[str]], None]
+
+
+def _announce(result: RangeResult, on_head: OnHead | None) -> None:
+    if on_head is not None:
+        for entry in result.entries:
+            on_head(entry[1], entry[2])
 
 
 def _cut(head: list[str], depth: int) -> list[str]:
@@ -417,14 +427,15 @@ class RunReading:
         if min_depth is not None and _worth_splitting(path, run_format, split):
             self.ranges = RangeReader(path, os.path.getsize(path), min_depth, split)
 
-    def run(self, *, depth_of: DepthOf, judged: Any) -> Run:
+    def run(self, *, depth_of: DepthOf, judged: Any, on_head: OnHead | None = None) -> Run:
+        """The run, heads cut at ``depth_of``; ``on_head`` hears of heads early when workers read them."""
         if self.ranges is None:
             return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
         assert self.min_depth is not None
         # Only judged queries are told; any other one is fitted to its depth while merging.
         deeper = {query: depth for query in judged or () if (depth := depth_of(query)) > self.min_depth}
         try:
-            return self.ranges.read(depth_of, judged, deeper=deeper)
+            return self.ranges.read(depth_of, judged, deeper=deeper, on_head=on_head)
         finally:
             self.close()
 

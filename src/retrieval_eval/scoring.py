@@ -230,20 +230,58 @@ def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
     return max(config.max_k, labels.n_relevant if labels else 0)
 
 
+class HeadScorer:
+    """Scores one query's head at a time, so a run read by ranges is scored as it arrives.
+
+    What it computes is kept beside the head list it came from, and
+    :func:`score_rankings` takes it only for that very list (the same object),
+    so a head cut or replaced afterwards is simply scored again.
+    """
+
+    def __init__(self, index: LabelIndex, indexed: Mapping[str, QueryLabels], config: ScoreConfig) -> None:
+        self.indexed = indexed
+        self.gain_of = gain_table(config.gain, index)
+        self.threshold = config.threshold
+        self.ks = config.k
+        self.pool: dict[float, float] = {}
+        self.early: dict[str, tuple[list[str], dict[str, float], dict[str, float]]] = {}
+
+    def score_head(self, query_id: str, head: list[str]) -> None:
+        """Score a head as soon as it is read (a query with nothing to find is left for later)."""
+        labels = self.indexed.get(query_id)
+        if labels is not None and labels.n_relevant:
+            self.early[query_id] = (head, *self._score(labels, head))
+
+    def scored(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+        """(values, values as reported) of one query's ranking."""
+        known = self.early.pop(query_id, None)
+        if known is not None and known[0] is ranking:
+            return known[1], known[2]
+        return self._score(labels, ranking)
+
+    def _score(self, labels: QueryLabels, ranking: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+        values = score_query(rank_query(labels, ranking, self.gain_of, self.threshold), self.ks)
+        return values, rounded(values, self.pool)
+
+
 def score_rankings(
     judgments: JudgmentSet | LabelIndex,
     rankings: Mapping[str, list[str]],
     config: ScoreConfig,
     *,
     indexed: dict[str, QueryLabels] | None = None,
+    scorer: HeadScorer | None = None,
 ) -> Scores:
-    """Score deduplicated rankings (judged queries only) against the judgments."""
+    """Score deduplicated rankings (judged queries only) against the judgments.
+
+    ``scorer`` may hold values already computed for some of these very
+    rankings (see :class:`HeadScorer`).
+    """
     index = as_label_index(judgments)
     indexed = indexed if indexed is not None else index_judgments(index, config)
-    gain_of = gain_table(config.gain, index)
+    scorer = scorer if scorer is not None else HeadScorer(index, indexed, config)
     scores = Scores(config, queries=len(indexed), labels=index.labels)
     columns = Columns(metric_names(config.k))
-    pool: dict[float, float] = {}
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.n_relevant == 0:
@@ -257,9 +295,9 @@ def score_rankings(
         if len(ranking) > depth:
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
-        values = score_query(rank_query(labels, ranking, gain_of, config.threshold), config.k)
+        values, reported = scorer.scored(query_id, labels, ranking)
         columns.add(query_id, values)
-        scores.per_query[query_id] = rounded(values, pool)
+        scores.per_query[query_id] = reported
     scores.metrics = columns.means()
     scores.strata = stratum_scores(indexed, columns, config.primary)
     return scores
@@ -311,9 +349,11 @@ def score_run_file(
     indexed = index_judgments(judgments, config)
     if reading is None:
         reading = RunReading(run_path, run_format, config.max_k)
+    scorer = HeadScorer(judgments, indexed, config)
     try:
-        run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed)
+        run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed,
+                          on_head=scorer.score_head)
     finally:
         reading.close()
-    scores = score_rankings(judgments, run.rankings, config, indexed=indexed)
+    scores = score_rankings(judgments, run.rankings, config, indexed=indexed, scorer=scorer)
     return _with_run_findings(scores, run), run
