@@ -6,9 +6,7 @@ import contextlib
 import errno
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from .errors import InputError
@@ -77,11 +75,11 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     the old file is untouched. The temporary file lives beside the target so
     the final rename stays on one filesystem; the target's mode is kept.
     """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp_name = _create_beside(directory, os.path.basename(target))
     except OSError as exc:
         raise cannot_write(path, exc) from None
     try:
@@ -94,12 +92,27 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         raise
 
 
-def _finish(handle: TextIO, tmp_name: str, target: Path) -> None:
+def _create_beside(directory: str, name: str) -> tuple[int, str]:
+    """A new, private temporary file in ``directory`` (what tempfile.mkstemp does, without
+    importing tempfile on the path of every command that writes)."""
+    for _ in range(100):
+        tmp_name = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp_name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
+
+
+def _finish(handle: TextIO, tmp_name: str, target: str) -> None:
     """Flush the temporary file and rename it over ``target``; a failure names the target."""
     try:
         handle.flush()
         os.fsync(handle.fileno())
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except OSError as exc:
