@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from retrieval_eval.forking import Claims, run_child, worker_count
+from retrieval_eval.forking import Claims, map_shared, run_child, worker_count
 
 
 def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:
@@ -59,3 +59,22 @@ def test_by_default_one_worker_per_spare_core(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delenv("RETRIEVAL_EVAL_WORKERS", raising=False)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     assert worker_count() == max(0, min(3, cores - 1))
+
+
+@pytest.mark.parametrize("workers", [0, 1, 2])
+def test_map_shared_gives_the_list_in_order_whoever_computed_it(workers: int) -> None:
+    assert map_shared(lambda i: (i, i * i, os.getpid() > 0), 37, workers=workers) == [
+        (i, i * i, True) for i in range(37)]
+
+
+def test_map_shared_computes_here_what_a_dead_worker_never_sent() -> None:
+    parent = os.getpid()
+
+    def work(i: int) -> int:
+        if os.getpid() != parent:
+            os._exit(3)  # every worker dies on its first piece
+        return i
+
+    assert map_shared(work, 10, workers=2) == list(range(10))
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)

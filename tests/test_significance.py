@@ -7,6 +7,7 @@ import statistics
 
 import pytest
 
+from retrieval_eval import significance
 from retrieval_eval.significance import (
     UNITS,
     Packer,
@@ -168,3 +169,14 @@ def test_resamples_must_be_positive() -> None:
     base, head = sides([0.1])
     with pytest.raises(ValueError):
         paired_bootstrap(base, head, ["m"], resamples=0)
+
+
+def test_sharing_the_resamples_with_workers_changes_no_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(11)
+    base = {f"q{i}": {"m": rng.random(), "n": rng.choice([0.0, 0.5, 1.0])} for i in range(300)}
+    head = {q: {"m": v["m"] + rng.uniform(-0.2, 0.3), "n": rng.choice([0.0, 1.0])} for q, v in base.items()}
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
+    alone = paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9)
+    monkeypatch.setattr(significance, "SHARE_FROM", 0)
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
+    assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9) == alone

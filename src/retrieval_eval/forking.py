@@ -162,3 +162,57 @@ class MessageReader:
             position = end
         del self._pending[:position]
         return messages
+
+
+# -- numbered pieces of work, computed wherever there is a free core ------------------
+
+
+def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = None) -> list[Any]:
+    """``[work(0), ..., work(count - 1)]``, computed by this process and forked workers together.
+
+    Workers take pieces from the back and send each result as it is done;
+    this process takes pieces from the front. A piece a worker did not
+    deliver (it died) is computed here. The answer is the same list whatever
+    the number of processes, provided ``work(i)`` depends on ``i`` alone.
+    """
+    workers = worker_count() if workers is None else workers
+    if workers < 1 or count < 2 or not hasattr(os, "fork"):
+        return [work(i) for i in range(count)]
+    claims = Claims(count)
+    children: list[tuple[int, MessageReader]] = []
+    results: dict[int, Any] = {}
+    try:
+        for _ in range(min(workers, count - 1)):
+            children.append(_fork_mapper(work, claims, children))
+        while (index := claims.take(from_back=False)) is not None:
+            results[index] = work(index)
+        for _pid, reader in children:
+            for message in reader.rest():
+                results.update(message)
+    finally:
+        for pid, reader in children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            os.close(reader.fd)
+            os.waitpid(pid, 0)
+        claims.close()
+    return [results[i] if i in results else work(i) for i in range(count)]
+
+
+def _fork_mapper(work: Callable[[int], Any], claims: Claims,
+                 siblings: list[tuple[int, MessageReader]]) -> tuple[int, MessageReader]:
+    read_end, write_end = os.pipe()
+    widen_pipe(write_end)
+    pid = os.fork()
+    if pid == 0:
+
+        def serve() -> None:
+            for fd in [read_end, *(reader.fd for _, reader in siblings)]:
+                os.close(fd)  # ends a sibling's reader must see closed
+            while (index := claims.take(from_back=True)) is not None:
+                send_message(write_end, {index: work(index)})
+            os.close(write_end)
+
+        run_child(serve)
+    os.close(write_end)
+    return pid, MessageReader(read_end)

@@ -7,7 +7,10 @@ The method, fixed so that the same two reports always give the same bytes:
   draws serves every metric, so the intervals of one comparison describe the
   same hypothetical query sets;
 - 10,000 resamples from a fixed seed, drawn with ``random.Random`` (the
-  Mersenne Twister, whose stream Python keeps stable across versions);
+  Mersenne Twister, whose stream Python keeps stable across versions), in
+  blocks of 250, each from its own generator seeded with ``"{seed}:{block}"``:
+  any process can draw any block, so the spare cores share the work and the
+  answer is the same on one core or many;
 - the interval is the percentile interval of the resampled mean deltas, read
   between order statistics by linear interpolation (numpy's default rule);
 - the p-value is two-sided: twice the smaller share of resampled means on one
@@ -43,6 +46,13 @@ from .precision import DECIMALS, UNITS
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20_240_601
 CONFIDENCE = 0.95
+
+# Resamples are drawn in blocks, block k from its own generator seeded with "{seed}:{k}",
+# so any process can draw any block and the result never depends on how many did.
+BLOCK = 250
+# From this many draws (resamples x changed queries; about 0.2 s) the blocks are
+# shared with forked workers on the spare cores.
+SHARE_FROM = 4_000_000
 
 # Draws come from 16-bit random numbers through a look-up table; beyond this
 # many queries a slower, general path is taken.
@@ -163,13 +173,24 @@ def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) 
     if not changed:
         return [[0] * resamples for _ in columns]
     packer = Packer.for_columns([[column[i] for i in changed] for column in columns], draws=n)
-    rng = random.Random(seed)
     draw = _table_drawer(packer) if len(changed) <= _TABLE_SIZE else _general_drawer(packer)
-    totals = []
-    for _ in range(resamples):
-        hits = n if len(changed) == n else binomial(rng, n, len(changed) / n)
-        totals.append(packer.unpack(draw(rng, hits), hits))
-    return [list(per_column) for per_column in zip(*totals)]
+
+    def block(number: int) -> list[tuple[int, ...]]:
+        rng = random.Random(f"{seed}:{number}")
+        totals = []
+        for _ in range(min(BLOCK, resamples - number * BLOCK)):
+            hits = n if len(changed) == n else binomial(rng, n, len(changed) / n)
+            totals.append(packer.unpack(draw(rng, hits), hits))
+        return totals
+
+    blocks = -(-resamples // BLOCK)
+    if resamples * len(changed) >= SHARE_FROM:
+        from .forking import map_shared
+
+        drawn = map_shared(block, blocks)
+    else:
+        drawn = [block(number) for number in range(blocks)]
+    return [list(per_column) for per_column in zip(*(totals for part in drawn for totals in part))]
 
 
 @dataclass(frozen=True)
