@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import os
+import signal
+import time
 
 import pytest
 
-from retrieval_eval.forking import Claims, map_shared, run_child, worker_count
+from retrieval_eval.forking import Claims, fork_worker, map_shared, worker_count
 
 
 def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:
     claims = Claims(200)
     read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
 
-        def take_from_back() -> None:
-            taken = []
-            while (index := claims.take(from_back=True)) is not None:
-                taken.append(index)
-            os.write(write_end, ",".join(map(str, taken)).encode())
+    def take_from_back() -> None:
+        taken = []
+        while (index := claims.take(from_back=True)) is not None:
+            taken.append(index)
+        os.write(write_end, ",".join(map(str, taken)).encode())
 
-        run_child(take_from_back)
+    pid = fork_worker(take_from_back)
     os.close(write_end)
     front = []
     while (index := claims.take(from_back=False)) is not None:
@@ -38,6 +37,26 @@ def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:
     assert front == sorted(front) and back == sorted(back, reverse=True)
     assert not front or not back or max(front) < min(back)  # the two sides never cross
     claims.close()
+    claims.close()  # idempotent
+
+
+def test_a_worker_killed_while_holding_the_claims_lock_leaves_no_one_waiting() -> None:
+    claims = Claims(10)
+    ready_r, ready_w = os.pipe()
+
+    def hold_the_lock_forever() -> None:
+        with claims._locked():
+            os.write(ready_w, b"x")
+            time.sleep(60)
+
+    pid = fork_worker(hold_the_lock_forever)
+    os.read(ready_r, 1)  # the worker holds the lock now
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert claims.take(from_back=False) == 0  # the kernel let the lock go with its holder
+    claims.close()
+    for fd in (ready_r, ready_w):
+        os.close(fd)
 
 
 def test_stop_leaves_nothing() -> None:

@@ -8,6 +8,7 @@ every side of a range boundary.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -108,7 +109,8 @@ def test_deepen_reads_again_only_lines_that_need_more(tmp_path: Path) -> None:
     sample_run(path, queries=4)
     fd = os.open(path, os.O_RDONLY)
     try:
-        result = read_range(fd, 0, 0, path.stat().st_size, str(path), lambda _q: 3, capped=True)
+        size = path.stat().st_size
+        result = read_range(fd, 0, 0, size, size, str(path), lambda _q: 3, capped=True)
         deepen(fd, result, str(path), depth_of)
     finally:
         os.close(fd)
@@ -178,7 +180,7 @@ def test_range_lines_gives_each_line_to_the_range_it_starts_in(tmp_path: Path) -
         for size in range(1, len(data) + 1):
             for buffer_size in (1, 2, 5, 64):  # lines longer than the buffer make it grow
                 pieces = [(offset, bytes(line)) for start in range(0, len(data), size)
-                          for offset, line in range_lines(fd, start, min(start + size, len(data)),
+                          for offset, line in range_lines(fd, start, min(start + size, len(data)), len(data),
                                                           bytearray(buffer_size))]
                 assert pieces == [(0, b"ab"), (3, b""), (4, b"cdef"), (9, b"g")]
     finally:
@@ -254,3 +256,93 @@ def test_refusals_read_from_a_shared_buffer_are_worded_as_from_the_file(tmp_path
     assert isinstance(expected, str) and expected.startswith("run:5:")
     for range_bytes in (1, 60, 4096):
         assert by_ranges(path, None, workers=1, range_bytes=range_bytes) == expected
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1
+
+
+def test_a_fork_that_fails_leaves_nothing_behind_and_one_process_reads(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    real_fork = run_ranges.fork_worker
+    calls = []
+
+    def second_fork_fails(body: Any) -> int:
+        calls.append(1)
+        if len(calls) == 2:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_fork(body)
+
+    monkeypatch.setattr(run_ranges, "fork_worker", second_fork_fails)
+    before = open_fds()
+    reading = RunReading(str(path), "jsonl", MIN_DEPTH, Split(2, 64, parallel_from=0))
+    assert reading.ranges is None  # fell back to one process
+    assert open_fds() == before
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the worker forked first was stopped and reaped
+    same(reading.run(depth_of=depth_of, judged=None), serial(path, None))
+
+
+def test_heads_of_unjudged_queries_are_let_go_as_ranges_arrive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=40)
+    judged = {"q1", "q7"}
+    kept: dict[str, list[str]] = {}
+    real_merge = run_ranges.RangeReader._merge
+
+    def spy(self: Any, results: dict[int, Any], *args: Any) -> Run:
+        for result in results.values():
+            kept.update({entry[1]: entry[2] for entry in result.entries})
+        return real_merge(self, results, *args)
+
+    monkeypatch.setattr(run_ranges.RangeReader, "_merge", spy)
+    same(by_ranges(path, judged, workers=1, range_bytes=50, pause=0.2), serial(path, judged))
+    assert kept["q1"] and kept["q7"]
+    assert all(head == [] for query, head in kept.items() if query not in judged)
+
+
+def test_descriptors_above_1024_and_an_ignored_sigchld_are_fine(tmp_path: Path) -> None:
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1200:
+        pytest.skip("the open-file limit is too low to reach descriptor 1024")
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    try:
+        same(by_ranges(path, None, workers=2, range_bytes=64), serial(path, None))
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+        for fd in held:
+            os.close(fd)
+
+
+def test_closing_twice_closes_no_descriptor_someone_else_now_holds(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    reader = run_ranges.RangeReader(str(path), path.stat().st_size, MIN_DEPTH, Split(1, 64, parallel_from=0))
+    reader.close()
+    mine = [os.open(os.devnull, os.O_RDONLY) for _ in range(4)]  # likely the numbers just freed
+    reader.close()
+    for fd in mine:
+        os.fstat(fd)  # still open
+        os.close(fd)
+
+
+def test_the_hash_is_of_the_file_read_even_if_the_path_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    sample_run(path, queries=30)
+    original = hashlib.sha256(path.read_bytes()).hexdigest()
+    reading = RunReading(str(path), "jsonl", MIN_DEPTH, Split(1, 64, parallel_from=0))
+    try:
+        assert reading.ranges is not None
+        os.kill(reading.ranges.workers[0].pid, signal.SIGKILL)  # the worker that hashes: this process must
+        replacement = tmp_path / "new.jsonl"
+        sample_run(replacement, queries=3)
+        os.replace(replacement, path)
+        assert reading.run(depth_of=depth_of, judged=None).sha256 == original
+    finally:
+        reading.close()

@@ -1,9 +1,10 @@
-"""Forked workers: how many may help, how a child lives and leaves, how they share out work.
+"""Forked workers: how many may help, how a child starts and leaves, how they share out work.
 
-Reading a large run (:mod:`.run_ranges`) uses the spare cores. Workers are
-forked, so they start with everything already loaded, and whatever they do
-not deliver is done here instead: the answer never depends on how many
-processes computed it.
+Reading a large run (:mod:`.run_ranges`) and drawing the bootstrap
+(:mod:`.significance`) use the spare cores. Workers are forked, so they start
+with everything already loaded, and whatever they do not deliver is done here
+instead: the answer never depends on how many processes computed it, and a
+worker that dies (killed, out of memory) costs time, never a result.
 
 ``RETRIEVAL_EVAL_WORKERS=N`` sets how many workers may start (0 turns them
 off); by default one per spare core, at most three.
@@ -38,15 +39,45 @@ def worker_count() -> int:
     return max(0, min(MAX_WORKERS, cores - 1))
 
 
-def run_child(work: Callable[[], None]) -> None:
-    """The body of a forked child: run ``work`` and leave, never returning into the caller's code."""
-    code = 1
+def fork_worker(body: Callable[[], None]) -> int:
+    """Fork a child that runs ``body`` and leaves; return its pid.
+
+    The child never returns into the caller's code: it ends with ``os._exit``,
+    so no buffer is flushed twice and no clean-up of the parent's runs in it.
+    Ctrl-C is held back across the fork, so it cannot reach the child before
+    the child is ready for it.
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        work()
-        code = 0
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # a child interrupted just dies
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                body()
+                code = 0
+            finally:
+                os._exit(code)
     finally:
-        os._exit(code)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pid
+
+
+def reap(pid: int, *, kill: bool = False) -> None:
+    """Wait for a worker to end (killing it first if asked), wherever it was reaped already."""
+    if kill:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):  # SIGCHLD ignored, or reaped by someone else
+        os.waitpid(pid, 0)
+
+
+def readable(fd: int) -> bool:
+    """Whether reading ``fd`` would not wait (poll, not select: any fd number works)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 class Claims:
@@ -54,23 +85,25 @@ class Claims:
 
     This process takes pieces from the front, workers from the back, so each
     side reads the file forwards in its own region and they meet somewhere.
-    Two counters in shared memory, guarded by a one-byte token in a pipe
-    (whoever has read the byte holds the lock).
+    Two counters in shared memory, guarded by a record lock (``lockf``) on an
+    anonymous file: the kernel releases it when its holder dies, even by
+    SIGKILL, so a killed worker can never leave the others waiting.
     """
 
     def __init__(self, count: int) -> None:
         self._shared = mmap.mmap(-1, 16)
         struct.pack_into("qq", self._shared, 0, 0, count)
-        self._token_r, self._token_w = os.pipe()
-        os.write(self._token_w, b"x")
+        self._lock_fd = _anonymous_file()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[tuple[int, int]]:
-        os.read(self._token_r, 1)
+        import fcntl
+
+        fcntl.lockf(self._lock_fd, fcntl.LOCK_EX)
         try:
             yield struct.unpack_from("qq", self._shared)
         finally:
-            os.write(self._token_w, b"x")
+            fcntl.lockf(self._lock_fd, fcntl.LOCK_UN)
 
     def take(self, *, from_back: bool) -> int | None:
         with self._locked() as (front, back):
@@ -86,10 +119,21 @@ class Claims:
             struct.pack_into("qq", self._shared, 0, back, back)
 
     def close(self) -> None:
-        for fd in (self._token_r, self._token_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._shared.close()
+        """Idempotent: a second call touches no file descriptor (its number may be someone else's by then)."""
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+            self._shared.close()
+
+
+def _anonymous_file() -> int:
+    """A file descriptor on a file no one else can open, gone when the last process closes it."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("retrieval-eval-claims")
+    import tempfile  # only where memfd is missing (macOS)
+
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
 
 
 # -- messages between processes -------------------------------------------------------
@@ -123,7 +167,7 @@ class MessageReader:
     """The messages arriving on one pipe, taken as they come.
 
     Only whole messages are returned: one cut short by a writer that died is
-    dropped, and so are none of those before it.
+    dropped, and none of those before it.
     """
 
     def __init__(self, fd: int) -> None:
@@ -134,7 +178,7 @@ class MessageReader:
     def arrived(self) -> list[Any]:
         """Whatever has arrived by now, without waiting."""
         messages: list[Any] = []
-        while not self.ended and select.select([self.fd], [], [], 0)[0]:
+        while not self.ended and readable(self.fd):
             messages += self._read_some()
         return messages
 
@@ -191,10 +235,8 @@ def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = 
                 results.update(message)
     finally:
         for pid, reader in children:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+            reap(pid, kill=True)  # done by now, unless this process is failing
             os.close(reader.fd)
-            os.waitpid(pid, 0)
         claims.close()
     return [results[i] if i in results else work(i) for i in range(count)]
 
@@ -203,16 +245,19 @@ def _fork_mapper(work: Callable[[int], Any], claims: Claims,
                  siblings: list[tuple[int, MessageReader]]) -> tuple[int, MessageReader]:
     read_end, write_end = os.pipe()
     widen_pipe(write_end)
-    pid = os.fork()
-    if pid == 0:
 
-        def serve() -> None:
-            for fd in [read_end, *(reader.fd for _, reader in siblings)]:
-                os.close(fd)  # ends a sibling's reader must see closed
-            while (index := claims.take(from_back=True)) is not None:
-                send_message(write_end, {index: work(index)})
-            os.close(write_end)
+    def serve() -> None:
+        for fd in [read_end, *(reader.fd for _, reader in siblings)]:
+            os.close(fd)  # ends a sibling's reader must see closed
+        while (index := claims.take(from_back=True)) is not None:
+            send_message(write_end, {index: work(index)})
+        os.close(write_end)
 
-        run_child(serve)
-    os.close(write_end)
+    try:
+        pid = fork_worker(serve)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
     return pid, MessageReader(read_end)

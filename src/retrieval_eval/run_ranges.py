@@ -27,8 +27,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import select
-import signal
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -36,8 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .fileio import open_binary
-from .forking import Claims, MessageReader, run_child, send_message, widen_pipe, worker_count, write_all
+from .forking import (
+    Claims, MessageReader, fork_worker, readable, reap, send_message, widen_pipe, worker_count, write_all,
+)
 from .jsonl import BLOCK, BOM
 from .runs import DepthOf, Run, RunCollector, parse_run, read_head
 
@@ -93,9 +92,9 @@ def _first_line_start(fd: int, position: int) -> int:
         at += len(block)
 
 
-def range_lines(fd: int, start: int, end: int, buffer: bytearray | None = None,
+def range_lines(fd: int, start: int, end: int, size: int, buffer: bytearray | None = None,
                 ) -> Iterator[tuple[int, memoryview]]:
-    """(offset, line without its ``\n``) for every line starting in ``[start, end)``.
+    """(offset, line without its ``\n``) for every line starting in ``[start, end)`` of a ``size``-byte file.
 
     Lines are views into one reused buffer, read a range at a time: no copy
     of each line is made, and the pages are not faulted in again for every
@@ -105,7 +104,7 @@ def range_lines(fd: int, start: int, end: int, buffer: bytearray | None = None,
         buffer = bytearray(end - start + BLOCK)
     line_start = _first_line_start(fd, start)
     while line_start < end:
-        filled = os.preadv(fd, [buffer], line_start)
+        filled = _fill(fd, buffer, line_start, size)
         view = memoryview(buffer)
         position = 0
         while (newline := buffer.find(b"\n", position, filled)) >= 0:
@@ -121,6 +120,23 @@ def range_lines(fd: int, start: int, end: int, buffer: bytearray | None = None,
         if position == 0:  # one line longer than the buffer: read it again into a larger one
             buffer = bytearray(2 * len(buffer))
         line_start += position
+
+
+def _fill(fd: int, buffer: bytearray, offset: int, size: int) -> int:
+    """Read from ``offset`` until ``buffer`` is full or the file ends; how many bytes came.
+
+    A read may return less than asked before the end (some file systems do),
+    so the end is told by ``size``, not by a short read.
+    """
+    wanted = min(len(buffer), max(size - offset, 0))
+    filled = 0
+    with memoryview(buffer) as view:
+        while filled < wanted:
+            got = os.preadv(fd, [view[filled:wanted]], offset + filled)
+            if not got:  # the file shrank while it was read
+                break
+            filled += got
+    return filled
 
 
 def _line_at(fd: int, offset: int) -> bytes:
@@ -150,13 +166,13 @@ def _clean(raw: bytes | memoryview, offset: int) -> bytes | memoryview:
     return raw
 
 
-def read_range(fd: int, index: int, start: int, end: int, path: str,
+def read_range(fd: int, index: int, start: int, end: int, size: int, path: str,
                depth_of: DepthOf, *, capped: bool = False, buffer: bytearray | None = None) -> RangeResult:
     """The heads of the lines starting in ``[start, end)``; a refusal ends the range."""
     result = RangeResult(index, capped=capped)
     entries = result.entries
     line = 0
-    for line, (offset, raw) in enumerate(range_lines(fd, start, end, buffer), 1):
+    for line, (offset, raw) in enumerate(range_lines(fd, start, end, size, buffer), 1):
         raw = _clean(raw, offset)
         if not raw:
             continue
@@ -220,25 +236,36 @@ class RangeReader:
         self.min_depth = min_depth
         self.range_bytes = split.range_bytes
         self.count = -(-size // split.range_bytes)
-        self.claims = Claims(self.count)
-        self.fd = os.open(path, os.O_RDONLY)
         self.workers: list[_Worker] = []
+        self.fd = -1
+        self.claims: Claims | None = None
         self._buffer: bytearray | None = None
+        self._judged: Any = None  # heads of other queries are dropped once it is known
         self.sha256: str | None = None  # told by the first worker, which hashes the file before it reads
-        for number in range(split.workers):
-            self.workers.append(self._fork(depth_of, hashes=number == 0))
+        try:
+            self.fd = os.open(path, os.O_RDONLY)
+            self.claims = Claims(self.count)
+            for number in range(split.workers):
+                self.workers.append(self._fork(depth_of, hashes=number == 0))
+        except BaseException:  # no worker, pipe or descriptor is left behind
+            self.close()
+            raise
 
     # The worker side.
 
     def _fork(self, depth_of: DepthOf | None, *, hashes: bool) -> _Worker:
         results_r, results_w = os.pipe()
-        widen_pipe(results_w)  # ranges read while this process is busy wait there, not in the worker
         depths_r, depths_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the worker
-            run_child(lambda: self._start_work(depth_of, depths_r, results_w, results_r, depths_w, hashes))
-        os.close(results_w)
-        os.close(depths_r)
+        try:
+            widen_pipe(results_w)  # ranges read while this process is busy wait there, not in the worker
+            pid = fork_worker(lambda: self._start_work(depth_of, depths_r, results_w, results_r, depths_w, hashes))
+        except BaseException:
+            os.close(results_r)
+            os.close(depths_w)
+            raise
+        finally:
+            os.close(results_w)
+            os.close(depths_r)
         return _Worker(pid, results_r, depths_w)
 
     def _start_work(self, depth_of: DepthOf | None, depths_r: int, results_w: int,
@@ -252,7 +279,7 @@ class RangeReader:
         sha256 = self._hash() if hashes else None
         waiting: list[RangeResult] = []  # read before the depths were known
         while (index := self.claims.take(from_back=True)) is not None:
-            if depth_of is None and select.select([depths_r], [], [], 0)[0]:
+            if depth_of is None and readable(depths_r):
                 depth_of = self._receive_depths(depths_r)
                 self._send_deepened(waiting, depth_of, results_w)
             if depth_of is None:
@@ -286,15 +313,19 @@ class RangeReader:
         end = min(start + self.range_bytes, self.size)
         if self._buffer is None:  # one per process, reused by every range it reads
             self._buffer = bytearray(self.range_bytes + BLOCK)
-        return read_range(self.fd, index, start, end, self.path, depth_of, capped=capped, buffer=self._buffer)
+        result = read_range(self.fd, index, start, end, self.size, self.path, depth_of, capped=capped,
+                            buffer=self._buffer)
+        return result if capped else _without_unjudged(result, self._judged)
 
     # This process's side.
 
     def _hash(self) -> str:
+        """SHA-256 of the bytes the ranges are read from (the open file, not the path again)."""
         digest = hashlib.sha256()
-        with open_binary(self.path) as handle:
-            while block := handle.read(BLOCK):
-                digest.update(block)
+        offset = 0
+        while offset < self.size and (block := os.pread(self.fd, min(BLOCK, self.size - offset), offset)):
+            digest.update(block)
+            offset += len(block)
         return digest.hexdigest()
 
     def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int],
@@ -306,6 +337,7 @@ class RangeReader:
         is told each query's head as soon as it is final, while the ranges
         are still being read.
         """
+        self._judged = judged
         senders = self._send_depths(deeper)
         results: dict[int, RangeResult] = {}
         arriving = [MessageReader(worker.results_r) for worker in self.workers]
@@ -315,7 +347,7 @@ class RangeReader:
                 if isinstance(message, str):
                     self.sha256 = message
                 elif message.index not in results:
-                    results[message.index] = message
+                    results[message.index] = _without_unjudged(message, judged)
                     _announce(message, on_head)
 
         while (index := self.claims.take(from_back=False)) is not None:
@@ -327,10 +359,12 @@ class RangeReader:
                 self.claims.stop()  # nothing after a refusal matters
                 break
         for worker, reader in zip(list(self.workers), arriving):
+            delivered = False
             try:
                 keep(reader.rest())  # a worker that died sent fewer ranges; _merge reads the others
+                delivered = True
             finally:
-                self._reap(worker)
+                self._release(worker, kill=not delivered)
         for sender in senders:  # done by now (each worker read its message); no thread outlives a read
             sender.join()
         return self._merge(results, depth_of, judged)
@@ -374,22 +408,24 @@ class RangeReader:
         run.sha256 = self.sha256 or self._hash()
         return run
 
-    def _reap(self, worker: _Worker) -> None:
+    def _release(self, worker: _Worker, *, kill: bool) -> None:
         self.workers.remove(worker)
         for fd in (worker.results_r, worker.depths_w):
             if fd >= 0:
                 os.close(fd)
-        os.waitpid(worker.pid, 0)
+        reap(worker.pid, kill=kill)
 
     def close(self) -> None:
-        """Stop and reap every worker (after an error, or once read); idempotent."""
-        for worker in list(self.workers):
-            with contextlib.suppress(OSError):
-                os.kill(worker.pid, signal.SIGKILL)
-            self._reap(worker)
-        with contextlib.suppress(OSError):
+        """Stop and reap every worker (after an error, or once read). Idempotent: a second
+        call closes nothing, since a descriptor's number may be someone else's by then."""
+        while self.workers:
+            self._release(self.workers[0], kill=True)
+        if self.fd >= 0:
             os.close(self.fd)
-        self.claims.close()
+            self.fd = -1
+        if self.claims is not None:
+            self.claims.close()
+            self.claims = None
 
 
 OnHead = Callable[[str, list[str]], None]
@@ -399,6 +435,16 @@ def _announce(result: RangeResult, on_head: OnHead | None) -> None:
     if on_head is not None:
         for entry in result.entries:
             on_head(entry[1], entry[2])
+
+
+def _without_unjudged(result: RangeResult, judged: Any) -> RangeResult:
+    """Let go of the heads of queries that are not judged: only their line and id still count
+    (for ``queries``, ``unjudged`` and a query listed twice). Memory then grows with the
+    judged queries, as when one process reads."""
+    if judged is not None:
+        result.entries = [entry if entry[1] in judged else (*entry[:2], [], *entry[3:])
+                          for entry in result.entries]
+    return result
 
 
 def _cut(head: list[str], depth: int) -> list[str]:
@@ -425,7 +471,10 @@ class RunReading:
         self.ranges: RangeReader | None = None
         split = split if split is not None else default_split()
         if min_depth is not None and _worth_splitting(path, run_format, split):
-            self.ranges = RangeReader(path, os.path.getsize(path), min_depth, split)
+            try:
+                self.ranges = RangeReader(path, os.path.getsize(path), min_depth, split)
+            except OSError:  # workers are a speed-up: one process reads it, and words any refusal
+                self.ranges = None
 
     def run(self, *, depth_of: DepthOf, judged: Any, on_head: OnHead | None = None) -> Run:
         """The run, heads cut at ``depth_of``; ``on_head`` hears of heads early when workers read them."""
@@ -446,7 +495,7 @@ class RunReading:
 
 
 def _worth_splitting(path: str, run_format: str, split: Split) -> bool:
-    if split.workers < 1 or not hasattr(os, "fork") or run_format == "trec":
+    if split.workers < 1 or not (hasattr(os, "fork") and hasattr(os, "preadv")) or run_format == "trec":
         return False
     try:
         size = os.stat(path).st_size
