@@ -346,3 +346,28 @@ def test_the_hash_is_of_the_file_read_even_if_the_path_is_replaced(tmp_path: Pat
         assert reading.run(depth_of=depth_of, judged=None).sha256 == original
     finally:
         reading.close()
+
+
+def test_a_head_scored_early_counts_only_for_that_very_list() -> None:
+    from retrieval_eval.judgments import parse_judgments
+    from retrieval_eval.labelindex import LabelIndex
+    from retrieval_eval.scoring import HeadScorer, ScoreConfig, index_judgments, score_rankings
+
+    demo = Path(run_ranges.__file__).parent / "demo"
+    index = LabelIndex.from_judgments(parse_judgments(str(demo / "judgments.jsonl")))
+    config = ScoreConfig(k=(1, 3))
+    indexed = index_judgments(index, config)
+    query = next(q for q, labels in indexed.items() if labels.n_relevant)
+    relevant = [key for key, grade in indexed[query].grades.items() if grade][:3]
+    rankings = {q: [] for q in indexed}
+    rankings[query] = list(relevant)
+    expected = score_rankings(index, rankings, config, indexed=indexed)
+
+    scorer = HeadScorer(index, indexed, config)
+    scorer.score_head(query, ["nothing-relevant"])  # a head later replaced by another list
+    assert score_rankings(index, rankings, config, indexed=indexed, scorer=scorer).metrics == expected.metrics
+
+    scorer = HeadScorer(index, indexed, config)
+    scorer.score_head(query, rankings[query])  # the very list: its early values are taken
+    again = score_rankings(index, rankings, config, indexed=indexed, scorer=scorer)
+    assert again.metrics == expected.metrics and again.per_query == expected.per_query

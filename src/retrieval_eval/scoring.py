@@ -186,9 +186,16 @@ class Columns:
         self.position: dict[str, int] = {}
 
     def add(self, query_id: str, row: Mapping[str, float]) -> None:
-        self.position[query_id] = len(self.position)
-        for name, value in row.items():
-            self.values[name].append(value)
+        """Add a query's values, or replace them when it was added before. Averages are
+        summed exactly, so the order queries come in changes nothing."""
+        position = self.position.get(query_id)
+        if position is None:
+            self.position[query_id] = len(self.position)
+            for name, value in row.items():
+                self.values[name].append(value)
+        else:
+            for name, value in row.items():
+                self.values[name][position] = value
 
     def means(self, query_ids: Iterable[str] | None = None) -> dict[str, float]:
         """Means over the given scored queries (all of them by default); {} when none."""
@@ -233,9 +240,10 @@ def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
 class HeadScorer:
     """Scores one query's head at a time, so a run read by ranges is scored as it arrives.
 
-    What it computes is kept beside the head list it came from, and
-    :func:`score_rankings` takes it only for that very list (the same object),
-    so a head cut or replaced afterwards is simply scored again.
+    The values go straight into :attr:`columns` (eight bytes each) and the
+    reported, rounded ones are kept beside the head list they came from;
+    :func:`score_rankings` takes them only for that very list (the same
+    object), so a head cut or replaced afterwards is simply scored again.
     """
 
     def __init__(self, index: LabelIndex, indexed: Mapping[str, QueryLabels], config: ScoreConfig) -> None:
@@ -243,25 +251,27 @@ class HeadScorer:
         self.gain_of = gain_table(config.gain, index)
         self.threshold = config.threshold
         self.ks = config.k
+        self.columns = Columns(metric_names(config.k))
         self.pool: dict[float, float] = {}
-        self.early: dict[str, tuple[list[str], dict[str, float], dict[str, float]]] = {}
+        self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
     def score_head(self, query_id: str, head: list[str]) -> None:
         """Score a head as soon as it is read (a query with nothing to find is left for later)."""
         labels = self.indexed.get(query_id)
         if labels is not None and labels.n_relevant:
-            self.early[query_id] = (head, *self._score(labels, head))
+            self.early[query_id] = (head, self._score(query_id, labels, head))
 
-    def scored(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> tuple[dict[str, float], dict[str, float]]:
-        """(values, values as reported) of one query's ranking."""
+    def scored(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
+        """One query's values as reported; its exact values are in :attr:`columns`."""
         known = self.early.pop(query_id, None)
         if known is not None and known[0] is ranking:
-            return known[1], known[2]
-        return self._score(labels, ranking)
+            return known[1]
+        return self._score(query_id, labels, ranking)
 
-    def _score(self, labels: QueryLabels, ranking: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    def _score(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
         values = score_query(rank_query(labels, ranking, self.gain_of, self.threshold), self.ks)
-        return values, rounded(values, self.pool)
+        self.columns.add(query_id, values)
+        return rounded(values, self.pool)
 
 
 def score_rankings(
@@ -281,7 +291,7 @@ def score_rankings(
     indexed = indexed if indexed is not None else index_judgments(index, config)
     scorer = scorer if scorer is not None else HeadScorer(index, indexed, config)
     scores = Scores(config, queries=len(indexed), labels=index.labels)
-    columns = Columns(metric_names(config.k))
+    columns = scorer.columns
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.n_relevant == 0:
@@ -295,9 +305,7 @@ def score_rankings(
         if len(ranking) > depth:
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
-        values, reported = scorer.scored(query_id, labels, ranking)
-        columns.add(query_id, values)
-        scores.per_query[query_id] = reported
+        scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
     scores.metrics = columns.means()
     scores.strata = stratum_scores(indexed, columns, config.primary)
     return scores
