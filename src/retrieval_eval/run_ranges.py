@@ -393,7 +393,7 @@ class RangeReader:
         collector = RunCollector(run, judged, self.path)
         lines_before = 0
         for index in range(self.count):
-            result = results.get(index) or self._read(index, depth_of)
+            result = results.pop(index, None) or self._read(index, depth_of)  # let each go once merged
             for entry in result.entries:
                 # Every head is cut at its query's depth already, unless that depth was not told to the worker.
                 line, query_id, head, received, first_repeat, _offset, _kept = fit(
