@@ -20,9 +20,10 @@ RUN apt-get update \
 WORKDIR /opt/retrieval-eval
 
 # Dependencies first, read from pyproject.toml alone: this layer is rebuilt only
-# when the dependencies change, not on every source edit.
+# when the dependencies change, not on every source edit. The image is ours to
+# fill, so it has the "fast" extra too (orjson: about 12 % off a large score).
 COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + p['optional-dependencies']['fast']))" \
       > /tmp/requirements.txt \
  && pip install --no-cache-dir -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt
