@@ -77,19 +77,24 @@ class RangeResult:
 # -- lines of a byte range ---------------------------------------------------
 
 
-def _first_line_start(fd: int, position: int) -> int:
-    """The first offset at or after ``position`` where a line starts."""
+def _first_line_start(fd: int, position: int, limit: int) -> int:
+    """The first offset at or after ``position`` where a line starts, or ``limit`` if none is before it.
+
+    Looking no further than the range's end keeps a very long line cheap: the
+    ranges it covers each read only their own bytes, not the rest of the line.
+    """
     if position == 0:
         return 0
     at = position - 1
-    while True:
-        block = os.pread(fd, BLOCK, at)
+    while at < limit:
+        block = os.pread(fd, min(BLOCK, limit - at), at)
         if not block:
-            return at
+            break
         newline = block.find(b"\n")
         if newline >= 0:
-            return at + newline + 1
+            return min(at + newline + 1, limit)
         at += len(block)
+    return limit
 
 
 def range_lines(fd: int, start: int, end: int, size: int, buffer: bytearray | None = None,
@@ -102,7 +107,7 @@ def range_lines(fd: int, start: int, end: int, size: int, buffer: bytearray | No
     """
     if buffer is None:
         buffer = bytearray(end - start + BLOCK)
-    line_start = _first_line_start(fd, start)
+    line_start = _first_line_start(fd, start, end)
     while line_start < end:
         filled = _fill(fd, buffer, line_start, size)
         view = memoryview(buffer)
