@@ -74,10 +74,19 @@ def test_the_worker_count_can_be_set(monkeypatch: pytest.MonkeyPatch, setting: s
     assert worker_count() == expected
 
 
-def test_by_default_one_worker_per_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("cores, expected", [(1, 0), (2, 1), (4, 3), (64, 3)])
+def test_by_default_one_worker_per_spare_core_at_most_three(monkeypatch: pytest.MonkeyPatch, cores: int,
+                                                              expected: int) -> None:
     monkeypatch.delenv("RETRIEVAL_EVAL_WORKERS", raising=False)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    assert worker_count() == max(0, min(3, cores - 1))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
+    assert worker_count() == expected
+
+
+@pytest.mark.parametrize("setting", ["abc", "-1", "2.5", ""])
+def test_a_setting_that_is_not_a_whole_number_is_ignored(monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
+    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", setting)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert worker_count() == 1
 
 
 @pytest.mark.parametrize("workers", [0, 1, 2])

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from retrieval_eval import run_ranges
 from retrieval_eval.errors import InputError
-from retrieval_eval.run_ranges import RunReading, Split, deepen, range_lines, read_range
+from retrieval_eval.run_ranges import RunReading, Split, fit, range_lines, read_range
 from retrieval_eval.runs import Run, parse_run
 
 MIN_DEPTH = 2
@@ -92,11 +92,23 @@ def test_same_run_as_one_reader(tmp_path: Path, workers: int, range_bytes: int) 
     same(by_ranges(path, judged, workers=workers, range_bytes=range_bytes), expected)
 
 
-def test_heads_kept_before_the_depths_were_known_are_deepened(tmp_path: Path) -> None:
+def test_heads_kept_before_the_depths_were_known_are_deepened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "run.jsonl"
     sample_run(path)
     judged = {f"q{q}" for q in range(12)}
-    result = by_ranges(path, judged, workers=2, range_bytes=40, pause=0.3)
+    told_r, told_w = os.pipe()
+    real_send_fitted = run_ranges._send_fitted
+
+    def spy(run_file: Any, waiting: list[Any], *args: Any) -> None:
+        os.write(told_w, b"x" * len(waiting))  # in the worker: ranges read before the depths came
+        real_send_fitted(run_file, waiting, *args)
+
+    monkeypatch.setattr(run_ranges, "_send_fitted", spy)
+    result = by_ranges(path, judged, workers=2, range_bytes=40, pause=0.5)
+    os.close(told_w)
+    fitted = os.read(told_r, 1 << 16)
+    os.close(told_r)
+    assert fitted, "the workers should have read ranges before they were told the depths"
     assert not isinstance(result, str)
     assert len(result.rankings["q1"]) == 7 and len(result.rankings["q0"]) == MIN_DEPTH
     assert "q1" in result.with_duplicates  # its repeat sits at rank 7, inside its deeper head
@@ -104,21 +116,20 @@ def test_heads_kept_before_the_depths_were_known_are_deepened(tmp_path: Path) ->
     same(result, serial(path, judged))
 
 
-def test_deepen_reads_again_only_lines_that_need_more(tmp_path: Path) -> None:
+def test_fitting_a_head_cuts_it_or_reads_its_line_again(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     sample_run(path, queries=4)
     fd = os.open(path, os.O_RDONLY)
     try:
         size = path.stat().st_size
-        result = read_range(fd, 0, 0, size, size, str(path), lambda _q: 3, capped=True)
-        deepen(fd, result, str(path), depth_of)
+        result = read_range(fd, 0, 0, size, size, str(path), lambda _q: 3)
+        heads = {entry.query_id: fit(fd, entry, size, str(path), depth_of(entry.query_id)).head
+                 for entry in result.entries}
     finally:
         os.close(fd)
-    heads = {entry[1]: entry[2] for entry in result.entries}
     assert heads["q1"] == [f"d1-{r}" for r in (0, 1, 2, 3, 4, 5, 7)]  # read again: 7 > 3 kept; d1-1 repeats
     assert heads["q0"] == ["d0-0", "d0-1"]  # cut: it needed only 2
     assert heads["q3"] == ["d3-0", "d3-1", "d3-3", "d3-4", "d3-5"]  # read again past its repeat of d3-0
-    assert not result.capped
 
 
 @pytest.mark.parametrize("bad_line", [3, 7, 12])
@@ -234,7 +245,16 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
     monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
     monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
     monkeypatch.setattr(run_ranges, "RANGE_BYTES", 97)
+    started = []
+    real_init = run_ranges.RangeReader.__init__
+
+    def counting_init(self: Any, *args: Any) -> None:
+        started.append(args)
+        real_init(self, *args)
+
+    monkeypatch.setattr(run_ranges.RangeReader, "__init__", counting_init)
     assert evaluate(request).report == one_process
+    assert started, "the run should have been read by ranges"
 
     # Refused judgments: the workers already reading the run are stopped, none is left behind.
     bad = tmp_path / "judgments.jsonl"
@@ -371,3 +391,26 @@ def test_a_head_scored_early_counts_only_for_that_very_list() -> None:
     scorer.score_head(query, rankings[query])  # the very list: its early values are taken
     again = score_rankings(index, rankings, config, indexed=indexed, scorer=scorer)
     assert again.metrics == expected.metrics and again.per_query == expected.per_query
+
+
+def test_an_unknown_run_format_is_refused_however_large_the_run(tmp_path: Path) -> None:
+    from retrieval_eval.errors import UsageError
+
+    path = tmp_path / "run.jsonl"
+    sample_run(path)
+    with pytest.raises(UsageError, match="unknown run format 'csv'"):
+        RunReading(str(path), "csv", MIN_DEPTH, Split(1, 64, parallel_from=0))
+
+
+def test_scoring_refuses_a_reading_of_another_run(tmp_path: Path) -> None:
+    from retrieval_eval.labelindex import read_label_index
+    from retrieval_eval.scoring import ScoreConfig, score_run_file
+
+    demo = Path(run_ranges.__file__).parent / "demo"
+    other = tmp_path / "run.jsonl"
+    sample_run(other)
+    reading = RunReading(str(other), "auto", 3)
+    with pytest.raises(ValueError, match="not of"):
+        score_run_file(read_label_index(str(demo / "judgments.jsonl")), str(demo / "run.jsonl"),
+                       ScoreConfig(k=(3,)), reading=reading)
+    reading.close()

@@ -26,12 +26,14 @@ MAX_WORKERS = 3
 
 
 def worker_count() -> int:
-    """How many processes may work beside this one."""
+    """How many processes may work beside this one: none where there is no ``fork``; else
+    ``RETRIEVAL_EVAL_WORKERS`` (a whole number, at most 16; anything else is ignored); else
+    one per spare core, at most three."""
+    if not hasattr(os, "fork"):
+        return 0
     setting = os.environ.get("RETRIEVAL_EVAL_WORKERS", "").strip()
     if setting.isascii() and setting.isdigit():
         return min(int(setting), 16)
-    if not hasattr(os, "fork"):
-        return 0
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -220,7 +222,7 @@ def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = 
     the number of processes, provided ``work(i)`` depends on ``i`` alone.
     """
     workers = worker_count() if workers is None else workers
-    if workers < 1 or count < 2 or not hasattr(os, "fork"):
+    if workers < 1 or count < 2 or not hasattr(os, "fork"):  # workers may be asked for explicitly
         return [work(i) for i in range(count)]
     claims = Claims(count)
     children: list[tuple[int, MessageReader]] = []

@@ -234,14 +234,29 @@ def _read_ahead(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
             reader.join(0.01)
 
 
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
+
+
+def clean_line(raw: bytes | memoryview, first: bool) -> bytes | memoryview:
+    """A line as every JSONL reader takes it: a BOM dropped from the file's first line, white space stripped.
+
+    A view into a larger buffer is copied only when it has white space to strip.
+    """
+    if first and raw[:len(BOM)] == BOM:
+        raw = raw[len(BOM):]
+    if type(raw) is bytes:
+        return raw.strip()
+    if raw and (raw[0] in _SPACE or raw[-1] in _SPACE):
+        return bytes(raw).strip()
+    return raw
+
+
 def iter_lines(handle: BinaryIO, digest: Any = None) -> Iterator[tuple[int, bytes]]:
     """Yield (line number, bytes without the BOM and line end), blank lines skipped."""
     for lineno, raw in enumerate(iter_raw_lines(handle, digest), 1):
-        if lineno == 1 and raw.startswith(BOM):
-            raw = raw[len(BOM):]
-        stripped = raw.strip()
+        stripped = clean_line(raw, lineno == 1)
         if stripped:
-            yield lineno, stripped
+            yield lineno, stripped  # type: ignore[misc]  # bytes in, bytes out
 
 
 def iter_objects(

@@ -12,9 +12,10 @@ line numbers, the first error and a query listed twice are exactly what
 reading the file from the top finds.
 
 A worker that starts before the judgments are read does not know how deep
-each query's head must go (R-precision may need more than max(k)). It keeps
-``min_depth`` keys and the line's byte offset; once told the depths, it
-reads again the few lines whose query needs more.
+each query's head must go (R-precision may need more than max(k)). Until it
+is told, it keeps ``2 x min_depth`` keys and the line's byte offset; then it
+cuts those heads to their depth and reads again the few lines whose query
+needs more.
 
 Small files, TREC runs, whole rankings (no depth) and systems without
 ``fork`` are read by one process, as before; :mod:`.forking` says how
@@ -23,30 +24,39 @@ many workers may start.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import pickle
-import struct
+import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NamedTuple
 
 from .errors import InputError
 from .forking import (
-    Claims, MessageReader, fork_worker, readable, reap, send_message, widen_pipe, worker_count, write_all,
+    Claims, MessageReader, fork_worker, readable, reap, send_message, widen_pipe, worker_count,
 )
-from .jsonl import BLOCK, BOM
-from .runs import DepthOf, Run, RunCollector, parse_run, read_head
+from .jsonl import BLOCK, clean_line
+from .runs import DepthOf, Run, RunCollector, check_run_format, detect_format, parse_run, read_head
 
 RANGE_BYTES = 4 << 20
 # Below this size forking and merging cost more than a second core saves.
 PARALLEL_FROM = 24 << 20
 
-# One line's head as a range keeps it: (line in range, query_id, head, received, first repeat,
-# byte offset, depth the head was cut at).
-Entry = tuple[int, str, list[str], int, int | None, int, int]
+# Told of each query's head as soon as it is final: (query_id, head).
+OnHead = Callable[[str, list[str]], None]
+
+
+class Entry(NamedTuple):
+    """One run line as a range keeps it."""
+
+    line: int  # counted from the range's first line
+    query_id: str
+    head: list[str]
+    received: int  # entries in the line's ranking
+    first_repeat: int | None  # see runs.dedupe_head
+    offset: int  # of the line in the file, to read it again
+    cut_at: int  # the depth the head was cut at
 
 
 @dataclass(frozen=True)
@@ -59,19 +69,19 @@ class Split:
 
 
 def default_split() -> Split:
-    """As many workers as :func:`.forking.worker_count` allows, with this module's sizes."""
+    """As many workers as :func:`.forking.worker_count` allows, with this module's sizes
+    (read when called, so a test may change them)."""
     return Split(worker_count(), RANGE_BYTES, PARALLEL_FROM)
 
 
 @dataclass
 class RangeResult:
-    """What one byte range held: its lines' heads, up to the first refusal."""
+    """What one byte range held: its lines, up to the first refusal."""
 
     index: int
     lines: int = 0  # every line that starts in the range, blank ones included
     entries: list[Entry] = field(default_factory=list)
     error: tuple[int | None, str] | None = None  # (line counted from the range's start, problem)
-    capped: bool = False  # heads cut at min_depth, before the depths were known
 
 
 # -- lines of a byte range ---------------------------------------------------
@@ -99,7 +109,7 @@ def _first_line_start(fd: int, position: int, limit: int) -> int:
 
 def range_lines(fd: int, start: int, end: int, size: int, buffer: bytearray | None = None,
                 ) -> Iterator[tuple[int, memoryview]]:
-    """(offset, line without its ``\n``) for every line starting in ``[start, end)`` of a ``size``-byte file.
+    """(offset, line without its ``\\n``) for every line starting in ``[start, end)`` of a ``size``-byte file.
 
     Lines are views into one reused buffer, read a range at a time: no copy
     of each line is made, and the pages are not faulted in again for every
@@ -144,126 +154,180 @@ def _fill(fd: int, buffer: bytearray, offset: int, size: int) -> int:
     return filled
 
 
-def _line_at(fd: int, offset: int) -> bytes:
-    """The line starting at ``offset``, without its line end."""
-    pieces = []
-    size = 1 << 16  # most lines fit; a longer one is read on in growing blocks
-    while True:
-        block = os.pread(fd, size, offset)
-        size = min(2 * size, BLOCK)
-        newline = block.find(b"\n")
-        if newline >= 0 or not block:
-            pieces.append(block if newline < 0 else block[:newline])
-            return b"".join(pieces)
-        pieces.append(block)
-        offset += len(block)
-
-
-_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
-
-
-def _clean(raw: bytes | memoryview, offset: int) -> bytes | memoryview:
-    # The same reading as jsonl.iter_lines: a BOM only at the very start, white space stripped.
-    if offset == 0 and raw[:len(BOM)] == BOM:
-        raw = raw[len(BOM):]
-    if raw and (raw[0] in _SPACE or raw[-1] in _SPACE):
-        return bytes(raw).strip()
-    return raw
-
-
-def read_range(fd: int, index: int, start: int, end: int, size: int, path: str,
-               depth_of: DepthOf, *, capped: bool = False, buffer: bytearray | None = None) -> RangeResult:
+def read_range(fd: int, index: int, start: int, end: int, size: int, path: str, depth_of: DepthOf,
+               buffer: bytearray | None = None) -> RangeResult:
     """The heads of the lines starting in ``[start, end)``; a refusal ends the range."""
-    result = RangeResult(index, capped=capped)
+    result = RangeResult(index)
     entries = result.entries
     line = 0
     for line, (offset, raw) in enumerate(range_lines(fd, start, end, size, buffer), 1):
-        raw = _clean(raw, offset)
-        if not raw:
+        cleaned = clean_line(raw, offset == 0)
+        if not cleaned:
             continue
         try:
-            query_id, head, received, first_repeat = read_head(raw, line, path, depth_of)
-            entries.append((line, query_id, head, received, first_repeat, offset, depth_of(query_id)))
+            query_id, head, received, first_repeat = read_head(cleaned, line, path, depth_of)
         except InputError as error:  # kept as plain values, which cross a pipe
             result.error = (error.line, error.problem)
             break
+        entries.append(Entry(line, query_id, head, received, first_repeat, offset, depth_of(query_id)))
     result.lines = line
     return result
 
 
-def deepen(fd: int, result: RangeResult, path: str, depth_of: DepthOf) -> None:
-    """Bring every head to its query's own depth: cut the deeper ones, read again those cut short."""
-    entries = result.entries
-    for position, entry in enumerate(entries):
-        entries[position] = fit(fd, entry, path, depth_of(entry[1]))
-    result.capped = False
-
-
-def fit(fd: int, entry: Entry, path: str, depth: int) -> Entry:
+def fit(fd: int, entry: Entry, size: int, path: str, depth: int) -> Entry:
     """The entry with its head ``depth`` keys deep, reading its line again if it was cut shorter."""
-    line, query_id, head, received, first_repeat, offset, kept = entry
-    if depth == kept:
+    if depth == entry.cut_at:
         return entry
-    if depth < kept or len(head) < kept:  # deep enough, or the ranking ran out before ``kept``
-        return line, query_id, _cut(head, depth), received, _repeat_within(first_repeat, depth), offset, depth
-    raw = _clean(_line_at(fd, offset), offset)
-    return (line, *read_head(raw, line, path, lambda _q: depth), offset, depth)
+    if depth < entry.cut_at or len(entry.head) < entry.cut_at:  # deep enough, or the ranking ran out
+        return entry._replace(head=entry.head[:depth], first_repeat=_repeat_within(entry.first_repeat, depth),
+                              cut_at=depth)
+    _, raw = next(range_lines(fd, entry.offset, entry.offset + 1, size, bytearray(1 << 16)))
+    query_id, head, received, first_repeat = read_head(clean_line(raw, entry.offset == 0), entry.line, path,
+                                                       lambda _query: depth)
+    return Entry(entry.line, query_id, head, received, first_repeat, entry.offset, depth)
 
 
-# -- sharing ranges between processes ----------------------------------------
+def _repeat_within(first_repeat: int | None, depth: int) -> int | None:
+    # Keys before the first repeat are all new, so a head of ``depth`` keys reads that
+    # repeat exactly when it sits above ``depth``; one found deeper is none of its business.
+    return first_repeat if first_repeat is not None and first_repeat < depth else None
 
 
-def _read_exactly(fd: int, size: int) -> bytes:
-    chunks = []
-    while size:
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise EOFError("the other end closed the pipe")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
+def _without_unjudged(result: RangeResult, judged: Container[str] | None) -> RangeResult:
+    """Let go of the heads of queries that are not judged: only their line and id still count
+    (for ``queries``, ``unjudged`` and a query listed twice). Memory then grows with the
+    judged queries, as when one process reads."""
+    if judged is not None:
+        result.entries = [entry if entry.query_id in judged else entry._replace(head=[])
+                          for entry in result.entries]
+    return result
+
+
+# -- the file, as every process reads it ---------------------------------------
+
+
+class _RunFile:
+    """The open run file cut into ranges: what this process and its workers share."""
+
+    def __init__(self, path: str, size: int, range_bytes: int) -> None:
+        self.path = path
+        self.size = size
+        self.range_bytes = range_bytes
+        self.count = -(-size // range_bytes)
+        self.fd = os.open(path, os.O_RDONLY)
+        self._buffer: bytearray | None = None
+
+    def read(self, index: int, depth_of: DepthOf) -> RangeResult:
+        start = index * self.range_bytes
+        end = min(start + self.range_bytes, self.size)
+        if self._buffer is None:  # one per process, reused by every range it reads
+            self._buffer = bytearray(self.range_bytes + BLOCK)
+        return read_range(self.fd, index, start, end, self.size, self.path, depth_of, self._buffer)
+
+    def fit(self, entry: Entry, depth: int) -> Entry:
+        return fit(self.fd, entry, self.size, self.path, depth)
+
+    def sha256(self) -> str:
+        """SHA-256 of the bytes the ranges are read from (the open file, not the path again)."""
+        digest = hashlib.sha256()
+        offset = 0
+        while offset < self.size and (block := os.pread(self.fd, min(BLOCK, self.size - offset), offset)):
+            digest.update(block)
+            offset += len(block)
+        return digest.hexdigest()
+
+    def close(self) -> None:
+        """Idempotent: a second call closes nothing (the number may be someone else's by then)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+# -- a worker's side ---------------------------------------------------------------
+
+
+def _work(run_file: _RunFile, claims: Claims, min_depth: int, depths: MessageReader, results_w: int,
+          *, hashes: bool) -> None:
+    """Read ranges from the back until none is left, sending each as soon as its heads are final."""
+    # Hashing on a worker, not on a thread of the main process, keeps it off the core reading the judgments.
+    sha256 = run_file.sha256() if hashes else None
+    depth_of: DepthOf | None = None
+    waiting: list[RangeResult] = []  # read before the depths were known, heads 2 x min_depth deep
+
+    def capped(_query_id: str) -> int:
+        return 2 * min_depth  # R seldom goes past twice max(k), so few lines are read twice
+
+    while (index := claims.take(from_back=True)) is not None:
+        if depth_of is None and readable(depths.fd):
+            depth_of = _told_depths(depths, min_depth)
+            _send_fitted(run_file, waiting, depth_of, results_w)
+        if depth_of is None:
+            waiting.append(run_file.read(index, capped))
+        else:
+            send_message(results_w, run_file.read(index, depth_of))
+    if waiting:
+        _send_fitted(run_file, waiting, depth_of or _told_depths(depths, min_depth), results_w)
+    if sha256 is not None:
+        send_message(results_w, sha256)
+    os.close(results_w)
+
+
+def _told_depths(depths: MessageReader, min_depth: int) -> DepthOf:
+    """Wait for the one message the main process sends: the queries whose head goes past min_depth."""
+    (deeper,) = depths.rest()
+    return lambda query_id: deeper.get(query_id, min_depth)
+
+
+def _send_fitted(run_file: _RunFile, waiting: list[RangeResult], depth_of: DepthOf, results_w: int) -> None:
+    while waiting:
+        result = waiting.pop()
+        result.entries = [run_file.fit(entry, depth_of(entry.query_id)) for entry in result.entries]
+        send_message(results_w, result)
 
 
 @dataclass
 class _Worker:
     pid: int
-    results_r: int  # the worker's pickled RangeResults, written when it is done
-    depths_w: int  # the depths, sent to the worker once the judgments are read
+    results_r: int  # the worker's ranges, each sent as soon as it is read
+    depths_w: int  # the depths, sent once the judgments are read; -1 once handed to the sending thread
+
+
+# -- this process's side ---------------------------------------------------------
 
 
 class RangeReader:
     """A run JSONL read by ranges, started before the depths are known; see the module docstring."""
 
-    def __init__(self, path: str, size: int, min_depth: int, split: Split,
-                 depth_of: DepthOf | None = None) -> None:
-        self.path = path
-        self.size = size
+    def __init__(self, path: str, size: int, min_depth: int, split: Split) -> None:
         self.min_depth = min_depth
-        self.range_bytes = split.range_bytes
-        self.count = -(-size // split.range_bytes)
         self.workers: list[_Worker] = []
-        self.fd = -1
-        self.claims: Claims | None = None
-        self._buffer: bytearray | None = None
-        self._judged: Any = None  # heads of other queries are dropped once it is known
         self.sha256: str | None = None  # told by the first worker, which hashes the file before it reads
+        self.file = _RunFile(path, size, split.range_bytes)
         try:
-            self.fd = os.open(path, os.O_RDONLY)
-            self.claims = Claims(self.count)
-            for number in range(split.workers):
-                self.workers.append(self._fork(depth_of, hashes=number == 0))
+            self.claims = Claims(self.file.count)
+        except BaseException:
+            self.file.close()
+            raise
+        try:
+            for number in range(max(0, min(split.workers, self.file.count - 1))):
+                self.workers.append(self._fork(hashes=number == 0))
         except BaseException:  # no worker, pipe or descriptor is left behind
             self.close()
             raise
 
-    # The worker side.
-
-    def _fork(self, depth_of: DepthOf | None, *, hashes: bool) -> _Worker:
+    def _fork(self, *, hashes: bool) -> _Worker:
         results_r, results_w = os.pipe()
         depths_r, depths_w = os.pipe()
+        siblings = [fd for worker in self.workers for fd in (worker.results_r, worker.depths_w)]
+
+        def start() -> None:
+            for fd in [results_r, depths_w, *siblings]:
+                os.close(fd)  # the main process's ends: a worker holding one would hide an end of file
+            _work(self.file, self.claims, self.min_depth, MessageReader(depths_r), results_w, hashes=hashes)
+
         try:
             widen_pipe(results_w)  # ranges read while this process is busy wait there, not in the worker
-            pid = fork_worker(lambda: self._start_work(depth_of, depths_r, results_w, results_r, depths_w, hashes))
+            pid = fork_worker(start)
         except BaseException:
             os.close(results_r)
             os.close(depths_w)
@@ -273,145 +337,84 @@ class RangeReader:
             os.close(depths_r)
         return _Worker(pid, results_r, depths_w)
 
-    def _start_work(self, depth_of: DepthOf | None, depths_r: int, results_w: int,
-                    results_r: int, depths_w: int, hashes: bool) -> None:
-        for fd in [results_r, depths_w, *(w.results_r for w in self.workers), *(w.depths_w for w in self.workers)]:
-            os.close(fd)  # the parent's ends: a worker holding one would hide an end of file
-        self._work(depth_of, depths_r, results_w, hashes=hashes)
-
-    def _work(self, depth_of: DepthOf | None, depths_r: int, results_w: int, *, hashes: bool) -> None:
-        # Hashing on a worker, not on a thread here, keeps it off the core reading the judgments.
-        sha256 = self._hash() if hashes else None
-        waiting: list[RangeResult] = []  # read before the depths were known
-        while (index := self.claims.take(from_back=True)) is not None:
-            if depth_of is None and readable(depths_r):
-                depth_of = self._receive_depths(depths_r)
-                self._send_deepened(waiting, depth_of, results_w)
-            if depth_of is None:
-                waiting.append(self._read(index, self._capped_depth, capped=True))
-            else:  # sent at once, so this process can score its heads while both go on reading
-                send_message(results_w, self._read(index, depth_of))
-        if waiting:
-            self._send_deepened(waiting, depth_of or self._receive_depths(depths_r), results_w)
-        if sha256 is not None:
-            send_message(results_w, sha256)
-        os.close(results_w)
-
-    def _send_deepened(self, waiting: list[RangeResult], depth_of: DepthOf, results_w: int) -> None:
-        while waiting:
-            result = waiting.pop()
-            deepen(self.fd, result, self.path, depth_of)
-            send_message(results_w, result)
-
-    def _capped_depth(self, _query_id: str) -> int:
-        # Twice max(k): R-precision's depth R seldom goes past it, so few lines are read twice.
-        return 2 * self.min_depth
-
-    def _receive_depths(self, depths_r: int) -> DepthOf:
-        (size,) = struct.unpack("q", _read_exactly(depths_r, 8))
-        deeper: dict[str, int] = pickle.loads(_read_exactly(depths_r, size))
-        min_depth = self.min_depth
-        return lambda query_id: deeper.get(query_id, min_depth)
-
-    def _read(self, index: int, depth_of: DepthOf, *, capped: bool = False) -> RangeResult:
-        start = index * self.range_bytes
-        end = min(start + self.range_bytes, self.size)
-        if self._buffer is None:  # one per process, reused by every range it reads
-            self._buffer = bytearray(self.range_bytes + BLOCK)
-        result = read_range(self.fd, index, start, end, self.size, self.path, depth_of, capped=capped,
-                            buffer=self._buffer)
-        return result if capped else _without_unjudged(result, self._judged)
-
-    # This process's side.
-
-    def _hash(self) -> str:
-        """SHA-256 of the bytes the ranges are read from (the open file, not the path again)."""
-        digest = hashlib.sha256()
-        offset = 0
-        while offset < self.size and (block := os.pread(self.fd, min(BLOCK, self.size - offset), offset)):
-            digest.update(block)
-            offset += len(block)
-        return digest.hexdigest()
-
-    def read(self, depth_of: DepthOf, judged: Any, *, deeper: dict[str, int],
+    def read(self, depth_of: DepthOf, judged: Container[str] | None, *, deeper: dict[str, int],
              on_head: OnHead | None = None) -> Run:
         """Take the ranges left, gather the workers', merge them in file order.
 
         ``deeper`` names the queries whose head goes past ``min_depth``; the
         workers learn it here. ``depth_of`` must agree with it. ``on_head``
-        is told each query's head as soon as it is final, while the ranges
-        are still being read.
+        is told each judged query's head as soon as it is final, while the
+        ranges are still being read.
         """
-        self._judged = judged
         senders = self._send_depths(deeper)
         results: dict[int, RangeResult] = {}
         arriving = [MessageReader(worker.results_r) for worker in self.workers]
 
-        def keep(messages: list[Any]) -> None:
-            for message in messages:
-                if isinstance(message, str):
-                    self.sha256 = message
-                elif message.index not in results:
-                    results[message.index] = _without_unjudged(message, judged)
-                    _announce(message, on_head)
+        def keep(result: RangeResult) -> None:
+            if result.index not in results:
+                results[result.index] = _without_unjudged(result, judged)
+                _announce(result, on_head)
 
         while (index := self.claims.take(from_back=False)) is not None:
             for reader in arriving:
-                keep(reader.arrived())
-            result = results[index] = self._read(index, depth_of)
-            _announce(result, on_head)
+                self._keep_messages(reader.arrived(), keep)
+            result = self.file.read(index, depth_of)
+            keep(result)
             if result.error is not None:
                 self.claims.stop()  # nothing after a refusal matters
                 break
         for worker, reader in zip(list(self.workers), arriving):
             delivered = False
             try:
-                keep(reader.rest())  # a worker that died sent fewer ranges; _merge reads the others
+                self._keep_messages(reader.rest(), keep)  # a worker that died sent fewer ranges
                 delivered = True
             finally:
                 self._release(worker, kill=not delivered)
-        for sender in senders:  # done by now (each worker read its message); no thread outlives a read
+        for sender in senders:  # each has written its message or met a closed pipe by now
             sender.join()
         return self._merge(results, depth_of, judged)
 
+    def _keep_messages(self, messages: list[RangeResult | str], keep: Callable[[RangeResult], None]) -> None:
+        for message in messages:
+            if isinstance(message, str):
+                self.sha256 = message
+            else:
+                keep(message)
+
     def _send_depths(self, deeper: dict[str, int]) -> list[threading.Thread]:
-        payload = pickle.dumps(deeper, protocol=pickle.HIGHEST_PROTOCOL)
-        message = struct.pack("q", len(payload)) + payload
         senders = []
         for worker in self.workers:
             # A thread, because a worker only reads the message between two ranges. It closes the pipe.
-            sender = threading.Thread(target=self._send, args=(worker.depths_w, message), daemon=True)
+            sender = threading.Thread(target=_send_then_close, args=(worker.depths_w, deeper), daemon=True)
             worker.depths_w = -1
             sender.start()
             senders.append(sender)
         return senders
 
-    @staticmethod
-    def _send(fd: int, message: bytes) -> None:
-        with contextlib.suppress(OSError):  # a worker that died is replaced in _merge
-            write_all(fd, message)
-        with contextlib.suppress(OSError):
-            os.close(fd)
-
-    def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Any) -> Run:
+    def _merge(self, results: dict[int, RangeResult], depth_of: DepthOf, judged: Container[str] | None) -> Run:
+        """One run from the ranges in file order; a range no worker delivered is read here."""
         run = Run(format="jsonl")
-        collector = RunCollector(run, judged, self.path)
+        collector = RunCollector(run, judged, self.file.path)
         lines_before = 0
-        for index in range(self.count):
-            result = results.pop(index, None) or self._read(index, depth_of)  # let each go once merged
+        for index in range(self.file.count):
+            result = results.pop(index, None) or _without_unjudged(self.file.read(index, depth_of), judged)
             for entry in result.entries:
-                # Every head is cut at its query's depth already, unless that depth was not told to the worker.
-                line, query_id, head, received, first_repeat, _offset, _kept = fit(
-                    self.fd, entry, self.path, depth_of(entry[1]))
-                collector.add(lines_before + line, query_id, head, received, first_repeat)
+                try:  # a head is cut at its depth already, unless that depth was not told to the worker
+                    entry = self.file.fit(entry, depth_of(entry.query_id))
+                except InputError as error:  # only if the file changed while it was read
+                    raise self._refusal(lines_before, error.line, error.problem) from None
+                collector.add(lines_before + entry.line, entry.query_id, entry.head, entry.received,
+                              entry.first_repeat)
             if result.error is not None:
-                line, problem = result.error
-                raise InputError("run", None if line is None else lines_before + line, problem, path=self.path)
+                raise self._refusal(lines_before, *result.error)
             lines_before += result.lines
         run.with_duplicates.sort()
         run.unjudged.sort()
-        run.sha256 = self.sha256 or self._hash()
+        run.sha256 = self.sha256 or self.file.sha256()
         return run
+
+    def _refusal(self, lines_before: int, line: int | None, problem: str) -> InputError:
+        return InputError("run", None if line is None else lines_before + line, problem, path=self.file.path)
 
     def _release(self, worker: _Worker, *, kill: bool) -> None:
         self.workers.remove(worker)
@@ -421,45 +424,26 @@ class RangeReader:
         reap(worker.pid, kill=kill)
 
     def close(self) -> None:
-        """Stop and reap every worker (after an error, or once read). Idempotent: a second
-        call closes nothing, since a descriptor's number may be someone else's by then."""
+        """Stop and reap every worker (after an error, or once read); idempotent."""
         while self.workers:
             self._release(self.workers[0], kill=True)
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        if self.claims is not None:
-            self.claims.close()
-            self.claims = None
+        self.file.close()
+        self.claims.close()
 
 
-OnHead = Callable[[str, list[str]], None]
+def _send_then_close(fd: int, deeper: dict[str, int]) -> None:
+    try:
+        send_message(fd, deeper)
+    except OSError:  # the worker is gone; the ranges it took are read by the main process
+        pass
+    finally:
+        os.close(fd)
 
 
 def _announce(result: RangeResult, on_head: OnHead | None) -> None:
     if on_head is not None:
         for entry in result.entries:
-            on_head(entry[1], entry[2])
-
-
-def _without_unjudged(result: RangeResult, judged: Any) -> RangeResult:
-    """Let go of the heads of queries that are not judged: only their line and id still count
-    (for ``queries``, ``unjudged`` and a query listed twice). Memory then grows with the
-    judged queries, as when one process reads."""
-    if judged is not None:
-        result.entries = [entry if entry[1] in judged else (*entry[:2], [], *entry[3:])
-                          for entry in result.entries]
-    return result
-
-
-def _cut(head: list[str], depth: int) -> list[str]:
-    return head if len(head) <= depth else head[:depth]
-
-
-def _repeat_within(first_repeat: int | None, depth: int) -> int | None:
-    # Keys before the first repeat are all new, so a head of ``depth`` keys reads that
-    # repeat exactly when it sits above ``depth``; one found deeper is none of its business.
-    return first_repeat if first_repeat is not None and first_repeat < depth else None
+            on_head(entry.query_id, entry.head)
 
 
 # -- the entry point -----------------------------------------------------------
@@ -470,19 +454,21 @@ class RunReading:
 
     def __init__(self, path: str, run_format: str, min_depth: int | None,
                  split: Split | None = None) -> None:
+        check_run_format(run_format)
         self.path = path
         self.run_format = run_format
         self.min_depth = min_depth
         self.ranges: RangeReader | None = None
         split = split if split is not None else default_split()
-        if min_depth is not None and _worth_splitting(path, run_format, split):
+        size = _splittable_size(path, run_format, split) if min_depth is not None else None
+        if size is not None and min_depth is not None:
             try:
-                self.ranges = RangeReader(path, os.path.getsize(path), min_depth, split)
-            except OSError:  # workers are a speed-up: one process reads it, and words any refusal
+                self.ranges = RangeReader(path, size, min_depth, split)
+            except OSError:  # workers only save time: read in this process, where parse_run words any refusal
                 self.ranges = None
 
-    def run(self, *, depth_of: DepthOf, judged: Any, on_head: OnHead | None = None) -> Run:
-        """The run, heads cut at ``depth_of``; ``on_head`` hears of heads early when workers read them."""
+    def run(self, *, depth_of: DepthOf, judged: Container[str] | None, on_head: OnHead | None = None) -> Run:
+        """The run, heads cut at ``depth_of``; ``on_head`` hears of judged heads early when ranges are read."""
         if self.ranges is None:
             return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
         assert self.min_depth is not None
@@ -494,27 +480,26 @@ class RunReading:
             self.close()
 
     def close(self) -> None:
+        """Stop any worker still reading; idempotent."""
         if self.ranges is not None:
             self.ranges.close()
             self.ranges = None
 
 
-def _worth_splitting(path: str, run_format: str, split: Split) -> bool:
-    if split.workers < 1 or not (hasattr(os, "fork") and hasattr(os, "preadv")) or run_format == "trec":
-        return False
+def _splittable_size(path: str, run_format: str, split: Split) -> int | None:
+    """The size of a run worth reading by ranges, else None (one process reads it)."""
+    if split.workers < 1 or not hasattr(os, "preadv") or run_format == "trec":
+        return None
     try:
-        size = os.stat(path).st_size
-        is_file = os.path.isfile(path)
+        status = os.stat(path)
     except (OSError, ValueError):
-        return False  # the reader in runs.py words the refusal
-    if not is_file or size < split.parallel_from:
-        return False
+        return None  # the reader in runs.py words the refusal
+    if not stat.S_ISREG(status.st_mode) or status.st_size < split.parallel_from:
+        return None
     if run_format == "auto":
-        from .runs import detect_format
-
         try:
-            return detect_format(path) == "jsonl"
+            if detect_format(path) != "jsonl":
+                return None
         except InputError:
-            return False
-    return True
-
+            return None
+    return status.st_size

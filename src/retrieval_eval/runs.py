@@ -160,6 +160,11 @@ def iter_trec_run(
         yield line, fields[0], fields[2], _parse_score(fields[4], line, path)
 
 
+def check_run_format(run_format: str) -> None:
+    if run_format not in RUN_FORMATS:
+        raise UsageError(f"unknown run format {run_format!r}; use one of {', '.join(RUN_FORMATS)}")
+
+
 def detect_format(path: str) -> str:
     """``jsonl`` when the first non-blank line starts like JSON (``{``, ``[`` or ``"``), else ``trec``."""
     with open_binary(path) as handle:
@@ -305,8 +310,7 @@ def parse_run(
     ``depth`` is a number or a function of the query id; ``judged`` is a
     container of query ids worth keeping (others are only counted).
     """
-    if run_format not in RUN_FORMATS:
-        raise UsageError(f"unknown run format {run_format!r}; use one of {', '.join(RUN_FORMATS)}")
+    check_run_format(run_format)
     fmt = detect_format(path) if run_format == "auto" else run_format
     depth_of: DepthOf | None = (lambda _q: depth) if isinstance(depth, int) else depth
     run = Run(format=fmt)

@@ -256,7 +256,7 @@ class HeadScorer:
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
     def score_head(self, query_id: str, head: list[str]) -> None:
-        """Score a head as soon as it is read (a query with nothing to find is left for later)."""
+        """Score a head as soon as it is read (a query with nothing to find is not scored)."""
         labels = self.indexed.get(query_id)
         if labels is not None and labels.n_relevant:
             self.early[query_id] = (head, self._score(query_id, labels, head))
@@ -348,20 +348,21 @@ def score_run_file(
 ) -> tuple[Scores, Run]:
     """Stream a run file, keeping only what scoring needs, and score it.
 
-    ``reading`` is the run's reading when it was started before the
-    judgments were read (see :mod:`.run_ranges`); by default it starts here.
+    ``reading`` is the reading of this very run when it was started before
+    the judgments were read (see :mod:`.run_ranges`); by default it starts
+    here. Either way it is finished, and its workers stopped, here.
     """
+    # Imported here: rescoring a baseline's rankings (compare) reads no run.
     from .run_ranges import RunReading
 
+    if reading is not None and (reading.path, reading.run_format) != (run_path, run_format):
+        raise ValueError(f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} "
+                         f"({run_format})")
     judgments = as_label_index(judgments)
     indexed = index_judgments(judgments, config)
-    if reading is None:
-        reading = RunReading(run_path, run_format, config.max_k)
+    reading = reading if reading is not None else RunReading(run_path, run_format, config.max_k)
     scorer = HeadScorer(judgments, indexed, config)
-    try:
-        run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed,
-                          on_head=scorer.score_head)
-    finally:
-        reading.close()
+    run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed,
+                      on_head=scorer.score_head)  # which stops the workers, whatever happens
     scores = score_rankings(judgments, run.rankings, config, indexed=indexed, scorer=scorer)
     return _with_run_findings(scores, run), run
