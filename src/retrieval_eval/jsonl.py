@@ -82,23 +82,6 @@ def _decode_fast(raw: bytes | memoryview, numbers_matter: bool) -> Any:
     return value if end == len(text) else _SLOW
 
 
-def lenient_loads(raw: bytes | memoryview) -> Any:
-    """The fast reading of one stripped line, raising ValueError where only ``json.loads`` may decide.
-
-    For callers that read no number from the line and take the value only
-    when it holds no container beyond the one they expect (see
-    :func:`decode_line`); anything else goes to :func:`decode_exactly`.
-    """
-    value = _decode_fast(raw, False)
-    if value is _SLOW:
-        raise ValueError("ask json.loads")
-    return value
-
-
-if _orjson is not None:
-    lenient_loads = _orjson.loads  # noqa: F811 - the same contract, minus a Python call per line
-
-
 def decode_line(
     raw: bytes | memoryview, source: str, lineno: int, path: str | None, *, numbers_matter: bool = True
 ) -> Any:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .fileio import open_binary
-from .jsonl import decode_exactly, expect_object, iter_lines, lenient_loads
+from .jsonl import decode_line, expect_object, iter_lines
 from .judgments import JudgmentSet, check_judgment_record, common_judgment_fields, no_judgment_error
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.
@@ -44,6 +44,23 @@ class QueryIndex:
     strata: tuple[str, ...] = ()
     repeats: dict[str, list[int]] | None = None
     unknown_provenance: list[int] | None = None  # lines whose labeled_by names no known source
+
+    def add(self, key: str, relevance: int, record: dict[str, Any]) -> bool:
+        """Count one label; True when its key was labeled before."""
+        self.labels += 1
+        text = record.get("query")
+        if text and text not in self.texts:
+            self.texts += (text,)
+        stratum = record.get("stratum")
+        if stratum and stratum not in self.strata:
+            self.strata += (stratum,)
+        previous = self.grades.get(key)
+        if previous is None:
+            self.grades[key] = relevance
+            return False
+        if relevance > previous:
+            self.grades[key] = relevance
+        return True
 
     def drop_zero_grades(self) -> None:
         if 0 in self.grades.values():
@@ -75,31 +92,16 @@ class LabelIndex:
 
     def add(self, query_id: str, key: str, relevance: int, chunk_id: str | None,
             record: dict[str, Any], line: int) -> None:
-        """Count one label. Called once per line of a judgments file, so kept to one call."""
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
-        query.labels += 1
-        self.labels += 1
-        get = record.get
-        text = get("query")
-        if text and text not in query.texts:
-            query.texts += (text,)
-        stratum = get("stratum")
-        if stratum and stratum not in query.strata:
-            query.strata += (stratum,)
-        grades = query.grades
-        previous = grades.get(key)
-        if previous is None:
-            grades[key] = relevance
-        else:
-            if relevance > previous:
-                grades[key] = relevance
+        if query.add(key, relevance, record):
             self.repeated.add((query_id, key))
+        self.labels += 1
         if chunk_id:
             self.chunk_ids = True
-        self.fingerprints.add(get("corpus_fingerprint"))
-        provenance = get("labeled_by")
+        self.fingerprints.add(record.get("corpus_fingerprint"))
+        provenance = record.get("labeled_by")
         if provenance is not None:
             self._count_provenance(query, provenance, line)
 
@@ -157,9 +159,9 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     """
     index = LabelIndex()
     digest = hashlib.sha256()
-    add = index.add
     for line, record, (query_id, doc_uri, relevance, chunk_id) in _checked_records(path, source, digest):
-        add(query_id, doc_uri if chunk_id is None else chunk_id, relevance, chunk_id, record, line)
+        key = chunk_id if chunk_id is not None else doc_uri
+        index.add(query_id, key, relevance, chunk_id, record, line)
     if not index.labels:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()
@@ -179,12 +181,9 @@ def _checked_records(
             # Read first on the fast path with numbers unchecked: a record of strings and
             # one in-range integer reads the same whatever the parser. Anything else is
             # read again exactly and checked field by field, for the exact refusal.
-            try:
-                record = lenient_loads(raw)
-            except ValueError:  # orjson's JSONDecodeError is one
-                record = None
+            record = decode_line(raw, source, line, path, numbers_matter=False)
             fields = common_judgment_fields(record)
             if fields is None:
-                record = expect_object(decode_exactly(raw, source, line, path), source, line, path)
+                record = expect_object(decode_line(raw, source, line, path), source, line, path)
                 fields = check_judgment_record(record, line, source=source, path=path)
             yield line, record, fields
