@@ -67,7 +67,7 @@ def fork_worker(body: Callable[[], None]) -> int:
 
 
 def reap(pid: int, *, kill: bool = False) -> None:
-    """Wait for a worker to end (killing it first if asked), wherever it was reaped already."""
+    """Wait for a worker to end (killing it first if asked), even if it was reaped already."""
     if kill:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -85,8 +85,8 @@ def readable(fd: int) -> bool:
 class Claims:
     """Which of ``count`` numbered pieces of work are left, shared with forked workers.
 
-    This process takes pieces from the front, workers from the back, so each
-    side reads the file forwards in its own region and they meet somewhere.
+    This process takes pieces from the front, workers from the back, so the
+    two sides work at opposite ends and meet somewhere between.
     Two counters in shared memory, guarded by a record lock (``lockf``) on an
     anonymous file: the kernel releases it when its holder dies, even by
     SIGKILL, so a killed worker can never leave the others waiting.
@@ -160,7 +160,7 @@ def widen_pipe(fd: int, size: int = 1 << 20) -> None:
     try:
         import fcntl
 
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # type: ignore[attr-defined]
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ"), size)  # Linux only, hence getattr
     except (ImportError, AttributeError, OSError):
         pass
 

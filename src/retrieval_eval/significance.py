@@ -49,7 +49,7 @@ CONFIDENCE = 0.95
 
 # Resamples are drawn in blocks, block k from its own generator seeded with "{seed}:{k}",
 # so any process can draw any block and the result never depends on how many did.
-BLOCK = 250
+RESAMPLES_PER_BLOCK = 250
 # From this many draws (resamples x changed queries; about 0.2 s) the blocks are
 # shared with forked workers on the spare cores.
 SHARE_FROM = 4_000_000
@@ -178,12 +178,12 @@ def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) 
     def block(number: int) -> list[tuple[int, ...]]:
         rng = random.Random(f"{seed}:{number}")
         totals = []
-        for _ in range(min(BLOCK, resamples - number * BLOCK)):
+        for _ in range(min(RESAMPLES_PER_BLOCK, resamples - number * RESAMPLES_PER_BLOCK)):
             hits = n if len(changed) == n else binomial(rng, n, len(changed) / n)
             totals.append(packer.unpack(draw(rng, hits), hits))
         return totals
 
-    blocks = -(-resamples // BLOCK)
+    blocks = -(-resamples // RESAMPLES_PER_BLOCK)
     if resamples * len(changed) >= SHARE_FROM:
         from .forking import map_shared
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..lenient import measured
-from ..significance import CONFIDENCE, Bootstrap, paired_bootstrap
+from ..significance import CONFIDENCE, RESAMPLES_PER_BLOCK, Bootstrap, paired_bootstrap
 from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_names
 from .yardstick import Yardstick
 
@@ -79,6 +79,7 @@ def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
         "name": "paired bootstrap over queries",
         "resamples": resamples,
         "seed": seed,
+        "draws": f"blocks of {RESAMPLES_PER_BLOCK} resamples, block k from random.Random('{{seed}}:{{k}}')",
         "confidence": CONFIDENCE,
         "interval": "percentile, linear interpolation between order statistics",
         "p_value": "two-sided, (r + 1) / (B + 1)",
