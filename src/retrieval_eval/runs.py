@@ -116,19 +116,30 @@ def read_run_record(raw: bytes | memoryview, line: int, path: str | None) -> tup
     return check_run_record(value, line, path)
 
 
+class QueriesSeen:
+    """The line each query of a run was first seen on; a query seen again is refused."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.first_line: dict[str, int] = {}
+
+    def see(self, query_id: str, line: int) -> None:
+        previous = self.first_line.setdefault(query_id, line)
+        if previous != line:
+            raise InputError(
+                "run", line,
+                f"duplicate entry for query {query_id}, already on line {previous}", path=self.path,
+            )
+
+
 def iter_run_jsonl(
     handle: BinaryIO, *, path: str | None = None, digest: Any = None
 ) -> Iterator[tuple[int, str, list[str]]]:
     """Yield (line, query_id, ranking), refusing a query that appears twice."""
-    first_line: dict[str, int] = {}
+    seen = QueriesSeen(path)
     for line, raw in iter_lines(handle, digest):
         query_id, ranking = read_run_record(raw, line, path)
-        previous = first_line.setdefault(query_id, line)
-        if previous != line:
-            raise InputError(
-                "run", line,
-                f"duplicate entry for query {query_id}, already on line {previous}", path=path,
-            )
+        seen.see(query_id, line)
         yield line, query_id, ranking
 
 
@@ -189,23 +200,18 @@ def read_head(raw: bytes | memoryview, line: int, path: str | None,
 class RunCollector:
     """Builds a :class:`Run` from run lines given in file order.
 
-    Every reader of run JSONL, one process or several, ends here, so a query
-    listed twice and the judged/unjudged split are decided in one place.
+    The score path's readers, one process or several, end here, so the
+    judged/unjudged split is decided in one place; a query listed twice is
+    refused by :class:`QueriesSeen`, as every run JSONL reader does.
     """
 
     def __init__(self, run: Run, judged: Any, path: str | None) -> None:
         self.run = run
         self.judged = judged
-        self.path = path
-        self.first_line: dict[str, int] = {}
+        self.seen = QueriesSeen(path)
 
     def add(self, line: int, query_id: str, head: list[str], received: int, first_repeat: int | None) -> None:
-        previous = self.first_line.setdefault(query_id, line)
-        if previous != line:
-            raise InputError(
-                "run", line,
-                f"duplicate entry for query {query_id}, already on line {previous}", path=self.path,
-            )
+        self.seen.see(query_id, line)
         run = self.run
         run.queries += 1
         if self.judged is not None and query_id not in self.judged:
