@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from retrieval_eval.identity import chunk_id, text_sha
+from retrieval_eval.core.identity import chunk_id, text_sha
 
 SEED = 20260101
 CHUNKS_PER_DOC = 20

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from retrieval_eval.identity import chunk_id, text_sha
+from retrieval_eval.core.identity import chunk_id, text_sha
 
 OUT = Path("src/retrieval_eval/demo")
 CHUNKER = "paragraph/400"

@@ -52,7 +52,7 @@ def worse_run() -> list[dict[str, Any]]:
 def rechunked_corpus(document: str, fingerprint: str = "paragraph/200") -> dict[str, Any]:
     """The demo corpus after a chunker change that moved the chunks of one document:
     new fingerprints, and new chunk ids (same text) for that document's chunks."""
-    from retrieval_eval.identity import chunk_id
+    from retrieval_eval.core.identity import chunk_id
 
     corpus = json.loads((DEMO / "corpus.json").read_text(encoding="utf-8"))
     corpus["corpus_fingerprint"] = corpus["chunker_fingerprint"] = fingerprint
@@ -65,9 +65,9 @@ def rechunked_corpus(document: str, fingerprint: str = "paragraph/200") -> dict[
 
 def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
-    from retrieval_eval.evaluation import ScoreRequest, evaluate
-    from retrieval_eval.report import dump_report
-    from retrieval_eval.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.core.report import dump_report
+    from retrieval_eval.core.scoring import ScoreConfig
 
     request = ScoreRequest(judgments_path=str(judgments), run_path=str(run), config=ScoreConfig(k=(5, 10)),
                            generated_at="2025-12-31T00:00:00Z")

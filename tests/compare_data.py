@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.evaluation import ScoreRequest, evaluate
-from retrieval_eval.scoring import ScoreConfig
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.core.scoring import ScoreConfig
 
 NOW = "2026-01-01T00:00:00Z"
 STRATA = ("faq", "howto", "billing")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.beir import id_problem, load_beir
-from retrieval_eval.corpus import read_corpus
-from retrieval_eval.drift import check_drift
-from retrieval_eval.errors import InputError, UsageError
-from retrieval_eval.judgments import parse_judgments
+from retrieval_eval.formats.beir import id_problem, load_beir
+from retrieval_eval.formats.corpus import read_corpus
+from retrieval_eval.core.drift import check_drift
+from retrieval_eval.core.errors import InputError, UsageError
+from retrieval_eval.core.judgments import parse_judgments
 
 from helpers import run_cli
 

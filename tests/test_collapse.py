@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.corpus_scoring import collapse_ranking
-from retrieval_eval.errors import UsageError
-from retrieval_eval.evaluation import ScoreRequest, evaluate
-from retrieval_eval.scoring import ScoreConfig
+from retrieval_eval.pipeline.corpus_stage import collapse_ranking
+from retrieval_eval.core.errors import UsageError
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.core.scoring import ScoreConfig
 
 from drift_support import cid, corpus, write_jsonl, write_snapshot
 from helpers import run_cli

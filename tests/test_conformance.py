@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.evaluation import ScoreRequest, evaluate
-from retrieval_eval.identity import chunk_id, normalize, text_sha
-from retrieval_eval.judgments import parse_judgments
-from retrieval_eval.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
-from retrieval_eval.errors import InputError
-from retrieval_eval.runs import parse_run
-from retrieval_eval.scoring import ScoreConfig
-from retrieval_eval.summarize import summarize_samples
-from retrieval_eval.validate import validate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.core.identity import chunk_id, normalize, text_sha
+from retrieval_eval.core.judgments import parse_judgments
+from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
+from retrieval_eval.core.errors import InputError
+from retrieval_eval.formats.runs import parse_run
+from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.core.summarize import summarize_samples
+from retrieval_eval.core.validate import validate
 
 from helpers import expected, fixture_path, run_cli
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.corpus import detect_corpus_format, read_corpus
-from retrieval_eval.errors import InputError, UsageError
+from retrieval_eval.formats.corpus import detect_corpus_format, read_corpus
+from retrieval_eval.core.errors import InputError, UsageError
 
 from drift_support import NEW, chunk_records, cid, write_jsonl, write_snapshot
 from helpers import fixture_path, run_cli

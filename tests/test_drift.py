@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.corpus import read_corpus
-from retrieval_eval.drift import (
+from retrieval_eval.formats.corpus import read_corpus
+from retrieval_eval.core.drift import (
     MERGED, ORPHANED, RE_ANCHORABLE, SPLIT, VALID, DocumentIndex, check_drift, overlap, squeeze,
 )
-from retrieval_eval.judgments import parse_judgments
+from retrieval_eval.core.judgments import parse_judgments
 
 from drift_support import cid, corpus, judgments, label
 from helpers import expected, fixture_path, run_cli

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from retrieval_eval import fileio
+from retrieval_eval.formats import fileio
 from retrieval_eval.cli import cli
 from retrieval_eval.commands._progress import ProgressBar
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.corpus import Corpus
-from retrieval_eval.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
-from retrieval_eval.drift_fix import plan_fix
-from retrieval_eval.judgments import Judgment, JudgmentSet, judgment_from_record, parse_judgments
-from retrieval_eval.validate import validate
+from retrieval_eval.formats.corpus import Corpus
+from retrieval_eval.core.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
+from retrieval_eval.core.drift_fix import plan_fix
+from retrieval_eval.core.judgments import Judgment, JudgmentSet, judgment_from_record, parse_judgments
+from retrieval_eval.core.validate import validate
 
 from drift_support import cid, corpus, judgments, label, write_jsonl, write_snapshot
 from helpers import run_cli

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from retrieval_eval.drift import MERGED, ORPHANED, SPLIT, check_drift
-from retrieval_eval.drift_fix import plan_fix
-from retrieval_eval.judgments import write_judgments
-from retrieval_eval.validate import validate
+from retrieval_eval.core.drift import MERGED, ORPHANED, SPLIT, check_drift
+from retrieval_eval.core.drift_fix import plan_fix
+from retrieval_eval.core.judgments import write_judgments
+from retrieval_eval.core.validate import validate
 
 from drift_support import cid, corpus, judgments, label
 

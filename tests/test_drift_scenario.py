@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.drift import check_drift
-from retrieval_eval.judgments import parse_judgments, write_judgments
+from retrieval_eval.core.drift import check_drift
+from retrieval_eval.core.judgments import parse_judgments, write_judgments
 
 from drift_support import OLD, cid, corpus, label, write_jsonl, write_snapshot
 from helpers import run_cli
@@ -126,7 +126,7 @@ def test_the_reference_repair_would_leave_the_score_indeterminate(rechunked: tup
                                                                    tmp_path: Path) -> None:
     judgments, corpus_path, run = rechunked
     parsed = parse_judgments(str(judgments))
-    from retrieval_eval.corpus import read_corpus
+    from retrieval_eval.formats.corpus import read_corpus
 
     naive = tmp_path / "naive.jsonl"
     naive.write_text(write_judgments(reference_fix(check_drift(parsed, read_corpus(str(corpus_path))))))

@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval import jsonl
-from retrieval_eval.errors import InputError
-from retrieval_eval.jsonout import dumps_indented, write_json_atomic
-from retrieval_eval.judgments import _check_in_order, common_judgment_fields, parse_judgments
-from retrieval_eval.labelindex import LabelIndex, read_label_index
-from retrieval_eval.runs import read_run_record
+from retrieval_eval.formats import jsonl
+from retrieval_eval.core.errors import InputError
+from retrieval_eval.formats.jsonout import dumps_indented, write_json_atomic
+from retrieval_eval.core.judgments import _check_in_order, common_judgment_fields, parse_judgments
+from retrieval_eval.core.labelindex import LabelIndex, read_label_index
+from retrieval_eval.formats.runs import read_run_record
 
 TRICKY_LINES = [
     b'{"query_id": "q1", "ranking": ["a", "b"]}',

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from retrieval_eval.forking import Claims, fork_worker, map_shared, worker_count
+from retrieval_eval.pipeline.forking import Claims, fork_worker, map_shared, worker_count
 
 
 def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.compare import Comparison, MetricDelta
-from retrieval_eval.errors import UsageError
-from retrieval_eval.gates import (
+from retrieval_eval.core.errors import UsageError
+from retrieval_eval.core.gates import (
     ABSOLUTE, CI_LOWER, DELTA, FAIL, INDETERMINATE, PASS, WORST_STRATUM, GateContext, GateResult, decide,
     evaluate_gate, parse_gate, split_gate_list,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.identity import chunk_id, is_chunk_id, is_text_sha, normalize, text_sha
+from retrieval_eval.core.identity import chunk_id, is_chunk_id, is_text_sha, normalize, text_sha
 
 from helpers import expected, run_cli
 

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from retrieval_eval.judgments import JudgmentSet, judgment_from_record
-from retrieval_eval.metrics import REGISTRY, describe_known, known_metric, metric_names
-from retrieval_eval.scoring import ScoreConfig, score_rankings
+from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.metrics import REGISTRY, describe_known, known_metric, metric_names
+from retrieval_eval.core.scoring import ScoreConfig, score_rankings
 
 
 def labels(grades: dict[str, dict[str, int]]) -> JudgmentSet:

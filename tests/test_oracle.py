@@ -21,8 +21,8 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from retrieval_eval.judgments import parse_judgments  # noqa: E402
-from retrieval_eval.scoring import ScoreConfig, score_run_file  # noqa: E402
+from retrieval_eval.core.judgments import parse_judgments  # noqa: E402
+from retrieval_eval.core.scoring import ScoreConfig, score_run_file  # noqa: E402
 
 TOLERANCE = 1e-9
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS
-from retrieval_eval.errors import InputError, UsageError
+from retrieval_eval.core.errors import InputError, UsageError
 from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -331,8 +331,8 @@ def test_a_worst_stratum_named_by_anything_but_a_string_still_renders(tmp_path: 
 
 def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
     from compare_data import NOW, labels, run, write_jsonl
-    from retrieval_eval.evaluation import ScoreRequest, evaluate
-    from retrieval_eval.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.core.scoring import ScoreConfig
 
     judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
     runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))

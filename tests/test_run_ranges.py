@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval import run_ranges
-from retrieval_eval.errors import InputError
-from retrieval_eval.run_ranges import RunReading, Split, fit, range_lines, read_range
-from retrieval_eval.runs import Run, parse_run
+from retrieval_eval.pipeline import run_ranges
+from retrieval_eval.core.errors import InputError
+from retrieval_eval.pipeline.run_ranges import RunReading, Split, fit, range_lines, read_range
+from retrieval_eval.formats.runs import Run, parse_run
 
 MIN_DEPTH = 2
 # q1 and q3 need heads deeper than the workers keep before they are told.
@@ -234,10 +234,10 @@ def test_any_run_reads_the_same_by_ranges(tmp_path: Path, lines: list[str], rang
 
 
 def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from retrieval_eval.evaluation import ScoreRequest, evaluate
-    from retrieval_eval.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.core.scoring import ScoreConfig
 
-    demo = Path(run_ranges.__file__).parent / "demo"
+    demo = Path(run_ranges.__file__).parents[1] / "demo"
     request = ScoreRequest(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), ScoreConfig(k=(1, 3)),
                            gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"])
     monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
@@ -369,11 +369,11 @@ def test_the_hash_is_of_the_file_read_even_if_the_path_is_replaced(tmp_path: Pat
 
 
 def test_a_head_scored_early_counts_only_for_that_very_list() -> None:
-    from retrieval_eval.judgments import parse_judgments
-    from retrieval_eval.labelindex import LabelIndex
-    from retrieval_eval.scoring import HeadScorer, ScoreConfig, index_judgments, score_rankings
+    from retrieval_eval.core.judgments import parse_judgments
+    from retrieval_eval.core.labelindex import LabelIndex
+    from retrieval_eval.core.scoring import HeadScorer, ScoreConfig, index_judgments, score_rankings
 
-    demo = Path(run_ranges.__file__).parent / "demo"
+    demo = Path(run_ranges.__file__).parents[1] / "demo"
     index = LabelIndex.from_judgments(parse_judgments(str(demo / "judgments.jsonl")))
     config = ScoreConfig(k=(1, 3))
     indexed = index_judgments(index, config)
@@ -394,7 +394,7 @@ def test_a_head_scored_early_counts_only_for_that_very_list() -> None:
 
 
 def test_an_unknown_run_format_is_refused_however_large_the_run(tmp_path: Path) -> None:
-    from retrieval_eval.errors import UsageError
+    from retrieval_eval.core.errors import UsageError
 
     path = tmp_path / "run.jsonl"
     sample_run(path)
@@ -403,10 +403,10 @@ def test_an_unknown_run_format_is_refused_however_large_the_run(tmp_path: Path) 
 
 
 def test_scoring_refuses_a_reading_of_another_run(tmp_path: Path) -> None:
-    from retrieval_eval.labelindex import read_label_index
-    from retrieval_eval.scoring import ScoreConfig, score_run_file
+    from retrieval_eval.core.labelindex import read_label_index
+    from retrieval_eval.core.scoring import ScoreConfig, score_run_file
 
-    demo = Path(run_ranges.__file__).parent / "demo"
+    demo = Path(run_ranges.__file__).parents[1] / "demo"
     other = tmp_path / "run.jsonl"
     sample_run(other)
     reading = RunReading(str(other), "auto", 3)

@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from retrieval_eval import significance
-from retrieval_eval.significance import (
+from retrieval_eval.core import significance
+from retrieval_eval.core.significance import (
     UNITS,
     Packer,
     PairingError,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval import jsonl
-from retrieval_eval.runs import parse_run
+from retrieval_eval.formats import jsonl
+from retrieval_eval.formats.runs import parse_run
 
 DEPTH = 10
 

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from retrieval_eval.errors import UsageError
-from retrieval_eval.timestamps import generated_at
+from retrieval_eval.core.errors import UsageError
+from retrieval_eval.pipeline.timestamps import generated_at
 
 
 def fixed_clock() -> dt.datetime:

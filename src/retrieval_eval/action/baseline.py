@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..errors import InputError
-from ..report import load_report
+from ..core.errors import InputError
+from ..core.report import load_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound

@@ -13,12 +13,12 @@ import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..gates import FAIL, PASS, SEVERITY, GateResult, Verdict
-from ..precision import DECIMALS
+from ..core.gates import FAIL, PASS, SEVERITY, GateResult, Verdict
+from ..core.precision import DECIMALS
 from .publish import Annotation, code_fence
 
 if TYPE_CHECKING:
-    from ..evaluation import Evaluation
+    from ..pipeline.evaluate import Evaluation
 
 
 def drift_of(report: Mapping[str, Any]) -> Mapping[str, Any] | None:

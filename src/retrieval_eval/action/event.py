@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
-from ..fileio import read_bytes
+from ..core.errors import InputError
+from ..formats.fileio import read_bytes
 
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 

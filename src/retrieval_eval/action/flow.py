@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RetrievalEvalError
-from ..gates import DELTA, FAIL, INDETERMINATE, PASS, Verdict, parse_gate
+from ..core.errors import RetrievalEvalError
+from ..core.gates import DELTA, FAIL, INDETERMINATE, PASS, Verdict, parse_gate
 from .baseline import Baseline, BaselineContext, resolve_baseline
 from .driftcheck import (
     apply_max_drift,
@@ -37,7 +37,7 @@ from .publish import (
 from .settings import Runner, Settings, SettingsError
 
 if TYPE_CHECKING:
-    from ..evaluation import Evaluation
+    from ..pipeline.evaluate import Evaluation
     from .main import Deps
 
 EXIT_OK, EXIT_BAD_ANSWER, EXIT_NO_ANSWER = 0, 1, 2
@@ -99,8 +99,8 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
 
 
 def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
-    from ..evaluation import ScoreRequest, evaluate
-    from ..scoring import ScoreConfig
+    from ..pipeline.evaluate import ScoreRequest, evaluate
+    from ..core.scoring import ScoreConfig
 
     baseline = resolve_baseline(BaselineContext(settings, event, deps.git, deps.github))
     gates, skipped = applicable_gates(settings, baseline)
@@ -157,7 +157,7 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
 
 
 def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
-    from ..report import dump_report
+    from ..core.report import dump_report
 
     write_text(settings.resolve(settings.report), dump_report(outcome.report))
     write_text(settings.resolve(settings.summary_file), rendered.summary)
@@ -189,7 +189,7 @@ def baseline_note(outcome: Outcome) -> str:
 
 
 def annotations(outcome: Outcome) -> list[Annotation]:
-    from ..report import blocking_findings
+    from ..core.report import blocking_findings
 
     verdict, found = outcome.verdict, []
     for gate in verdict.gates:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import RetrievalEvalError
+from ..core.errors import RetrievalEvalError
 from .event import Event, load_event
 from .git import Git, GitCli
 from .github import GitHubClient
@@ -96,6 +96,6 @@ def load_settings(env: Mapping[str, str], runner: Runner) -> Settings:
 
 def generated_at(env: Mapping[str, str]) -> str:
     """The report's time stamp: SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
-    from ..timestamps import generated_at as stamp
+    from ..pipeline.timestamps import generated_at as stamp
 
     return stamp(source_date_epoch=env.get("SOURCE_DATE_EPOCH"))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 from .baseline import MAX_ARCHIVE_BYTES, read_zip_member
 from .event import PULL_REQUEST_EVENTS, Event, TriggeringRun
 from .github import GitHubError

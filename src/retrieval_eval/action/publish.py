@@ -113,7 +113,7 @@ def append_text(path: str, text: str) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    from ..fileio import write_atomic
+    from ..formats.fileio import write_atomic
 
     write_atomic(path, text)
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..errors import UsageError
-from ..metrics import is_positive_decimal
+from ..core.errors import UsageError
+from ..core.metrics import is_positive_decimal
 
 INPUTS = (
     "judgments", "run", "k", "threshold", "gates", "config", "corpus", "max-drift", "baseline",
@@ -279,7 +279,7 @@ def _choice(options: tuple[str, ...]) -> Any:
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
-    from ..scoring import parse_cutoffs
+    from ..core.scoring import parse_cutoffs
 
     try:
         return parse_cutoffs(text)
@@ -356,7 +356,7 @@ def _baseline(text: str) -> BaselineSpec:
 
 def _gates(values: _Collector, ks: tuple[int, ...]) -> list[str]:
     """The gate expressions, each checked now so a typo is reported with the other inputs."""
-    from ..gates import parse_gate, split_gate_list
+    from ..core.gates import parse_gate, split_gate_list
 
     gates = split_gate_list(values.raw("gates"))
     for text in gates:

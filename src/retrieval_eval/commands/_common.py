@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import RetrievalEvalError, UsageError
+from ..core.errors import RetrievalEvalError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,7 +75,7 @@ def now_option(function: F) -> F:
 
 def generated_at(now: str | None) -> str:
     """The report's time stamp: --now, else SOURCE_DATE_EPOCH, else the clock, in UTC."""
-    from ..timestamps import generated_at as stamp
+    from ..pipeline.timestamps import generated_at as stamp
 
     return stamp(now=now, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH"))
 
@@ -85,7 +85,7 @@ def print_json(data: Any) -> None:
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:
-    from ..scoring import parse_cutoffs
+    from ..core.scoring import parse_cutoffs
 
     try:
         return parse_cutoffs(text)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 from ._common import handles_errors, json_option, print_json
 
 IDENTITY_OPTIONS = ("--doc-uri", "--doc-revision", "--ordinal", "--chunker")
@@ -20,7 +20,7 @@ def read_text(text: str | None, path: str | None) -> str:
         return text
     if path is None:
         raise UsageError("give the chunk text with --text TEXT or --file PATH ('-' reads stdin)")
-    from ..fileio import read_bytes
+    from ..formats.fileio import read_bytes
 
     data = sys.stdin.buffer.read() if path == "-" else read_bytes(path)
     try:
@@ -48,7 +48,7 @@ def command(text: str | None, path: str | None, doc_uri: str | None, doc_revisio
     A chunk_id needs --doc-uri, --doc-revision, --ordinal and --chunker;
     --text-sha and --normalize need only the text.
     """
-    from ..identity import chunk_id, normalize, text_sha
+    from ..core.identity import chunk_id, normalize, text_sha
 
     if want_sha and want_normalized:
         raise UsageError("choose one of --text-sha and --normalize")

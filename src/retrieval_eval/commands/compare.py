@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..gates import GRAMMAR_HELP
+from ..core.gates import GRAMMAR_HELP
 from ._common import handles_errors, json_option, print_json
 
 if TYPE_CHECKING:
-    from ..labelindex import LabelIndex
+    from ..core.labelindex import LabelIndex
 
 
 def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
-    from ..errors import InputError
-    from ..labelindex import read_label_index
+    from ..core.errors import InputError
+    from ..core.labelindex import read_label_index
 
     index = read_label_index(path)
     recorded = (head.get("inputs") or {}).get("judgments_sha256")
@@ -49,10 +49,10 @@ def command(base_path: str, head_path: str, judgments: str | None, resamples: in
     yardstick; otherwise the deltas they touch are marked confounded.
     """
     from ..compare import build_comparison
-    from ..fileio import write_atomic
+    from ..formats.fileio import write_atomic
     from ..render import comparison_text
-    from ..report import dump_report, load_report
-    from ..significance import DEFAULT_SEED
+    from ..core.report import dump_report, load_report
+    from ..core.significance import DEFAULT_SEED
 
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")

@@ -14,7 +14,7 @@ from typing import TextIO
 
 import click
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 from ._common import handles_errors
 
 LABEL_FORMATS = ("judgments", "trec-qrels", "beir-qrels")
@@ -24,7 +24,7 @@ FORMATS = LABEL_FORMATS + RUN_FORMATS
 
 def detect_input_format(path: str) -> str:
     """Guess the input format from the name, then from the first line."""
-    from ..fileio import open_binary
+    from ..formats.fileio import open_binary
 
     if path.endswith(".tsv"):
         return "beir-qrels"
@@ -45,16 +45,16 @@ def detect_input_format(path: str) -> str:
 
 
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
-    from ..judgments import parse_judgments
-    from ..qrels import read_beir_qrels, read_trec_qrels
+    from ..core.judgments import parse_judgments
+    from ..formats.qrels import read_beir_qrels, read_trec_qrels
 
     readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
     return readers[fmt](path)
 
 
 def label_lines(path: str, source: str, target: str) -> Iterator[str]:
-    from ..judgments import iter_canonical_lines
-    from ..qrels import beir_lines, qrels_lines
+    from ..core.judgments import iter_canonical_lines
+    from ..formats.qrels import beir_lines, qrels_lines
 
     judgments = read_labels(path, source)
     if target == "judgments":
@@ -69,9 +69,9 @@ def _source_name(fmt: str) -> str:
 
 def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
     """One TREC line per distinct key, scores falling with rank so trec_eval keeps the order."""
-    from ..fileio import open_binary
-    from ..qrels import check_token
-    from ..runs import dedupe_head, iter_run_jsonl
+    from ..formats.fileio import open_binary
+    from ..formats.qrels import check_token
+    from ..formats.runs import dedupe_head, iter_run_jsonl
 
     check_token(tag, "tag", "convert", None)
     with open_binary(path) as handle:
@@ -86,7 +86,7 @@ def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
 def trec_to_jsonl(path: str) -> Iterator[str]:
     import json
 
-    from ..runs import parse_run
+    from ..formats.runs import parse_run
 
     run = parse_run(path, run_format="trec")
     for query_id in sorted(run.rankings):
@@ -105,7 +105,7 @@ def output(out: str | None) -> Iterator[TextIO]:
     if out is None:
         yield sys.stdout
         return
-    from ..fileio import atomic_writer
+    from ..formats.fileio import atomic_writer
 
     with atomic_writer(out) as handle:
         yield handle
@@ -138,7 +138,7 @@ def command(input_path: str | None, source: str | None, target: str | None, out:
     space are refused on the way out to the white-space separated formats.
     """
     if beir is not None:
-        from ..beir import convert_beir
+        from ..formats.beir import convert_beir
 
         count = write_lines(convert_beir(beir, split, target=target, input_path=input_path,
                                          corpus_out=corpus_out), out)

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import click
 
-from ..corpus import CORPUS_FORMATS
-from ..errors import UsageError
+from ..formats.corpus import CORPUS_FORMATS
+from ..core.errors import UsageError
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 
 
@@ -64,12 +64,12 @@ def command(judgments_path: str, corpus_path: str, corpus_format: str, corpus_fi
     the share of labels needing attention (after the fix, with --fix) is at
     most --max-invalid-ratio, 1 when it is above, 2 when an input is refused.
     """
-    from ..corpus import read_corpus
-    from ..drift import check_drift
-    from ..drift_fix import plan_fix
-    from ..drift_render import drift_payload, render_drift
-    from ..fileio import write_atomic
-    from ..judgments import parse_judgments, write_judgments
+    from ..formats.corpus import read_corpus
+    from ..core.drift import check_drift
+    from ..core.drift_fix import plan_fix
+    from ..render.drift import drift_payload, render_drift
+    from ..formats.fileio import write_atomic
+    from ..core.judgments import parse_judgments, write_judgments
     from ._progress import ProgressBar
 
     check_options(fix, dry_run, out, max_invalid_ratio)

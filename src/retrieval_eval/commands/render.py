@@ -14,8 +14,8 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     import json
 
     from ..compare import KIND
-    from ..errors import InputError
-    from ..fileio import read_bytes
+    from ..core.errors import InputError
+    from ..formats.fileio import read_bytes
 
     try:
         document = json.loads(read_bytes(path).decode("utf-8-sig"))
@@ -52,9 +52,9 @@ def command(report_path: str, compare_path: str | None, kind: str, out: str | No
     65,536 characters and a summary under 1 MiB by leaving out whole
     sections, with a note saying which.
     """
-    from ..fileio import write_atomic
+    from ..formats.fileio import write_atomic
     from ..render import render
-    from ..report import load_report
+    from ..core.report import load_report
 
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None

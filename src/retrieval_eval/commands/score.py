@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from ..errors import InputError, UsageError
-from ..gates import GRAMMAR_HELP, split_gate_list
-from ..runs import RUN_FORMATS
-from ..summarize import summarize_samples
+from ..core.errors import InputError, UsageError
+from ..core.gates import GRAMMAR_HELP, split_gate_list
+from ..formats.runs import RUN_FORMATS
+from ..core.summarize import summarize_samples
 from ._common import (
     EXIT_BAD_ANSWER, EXIT_OK, colour_option, generated_at, handles_errors, json_option,
     now_option, parse_k_list, print_json, use_colour,
@@ -19,7 +19,7 @@ from ._common import (
 
 def read_samples(name: str, path: str) -> dict[str, Any]:
     """A judged metric's samples file: a JSON array of numbers, or {"samples": [...]}."""
-    from ..fileio import read_bytes
+    from ..formats.fileio import read_bytes
 
     source = f"judged {name}"
     try:
@@ -76,10 +76,10 @@ def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: st
 
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when an input is refused.
     """
-    from ..evaluation import ScoreRequest, evaluate
-    from ..report import load_report, write_report
-    from ..scoring import ScoreConfig
-    from ..terminal import render_score
+    from ..pipeline.evaluate import ScoreRequest, evaluate
+    from ..core.report import load_report, write_report
+    from ..core.scoring import ScoreConfig
+    from ..render.terminal import render_score
 
     request = ScoreRequest(
         judgments_path=judgments,

@@ -10,8 +10,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..labelindex import LabelIndex
-from ..lenient import measured, section
+from ..core.labelindex import LabelIndex
+from ..core.lenient import measured, section
 from .sides import DECIMALS, Pairing, Sides, difference
 
 MOVERS = 10  # listed each way

@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..lenient import measured
-from ..significance import CONFIDENCE, RESAMPLES_PER_BLOCK, Bootstrap, paired_bootstrap
+from ..core.lenient import measured
+from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, Bootstrap, paired_bootstrap
 from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_names
 from .yardstick import Yardstick
 

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..judgments import JudgmentSet
-from ..labelindex import LabelIndex, as_label_index
-from ..lenient import primary_metric, section
-from ..significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex, as_label_index
+from ..core.lenient import primary_metric, section
+from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .breakdown import movers, query_facts, stratum_rows
 from .deltas import method, metric_rows
 from .findings import further_findings

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..lenient import cutoffs, section
+from ..core.lenient import cutoffs, section
 from .sides import Pairing, Sides
 
 # How a finding bears on the deltas.

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judgments import JudgmentSet
-from ..labelindex import LabelIndex
-from ..lenient import number, section
-from ..significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex
+from ..core.lenient import number, section
+from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .document import build_comparison
 from .findings import CONFOUNDS
 from .sides import difference

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..labelindex import LabelIndex
-from ..lenient import number, section
-from ..precision import DECIMALS
+from ..core.labelindex import LabelIndex
+from ..core.lenient import number, section
+from ..core.precision import DECIMALS
 
 PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 

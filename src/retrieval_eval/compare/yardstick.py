@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..lenient import section
+from ..core.lenient import section
 from .findings import CONFOUNDS, RESOLVED, Finding, short
 from .rescore import rescore_base, rescore_blocker
 from .sides import PerQuery, Sides, per_query

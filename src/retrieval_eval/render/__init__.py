@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .escape import escape_markdown
 from .marker import check_marker, comment_marker

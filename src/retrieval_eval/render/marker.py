@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 
 MARKER = "<!-- retrieval-eval:comment id={} -->"
 _COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..lenient import number
+from ..core.lenient import number
 
 
 def fmt(value: Any) -> str:

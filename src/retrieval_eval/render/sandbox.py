@@ -21,7 +21,7 @@ from jinja2 import (
 )
 from jinja2.sandbox import SandboxedEnvironment
 
-from ..errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 
 _BLANK_LINES = re.compile(r"\n{3,}")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..gates import PASS, SEVERITY, gate_metric
-from ..lenient import integer, items, mapping, measured, number, section
+from ..core.gates import PASS, SEVERITY, gate_metric
+from ..core.lenient import integer, items, mapping, measured, number, section
 from .escape import escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 

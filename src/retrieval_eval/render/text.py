@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..lenient import integer, items, mapping, section
-from ..terminal import render_score
+from ..core.lenient import integer, items, mapping, section
+from .terminal import render_score
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..lenient import integer, items, mapping, measured, number, primary_metric, section
+from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (

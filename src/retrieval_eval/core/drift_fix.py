@@ -1,6 +1,6 @@
 """The repair ``drift --fix`` applies: re-anchor what provably still holds, nothing else.
 
-Pure: a :class:`~retrieval_eval.drift.DriftResult` in, a :class:`FixPlan`
+Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
 (the repaired judgment set and an account of every change) out.
 
 - ``RE_ANCHORABLE`` and ``MERGED`` labels get the ``chunk_id`` drift found

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .fileio import open_binary
+from ..formats.fileio import open_binary
 from .identity import is_chunk_id, is_text_sha
-from .jsonl import iter_objects
+from ..formats.jsonl import iter_objects
 
 # The schema's property order: the canonical writer emits known fields in it.
 SCHEMA_ORDER = (

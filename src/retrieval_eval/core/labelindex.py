@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .fileio import open_binary
-from .jsonl import decode_line, expect_object, iter_lines
+from ..formats.fileio import open_binary
+from ..formats.jsonl import decode_line, expect_object, iter_lines
 from .judgments import JudgmentSet, check_judgment_record, common_judgment_fields, no_judgment_error
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 from .fileio import open_binary
 from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines
 

@@ -9,9 +9,9 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from .corpus import Corpus
-from .drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, DriftResult
-from .drift_fix import FixPlan
+from ..formats.corpus import Corpus
+from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, DriftResult
+from ..core.drift_fix import FixPlan
 from .terminal import Style
 
 MAX_LISTED = 10

@@ -25,16 +25,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
-from .identity import is_chunk_id
-from .judgments import JudgmentSet
-from .labelindex import LabelIndex
-from .runs import Run, parse_run
-from .scoring import ScoreConfig, Scores, index_judgments, score_rankings
+from ..core.errors import UsageError
+from ..core.identity import is_chunk_id
+from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex
+from ..formats.runs import Run, parse_run
+from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings
 
 if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
-    from .corpus import Corpus
-    from .drift import DriftResult
+    from ..formats.corpus import Corpus
+    from ..core.drift import DriftResult
     from .run_ranges import RunReading
 
 
@@ -86,9 +86,9 @@ class CorpusStage:
                 raise UsageError("--collapse-to-documents needs --corpus, which maps chunks to documents",
                                  hint="--corpus corpus.json --collapse-to-documents")
             return cls()
-        from .corpus import read_corpus
-        from .drift import check_drift
-        from .judgments import parse_judgments
+        from ..formats.corpus import read_corpus
+        from ..core.drift import check_drift
+        from ..core.judgments import parse_judgments
 
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
@@ -97,7 +97,7 @@ class CorpusStage:
 
     def score_run(self, index: LabelIndex, run_path: str, config: ScoreConfig, *,
                   run_format: str = "auto", reading: RunReading | None = None) -> tuple[Scores, Run]:
-        from .scoring import score_run_file
+        from ..core.scoring import score_run_file
 
         if not self.collapse or self.corpus is None:
             return score_run_file(index, run_path, config, run_format=run_format, reading=reading)

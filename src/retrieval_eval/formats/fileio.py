@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from typing import BinaryIO, TextIO
 
-from .errors import InputError
+from ..core.errors import InputError
 
 _REASONS = {
     errno.ENOENT: "no such file or directory",

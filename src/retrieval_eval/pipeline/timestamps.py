@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Callable
 
-from .errors import UsageError
+from ..core.errors import UsageError
 
 FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 from .fileio import atomic_writer, open_binary
-from .identity import chunk_id, text_sha
+from ..core.identity import chunk_id, text_sha
 from .jsonl import decode_line, expect_object, iter_lines
-from .judgments import JudgmentSet, canonical_line, judgment_from_record
+from ..core.judgments import JudgmentSet, canonical_line, judgment_from_record
 from .qrels import read_beir_qrels
 
 CHUNKER = "beir/document"

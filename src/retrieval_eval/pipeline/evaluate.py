@@ -10,18 +10,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .corpus_scoring import CorpusStage
-from .fileio import sha256_file
-from .gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
-from .judgments import JudgmentSet
-from .labelindex import LabelIndex, read_label_index
-from .report import ReportInputs, blocking_findings, build_report, policy_notes
+from .corpus_stage import CorpusStage
+from ..formats.fileio import sha256_file
+from ..core.gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
+from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex, read_label_index
+from ..core.report import ReportInputs, blocking_findings, build_report, policy_notes
 from .run_ranges import RunReading
-from .scoring import ScoreConfig, Scores
-from .validate import Validation, validate
+from ..core.scoring import ScoreConfig, Scores
+from ..core.validate import Validation, validate
 
 if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is given
-    from .compare import Comparison
+    from ..compare import Comparison
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
     comparison = None
     if request.baseline is not None:
-        from .compare import compare_reports
+        from ..compare import compare_reports
 
         comparison = compare_reports(request.baseline, report, judgments=index)
     context = gate_context(scores, request, comparison)

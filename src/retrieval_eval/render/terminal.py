@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
-from .metrics import REGISTRY
+from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
+from ..core.metrics import REGISTRY
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20

@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .errors import InputError
+from ..core.errors import InputError
 
 try:  # optional: pip install 'retrieval-eval[fast]'
     import orjson as _orjson

@@ -30,7 +30,7 @@ from .metrics import BY_NAME, describe_known, known_metric
 from .precision import DECIMALS
 
 if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is compared
-    from .compare import Comparison
+    from ..compare import Comparison
 
 PASS = "PASS"
 FAIL = "FAIL"

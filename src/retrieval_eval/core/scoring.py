@@ -36,10 +36,10 @@ from .metrics import (
     score_query,
 )
 from .precision import DECIMALS
-from .runs import Run
+from ..formats.runs import Run
 
 if TYPE_CHECKING:
-    from .run_ranges import RunReading
+    from ..pipeline.run_ranges import RunReading
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -353,7 +353,7 @@ def score_run_file(
     here. Either way it is finished, and its workers stopped, here.
     """
     # Imported here: rescoring a baseline's rankings (compare) reads no run.
-    from .run_ranges import RunReading
+    from ..pipeline.run_ranges import RunReading
 
     if reading is not None and (reading.path, reading.run_format) != (run_path, run_format):
         raise ValueError(f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} "

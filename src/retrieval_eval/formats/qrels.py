@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .errors import InputError
+from ..core.errors import InputError
 from .fileio import open_binary
 from .jsonl import iter_lines
-from .judgments import Judgment, JudgmentSet, judgment_from_record
+from ..core.judgments import Judgment, JudgmentSet, judgment_from_record
 
 
 def _decode(raw: bytes, source: str, line: int, path: str) -> str:

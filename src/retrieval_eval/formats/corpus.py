@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Any, BinaryIO
 
-from .errors import InputError, UsageError
+from ..core.errors import InputError, UsageError
 from .fileio import open_binary, read_bytes
-from .identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
+from ..core.identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
 from .jsonl import BOM, decode_line, expect_object, iter_lines
 
 CORPUS_FORMATS = ("auto", "json", "jsonl")

@@ -32,12 +32,12 @@ from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .errors import InputError
+from ..core.errors import InputError
 from .forking import (
     Claims, MessageReader, fork_worker, readable, reap, send_message, widen_pipe, worker_count,
 )
-from .jsonl import BLOCK, clean_line
-from .runs import DepthOf, Run, RunCollector, check_run_format, detect_format, parse_run, read_head
+from ..formats.jsonl import BLOCK, clean_line
+from ..formats.runs import DepthOf, Run, RunCollector, check_run_format, detect_format, parse_run, read_head
 
 RANGE_BYTES = 4 << 20
 # Below this size forking and merging cost more than a second core saves.

@@ -1,8 +1,8 @@
 """Label drift: which labels still point at the live corpus, and which can be repaired.
 
-Pure: a judgment set and a :class:`~retrieval_eval.corpus.Corpus` in, one
+Pure: a judgment set and a :class:`~retrieval_eval.formats.corpus.Corpus` in, one
 :class:`Finding` per label out. Nothing here reads a file or writes one;
-:mod:`retrieval_eval.drift_fix` turns findings into a repaired judgment set.
+:mod:`retrieval_eval.core.drift_fix` turns findings into a repaired judgment set.
 
 Resolution order (spec/drift.md, with the additions of docs/drift.md). The
 first rule that decides wins:
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .corpus import Corpus
+from ..formats.corpus import Corpus
 from .identity import normalize, text_sha_of_normalized
 from .judgments import Judgment, JudgmentSet
 from .precision import DECIMALS

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import __version__
+from .. import __version__
 from .errors import InputError
-from .fileio import read_bytes
+from ..formats.fileio import read_bytes
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
@@ -172,7 +172,7 @@ def dump_report(report: Mapping[str, Any]) -> str:
 
 def write_report(path: str, report: Mapping[str, Any]) -> None:
     """Write what ``dump_report`` returns, atomically, without holding the whole text."""
-    from .jsonout import write_json_atomic
+    from ..formats.jsonout import write_json_atomic
 
     write_json_atomic(path, report)
 

@@ -185,7 +185,7 @@ def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) 
 
     blocks = -(-resamples // RESAMPLES_PER_BLOCK)
     if resamples * len(changed) >= SHARE_FROM:
-        from .forking import map_shared
+        from ..pipeline.forking import map_shared
 
         drawn = map_shared(block, blocks)
     else:

@@ -1,0 +1,1 @@
+"""Pure models and rules: no file, environment, process or network access."""

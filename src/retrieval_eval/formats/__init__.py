@@ -1,0 +1,1 @@
+"""Bytes <-> core models: every file format retrieval-eval reads or writes."""
