@@ -61,8 +61,14 @@ def write_corpus(path: Path, chunks: int, rng: random.Random, words: list[str]) 
             texts = [chunk_text(rng, words) for _ in range(CHUNKS_PER_DOC)]
             docs.append(texts)
             for ordinal, text in enumerate(texts):
-                record = {"chunk_id": chunk_id(uri, "r2", ordinal, text, CHUNKER), "doc_uri": uri,
-                          "doc_revision": "r2", "ordinal": ordinal, "text": text, "text_sha": text_sha(text)}
+                record = {
+                    "chunk_id": chunk_id(uri, "r2", ordinal, text, CHUNKER),
+                    "doc_uri": uri,
+                    "doc_revision": "r2",
+                    "ordinal": ordinal,
+                    "text": text,
+                    "text_sha": text_sha(text),
+                }
                 out.write(json.dumps(record, separators=(",", ":")) + "\n")
     return docs
 
@@ -70,7 +76,7 @@ def write_corpus(path: Path, chunks: int, rng: random.Random, words: list[str]) 
 def middle(text: str, rng: random.Random) -> str:
     words = text.split()
     start = rng.randint(1, 10)
-    return " ".join(words[start:start + 20])
+    return " ".join(words[start : start + 20])
 
 
 def label_for(kind: str, texts: list[str], k: int, rng: random.Random, words: list[str]) -> dict[str, str]:
@@ -96,7 +102,9 @@ def write_labels(path: Path, docs: list[list[str]], labels: int, rng: random.Ran
             d = rng.randrange(len(docs))
             k = rng.randrange(CHUNKS_PER_DOC - 1)
             record: dict[str, object] = {
-                "query_id": f"q{n}", "query": f"query {n}", "doc_uri": f"bench://doc/{d}",
+                "query_id": f"q{n}",
+                "query": f"query {n}",
+                "doc_uri": f"bench://doc/{d}",
                 # Ids from the old chunking: none of them is live any more.
                 "chunk_id": chunk_id(f"bench://doc/{d}", "r1", k, str(n), "bench/old"),
             }
@@ -119,8 +127,9 @@ def ensure_workload(workdir: Path, chunks: int, labels: int) -> tuple[Path, Path
     docs = write_corpus(corpus, chunks, rng, words)
     write_labels(judgments, docs, labels, rng, words)
     done.write_text("ok\n")
-    print(f"  generated {chunks:,} chunks and {labels:,} labels in {time.perf_counter() - started:.1f} s",
-          file=sys.stderr)
+    print(
+        f"  generated {chunks:,} chunks and {labels:,} labels in {time.perf_counter() - started:.1f} s", file=sys.stderr
+    )
     return corpus, judgments
 
 

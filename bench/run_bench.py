@@ -124,8 +124,9 @@ def run_once(command: Sequence[str], ok: Callable[[int], bool] = lambda code: co
         else:
             full = [PYTHON, "-c", _RUSAGE_CHILD, *command]
         started = time.perf_counter()
-        done = subprocess.run(full, stdout=subprocess.DEVNULL if TIME else subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            full, stdout=subprocess.DEVNULL if TIME else subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         wall = time.perf_counter() - started
         if not ok(done.returncode):
             raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr[-2000:]}")
@@ -194,11 +195,15 @@ def run_rounds(rows: list[Row], repeats: int, *, warmup: bool = True) -> None:
     for round_number in range(repeats):
         for row in runnable:
             row.samples.append(run_once(row.command))  # type: ignore[arg-type]
-        print(f"    round {round_number + 1}/{repeats}: "
-              + ", ".join(f"{row.name} {row.samples[-1].wall:.2f}s" for row in runnable), flush=True)
+        print(
+            f"    round {round_number + 1}/{repeats}: "
+            + ", ".join(f"{row.name} {row.samples[-1].wall:.2f}s" for row in runnable),
+            flush=True,
+        )
 
 
 # -- the programs ----------------------------------------------------------------------
+
 
 def console_script() -> str:
     """The retrieval-eval script next to this interpreter (a version manager's shim costs more)."""
@@ -243,8 +248,10 @@ def score_rows(work: wl.Workload, *, peers: bool) -> list[Row]:
 
 
 def startup_rows() -> list[Row]:
-    return [Row("retrieval-eval --version", [console_script(), "--version"]),
-            Row("python -c pass", [PYTHON, "-c", "pass"])]
+    return [
+        Row("retrieval-eval --version", [console_script(), "--version"]),
+        Row("python -c pass", [PYTHON, "-c", "pass"]),
+    ]
 
 
 def compare_render_rows(work: wl.Workload) -> list[Row]:
@@ -252,11 +259,20 @@ def compare_render_rows(work: wl.Workload) -> list[Row]:
     script = console_script()
     base, head = work.directory / "base.json", work.directory / "head.json"
     for report, run in ((base, work.run), (head, work.run_head)):
-        run_once([script, "score", "-j", str(work.judgments), "-r", str(run), "--out", str(report),
-                  "--now", FIXED_NOW])
+        run_once([script, "score", "-j", str(work.judgments), "-r", str(run), "--out", str(report), "--now", FIXED_NOW])
     comparison = work.directory / "comparison.json"
-    compare = [script, "compare", "--base", str(base), "--head", str(head), "-j", str(work.judgments),
-               "--out", str(comparison)]
+    compare = [
+        script,
+        "compare",
+        "--base",
+        str(base),
+        "--head",
+        str(head),
+        "-j",
+        str(work.judgments),
+        "--out",
+        str(comparison),
+    ]
     render = [script, "render", "--report", str(head), "--compare", str(comparison), "--format", "comment"]
     return [Row("compare", compare), Row("render --format comment", render)]
 
@@ -267,6 +283,7 @@ def command_exists(name: str) -> bool:
 
 
 # -- the report ------------------------------------------------------------------------
+
 
 def machine() -> dict[str, str]:
     model = platform.processor() or "unknown"
@@ -279,11 +296,17 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     versions = subprocess.run(
-        [PYTHON, "-c", "import importlib.metadata as m\n"
-         "for p in ('retrieval-eval', 'orjson', 'pytrec-eval-terrier'):\n"
-         "    try: print(p, m.version(p))\n"
-         "    except m.PackageNotFoundError: print(p, 'absent')"],
-        capture_output=True, text=True).stdout.split()
+        [
+            PYTHON,
+            "-c",
+            "import importlib.metadata as m\n"
+            "for p in ('retrieval-eval', 'orjson', 'pytrec-eval-terrier'):\n"
+            "    try: print(p, m.version(p))\n"
+            "    except m.PackageNotFoundError: print(p, 'absent')",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return {
         "cpus": str(os.cpu_count()),
         "cpu": model,
@@ -307,24 +330,33 @@ def fmt_ratio(value: float | None) -> str:
 def size_table(title: str, rows: list[Row]) -> list[str]:
     by_name = {row.name: row for row in rows}
     reference, floor = by_name.get("pytrec_eval top-k"), by_name.get("floor")
-    lines = [f"**{title}**", "",
-             "| program | median wall (s) | min-max (s) | peak RSS (MB) | all processes (MB) "
-             "| wall / pytrec_eval top-k | memory / pytrec_eval top-k | wall / floor |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"**{title}**",
+        "",
+        "| program | median wall (s) | min-max (s) | peak RSS (MB) | all processes (MB) "
+        "| wall / pytrec_eval top-k | memory / pytrec_eval top-k | wall / floor |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         if not row.samples:
             lines.append(f"| {row.name} | - | - | - | - | {row.note} | | |")
             continue
         tree = "n/a" if row.tree_mb is None else f"{row.tree_mb:.0f}"
-        lines.append(f"| {row.name} | {row.wall:.2f} | {row.spread} | {row.rss:.0f} | {tree} "
-                     f"| {fmt_ratio(ratio(row, reference, 'wall'))} | {fmt_ratio(ratio(row, reference, 'memory'))} "
-                     f"| {fmt_ratio(ratio(row, floor, 'wall'))} |")
+        lines.append(
+            f"| {row.name} | {row.wall:.2f} | {row.spread} | {row.rss:.0f} | {tree} "
+            f"| {fmt_ratio(ratio(row, reference, 'wall'))} | {fmt_ratio(ratio(row, reference, 'memory'))} "
+            f"| {fmt_ratio(ratio(row, floor, 'wall'))} |"
+        )
     return lines + [""]
 
 
 def simple_table(title: str, rows: list[Row]) -> list[str]:
-    lines = [f"**{title}**", "", "| program | median wall (s) | min-max (s) | peak RSS (MB) | all processes (MB) |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"**{title}**",
+        "",
+        "| program | median wall (s) | min-max (s) | peak RSS (MB) | all processes (MB) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for row in rows:
         if row.samples:
             tree = "n/a" if row.tree_mb is None else f"{row.tree_mb:.0f}"
@@ -360,16 +392,25 @@ def targets(results: dict[str, list[Row]]) -> list[Target]:
     for variant in ("score", "score [fast]"):
         score = find("M", variant)
         found += [
-            Target(f"M: `{variant}` wall / pytrec_eval top-k", ratio(score, find("M", "pytrec_eval top-k"), "wall"), 0.5),
+            Target(
+                f"M: `{variant}` wall / pytrec_eval top-k", ratio(score, find("M", "pytrec_eval top-k"), "wall"), 0.5
+            ),
             Target(f"M: `{variant}` wall / floor", ratio(score, find("M", "floor"), "wall"), 2.0),
-            Target(f"M: `{variant}` peak memory / pytrec_eval top-k",
-                   ratio(score, find("M", "pytrec_eval top-k"), "memory"), 0.25),
+            Target(
+                f"M: `{variant}` peak memory / pytrec_eval top-k",
+                ratio(score, find("M", "pytrec_eval top-k"), "memory"),
+                0.25,
+            ),
         ]
         large = find("L", variant)
         found.append(Target(f"L: `{variant}` peak memory", large.memory if large else None, 400, "MB"))
-    found.append(Target("`--version` / `python -c pass`",
-                        ratio(find("startup", "retrieval-eval --version"), find("startup", "python -c pass"), "wall"),
-                        2.0))
+    found.append(
+        Target(
+            "`--version` / `python -c pass`",
+            ratio(find("startup", "retrieval-eval --version"), find("startup", "python -c pass"), "wall"),
+            2.0,
+        )
+    )
     compare, render = find("compare", "compare"), find("compare", "render --format comment")
     score = find("M", "score [fast]") or find("M", "score")
     together = (compare.wall + render.wall) / score.wall if compare and render and score else None
@@ -383,12 +424,18 @@ def leanest_peer(results: dict[str, list[Row]]) -> list[str]:
     peer = rows.get("pytrec_eval top-k, streamed")
     if peer is None:
         return []
-    lines = ["Against the leanest pytrec_eval pipeline (M; top k kept as each line is read; not a target):", "",
-             "| program | wall / streamed pipeline | memory / streamed pipeline |", "|---|---:|---:|"]
+    lines = [
+        "Against the leanest pytrec_eval pipeline (M; top k kept as each line is read; not a target):",
+        "",
+        "| program | wall / streamed pipeline | memory / streamed pipeline |",
+        "|---|---:|---:|",
+    ]
     for name in ("score", "score [fast]"):
         if name in rows:
-            lines.append(f"| {name} | {fmt_ratio(ratio(rows[name], peer, 'wall'))} "
-                         f"| {fmt_ratio(ratio(rows[name], peer, 'memory'))} |")
+            lines.append(
+                f"| {name} | {fmt_ratio(ratio(rows[name], peer, 'wall'))} "
+                f"| {fmt_ratio(ratio(rows[name], peer, 'memory'))} |"
+            )
     return lines + [""]
 
 
@@ -408,16 +455,21 @@ def markdown(results: dict[str, list[Row]], info: dict[str, str], command: str, 
         "",
         *leanest_peer(results),
     ]
-    titles = {"S": "S: 1k queries x 1k ids", "M": "M: 10k queries x 1k ids (150 MB run, 125k labels)",
-              "L": "L: 100k queries x 1k ids (1.5 GB run, 1.25M labels)"}
+    titles = {
+        "S": "S: 1k queries x 1k ids",
+        "M": "M: 10k queries x 1k ids (150 MB run, 125k labels)",
+        "L": "L: 100k queries x 1k ids (1.5 GB run, 1.25M labels)",
+    }
     for name in ("S", "M", "L"):
         if name in results:
             lines += size_table(titles[name], results[name])
     if "startup" in results:
         lines += simple_table("Start-up", results["startup"])
     if "compare" in results:
-        lines += simple_table("compare + render, two reports of 10k queries (M; every head ranking reshuffled "
-                              "in its top 20)", results["compare"])
+        lines += simple_table(
+            "compare + render, two reports of 10k queries (M; every head ranking reshuffled in its top 20)",
+            results["compare"],
+        )
     return "\n".join(lines + extra).rstrip() + "\n"
 
 
@@ -436,6 +488,7 @@ def write_docs(path: Path, block: str) -> None:
 
 # -- main ------------------------------------------------------------------------------
 
+
 def drift(sizes: str | None) -> list[str]:
     script = HERE / "drift_bench.py"
     if not script.exists() or sizes == "none":
@@ -448,16 +501,21 @@ def drift(sizes: str | None) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="S,M,L", help="workloads to run, from S, M, L (default: all)")
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds per workload (default: 5)")
     parser.add_argument("--large-repeats", type=int, default=3, help="timed rounds on L (default: 3)")
-    parser.add_argument("--work", default=str(HERE / "generated"), help="where workloads are written (default: bench/generated)")
-    parser.add_argument("--parts", default="score,startup,compare,drift",
-                        help="what to run (default: score,startup,compare,drift)")
-    parser.add_argument("--drift-sizes", default=None,
-                        help="corpus sizes passed to bench/drift_bench.py, or 'none' to skip it")
+    parser.add_argument(
+        "--work", default=str(HERE / "generated"), help="where workloads are written (default: bench/generated)"
+    )
+    parser.add_argument(
+        "--parts", default="score,startup,compare,drift", help="what to run (default: score,startup,compare,drift)"
+    )
+    parser.add_argument(
+        "--drift-sizes", default=None, help="corpus sizes passed to bench/drift_bench.py, or 'none' to skip it"
+    )
     parser.add_argument("--write-docs", metavar="PATH", help="update the generated block of this Markdown file")
     args = parser.parse_args(argv)
     command = "python bench/run_bench.py" + (f" {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
@@ -469,8 +527,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in sizes:
         started = time.perf_counter()
         work = wl.generate(wl.SIZES[name], Path(args.work) / name)
-        print(f"  {name}: workload ready in {time.perf_counter() - started:.0f} s "
-              f"(run {wl.file_mb(work.run):.0f} MB, judgments {wl.file_mb(work.judgments):.0f} MB)", flush=True)
+        print(
+            f"  {name}: workload ready in {time.perf_counter() - started:.0f} s "
+            f"(run {wl.file_mb(work.run):.0f} MB, judgments {wl.file_mb(work.judgments):.0f} MB)",
+            flush=True,
+        )
         # pytrec_eval on L needs many gigabytes (the full rankings alone are 100M dict entries).
         rows = score_rows(work, peers=name != "L")
         run_rounds(rows, args.large_repeats if name == "L" else args.repeats)
@@ -494,8 +555,10 @@ def main(argv: list[str] | None = None) -> None:
     block = markdown(results, info, command, drift(args.drift_sizes) if "drift" in parts else [])
     print()
     print(block)
-    raw = {group: [{"name": r.name, "samples": [vars(s) for s in r.samples], "note": r.note} for r in rows]
-           for group, rows in results.items()}
+    raw = {
+        group: [{"name": r.name, "samples": [vars(s) for s in r.samples], "note": r.note} for r in rows]
+        for group, rows in results.items()
+    }
     Path(args.work).mkdir(parents=True, exist_ok=True)
     (Path(args.work) / "results.json").write_text(json.dumps({"machine": info, "results": raw}, indent=2) + "\n")
     if args.write_docs:

@@ -19,38 +19,64 @@ from retrieval_eval.core.identity import chunk_id, text_sha
 OUT = Path("src/retrieval_eval/demo")
 CHUNKER = "paragraph/400"
 DOCS = {
-    "help://billing/plans": ["Lumen Notes has a free plan and a Pro plan billed monthly or yearly.",
-                             "Yearly Pro plans cost the same as ten months of the monthly plan.",
-                             "Teams of five or more can ask for a volume discount."],
-    "help://billing/refunds": ["Yearly plans can be refunded within 30 days of the renewal date.",
-                               "Monthly plans are not refunded once the billing date has passed.",
-                               "Refunds reach the original payment method within ten working days."],
-    "help://billing/invoices": ["Invoices are listed under Settings, Billing, History.",
-                                "Each invoice can be downloaded as a PDF with your company details.",
-                                "Add a VAT number before paying so that it appears on the invoice."],
-    "help://account/password": ["To reset your password, choose Forgot password on the sign-in page.",
-                                "The reset link in the email expires after one hour.",
-                                "Accounts that sign in with Google reset their password with Google."],
-    "help://account/2fa": ["Two-factor authentication is turned on under Settings, Security.",
-                           "Keep the ten recovery codes somewhere safe; each works once.",
-                           "Lost your phone? Sign in with a recovery code and set up 2FA again."],
-    "help://account/delete": ["Deleting your account removes every note after a 14-day grace period.",
-                              "Export your notes first from Settings, Data, Export.",
-                              "Shared notebooks stay with their other members."],
-    "help://sync/offline": ["Notes edited offline sync as soon as the device is back online.",
-                            "Conflicting edits are kept side by side as two versions of the note.",
-                            "Offline mode keeps the last 500 opened notes on the device."],
-    "help://sync/devices": ["The free plan syncs two devices; Pro syncs unlimited devices.",
-                            "Remove an old device under Settings, Devices.",
-                            "Sync status is shown by the cloud icon in the sidebar."],
-    "help://sync/import": ["Import notes from Markdown files or an Evernote export.",
-                           "Attachments larger than 25 MB are skipped during import.",
-                           "Imported notes keep their creation dates and tags."],
+    "help://billing/plans": [
+        "Lumen Notes has a free plan and a Pro plan billed monthly or yearly.",
+        "Yearly Pro plans cost the same as ten months of the monthly plan.",
+        "Teams of five or more can ask for a volume discount.",
+    ],
+    "help://billing/refunds": [
+        "Yearly plans can be refunded within 30 days of the renewal date.",
+        "Monthly plans are not refunded once the billing date has passed.",
+        "Refunds reach the original payment method within ten working days.",
+    ],
+    "help://billing/invoices": [
+        "Invoices are listed under Settings, Billing, History.",
+        "Each invoice can be downloaded as a PDF with your company details.",
+        "Add a VAT number before paying so that it appears on the invoice.",
+    ],
+    "help://account/password": [
+        "To reset your password, choose Forgot password on the sign-in page.",
+        "The reset link in the email expires after one hour.",
+        "Accounts that sign in with Google reset their password with Google.",
+    ],
+    "help://account/2fa": [
+        "Two-factor authentication is turned on under Settings, Security.",
+        "Keep the ten recovery codes somewhere safe; each works once.",
+        "Lost your phone? Sign in with a recovery code and set up 2FA again.",
+    ],
+    "help://account/delete": [
+        "Deleting your account removes every note after a 14-day grace period.",
+        "Export your notes first from Settings, Data, Export.",
+        "Shared notebooks stay with their other members.",
+    ],
+    "help://sync/offline": [
+        "Notes edited offline sync as soon as the device is back online.",
+        "Conflicting edits are kept side by side as two versions of the note.",
+        "Offline mode keeps the last 500 opened notes on the device.",
+    ],
+    "help://sync/devices": [
+        "The free plan syncs two devices; Pro syncs unlimited devices.",
+        "Remove an old device under Settings, Devices.",
+        "Sync status is shown by the cloud icon in the sidebar.",
+    ],
+    "help://sync/import": [
+        "Import notes from Markdown files or an Evernote export.",
+        "Attachments larger than 25 MB are skipped during import.",
+        "Imported notes keep their creation dates and tags.",
+    ],
 }
 QUERIES = {  # query id: (stratum, text, [(doc, chunk ordinal, grade)])
-    "b1": ("billing", "how do I get a refund for my yearly plan", [("help://billing/refunds", 0, 3), ("help://billing/refunds", 2, 1)]),
+    "b1": (
+        "billing",
+        "how do I get a refund for my yearly plan",
+        [("help://billing/refunds", 0, 3), ("help://billing/refunds", 2, 1)],
+    ),
     "b2": ("billing", "are monthly plans refundable", [("help://billing/refunds", 1, 3)]),
-    "b3": ("billing", "where can I download an invoice", [("help://billing/invoices", 1, 3), ("help://billing/invoices", 0, 2)]),
+    "b3": (
+        "billing",
+        "where can I download an invoice",
+        [("help://billing/invoices", 1, 3), ("help://billing/invoices", 0, 2)],
+    ),
     "b4": ("billing", "add VAT number to invoice", [("help://billing/invoices", 2, 3)]),
     "b5": ("billing", "yearly vs monthly price", [("help://billing/plans", 1, 3), ("help://billing/plans", 0, 1)]),
     "b6": ("billing", "discount for teams", [("help://billing/plans", 2, 3), ("help://billing/plans", 0, 0)]),
@@ -84,8 +110,8 @@ def ranking(query: str, misses: dict[str, int]) -> list[str]:
     """The relevant chunks first (pushed down by `misses` places), then the rest in a fixed order."""
     relevant = [chunk_key(d, o) for d, o, g in QUERIES[query][2] if g > 0]
     others = [chunk_key(d, o) for d, o in all_chunks() if chunk_key(d, o) not in relevant]
-    rotated = others[len(query) * 3 % len(others):] + others[: len(query) * 3 % len(others)]
-    ranked = rotated[: misses.get(query, 0)] + relevant + rotated[misses.get(query, 0):]
+    rotated = others[len(query) * 3 % len(others) :] + others[: len(query) * 3 % len(others)]
+    ranked = rotated[: misses.get(query, 0)] + relevant + rotated[misses.get(query, 0) :]
     return ranked[:20]
 
 
@@ -99,20 +125,58 @@ def main() -> None:
     for qid, (stratum, text, judged) in QUERIES.items():
         for doc, ordinal, grade in judged:
             body = DOCS[doc][ordinal]
-            labels.append({"query_id": qid, "query": text, "doc_uri": doc, "chunk_id": chunk_key(doc, ordinal),
-                           "text_sha": text_sha(body), "chunk_text": body, "relevance": grade,
-                           "corpus_fingerprint": CHUNKER, "labeled_by": "human:demo", "stratum": stratum})
+            labels.append(
+                {
+                    "query_id": qid,
+                    "query": text,
+                    "doc_uri": doc,
+                    "chunk_id": chunk_key(doc, ordinal),
+                    "text_sha": text_sha(body),
+                    "chunk_text": body,
+                    "relevance": grade,
+                    "corpus_fingerprint": CHUNKER,
+                    "labeled_by": "human:demo",
+                    "stratum": stratum,
+                }
+            )
     write_jsonl(OUT / "judgments.jsonl", labels)
-    chunks = [{"chunk_id": chunk_key(d, o), "doc_uri": d, "doc_revision": "r1", "ordinal": o,
-               "text": DOCS[d][o], "text_sha": text_sha(DOCS[d][o])} for d, o in all_chunks()]
+    chunks = [
+        {
+            "chunk_id": chunk_key(d, o),
+            "doc_uri": d,
+            "doc_revision": "r1",
+            "ordinal": o,
+            "text": DOCS[d][o],
+            "text_sha": text_sha(DOCS[d][o]),
+        }
+        for d, o in all_chunks()
+    ]
     snapshot = {"corpus_fingerprint": CHUNKER, "chunker_fingerprint": CHUNKER, "chunks": chunks}
     (OUT / "corpus.json").write_text(json.dumps(snapshot, indent=2) + "\n")
     write_jsonl(OUT / "run.jsonl", [{"query_id": q, "ranking": ranking(q, HEAD_MISSES)} for q in QUERIES])
     base_run = OUT / "base-run.jsonl"
     write_jsonl(base_run, [{"query_id": q, "ranking": ranking(q, BASE_MISSES)} for q in QUERIES])
-    subprocess.run([sys.executable, "-m", "retrieval_eval", "score", "-j", str(OUT / "judgments.jsonl"),
-                    "-r", str(base_run), "-k", "5,10", "--now", "2026-11-01T09:00:00Z",
-                    "--out", str(OUT / "baseline.json"), "--json"], check=False, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "retrieval_eval",
+            "score",
+            "-j",
+            str(OUT / "judgments.jsonl"),
+            "-r",
+            str(base_run),
+            "-k",
+            "5,10",
+            "--now",
+            "2026-11-01T09:00:00Z",
+            "--out",
+            str(OUT / "baseline.json"),
+            "--json",
+        ],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
     base_run.unlink()
 
 

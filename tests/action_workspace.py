@@ -27,8 +27,9 @@ GIT_IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid",
 
 
 def git(cwd: Path, *args: str) -> str:
-    completed = subprocess.run(["git", *GIT_IDENTITY, *args], cwd=cwd, capture_output=True, text=True,
-                               check=True, timeout=60)
+    completed = subprocess.run(
+        ["git", *GIT_IDENTITY, *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=60
+    )
     return completed.stdout.strip()
 
 
@@ -58,19 +59,24 @@ def rechunked_corpus(document: str, fingerprint: str = "paragraph/200") -> dict[
     corpus["corpus_fingerprint"] = corpus["chunker_fingerprint"] = fingerprint
     for chunk in corpus["chunks"]:
         if chunk["doc_uri"] == document:
-            chunk["chunk_id"] = chunk_id(chunk["doc_uri"], chunk["doc_revision"], chunk["ordinal"], chunk["text"],
-                                         fingerprint)
+            chunk["chunk_id"] = chunk_id(
+                chunk["doc_uri"], chunk["doc_revision"], chunk["ordinal"], chunk["text"], fingerprint
+            )
     return corpus
 
 
 def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
     from retrieval_eval.core.report import dump_report
     from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
-    request = ScoreRequest(judgments_path=str(judgments), run_path=str(run), config=ScoreConfig(k=(5, 10)),
-                           generated_at="2025-12-31T00:00:00Z")
+    request = ScoreRequest(
+        judgments_path=str(judgments),
+        run_path=str(run),
+        config=ScoreConfig(k=(5, 10)),
+        generated_at="2025-12-31T00:00:00Z",
+    )
     return dump_report(evaluate(request).report)
 
 
@@ -112,17 +118,29 @@ class Workspace:
         self.event_path.write_text(json.dumps(payload), encoding="utf-8")
 
     def pull_request_event(self) -> None:
-        self.write_event("pull_request", {
-            "action": "synchronize",
-            "number": PR_NUMBER,
-            "pull_request": {"number": PR_NUMBER, "head": {"sha": self.head_sha, "ref": "feature"},
-                             "base": {"sha": self.base_sha, "ref": "main"}},
-            "repository": {"full_name": REPO, "default_branch": "main"},
-        })
+        self.write_event(
+            "pull_request",
+            {
+                "action": "synchronize",
+                "number": PR_NUMBER,
+                "pull_request": {
+                    "number": PR_NUMBER,
+                    "head": {"sha": self.head_sha, "ref": "feature"},
+                    "base": {"sha": self.base_sha, "ref": "main"},
+                },
+                "repository": {"full_name": REPO, "default_branch": "main"},
+            },
+        )
 
     def env(self, api_url: str, **inputs: str) -> dict[str, str]:
-        values = {"judgments": "judgments.jsonl", "run": "run.jsonl", "k": "5,10", "github-token": TOKEN,
-                  "api-url": api_url, **{name.replace("_", "-"): value for name, value in inputs.items()}}
+        values = {
+            "judgments": "judgments.jsonl",
+            "run": "run.jsonl",
+            "k": "5,10",
+            "github-token": TOKEN,
+            "api-url": api_url,
+            **{name.replace("_", "-"): value for name, value in inputs.items()},
+        }
         env = {f"INPUT_{name.upper()}": value for name, value in values.items()}
         env.update(self.runner_env())
         return env
@@ -160,7 +178,7 @@ def parse_outputs(text: str) -> dict[str, str]:
         if block:
             name, delimiter = block.groups()
             end = lines.index(delimiter, i + 1)
-            outputs[name] = "\n".join(lines[i + 1:end])
+            outputs[name] = "\n".join(lines[i + 1 : end])
             i = end + 1
             continue
         if "=" in line:
@@ -170,8 +188,14 @@ def parse_outputs(text: str) -> dict[str, str]:
     return outputs
 
 
-def make_workspace(tmp: Path, *, history: str = "full", head_run: list[dict[str, Any]] | None = None,
-                   head_judgments: list[dict[str, Any]] | None = None, report_in_base: bool = True) -> Workspace:
+def make_workspace(
+    tmp: Path,
+    *,
+    history: str = "full",
+    head_run: list[dict[str, Any]] | None = None,
+    head_judgments: list[dict[str, Any]] | None = None,
+    report_in_base: bool = True,
+) -> Workspace:
     """history: "full" (base commit in the checkout), "shallow" (a depth-1 clone whose origin
     has the base commit), or "none" (a checkout with no history and no origin)."""
     origin = tmp / "origin"
@@ -207,8 +231,12 @@ def _checkout(tmp: Path, origin: Path, history: str) -> Path:
         return origin
     root = tmp / "workspace"
     if history == "shallow":
-        subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(root)], check=True,
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            ["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(root)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         return root
     shutil.copytree(origin, root, ignore=shutil.ignore_patterns(".git"))
     git(root, "init", "-q", "-b", "main")

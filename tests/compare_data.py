@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
 NOW = "2026-01-01T00:00:00Z"
 STRATA = ("faq", "howto", "billing")
@@ -18,8 +18,12 @@ def labels(n: int = 40, *, texts: Sequence[str] | None = None, strata: Sequence[
     """Each query q00..: document a (grade 2) and b (grade 1) relevant, z judged not relevant."""
     rows = []
     for i in range(n):
-        common = {"query_id": f"q{i:02d}", "query": texts[i] if texts else f"how do I fix problem {i}",
-                  "labeled_by": "human:test", "stratum": strata[i % len(strata)]}
+        common = {
+            "query_id": f"q{i:02d}",
+            "query": texts[i] if texts else f"how do I fix problem {i}",
+            "labeled_by": "human:test",
+            "stratum": strata[i % len(strata)],
+        }
         for doc, grade in (("a", 2), ("b", 1), ("z", 0)):
             rows.append({**common, "doc_uri": f"doc://{i}/{doc}", "relevance": grade})
     return rows
@@ -42,12 +46,27 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
     return path
 
 
-def score(directory: Path, name: str, judgment_rows: list[dict[str, Any]], run_rows: list[dict[str, Any]], *,
-          k: tuple[int, ...] = (5, 10), threshold: int = 1, gain: str = "exponential", gates: Sequence[str] = (),
-          baseline: dict[str, Any] | None = None) -> dict[str, Any]:
+def score(
+    directory: Path,
+    name: str,
+    judgment_rows: list[dict[str, Any]],
+    run_rows: list[dict[str, Any]],
+    *,
+    k: tuple[int, ...] = (5, 10),
+    threshold: int = 1,
+    gain: str = "exponential",
+    gates: Sequence[str] = (),
+    baseline: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Score through the same pipeline as ``retrieval-eval score``; files are named after ``name``."""
     judgments = write_jsonl(directory / f"{name}-judgments.jsonl", judgment_rows)
     run_path = write_jsonl(directory / f"{name}-run.jsonl", run_rows)
-    request = ScoreRequest(str(judgments), str(run_path), ScoreConfig(k=k, threshold=threshold, gain=gain),
-                           gates=list(gates), baseline=baseline, generated_at=NOW)
+    request = ScoreRequest(
+        str(judgments),
+        str(run_path),
+        ScoreConfig(k=k, threshold=threshold, gain=gain),
+        gates=list(gates),
+        baseline=baseline,
+        generated_at=NOW,
+    )
     return evaluate(request).report

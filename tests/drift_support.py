@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.formats.corpus import Corpus, corpus_from_records
 from retrieval_eval.core.identity import chunk_id, text_sha
 from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.formats.corpus import Corpus, corpus_from_records
 
 OLD = "paragraph/v1"
 NEW = "paragraph/v2"
@@ -17,13 +17,22 @@ Docs = Mapping[str, list[str]]
 
 
 def chunk_record(doc: str, ordinal: int, text: str, *, chunker: str = NEW, revision: str = "r2") -> dict[str, Any]:
-    return {"chunk_id": chunk_id(doc, revision, ordinal, text, chunker), "doc_uri": doc, "doc_revision": revision,
-            "ordinal": ordinal, "text": text, "text_sha": text_sha(text)}
+    return {
+        "chunk_id": chunk_id(doc, revision, ordinal, text, chunker),
+        "doc_uri": doc,
+        "doc_revision": revision,
+        "ordinal": ordinal,
+        "text": text,
+        "text_sha": text_sha(text),
+    }
 
 
 def chunk_records(docs: Docs, *, chunker: str = NEW, revision: str = "r2") -> list[dict[str, Any]]:
-    return [chunk_record(doc, ordinal, text, chunker=chunker, revision=revision)
-            for doc, texts in docs.items() for ordinal, text in enumerate(texts)]
+    return [
+        chunk_record(doc, ordinal, text, chunker=chunker, revision=revision)
+        for doc, texts in docs.items()
+        for ordinal, text in enumerate(texts)
+    ]
 
 
 def corpus(docs: Docs, **kwargs: Any) -> Corpus:
@@ -34,11 +43,17 @@ def cid(doc: str, ordinal: int, text: str, *, chunker: str = NEW, revision: str 
     return chunk_id(doc, revision, ordinal, text, chunker)
 
 
-def label(query_id: str, doc: str, text: str, *, ordinal: int = 0, relevance: int = 1, with_text: bool = True,
-          **extra: Any) -> dict[str, Any]:
+def label(
+    query_id: str, doc: str, text: str, *, ordinal: int = 0, relevance: int = 1, with_text: bool = True, **extra: Any
+) -> dict[str, Any]:
     """A label made on the old chunking: its chunk id is stale once the corpus is re-chunked."""
-    record: dict[str, Any] = {"query_id": query_id, "query": f"query {query_id}", "doc_uri": doc,
-                              "chunk_id": chunk_id(doc, "r1", ordinal, text, OLD), "text_sha": text_sha(text)}
+    record: dict[str, Any] = {
+        "query_id": query_id,
+        "query": f"query {query_id}",
+        "doc_uri": doc,
+        "chunk_id": chunk_id(doc, "r1", ordinal, text, OLD),
+        "text_sha": text_sha(text),
+    }
     if with_text:
         record["chunk_text"] = text
     record.update({"relevance": relevance, "labeled_by": "human:test", **extra})

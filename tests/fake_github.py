@@ -76,8 +76,9 @@ class FakeGitHub:
 
     # -- arranging ------------------------------------------------------------
 
-    def fail(self, method: str, pattern: str, status: int, *, times: int = 1, applied: bool = False,
-             **headers: str) -> None:
+    def fail(
+        self, method: str, pattern: str, status: int, *, times: int = 1, applied: bool = False, **headers: str
+    ) -> None:
         self.failures.append(Failure(method, pattern, status, times, headers, applied))
 
     def break_answer(self, method: str, pattern: str, how: str, *, times: int = 1) -> None:
@@ -96,29 +97,45 @@ class FakeGitHub:
         self.comments.setdefault(number, []).append(comment)
         return comment
 
-    def add_run(self, run_id: int, *, branch: str, conclusion: str = "success", event: str = "push",
-                fork: bool = False) -> None:
-        self.runs[run_id] = {"id": run_id, "head_branch": branch, "conclusion": conclusion,
-                             "status": "completed", "event": event, "repository_id": 1,
-                             "head_repository_id": 2 if fork else 1}
+    def add_run(
+        self, run_id: int, *, branch: str, conclusion: str = "success", event: str = "push", fork: bool = False
+    ) -> None:
+        self.runs[run_id] = {
+            "id": run_id,
+            "head_branch": branch,
+            "conclusion": conclusion,
+            "status": "completed",
+            "event": event,
+            "repository_id": 1,
+            "head_repository_id": 2 if fork else 1,
+        }
 
-    def add_artifact(self, run_id: int, name: str, zipped: bytes, *, created_at: str,
-                     expired: bool = False) -> int:
+    def add_artifact(self, run_id: int, name: str, zipped: bytes, *, created_at: str, expired: bool = False) -> int:
         self._next_id += 1
         run = self.runs[run_id]
-        self.artifacts.append({
-            "id": self._next_id, "name": name, "expired": expired, "created_at": created_at,
-            "size_in_bytes": len(zipped),
-            "archive_download_url": f"{self.url}/repos/{self.repo}/actions/artifacts/{self._next_id}/zip",
-            "workflow_run": {key: run[key] for key in ("id", "head_branch", "repository_id",
-                                                       "head_repository_id")},
-        })
+        self.artifacts.append(
+            {
+                "id": self._next_id,
+                "name": name,
+                "expired": expired,
+                "created_at": created_at,
+                "size_in_bytes": len(zipped),
+                "archive_download_url": f"{self.url}/repos/{self.repo}/actions/artifacts/{self._next_id}/zip",
+                "workflow_run": {key: run[key] for key in ("id", "head_branch", "repository_id", "head_repository_id")},
+            }
+        )
         self.blobs[self._next_id] = zipped
         return self._next_id
 
     def add_pull(self, number: int, head_sha: str, *, head_label: str = "octo:feature", state: str = "open") -> None:
-        self.pulls.append({"number": number, "state": state, "head": {"sha": head_sha, "label": head_label},
-                           "html_url": f"https://github.example/{self.repo}/pull/{number}"})
+        self.pulls.append(
+            {
+                "number": number,
+                "state": state,
+                "head": {"sha": head_sha, "label": head_label},
+                "html_url": f"https://github.example/{self.repo}/pull/{number}",
+            }
+        )
 
     # -- reading the log -----------------------------------------------------
 
@@ -127,8 +144,7 @@ class FakeGitHub:
 
     # -- serving ---------------------------------------------------------------
 
-    def handle(self, method: str, path: str, query: dict[str, str], body: Any
-               ) -> tuple[int, Any, dict[str, str]]:
+    def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         with self._lock:
             failure = self._take_failure(method, path)
             if failure is not None:
@@ -186,8 +202,7 @@ class FakeGitHub:
     def _create_comment(self, number: str, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         return 201, self.add_comment(int(number), body["body"], self.acting_as), {}
 
-    def _update_comment(self, comment_id: str, *, query: dict[str, str], body: Any
-                        ) -> tuple[int, Any, dict[str, str]]:
+    def _update_comment(self, comment_id: str, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         for comments in self.comments.values():
             for comment in comments:
                 if comment["id"] == int(comment_id):
@@ -206,13 +221,11 @@ class FakeGitHub:
         items.sort(key=lambda a: a["created_at"], reverse=True)
         return self._page(items, query, f"/repos/{self.repo}/actions/artifacts", key="artifacts")
 
-    def _list_run_artifacts(self, run_id: str, *, query: dict[str, str], body: Any
-                            ) -> tuple[int, Any, dict[str, str]]:
+    def _list_run_artifacts(self, run_id: str, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         items = [a for a in self.artifacts if a["workflow_run"]["id"] == int(run_id)]
         return self._page(items, query, f"/repos/{self.repo}/actions/runs/{run_id}/artifacts", key="artifacts")
 
-    def _artifact_zip(self, artifact_id: str, *, query: dict[str, str], body: Any
-                      ) -> tuple[int, Any, dict[str, str]]:
+    def _artifact_zip(self, artifact_id: str, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         if int(artifact_id) not in self.blobs:
             return 404, {"message": "Not Found"}, {}
         return 302, b"", {"location": f"{self.url}/storage/blob/{artifact_id}?sig=signed"}
@@ -225,19 +238,25 @@ class FakeGitHub:
         return (200, run, {}) if run else (404, {"message": "Not Found"}, {})
 
     def _list_pulls(self, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
-        items = [p for p in self.pulls if query.get("state", "open") in ("all", p["state"])
-                 and (not query.get("head") or p["head"]["label"] == query["head"])]
+        items = [
+            p
+            for p in self.pulls
+            if query.get("state", "open") in ("all", p["state"])
+            and (not query.get("head") or p["head"]["label"] == query["head"])
+        ]
         return self._page(items, query, f"/repos/{self.repo}/pulls")
 
     def _pulls_for_commit(self, sha: str, *, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
-        return self._page([p for p in self.pulls if p["head"]["sha"] == sha], query,
-                          f"/repos/{self.repo}/commits/{sha}/pulls")
+        return self._page(
+            [p for p in self.pulls if p["head"]["sha"] == sha], query, f"/repos/{self.repo}/commits/{sha}/pulls"
+        )
 
-    def _page(self, items: list[dict[str, Any]], query: dict[str, str], path: str, *, key: str | None = None
-              ) -> tuple[int, Any, dict[str, str]]:
+    def _page(
+        self, items: list[dict[str, Any]], query: dict[str, str], path: str, *, key: str | None = None
+    ) -> tuple[int, Any, dict[str, str]]:
         per_page = min(int(query.get("per_page", 30)), 100)
         page = int(query.get("page", 1))
-        chunk = items[(page - 1) * per_page: page * per_page]
+        chunk = items[(page - 1) * per_page : page * per_page]
         headers = {}
         if page * per_page < len(items):
             rest = {k: v for k, v in query.items() if k != "page"}

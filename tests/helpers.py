@@ -35,6 +35,10 @@ def run_cli(*args: str, cwd: str | Path | None = None, env: dict[str, str] | Non
     """Run the real console entry point in a child process: exit codes and stderr as users see them."""
     completed = subprocess.run(
         [sys.executable, "-m", "retrieval_eval", *args],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
     return CliResult(completed.returncode, completed.stdout, completed.stderr)

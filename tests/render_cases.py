@@ -31,7 +31,9 @@ def _compare(directory: Path, base: dict[str, Any], head: dict[str, Any], *, jud
 
 
 def pass_without_baseline(directory: Path) -> Case:
-    return score(directory, "head", labels(), run(misses=[3, 17]), gates=["recall@5:0.8", "worst-stratum:recall@5:0.5"]), None
+    return score(
+        directory, "head", labels(), run(misses=[3, 17]), gates=["recall@5:0.8", "worst-stratum:recall@5:0.5"]
+    ), None
 
 
 def delta_fail(directory: Path) -> Case:
@@ -42,15 +44,15 @@ def delta_fail(directory: Path) -> Case:
 
 def significant_drop(directory: Path) -> Case:
     base = score(directory, "base", labels(), run(misses=[1]))
-    head = score(directory, "head", labels(), run(misses=range(1, 13)), gates=["recall@5:-0.02:significant"],
-                 baseline=base)
+    head = score(
+        directory, "head", labels(), run(misses=range(1, 13)), gates=["recall@5:-0.02:significant"], baseline=base
+    )
     return head, _compare(directory, base, head)
 
 
 def not_significant_drop(directory: Path) -> Case:
     base = score(directory, "base", labels(), run(misses=[1]))
-    head = score(directory, "head", labels(), run(misses=[1, 22]), gates=["recall@5:-0.02:significant"],
-                 baseline=base)
+    head = score(directory, "head", labels(), run(misses=[1, 22]), gates=["recall@5:-0.02:significant"], baseline=base)
     return head, _compare(directory, base, head)
 
 
@@ -72,8 +74,14 @@ def judgments_rescored(directory: Path) -> Case:
 def drift_warning(directory: Path) -> Case:
     base = score(directory, "base", labels(), run())
     head = score(directory, "head", labels(), run(misses=[4]), gates=["recall@5:-0.05"], baseline=base)
-    head["judgments"]["drift"] = {"valid": 105, "re_anchorable": 9, "merged": 2, "split": 1, "orphaned": 3,
-                                  "invalid_ratio": 0.125}
+    head["judgments"]["drift"] = {
+        "valid": 105,
+        "re_anchorable": 9,
+        "merged": 2,
+        "split": 1,
+        "orphaned": 3,
+        "invalid_ratio": 0.125,
+    }
     return head, _compare(directory, base, head)
 
 
@@ -92,8 +100,14 @@ def hostile_text_escaped(directory: Path) -> Case:
     texts = [HOSTILE_TEXTS[i % len(HOSTILE_TEXTS)] for i in range(40)]
     strata = ["<b>vip</b> | @admins", "[x](https://evil.example)", "plain"]
     base = score(directory, "base", labels(texts=texts, strata=strata), run())
-    head = score(directory, "head", labels(texts=texts, strata=strata), run(misses=range(8)),
-                 gates=["recall@5:-0.02", "worst-stratum:recall@5:0.9"], baseline=base)
+    head = score(
+        directory,
+        "head",
+        labels(texts=texts, strata=strata),
+        run(misses=range(8)),
+        gates=["recall@5:-0.02", "worst-stratum:recall@5:0.9"],
+        baseline=base,
+    )
     return head, _compare(directory, base, head)
 
 

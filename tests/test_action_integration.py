@@ -11,8 +11,18 @@ from pathlib import Path
 import pytest
 
 from action_workspace import (
-    PR_NUMBER, REPO, ROOT, TOKEN, Workspace, demo_rows, git, make_workspace, rechunked_corpus, report_zip,
-    worse_run, write_jsonl,
+    PR_NUMBER,
+    REPO,
+    ROOT,
+    TOKEN,
+    Workspace,
+    demo_rows,
+    git,
+    make_workspace,
+    rechunked_corpus,
+    report_zip,
+    worse_run,
+    write_jsonl,
 )
 from fake_github import BOT, FakeGitHub
 from retrieval_eval.action.main import main
@@ -170,8 +180,9 @@ def test_a_broken_answer_does_not_fail_the_job(tmp_path: Path, fake: FakeGitHub,
 
 
 @pytest.mark.parametrize("failure", ["502 after creating it", "answer cut short"])
-def test_a_create_that_succeeded_despite_its_answer_is_not_repeated(tmp_path: Path, fake: FakeGitHub,
-                                                                     failure: str) -> None:
+def test_a_create_that_succeeded_despite_its_answer_is_not_repeated(
+    tmp_path: Path, fake: FakeGitHub, failure: str
+) -> None:
     ws = make_workspace(tmp_path)
     if failure == "answer cut short":
         fake.break_answer("POST", "/comments", "incomplete")
@@ -285,7 +296,8 @@ def test_config_file_supplies_inputs(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     (ws.root / ".retrieval-eval.yml").write_text(
         "judgments: judgments.jsonl\nrun: run.jsonl\nk: [5, 10]\ngates:\n  - recall@5:0.99\n"
-        "fail-on-indeterminate: false\n")
+        "fail-on-indeterminate: false\n"
+    )
     env = ws.env(fake.url)
     del env["INPUT_JUDGMENTS"], env["INPUT_RUN"], env["INPUT_K"]
     assert main(env, stdout=io.StringIO()) == 1
@@ -435,13 +447,22 @@ def test_unchanged_corpus_says_nothing_about_drift(tmp_path: Path, fake: FakeGit
 
 
 def fork_run_event(ws: Workspace, *, pull_requests: list[dict[str, object]] | None = None) -> None:
-    ws.write_event("workflow_run", {
-        "action": "completed",
-        "workflow_run": {"id": 900, "event": "pull_request", "conclusion": "failure", "head_sha": ws.head_sha,
-                         "head_branch": "main", "head_repository": {"owner": {"login": "contributor"}},
-                         "pull_requests": pull_requests or []},
-        "repository": {"full_name": REPO, "default_branch": "main"},
-    })
+    ws.write_event(
+        "workflow_run",
+        {
+            "action": "completed",
+            "workflow_run": {
+                "id": 900,
+                "event": "pull_request",
+                "conclusion": "failure",
+                "head_sha": ws.head_sha,
+                "head_branch": "main",
+                "head_repository": {"owner": {"login": "contributor"}},
+                "pull_requests": pull_requests or [],
+            },
+            "repository": {"full_name": REPO, "default_branch": "main"},
+        },
+    )
 
 
 def test_post_comment_from_the_triggering_runs_artifact(tmp_path: Path, fake: FakeGitHub) -> None:
@@ -452,8 +473,12 @@ def test_post_comment_from_the_triggering_runs_artifact(tmp_path: Path, fake: Fa
     for name in ("retrieval-eval-report.json", "retrieval-eval-report.comment.md", "retrieval-eval-report.summary.md"):
         (ws.root / name).unlink()
     fake.add_run(900, branch="main", event="pull_request", fork=True, conclusion="failure")
-    fake.add_artifact(900, "retrieval-eval-pr", report_zip(report, **{"retrieval-eval-report.comment.md": body}),
-                      created_at="2026-01-05T00:00:00Z")
+    fake.add_artifact(
+        900,
+        "retrieval-eval-pr",
+        report_zip(report, **{"retrieval-eval-report.comment.md": body}),
+        created_at="2026-01-05T00:00:00Z",
+    )
     fake.add_pull(3, "0" * 40, head_label="contributor:other")
     fake.add_pull(8, ws.head_sha, head_label="contributor:main")
     fork_run_event(ws)
@@ -510,12 +535,22 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
 
     # The most reasons whose comment fits by itself: nothing left out, a few hundred characters to spare.
     sizes = {n: len(render("comment", report=with_reasons(n))) for n in range(100, 140)}
-    n = max((n for n in sizes if sizes[n] > COMMENT_LIMIT - 1000 and "Left out" not in
-             render("comment", report=with_reasons(n))), default=None)
+    n = max(
+        (
+            n
+            for n in sizes
+            if sizes[n] > COMMENT_LIMIT - 1000 and "Left out" not in render("comment", report=with_reasons(n))
+        ),
+        default=None,
+    )
     assert n is not None
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
-    outcome = Outcome(SimpleNamespace(report=with_reasons(n)),  # type: ignore[arg-type]
-                      Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150), None, ())
+    outcome = Outcome(
+        SimpleNamespace(report=with_reasons(n)),  # type: ignore[arg-type]
+        Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150),
+        None,
+        (),
+    )
     comment = render_outcome(settings, outcome).comment
     assert len(comment) <= COMMENT_LIMIT
     assert "No baseline: no baseline report was found for main" in comment

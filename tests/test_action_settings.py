@@ -9,7 +9,12 @@ import pytest
 from retrieval_eval.action.event import load_event
 from retrieval_eval.action.publish import escape_data, escape_property, fit_comment, format_outputs
 from retrieval_eval.action.settings import (
-    BaselineSpec, Runner, SettingsError, config_location, parse_config_text, parse_settings,
+    BaselineSpec,
+    Runner,
+    SettingsError,
+    config_location,
+    parse_config_text,
+    parse_settings,
 )
 
 RUNNER = Runner(workspace=Path("/ws"))
@@ -34,10 +39,18 @@ def test_defaults() -> None:
 
 
 def test_inputs_keep_their_hyphens() -> None:
-    env = {**REQUIRED, "INPUT_GITHUB-TOKEN": "tok", "INPUT_COMMENT-ID": "nightly",
-           "INPUT_FAIL-ON-INDETERMINATE": "false", "INPUT_MAX-DRIFT": "0.1", "INPUT_CORPUS": "corpus.json",
-           "INPUT_BASELINE-PATH": "r/base.json",
-           "INPUT_API-URL": "http://127.0.0.1:9/", "INPUT_K": "5, 10", "INPUT_GATES": "recall@5:0.5\nmrr@10:-0.1"}
+    env = {
+        **REQUIRED,
+        "INPUT_GITHUB-TOKEN": "tok",
+        "INPUT_COMMENT-ID": "nightly",
+        "INPUT_FAIL-ON-INDETERMINATE": "false",
+        "INPUT_MAX-DRIFT": "0.1",
+        "INPUT_CORPUS": "corpus.json",
+        "INPUT_BASELINE-PATH": "r/base.json",
+        "INPUT_API-URL": "http://127.0.0.1:9/",
+        "INPUT_K": "5, 10",
+        "INPUT_GATES": "recall@5:0.5\nmrr@10:-0.1",
+    }
     settings = parse(env)
     assert settings.github_token == "tok" and settings.comment_id == "nightly"
     assert settings.fail_on_indeterminate is False and settings.max_drift == 0.1
@@ -70,14 +83,32 @@ def test_post_comment_mode_needs_no_judgments() -> None:
 
 
 def test_every_bad_input_is_named() -> None:
-    env = {**REQUIRED, "INPUT_K": "0", "INPUT_THRESHOLD": "x", "INPUT_COMMENT": "sometimes",
-           "INPUT_FAIL-ON-INDETERMINATE": "maybe", "INPUT_MAX-DRIFT": "2", "INPUT_COMMENT-ID": "a b",
-           "INPUT_MODE": "fast", "INPUT_BASELINE": "git:main", "INPUT_API-URL": "ftp://x"}
+    env = {
+        **REQUIRED,
+        "INPUT_K": "0",
+        "INPUT_THRESHOLD": "x",
+        "INPUT_COMMENT": "sometimes",
+        "INPUT_FAIL-ON-INDETERMINATE": "maybe",
+        "INPUT_MAX-DRIFT": "2",
+        "INPUT_COMMENT-ID": "a b",
+        "INPUT_MODE": "fast",
+        "INPUT_BASELINE": "git:main",
+        "INPUT_API-URL": "ftp://x",
+    }
     with pytest.raises(SettingsError) as caught:
         parse(env)
     named = [problem.split(":")[0] for problem in caught.value.problems]
-    assert named == ["mode", "k", "threshold", "max-drift", "baseline", "comment", "comment-id",
-                     "fail-on-indeterminate", "api-url"]
+    assert named == [
+        "mode",
+        "k",
+        "threshold",
+        "max-drift",
+        "baseline",
+        "comment",
+        "comment-id",
+        "fail-on-indeterminate",
+        "api-url",
+    ]
 
 
 @pytest.mark.parametrize("name", ["report", "baseline-path"])
@@ -87,7 +118,8 @@ def test_paths_written_or_read_stay_inside_the_repository(name: str, path: str) 
         parse({**REQUIRED, f"INPUT_{name.upper()}": path})
     assert caught.value.problems == [
         f"{name}: {path!r} must be a path inside the repository, e.g. "
-        + ("retrieval-eval-report.json" if name == "report" else ".retrieval-eval/report.json")]
+        + ("retrieval-eval-report.json" if name == "report" else ".retrieval-eval/report.json")
+    ]
 
 
 def test_bad_gate_is_reported_with_the_input_name() -> None:
@@ -105,15 +137,16 @@ def test_baseline_forms() -> None:
 
     assert baseline("none") == BaselineSpec("none")
     assert baseline("base/report.json") == BaselineSpec("path", path="base/report.json")
-    assert baseline("git:origin/main:.re/report.json") == BaselineSpec("git", path=".re/report.json",
-                                                                        ref="origin/main")
+    assert baseline("git:origin/main:.re/report.json") == BaselineSpec("git", path=".re/report.json", ref="origin/main")
     assert baseline("artifact:nightly") == BaselineSpec("artifact", name="nightly")
 
 
 def test_config_file_sets_keys_and_inputs_win() -> None:
-    config = parse_config_text("judgments: j.jsonl\nrun: r.jsonl\nk: [5, 10]\ngates:\n  - recall@5:0.5\n"
-                               "  - recall@10:-0.02\nfail_on_indeterminate: false\nthreshold: 2\n",
-                               source=".retrieval-eval.yml")
+    config = parse_config_text(
+        "judgments: j.jsonl\nrun: r.jsonl\nk: [5, 10]\ngates:\n  - recall@5:0.5\n"
+        "  - recall@10:-0.02\nfail_on_indeterminate: false\nthreshold: 2\n",
+        source=".retrieval-eval.yml",
+    )
     settings = parse({"INPUT_THRESHOLD": "3"}, config)
     assert settings.judgments == "j.jsonl" and settings.k == (5, 10)
     assert settings.gates == ("recall@5:0.5", "recall@10:-0.02")
@@ -145,8 +178,10 @@ def test_config_location(tmp_path: Path) -> None:
 
 def test_event_payload(tmp_path: Path) -> None:
     path = tmp_path / "event.json"
-    path.write_text('{"pull_request": {"number": 7, "base": {"sha": "abc", "ref": "main"}},'
-                    ' "repository": {"default_branch": "main"}}')
+    path.write_text(
+        '{"pull_request": {"number": 7, "base": {"sha": "abc", "ref": "main"}},'
+        ' "repository": {"default_branch": "main"}}'
+    )
     event = load_event("pull_request", str(path))
     assert (event.pr_number, event.base_sha, event.base_ref, event.default_branch) == (7, "abc", "main", "main")
     assert load_event("push", str(path)).pr_number is None

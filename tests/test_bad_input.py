@@ -14,40 +14,89 @@ GOOD_RUN = '{"query_id":"q1","ranking":["d1"]}\n'
 
 # (judgments bytes, run bytes, expected error message)
 BAD_INPUTS = {
-    "judgment not an object": (b'["q1","d1",1]\n', GOOD_RUN.encode(), "judgments:1: expected a JSON object, got an array"),
+    "judgment not an object": (
+        b'["q1","d1",1]\n',
+        GOOD_RUN.encode(),
+        "judgments:1: expected a JSON object, got an array",
+    ),
     "judgment not JSON": (b'{"query_id": "q1",\n', GOOD_RUN.encode(), "judgments:1: not valid JSON"),
-    "invalid UTF-8": (GOOD_JUDGMENTS.encode() + b'{"query_id":"q\xff","doc_uri":"d","relevance":1}\n',
-                      GOOD_RUN.encode(), "judgments:2: not valid UTF-8"),
-    "relevance negative": (b'{"query_id":"q1","doc_uri":"d1","relevance":-1}\n', GOOD_RUN.encode(),
-                           "judgments:1: relevance must be a non-negative integer"),
-    "relevance float": (b'{"query_id":"q1","doc_uri":"d1","relevance":1.5}\n', GOOD_RUN.encode(),
-                        "judgments:1: relevance must be a non-negative integer"),
-    "relevance huge": (b'{"query_id":"q1","doc_uri":"d1","relevance":' + b"9" * 400 + b"}\n", GOOD_RUN.encode(),
-                       "judgments:1: relevance must be at most 1000"),
-    "relevance NaN": (b'{"query_id":"q1","doc_uri":"d1","relevance":NaN}\n', GOOD_RUN.encode(),
-                      "judgments:1: not valid JSON (NaN is not valid JSON)"),
-    "relevance infinite": (b'{"query_id":"q1","doc_uri":"d1","relevance":1e999}\n', GOOD_RUN.encode(),
-                           "judgments:1: relevance must be a non-negative integer"),
-    "missing doc_uri": (b'{"query_id":"q1","relevance":1}\n', GOOD_RUN.encode(),
-                        "judgments:1: missing required field doc_uri"),
-    "bad chunk_id": (b'{"query_id":"q1","doc_uri":"d1","chunk_id":"c1:xyz","relevance":1}\n', GOOD_RUN.encode(),
-                     "judgments:1: chunk_id must look like c1:<32 hex digits>"),
+    "invalid UTF-8": (
+        GOOD_JUDGMENTS.encode() + b'{"query_id":"q\xff","doc_uri":"d","relevance":1}\n',
+        GOOD_RUN.encode(),
+        "judgments:2: not valid UTF-8",
+    ),
+    "relevance negative": (
+        b'{"query_id":"q1","doc_uri":"d1","relevance":-1}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: relevance must be a non-negative integer",
+    ),
+    "relevance float": (
+        b'{"query_id":"q1","doc_uri":"d1","relevance":1.5}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: relevance must be a non-negative integer",
+    ),
+    "relevance huge": (
+        b'{"query_id":"q1","doc_uri":"d1","relevance":' + b"9" * 400 + b"}\n",
+        GOOD_RUN.encode(),
+        "judgments:1: relevance must be at most 1000",
+    ),
+    "relevance NaN": (
+        b'{"query_id":"q1","doc_uri":"d1","relevance":NaN}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: not valid JSON (NaN is not valid JSON)",
+    ),
+    "relevance infinite": (
+        b'{"query_id":"q1","doc_uri":"d1","relevance":1e999}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: relevance must be a non-negative integer",
+    ),
+    "missing doc_uri": (
+        b'{"query_id":"q1","relevance":1}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: missing required field doc_uri",
+    ),
+    "bad chunk_id": (
+        b'{"query_id":"q1","doc_uri":"d1","chunk_id":"c1:xyz","relevance":1}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: chunk_id must look like c1:<32 hex digits>",
+    ),
     "empty judgments": (b"\n\n", GOOD_RUN.encode(), "judgments: the file holds no judgment"),
     "run not an object": (GOOD_JUDGMENTS.encode(), b'"q1"\n', "run:1: expected a JSON object, got a string"),
-    "run ranking not a list": (GOOD_JUDGMENTS.encode(), b'{"query_id":"q1","ranking":"d1"}\n',
-                               "run:1: ranking must be an array"),
-    "run query id a number": (GOOD_JUDGMENTS.encode(), b'{"query_id":1,"ranking":[]}\n',
-                              "run:1: query_id must be a non-empty string"),
-    "run empty key": (GOOD_JUDGMENTS.encode(), b'{"query_id":"q1","ranking":["d1",""]}\n',
-                      "run:1: ranking[1] must be a non-empty string"),
-    "run NaN": (GOOD_JUDGMENTS.encode(), b'{"query_id":"q1","ranking":["d1"],"score":NaN}\n',
-                "run:1: not valid JSON (NaN is not valid JSON)"),
-    "trec run short line": (GOOD_JUDGMENTS.encode(), b"q1 Q0 d1 1 0.5\n",
-                            "run:1: expected 6 columns (query Q0 doc rank score tag), got 5"),
-    "trec run score not a number": (GOOD_JUDGMENTS.encode(), b"q1 Q0 d1 1 high tag\n",
-                                    "run:1: score must be a finite number, got 'high'"),
-    "trec run score nan": (GOOD_JUDGMENTS.encode(), b"q1 Q0 d1 1 nan tag\n",
-                           "run:1: score must be a finite number, got 'nan'"),
+    "run ranking not a list": (
+        GOOD_JUDGMENTS.encode(),
+        b'{"query_id":"q1","ranking":"d1"}\n',
+        "run:1: ranking must be an array",
+    ),
+    "run query id a number": (
+        GOOD_JUDGMENTS.encode(),
+        b'{"query_id":1,"ranking":[]}\n',
+        "run:1: query_id must be a non-empty string",
+    ),
+    "run empty key": (
+        GOOD_JUDGMENTS.encode(),
+        b'{"query_id":"q1","ranking":["d1",""]}\n',
+        "run:1: ranking[1] must be a non-empty string",
+    ),
+    "run NaN": (
+        GOOD_JUDGMENTS.encode(),
+        b'{"query_id":"q1","ranking":["d1"],"score":NaN}\n',
+        "run:1: not valid JSON (NaN is not valid JSON)",
+    ),
+    "trec run short line": (
+        GOOD_JUDGMENTS.encode(),
+        b"q1 Q0 d1 1 0.5\n",
+        "run:1: expected 6 columns (query Q0 doc rank score tag), got 5",
+    ),
+    "trec run score not a number": (
+        GOOD_JUDGMENTS.encode(),
+        b"q1 Q0 d1 1 high tag\n",
+        "run:1: score must be a finite number, got 'high'",
+    ),
+    "trec run score nan": (
+        GOOD_JUDGMENTS.encode(),
+        b"q1 Q0 d1 1 nan tag\n",
+        "run:1: score must be a finite number, got 'nan'",
+    ),
 }
 
 
@@ -75,8 +124,9 @@ def test_an_existing_report_survives_a_refused_run(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     out.write_text("previous report\n")
     (tmp_path / "r.jsonl").write_text('{"query_id":"q1","ranking":[1]}\n')
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", str(tmp_path / "r.jsonl"),
-                     "--out", str(out))
+    result = run_cli(
+        "score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", str(tmp_path / "r.jsonl"), "--out", str(out)
+    )
     assert_refused(result, "run:1: ranking[0] must be a non-empty string")
     assert out.read_text() == "previous report\n"
 
@@ -119,22 +169,37 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors(args: list[str], message: str) -> None:
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
-                     "-r", fixture_path("basic", "run.jsonl"), *args)
+    result = run_cli(
+        "score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"), *args
+    )
     assert_refused(result, message)
 
 
 def test_baseline_that_is_not_a_report(tmp_path: Path) -> None:
     (tmp_path / "base.json").write_text('{"not": "a report"}')
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
-                     "-r", fixture_path("basic", "run.jsonl"), "--baseline", str(tmp_path / "base.json"))
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("basic", "judgments.jsonl"),
+        "-r",
+        fixture_path("basic", "run.jsonl"),
+        "--baseline",
+        str(tmp_path / "base.json"),
+    )
     assert_refused(result, 'baseline: not a spec v1 report (spec_version is not "1")')
 
 
 def test_judged_samples_that_are_not_numbers(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text('["high", "low"]')
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
-                     "-r", fixture_path("basic", "run.jsonl"), "--judged", f"faithfulness={tmp_path / 's.json'}")
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("basic", "judgments.jsonl"),
+        "-r",
+        fixture_path("basic", "run.jsonl"),
+        "--judged",
+        f"faithfulness={tmp_path / 's.json'}",
+    )
     assert_refused(result, "judged faithfulness: expected a non-empty JSON array of numbers")
 
 
@@ -159,16 +224,29 @@ def test_convert_refuses_ids_with_white_space_and_writes_nothing(tmp_path: Path)
 def test_time_stamps_out_of_range_are_refused(args: list[str], env: dict[str, str], message: str) -> None:
     import os
 
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"),
-                     "-r", fixture_path("basic", "run.jsonl"), *args, env={**os.environ, **env})
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("basic", "judgments.jsonl"),
+        "-r",
+        fixture_path("basic", "run.jsonl"),
+        *args,
+        env={**os.environ, **env},
+    )
     assert_refused(result, message)
 
 
 WRITING_COMMANDS = {
     "score": ["score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl")],
     "convert": ["convert", fixture_path("basic", "judgments.jsonl"), "--to", "trec-qrels"],
-    "drift --fix": ["drift", "-j", fixture_path("drift", "judgments.jsonl"), "-c", fixture_path("drift", "corpus.json"),
-                    "--fix"],
+    "drift --fix": [
+        "drift",
+        "-j",
+        fixture_path("drift", "judgments.jsonl"),
+        "-c",
+        fixture_path("drift", "corpus.json"),
+        "--fix",
+    ],
 }
 
 
@@ -191,8 +269,15 @@ def test_samples_too_large_to_summarize_are_refused(samples: str, tmp_path: Path
     (tmp_path / "s.json").write_text(samples)
     result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
     assert_refused(result, "judged faithfulness: samples are too large to summarize")
-    result = run_cli("score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"),
-                     "--judged", f"faithfulness={tmp_path / 's.json'}")
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("basic", "judgments.jsonl"),
+        "-r",
+        fixture_path("basic", "run.jsonl"),
+        "--judged",
+        f"faithfulness={tmp_path / 's.json'}",
+    )
     assert_refused(result, "judged faithfulness: samples are too large to summarize")
 
 
@@ -205,8 +290,17 @@ def test_an_option_value_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     cases = [
         ["chunk-id", "--text-sha", "--text", bad],
         ["convert", fixture_path("basic", "run.jsonl"), "--to", "trec-run", "--tag", bad, "--out", str(out)],
-        ["score", "-j", fixture_path("basic", "judgments.jsonl"), "-r", fixture_path("basic", "run.jsonl"),
-         "--judged", f"{bad}={tmp_path / 's.json'}", "--out", str(out)],
+        [
+            "score",
+            "-j",
+            fixture_path("basic", "judgments.jsonl"),
+            "-r",
+            fixture_path("basic", "run.jsonl"),
+            "--judged",
+            f"{bad}={tmp_path / 's.json'}",
+            "--out",
+            str(out),
+        ],
     ]
     for args in cases:
         result = run_cli(*args)

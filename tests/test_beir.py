@@ -7,24 +7,34 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.formats.beir import id_problem, load_beir
-from retrieval_eval.formats.corpus import read_corpus
+from helpers import run_cli
 from retrieval_eval.core.drift import check_drift
 from retrieval_eval.core.errors import InputError, UsageError
 from retrieval_eval.core.judgments import parse_judgments
+from retrieval_eval.formats.beir import id_problem, load_beir
+from retrieval_eval.formats.corpus import read_corpus
 
-from helpers import run_cli
-
-CORPUS = [{"_id": "d1", "title": "Refunds", "text": "Annual plans refund within 30 days."},
-          {"_id": "d2", "title": "", "text": "Monthly plans are not refunded."},
-          {"_id": "d3", "text": "Unrelated page.", "metadata": {"url": "https://example.com"}}]
-QUERIES = [{"_id": "q1", "text": "annual refund"}, {"_id": "q2", "text": "monthly refund"},
-           {"_id": "q9", "text": "a query of another split"}]
+CORPUS = [
+    {"_id": "d1", "title": "Refunds", "text": "Annual plans refund within 30 days."},
+    {"_id": "d2", "title": "", "text": "Monthly plans are not refunded."},
+    {"_id": "d3", "text": "Unrelated page.", "metadata": {"url": "https://example.com"}},
+]
+QUERIES = [
+    {"_id": "q1", "text": "annual refund"},
+    {"_id": "q2", "text": "monthly refund"},
+    {"_id": "q9", "text": "a query of another split"},
+]
 QRELS = ["q1\td1\t1", "q2\td2\t2", "q2\td3\t0"]
 
 
-def make(root: Path, *, corpus: list | None = None, queries: list | None = None, qrels: list | None = None,
-         split: str = "test") -> Path:
+def make(
+    root: Path,
+    *,
+    corpus: list | None = None,
+    queries: list | None = None,
+    qrels: list | None = None,
+    split: str = "test",
+) -> Path:
     (root / "qrels").mkdir(parents=True, exist_ok=True)
     (root / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (corpus or CORPUS)))
     (root / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (queries or QUERIES)))
@@ -52,8 +62,9 @@ def test_judgments_carry_the_query_text(tmp_path: Path) -> None:
 def test_the_cli_writes_judgments_and_a_corpus_snapshot_drift_can_read(tmp_path: Path) -> None:
     root = make(tmp_path / "scifact")
     out, corpus_out = tmp_path / "judgments.jsonl", tmp_path / "corpus.jsonl"
-    result = run_cli("convert", "--beir", str(root), "--split", "test", "--out", str(out),
-                     "--corpus-out", str(corpus_out))
+    result = run_cli(
+        "convert", "--beir", str(root), "--split", "test", "--out", str(out), "--corpus-out", str(corpus_out)
+    )
     assert result.code == 0, result.stderr
     judgments = parse_judgments(str(out))
     assert len(judgments.labels) == 3
@@ -70,20 +81,26 @@ def test_judgments_go_to_stdout_without_out(tmp_path: Path) -> None:
     assert [json.loads(line)["query_id"] for line in result.stdout.splitlines()] == ["q1", "q2", "q2"]
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"corpus": [*CORPUS, {"_id": "d1", "text": "again"}]}, "corpus.jsonl:4: duplicate _id d1, already on line 1"),
-    ({"queries": [*QUERIES, {"_id": "q2", "text": "again"}]}, "queries.jsonl:4: duplicate _id q2, already on line 2"),
-    ({"qrels": [*QRELS, "q1\td7\t1"]}, "qrels/test.tsv:5: corpus-id d7 is not in corpus.jsonl"),
-    ({"qrels": [*QRELS, "q5\td1\t1"]}, "qrels/test.tsv:5: query-id q5 is not in queries.jsonl"),
-    ({"qrels": [*QRELS, "q1\td1\t2"]}, "qrels/test.tsv:5: query q1 labels d1 again (first on line 2)"),
-    ({"corpus": [*CORPUS, {"_id": "../../etc/passwd", "text": "x"}]}, "contains a path separator"),
-    ({"corpus": [*CORPUS, {"_id": "..", "text": "x"}]}, "'.' and '..' name directories"),
-    ({"corpus": [*CORPUS, {"_id": "doc 4", "text": "x"}]}, "contains white space"),
-    ({"queries": [*QUERIES, {"_id": "q\u0007", "text": "x"}]}, "contains a control character"),
-    ({"corpus": [*CORPUS, {"_id": 4, "text": "x"}]}, "corpus.jsonl:4: _id must be a string"),
-    ({"corpus": [*CORPUS, {"_id": "d4"}]}, "corpus.jsonl:4: missing required field text"),
-    ({"queries": [*QUERIES, {"_id": "q4"}]}, "queries.jsonl:4: missing required field text"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"corpus": [*CORPUS, {"_id": "d1", "text": "again"}]}, "corpus.jsonl:4: duplicate _id d1, already on line 1"),
+        (
+            {"queries": [*QUERIES, {"_id": "q2", "text": "again"}]},
+            "queries.jsonl:4: duplicate _id q2, already on line 2",
+        ),
+        ({"qrels": [*QRELS, "q1\td7\t1"]}, "qrels/test.tsv:5: corpus-id d7 is not in corpus.jsonl"),
+        ({"qrels": [*QRELS, "q5\td1\t1"]}, "qrels/test.tsv:5: query-id q5 is not in queries.jsonl"),
+        ({"qrels": [*QRELS, "q1\td1\t2"]}, "qrels/test.tsv:5: query q1 labels d1 again (first on line 2)"),
+        ({"corpus": [*CORPUS, {"_id": "../../etc/passwd", "text": "x"}]}, "contains a path separator"),
+        ({"corpus": [*CORPUS, {"_id": "..", "text": "x"}]}, "'.' and '..' name directories"),
+        ({"corpus": [*CORPUS, {"_id": "doc 4", "text": "x"}]}, "contains white space"),
+        ({"queries": [*QUERIES, {"_id": "q\u0007", "text": "x"}]}, "contains a control character"),
+        ({"corpus": [*CORPUS, {"_id": 4, "text": "x"}]}, "corpus.jsonl:4: _id must be a string"),
+        ({"corpus": [*CORPUS, {"_id": "d4"}]}, "corpus.jsonl:4: missing required field text"),
+        ({"queries": [*QUERIES, {"_id": "q4"}]}, "queries.jsonl:4: missing required field text"),
+    ],
+)
 def test_traps_are_refused_with_file_and_line(tmp_path: Path, change: dict, message: str) -> None:
     assert message in refusal(make(tmp_path, **change))
 
@@ -111,8 +128,10 @@ def test_usage_around_beir(tmp_path: Path) -> None:
     root = str(make(tmp_path))
     assert "--beir converts to judgments" in run_cli("convert", "--beir", root, "--to", "trec-qrels").stderr
     assert "drop the INPUT argument" in run_cli("convert", "x.tsv", "--beir", root).stderr
-    assert "--corpus-out only makes sense with --beir" in run_cli(
-        "convert", "x.tsv", "--to", "judgments", "--corpus-out", "c.jsonl").stderr
+    assert (
+        "--corpus-out only makes sense with --beir"
+        in run_cli("convert", "x.tsv", "--to", "judgments", "--corpus-out", "c.jsonl").stderr
+    )
 
 
 @pytest.mark.parametrize("value", ["MED-10", "q_1", "c67482ba-2019-04-18T13:32:05Z-00000-000", "4983"])

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 from helpers import ROOT, fixture_path, run_cli
-
 from retrieval_eval import __version__
 
 DEMO = ROOT / "src" / "retrieval_eval" / "demo"
@@ -40,11 +39,14 @@ def test_colour_choices_and_no_color() -> None:
 def test_validate_with_a_run_catches_silent_zeros(tmp_path: Path) -> None:
     chunk = "c1:" + "b" * 32
     (tmp_path / "run.jsonl").write_text(
-        json.dumps({"query_id": "q1", "ranking": [chunk]}) + "\n"
-        + json.dumps({"query_id": "q9", "ranking": [chunk, chunk]}) + "\n"
+        json.dumps({"query_id": "q1", "ranking": [chunk]})
+        + "\n"
+        + json.dumps({"query_id": "q9", "ranking": [chunk, chunk]})
+        + "\n"
     )
-    result = run_cli("validate", "-j", fixture_path("basic", "judgments.jsonl"), "-r", str(tmp_path / "run.jsonl"),
-                     "--json")
+    result = run_cli(
+        "validate", "-j", fixture_path("basic", "judgments.jsonl"), "-r", str(tmp_path / "run.jsonl"), "--json"
+    )
     codes = [(i["code"], i["subject"]) for i in result.json()["issues"]]
     assert ("run-keys-unmatched", "q1") in codes
     assert ("run-query-missing", "q2") in codes
@@ -56,14 +58,18 @@ def test_validate_with_a_run_catches_silent_zeros(tmp_path: Path) -> None:
 
 def test_convert_round_trips_runs_and_labels(tmp_path: Path) -> None:
     trec = tmp_path / "run.trec"
-    assert run_cli("convert", fixture_path("duplicate-ranking", "run.jsonl"), "--to", "trec-run",
-                   "--out", str(trec)).code == 0
+    assert (
+        run_cli("convert", fixture_path("duplicate-ranking", "run.jsonl"), "--to", "trec-run", "--out", str(trec)).code
+        == 0
+    )
     back = run_cli("convert", str(trec), "--to", "run-jsonl")
     rankings = {r["query_id"]: r["ranking"] for r in map(json.loads, back.stdout.splitlines())}
     assert rankings == {"q1": ["d1"], "q2": ["d9", "d3"]}
     qrels = tmp_path / "j.qrels"
-    assert run_cli("convert", fixture_path("basic", "judgments.jsonl"), "--to", "trec-qrels",
-                   "--out", str(qrels)).code == 0
+    assert (
+        run_cli("convert", fixture_path("basic", "judgments.jsonl"), "--to", "trec-qrels", "--out", str(qrels)).code
+        == 0
+    )
     labels = run_cli("convert", str(qrels), "--to", "judgments").stdout.splitlines()
     assert labels[0] == '{"query_id":"q1","doc_uri":"d1","relevance":2}'
 

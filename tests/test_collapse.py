@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.pipeline.corpus_stage import collapse_ranking
-from retrieval_eval.core.errors import UsageError
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
-from retrieval_eval.core.scoring import ScoreConfig
-
 from drift_support import cid, corpus, write_jsonl, write_snapshot
 from helpers import run_cli
+from retrieval_eval.core.errors import UsageError
+from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.pipeline.corpus_stage import collapse_ranking
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
 DOCS = {"d1": ["d1 first", "d1 second"], "d2": ["d2 only"], "d3": ["d3 first", "d3 second"]}
 D1A, D1B = cid("d1", 0, "d1 first"), cid("d1", 1, "d1 second")
@@ -36,22 +35,31 @@ def test_an_unknown_chunk_keeps_its_rank_and_is_counted() -> None:
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    labels = [{"query_id": "q1", "query": "one", "doc_uri": "d1", "relevance": 2},
-              {"query_id": "q1", "query": "one", "doc_uri": "d2", "relevance": 1},
-              {"query_id": "q2", "query": "two", "doc_uri": "d3", "relevance": 1}]
-    chunk_run = [{"query_id": "q1", "ranking": [D3A, D3B, D1A, D1B, D2]},
-                 {"query_id": "q2", "ranking": [D3A, D3B]}]
+    labels = [
+        {"query_id": "q1", "query": "one", "doc_uri": "d1", "relevance": 2},
+        {"query_id": "q1", "query": "one", "doc_uri": "d2", "relevance": 1},
+        {"query_id": "q2", "query": "two", "doc_uri": "d3", "relevance": 1},
+    ]
+    chunk_run = [{"query_id": "q1", "ranking": [D3A, D3B, D1A, D1B, D2]}, {"query_id": "q2", "ranking": [D3A, D3B]}]
     doc_run = [{"query_id": "q1", "ranking": ["d3", "d1", "d2"]}, {"query_id": "q2", "ranking": ["d3"]}]
-    return {"judgments": write_jsonl(tmp_path / "j.jsonl", labels),
-            "chunks": write_jsonl(tmp_path / "chunks.jsonl", chunk_run),
-            "docs": write_jsonl(tmp_path / "docs.jsonl", doc_run),
-            "corpus": write_snapshot(tmp_path / "corpus.json", DOCS)}
+    return {
+        "judgments": write_jsonl(tmp_path / "j.jsonl", labels),
+        "chunks": write_jsonl(tmp_path / "chunks.jsonl", chunk_run),
+        "docs": write_jsonl(tmp_path / "docs.jsonl", doc_run),
+        "corpus": write_snapshot(tmp_path / "corpus.json", DOCS),
+    }
 
 
 def score(files: dict[str, Path], run: str, *, k: int = 2, corpus_path: bool = True, collapse: bool = True):  # type: ignore[no-untyped-def]
-    return evaluate(ScoreRequest(
-        judgments_path=str(files["judgments"]), run_path=str(files[run]), config=ScoreConfig(k=(k,)),
-        corpus_path=str(files["corpus"]) if corpus_path else None, collapse_to_documents=collapse))
+    return evaluate(
+        ScoreRequest(
+            judgments_path=str(files["judgments"]),
+            run_path=str(files[run]),
+            config=ScoreConfig(k=(k,)),
+            corpus_path=str(files["corpus"]) if corpus_path else None,
+            collapse_to_documents=collapse,
+        )
+    )
 
 
 def test_collapsed_chunk_run_scores_as_the_document_run(files: dict[str, Path]) -> None:
@@ -70,9 +78,14 @@ def test_the_cutoff_counts_documents_not_chunks(files: dict[str, Path]) -> None:
 def test_the_report_records_received_and_collapsed_per_query(files: dict[str, Path]) -> None:
     report = score(files, "chunks").report
     assert report["collapse"] == {
-        "to": "documents", "received": 7, "collapsed": 3, "unmapped": 0,
-        "per_query": {"q1": {"received": 5, "documents": 3, "collapsed": 2, "unmapped": 0},
-                      "q2": {"received": 2, "documents": 1, "collapsed": 1, "unmapped": 0}},
+        "to": "documents",
+        "received": 7,
+        "collapsed": 3,
+        "unmapped": 0,
+        "per_query": {
+            "q1": {"received": 5, "documents": 3, "collapsed": 2, "unmapped": 0},
+            "q2": {"received": 2, "documents": 1, "collapsed": 1, "unmapped": 0},
+        },
     }
     assert any("7 chunks received, 3 folded into a document" in r for r in report["verdict"]["reasons"])
     assert report["corpus"]["documents"] == 3 and report["judgments"]["drift"]["valid"] == 3
@@ -81,8 +94,7 @@ def test_the_report_records_received_and_collapsed_per_query(files: dict[str, Pa
 def test_without_the_flag_a_chunk_run_gets_a_reason_not_silent_zeros(files: dict[str, Path]) -> None:
     report = score(files, "chunks", corpus_path=False, collapse=False).report
     assert report["metrics"]["recall@2"]["value"] == 0
-    assert any("the run returns chunk ids but every label is document-level" in r
-               for r in report["verdict"]["reasons"])
+    assert any("the run returns chunk ids but every label is document-level" in r for r in report["verdict"]["reasons"])
     assert "collapse" not in report
 
 
@@ -99,8 +111,19 @@ def test_collapse_needs_a_corpus(files: dict[str, Path]) -> None:
 
 
 def test_the_cli_collapses_and_passes(files: dict[str, Path]) -> None:
-    result = run_cli("score", "-j", str(files["judgments"]), "-r", str(files["chunks"]), "--corpus",
-                     str(files["corpus"]), "--collapse-to-documents", "-k", "3", "--json")
+    result = run_cli(
+        "score",
+        "-j",
+        str(files["judgments"]),
+        "-r",
+        str(files["chunks"]),
+        "--corpus",
+        str(files["corpus"]),
+        "--collapse-to-documents",
+        "-k",
+        "3",
+        "--json",
+    )
     assert result.code == 0, result.stderr
     report = result.json()
     assert report["metrics"]["recall@3"]["value"] == 1.0

@@ -42,8 +42,16 @@ def test_same_yardstick_pairs_queries_and_finds_the_movers(tmp_path: Path) -> No
     assert recall["ci"][0] <= 0.1 <= recall["ci"][1]
     movers = document["movers"]
     assert (movers["down"], movers["up"], movers["unchanged"]) == (1, 5, 34)
-    assert movers["drops"] == [{"query_id": "q20", "query": "how do I fix problem 20", "stratum": "billing",
-                                "base": 1.0, "head": 0.0, "delta": -1.0}]
+    assert movers["drops"] == [
+        {
+            "query_id": "q20",
+            "query": "how do I fix problem 20",
+            "stratum": "billing",
+            "base": 1.0,
+            "head": 0.0,
+            "delta": -1.0,
+        }
+    ]
     assert [m["query_id"] for m in movers["gains"]] == ["q05", "q06", "q07", "q08", "q09"]
     assert document["per_stratum"]["howto"]["delta"] == round(1 / 13, 12)  # q07 gained
     assert document["per_stratum"]["billing"]["delta"] == round(1 / 13, 12)  # q05, q08 gained, q20 dropped
@@ -208,8 +216,20 @@ def reports_on_disk(tmp_path: Path) -> tuple[Path, Path]:
 def test_compare_command_writes_the_document_it_prints(tmp_path: Path) -> None:
     base, head = reports_on_disk(tmp_path)
     out = tmp_path / "cmp.json"
-    printed = run_cli("compare", "--base", str(base), "--head", str(head), "-j", str(tmp_path / "head-judgments.jsonl"),
-                      "--resamples", "500", "--json", "--out", str(out))
+    printed = run_cli(
+        "compare",
+        "--base",
+        str(base),
+        "--head",
+        str(head),
+        "-j",
+        str(tmp_path / "head-judgments.jsonl"),
+        "--resamples",
+        "500",
+        "--json",
+        "--out",
+        str(out),
+    )
     assert printed.code == 0, printed.stderr
     assert printed.json() == json.loads(out.read_text())
     text = run_cli("compare", "--base", str(base), "--head", str(head), "--resamples", "500")
@@ -239,7 +259,9 @@ def test_compare_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
 def test_render_refuses_a_comparison_made_for_another_report(tmp_path: Path) -> None:
     base, head = reports_on_disk(tmp_path)
     cmp = tmp_path / "cmp.json"
-    assert run_cli("compare", "--base", str(base), "--head", str(base), "--out", str(cmp), "--resamples", "200").code == 0
+    assert (
+        run_cli("compare", "--base", str(base), "--head", str(base), "--out", str(cmp), "--resamples", "200").code == 0
+    )
     result = run_cli("render", "--report", str(head), "--compare", str(cmp), "--format", "comment")
     assert result.code == 2
     assert "another head report" in result.stderr
@@ -248,10 +270,26 @@ def test_render_refuses_a_comparison_made_for_another_report(tmp_path: Path) -> 
 # -- whatever a report file holds, the comparison answers ------------------------------
 
 JUNK = [None, "x", [], {}, 1.5, True, -3, [None], {"x": "y"}, float("nan")]
-PATHS = [("config",), ("config", "k"), ("config", "threshold"), ("config", "gain"), ("inputs",),
-         ("inputs", "judgments_sha256"), ("per_query",), ("per_query", "q01"), ("per_query", "q01", "recall@5"),
-         ("rankings",), ("rankings", "q02"), ("metrics", "recall@5"), ("metrics", "recall@5", "value"),
-         ("per_stratum",), ("per_stratum", "faq"), ("corpus",), ("tool",), ("judgments",)]
+PATHS = [
+    ("config",),
+    ("config", "k"),
+    ("config", "threshold"),
+    ("config", "gain"),
+    ("inputs",),
+    ("inputs", "judgments_sha256"),
+    ("per_query",),
+    ("per_query", "q01"),
+    ("per_query", "q01", "recall@5"),
+    ("rankings",),
+    ("rankings", "q02"),
+    ("metrics", "recall@5"),
+    ("metrics", "recall@5", "value"),
+    ("per_stratum",),
+    ("per_stratum", "faq"),
+    ("corpus",),
+    ("tool",),
+    ("judgments",),
+]
 
 
 def spoil(report: dict[str, Any], path: tuple[str, ...], junk: Any) -> None:
@@ -272,10 +310,15 @@ def sound_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, A
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(spoilt=st.lists(st.tuples(st.booleans(), st.sampled_from(PATHS), st.sampled_from(JUNK)), max_size=4),
-       with_judgments=st.booleans())
-def test_spoilt_reports_never_raise(sound_reports: tuple[dict[str, Any], dict[str, Any], Any],
-                                    spoilt: list[tuple[bool, tuple[str, ...], Any]], with_judgments: bool) -> None:
+@given(
+    spoilt=st.lists(st.tuples(st.booleans(), st.sampled_from(PATHS), st.sampled_from(JUNK)), max_size=4),
+    with_judgments=st.booleans(),
+)
+def test_spoilt_reports_never_raise(
+    sound_reports: tuple[dict[str, Any], dict[str, Any], Any],
+    spoilt: list[tuple[bool, tuple[str, ...], Any]],
+    with_judgments: bool,
+) -> None:
     base, head, judgments = (copy.deepcopy(sound_reports[0]), copy.deepcopy(sound_reports[1]), sound_reports[2])
     for on_head, path, junk in spoilt:
         spoil(head if on_head else base, path, junk)

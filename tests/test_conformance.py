@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from helpers import expected, fixture_path, run_cli
+from retrieval_eval.core.errors import InputError
 from retrieval_eval.core.identity import chunk_id, normalize, text_sha
 from retrieval_eval.core.judgments import parse_judgments
-from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
-from retrieval_eval.core.errors import InputError
-from retrieval_eval.formats.runs import parse_run
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.summarize import summarize_samples
 from retrieval_eval.core.validate import validate
-
-from helpers import expected, fixture_path, run_cli
+from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
+from retrieval_eval.formats.runs import parse_run
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
 TOLERANCE = 1e-10
 # Fixture per-query names -> our metric names at cutoff k.
-PER_QUERY_NAMES = {"precision": "precision", "recall": "recall", "ndcg": "ndcg",
-                   "mrr": "mrr", "ap": "map", "hit_rate": "hit_rate"}
+PER_QUERY_NAMES = {
+    "precision": "precision",
+    "recall": "recall",
+    "ndcg": "ndcg",
+    "mrr": "mrr",
+    "ap": "map",
+    "hit_rate": "hit_rate",
+}
 
 
 def score_case(case: str, *, k: tuple[int, ...], threshold: int = 1, gates: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
@@ -100,8 +105,18 @@ def test_stratum_order_is_by_code_point_scored_first() -> None:
 
 def test_stratum_order_through_the_cli() -> None:
     case = expected("stratum-order")
-    result = run_cli("score", "-j", fixture_path("stratum-order", "judgments.jsonl"),
-                     "-r", fixture_path("stratum-order", "run.jsonl"), "-k", "3", "--threshold", "2", "--json")
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("stratum-order", "judgments.jsonl"),
+        "-r",
+        fixture_path("stratum-order", "run.jsonl"),
+        "-k",
+        "3",
+        "--threshold",
+        "2",
+        "--json",
+    )
     assert result.code == 0, result.stderr
     assert list(result.json()["per_stratum"]) == case["scored_order"] + case["unscored_order"]
 
@@ -141,9 +156,19 @@ def test_nothing_scored_emits_no_metric_and_is_indeterminate() -> None:
 
 def test_nothing_scored_through_the_cli_exits_1() -> None:
     case = expected("nothing-scored")
-    result = run_cli("score", "-j", fixture_path("nothing-scored", "judgments.jsonl"),
-                     "-r", fixture_path("nothing-scored", "run.jsonl"), "-k", "3",
-                     "--threshold", str(case["threshold"]), "-g", "recall@3:0.5")
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("nothing-scored", "judgments.jsonl"),
+        "-r",
+        fixture_path("nothing-scored", "run.jsonl"),
+        "-k",
+        "3",
+        "--threshold",
+        str(case["threshold"]),
+        "-g",
+        "recall@3:0.5",
+    )
     assert result.code == 1
     assert case["reason"] in result.stdout
     assert "INDETERMINATE" in result.stdout
@@ -194,9 +219,18 @@ def test_unsound_judgments_cannot_pass() -> None:
 
 def test_unsound_judgments_through_the_cli() -> None:
     case = expected("unsound-judgments")
-    result = run_cli("score", "-j", fixture_path("unsound-judgments", "judgments.jsonl"),
-                     "-r", fixture_path("unsound-judgments", "run.jsonl"), "-k", str(case["k"]),
-                     "-g", case["gate"]["expression"], "--json")
+    result = run_cli(
+        "score",
+        "-j",
+        fixture_path("unsound-judgments", "judgments.jsonl"),
+        "-r",
+        fixture_path("unsound-judgments", "run.jsonl"),
+        "-k",
+        str(case["k"]),
+        "-g",
+        case["gate"]["expression"],
+        "--json",
+    )
     assert result.code == case["gate"]["exit_code"]
     assert result.json()["verdict"]["status"] == case["gate"]["verdict"]
     checked = run_cli("validate", "-j", fixture_path("unsound-judgments", "judgments.jsonl"), "--json")

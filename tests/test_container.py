@@ -43,8 +43,13 @@ def image() -> str:
     if reason:
         pytest.skip(reason)
     # --network host: some build machines have no route out of the default bridge.
-    build = subprocess.run(["docker", "build", "--network", "host", "-q", "-t", IMAGE, str(ROOT)],
-                           capture_output=True, text=True, timeout=900, check=False)
+    build = subprocess.run(
+        ["docker", "build", "--network", "host", "-q", "-t", IMAGE, str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert build.returncode == 0, build.stderr[-3000:]
     return IMAGE
 
@@ -68,17 +73,31 @@ def run_like_the_runner(image: str, ws: Workspace, fake: FakeGitHub, **inputs: s
         for path in [ws.root, *ws.root.rglob("*")]:
             os.lchown(path, 1001, 1001)
     env = ws.env(fake.url, gates=GATES, **inputs)
-    env.update({
-        "GITHUB_WORKSPACE": "/github/workspace",
-        "GITHUB_EVENT_PATH": "/github/workflow/event.json",
-        "GITHUB_STEP_SUMMARY": f"/github/file_commands/{ws.summary_path.name}",
-        "GITHUB_OUTPUT": f"/github/file_commands/{ws.output_path.name}",
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
-    })
-    command = ["docker", "run", "--rm", "--network", "host", "--workdir", "/github/workspace",
-               "-v", f"{ws.root}:/github/workspace", "-v", f"{ws.runner}:/github/file_commands",
-               "-v", f"{ws.runner}:/github/workflow"]
+    env.update(
+        {
+            "GITHUB_WORKSPACE": "/github/workspace",
+            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+            "GITHUB_STEP_SUMMARY": f"/github/file_commands/{ws.summary_path.name}",
+            "GITHUB_OUTPUT": f"/github/file_commands/{ws.output_path.name}",
+            "GITHUB_ACTIONS": "true",
+            "CI": "true",
+        }
+    )
+    command = [
+        "docker",
+        "run",
+        "--rm",
+        "--network",
+        "host",
+        "--workdir",
+        "/github/workspace",
+        "-v",
+        f"{ws.root}:/github/workspace",
+        "-v",
+        f"{ws.runner}:/github/file_commands",
+        "-v",
+        f"{ws.runner}:/github/workflow",
+    ]
     origin = ws.root.parent / "origin"
     if origin != ws.root:
         # A shallow checkout fetches the base commit from its origin: make it reachable at the
@@ -86,8 +105,14 @@ def run_like_the_runner(image: str, ws: Workspace, fake: FakeGitHub, **inputs: s
         command += ["-v", f"{origin}:{origin}:ro"]
     for name in env:
         command += ["-e", name]  # values come from the environment, never from the command line
-    return subprocess.run([*command, image, *action_args()], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env}, check=False)
+    return subprocess.run(
+        [*command, image, *action_args()],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+        check=False,
+    )
 
 
 def assert_published(ws: Workspace, result: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -109,8 +134,10 @@ def test_pass(image: str, tmp_path: Path, fake: FakeGitHub) -> None:
     assert outputs["verdict"] == "PASS" and outputs["comment-posted"] == "true"
     assert "read with git" in ws.summary()  # git worked on a foreign-owned, shallow checkout
     assert [(r.method, r.path) for r in fake.requests] == [
-        ("GET", "/user"), ("GET", "/repos/octo/widgets/issues/7/comments"),
-        ("POST", "/repos/octo/widgets/issues/7/comments")]
+        ("GET", "/user"),
+        ("GET", "/repos/octo/widgets/issues/7/comments"),
+        ("POST", "/repos/octo/widgets/issues/7/comments"),
+    ]
     assert all(r.authorization == f"Bearer {TOKEN}" for r in fake.requests)
 
 
@@ -141,8 +168,27 @@ def test_indeterminate(image: str, tmp_path: Path, fake: FakeGitHub) -> None:
 
 def test_the_image_is_the_cli(image: str, tmp_path: Path) -> None:
     demo = ROOT / "src" / "retrieval_eval" / "demo"
-    result = subprocess.run(["docker", "run", "--rm", "--network", "host", "-v", f"{demo}:/data:ro", image,
-                             "score", "-j", "/data/judgments.jsonl", "-r", "/data/run.jsonl", "--json"],
-                            capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--network",
+            "host",
+            "-v",
+            f"{demo}:/data:ro",
+            image,
+            "score",
+            "-j",
+            "/data/judgments.jsonl",
+            "-r",
+            "/data/run.jsonl",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["verdict"]["status"] == "PASS"

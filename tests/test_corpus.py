@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.formats.corpus import detect_corpus_format, read_corpus
-from retrieval_eval.core.errors import InputError, UsageError
-
 from drift_support import NEW, chunk_records, cid, write_jsonl, write_snapshot
 from helpers import fixture_path, run_cli
+from retrieval_eval.core.errors import InputError, UsageError
+from retrieval_eval.formats.corpus import detect_corpus_format, read_corpus
 
 DOCS = {"wiki://a": ["First chunk of a.", "Second chunk of a."], "wiki://b": ["Only chunk of b."]}
 
@@ -39,8 +38,13 @@ def test_jsonl_with_a_header_line(tmp_path: Path) -> None:
     path = jsonl_corpus(tmp_path / "c.jsonl", header={"corpus_fingerprint": "v2", "chunker_fingerprint": NEW})
     corpus = read_corpus(str(path))
     assert (corpus.corpus_fingerprint, corpus.chunker_fingerprint) == ("v2", NEW)
-    assert corpus.describe() | {"sha256": ""} == {"fingerprint": "v2", "chunker_fingerprint": NEW, "documents": 2,
-                                                 "chunks": 3, "sha256": ""}
+    assert corpus.describe() | {"sha256": ""} == {
+        "fingerprint": "v2",
+        "chunker_fingerprint": NEW,
+        "documents": 2,
+        "chunks": 3,
+        "sha256": "",
+    }
     assert len(corpus.sha256) == 64
 
 
@@ -83,17 +87,22 @@ def test_a_bare_chunk_to_document_map_is_a_corpus(tmp_path: Path) -> None:
     assert corpus.describe()["chunks"] == 3 and corpus.texts == [None, None, None]
 
 
-@pytest.mark.parametrize(("record", "problem"), [
-    ({"doc_uri": "d", "text": "x"}, "missing required field chunk_id"),
-    ({"chunk_id": "c1:" + "0" * 32, "text": "x"}, "missing required field doc_uri"),
-    ({"chunk_id": "chunk-7", "doc_uri": "d"}, "chunk_id must look like c1:<32 hex digits>"),
-    ({"chunk_id": "c1:" + "0" * 32, "doc_uri": ""}, "doc_uri must be a non-empty string"),
-    ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": 7}, "text must be a string"),
-    ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": -1}, "ordinal must be a non-negative integer"),
-    ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text_sha": "sha"}, "text_sha must look like t1:"),
-    ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": "x", "text_sha": "t1:" + "0" * 32},
-     "does not match the chunk's text"),
-])
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        ({"doc_uri": "d", "text": "x"}, "missing required field chunk_id"),
+        ({"chunk_id": "c1:" + "0" * 32, "text": "x"}, "missing required field doc_uri"),
+        ({"chunk_id": "chunk-7", "doc_uri": "d"}, "chunk_id must look like c1:<32 hex digits>"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": ""}, "doc_uri must be a non-empty string"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": 7}, "text must be a string"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": -1}, "ordinal must be a non-negative integer"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text_sha": "sha"}, "text_sha must look like t1:"),
+        (
+            {"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": "x", "text_sha": "t1:" + "0" * 32},
+            "does not match the chunk's text",
+        ),
+    ],
+)
 def test_a_malformed_chunk_is_refused_with_its_line(tmp_path: Path, record: dict, problem: str) -> None:
     path = write_jsonl(tmp_path / "c.jsonl", [*chunk_records({"ok": ["fine"]}), record])
     message = refusal(path)
@@ -121,17 +130,20 @@ def test_a_snapshot_chunk_is_refused_with_its_line_in_the_file(tmp_path: Path) -
     assert refusal(path) == f"corpus:{third}: missing required field doc_uri"
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ('{"chunks": [', "corpus:1: not valid JSON"),
-    ('[{"chunk_id": 1}]', "corpus:1: a corpus snapshot must be a JSON object"),
-    ('{"corpus_fingerprint": "x"}', "corpus:1: missing required field chunks"),
-    ('{"chunks": {}}', "corpus:1: chunks must be an array"),
-    ('{"chunks": []}', "corpus: the corpus holds no chunk"),
-    ('{"chunks": [], "chunks": []}', "member chunks appears twice"),
-    ('{"chunks": [NaN]}', "not valid JSON"),
-    ('{"chunks": []} trailing', "extra data after the snapshot"),
-    ('{"corpus_fingerprint": 3, "chunks": []}', "corpus_fingerprint must be a string"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"chunks": [', "corpus:1: not valid JSON"),
+        ('[{"chunk_id": 1}]', "corpus:1: a corpus snapshot must be a JSON object"),
+        ('{"corpus_fingerprint": "x"}', "corpus:1: missing required field chunks"),
+        ('{"chunks": {}}', "corpus:1: chunks must be an array"),
+        ('{"chunks": []}', "corpus: the corpus holds no chunk"),
+        ('{"chunks": [], "chunks": []}', "member chunks appears twice"),
+        ('{"chunks": [NaN]}', "not valid JSON"),
+        ('{"chunks": []} trailing', "extra data after the snapshot"),
+        ('{"corpus_fingerprint": 3, "chunks": []}', "corpus_fingerprint must be a string"),
+    ],
+)
 def test_snapshot_refusals(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "c.json"
     path.write_text(text)

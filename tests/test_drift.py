@@ -6,14 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.formats.corpus import read_corpus
-from retrieval_eval.core.drift import (
-    MERGED, ORPHANED, RE_ANCHORABLE, SPLIT, VALID, DocumentIndex, check_drift, overlap, squeeze,
-)
-from retrieval_eval.core.judgments import parse_judgments
-
 from drift_support import cid, corpus, judgments, label
 from helpers import expected, fixture_path, run_cli
+from retrieval_eval.core.drift import (
+    MERGED,
+    ORPHANED,
+    RE_ANCHORABLE,
+    SPLIT,
+    VALID,
+    DocumentIndex,
+    check_drift,
+    overlap,
+    squeeze,
+)
+from retrieval_eval.core.judgments import parse_judgments
+from retrieval_eval.formats.corpus import read_corpus
 
 PARA_A = "Annual plans may be refunded within 30 days of renewal."
 PARA_B = "Monthly plans are non-refundable after the billing date."
@@ -21,12 +28,18 @@ PARA_C = "Enterprise refunds are negotiated per contract."
 
 
 def fixture_result(case: str):  # type: ignore[no-untyped-def]
-    return check_drift(parse_judgments(fixture_path(case, "judgments.jsonl")),
-                       read_corpus(fixture_path(case, "corpus.json")))
+    return check_drift(
+        parse_judgments(fixture_path(case, "judgments.jsonl")), read_corpus(fixture_path(case, "corpus.json"))
+    )
 
 
-def assert_matches_fixture(case: str, statuses: dict[str, str], summary: dict[str, object],
-                           targets: dict[str, str], covering: dict[str, list[str]]) -> None:
+def assert_matches_fixture(
+    case: str,
+    statuses: dict[str, str],
+    summary: dict[str, object],
+    targets: dict[str, str],
+    covering: dict[str, list[str]],
+) -> None:
     want = expected(case)
     assert statuses == want["statuses"]
     assert summary == pytest.approx(want["summary"])
@@ -45,19 +58,26 @@ def test_fixture_through_the_library(case: str) -> None:
 
 @pytest.mark.parametrize("case", ["drift", "merge"])
 def test_fixture_through_the_cli(case: str) -> None:
-    result = run_cli("drift", "-j", fixture_path(case, "judgments.jsonl"), "-c", fixture_path(case, "corpus.json"),
-                     "--json")
+    result = run_cli(
+        "drift", "-j", fixture_path(case, "judgments.jsonl"), "-c", fixture_path(case, "corpus.json"), "--json"
+    )
     assert result.code == 1  # labels decayed
     payload = result.json()
     entries = payload["labels"]
     summary = {k: payload["summary"][k] for k in expected(case)["summary"]}
-    assert_matches_fixture(case, {e["query_id"]: e["status"] for e in entries}, summary,
-                           {e["query_id"]: e["target"] for e in entries if "target" in e},
-                           {e["query_id"]: e["covering"] for e in entries if e["status"] == SPLIT})
+    assert_matches_fixture(
+        case,
+        {e["query_id"]: e["status"] for e in entries},
+        summary,
+        {e["query_id"]: e["target"] for e in entries if "target" in e},
+        {e["query_id"]: e["covering"] for e in entries if e["status"] == SPLIT},
+    )
 
 
 def test_fixture_text_output_has_counts_ratio_split_and_next() -> None:
-    result = run_cli("drift", "-j", fixture_path("drift", "judgments.jsonl"), "-c", fixture_path("drift", "corpus.json"))
+    result = run_cli(
+        "drift", "-j", fixture_path("drift", "judgments.jsonl"), "-c", fixture_path("drift", "corpus.json")
+    )
     assert result.code == 1
     out = result.stdout
     assert "4 labels checked against 4 chunks in 1 document" in out
@@ -125,16 +145,21 @@ def test_edited_text_is_orphaned() -> None:
 
 def test_invalid_ratio_counts_recoverable_labels_too() -> None:
     docs = {"d": [PARA_A, PARA_B]}
-    result = check_drift(judgments([label("q1", "d", PARA_A) | {"chunk_id": cid("d", 0, PARA_A)},
-                                    label("q2", "d", PARA_B)]), corpus(docs))
+    result = check_drift(
+        judgments([label("q1", "d", PARA_A) | {"chunk_id": cid("d", 0, PARA_A)}, label("q2", "d", PARA_B)]),
+        corpus(docs),
+    )
     assert result.invalid_ratio == 0.5 and result.recoverable == 1 and result.needs_human == 0
 
 
 def test_progress_is_reported_up_to_the_total() -> None:
     seen: list[tuple[int, int]] = []
     docs = {"d": [PARA_A], "e": [PARA_B]}
-    check_drift(judgments([label("q1", "d", f"x {PARA_A} y"), label("q2", "e", f"z {PARA_B}")]), corpus(docs),
-                progress=lambda done, total: seen.append((done, total)))
+    check_drift(
+        judgments([label("q1", "d", f"x {PARA_A} y"), label("q2", "e", f"z {PARA_B}")]),
+        corpus(docs),
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert seen and seen[-1] == (2, 2)
 
 
@@ -155,11 +180,14 @@ def test_index_skips_empty_chunks() -> None:
     assert index.ids == [cid("d", 1, PARA_A)] and index.inside("anything") == []
 
 
-@pytest.mark.parametrize("texts", [
-    ["Alpha beta gamma delta epsilon.", "Zeta eta theta iota kappa."],  # clean boundary
-    ["Alpha beta gamma delta epsilon. Zeta eta", "Zeta eta theta iota kappa."],  # chunker overlap
-    ["Alpha beta gamma delta epsil", "on. Zeta eta theta iota kappa."],  # cut inside a word
-])
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["Alpha beta gamma delta epsilon.", "Zeta eta theta iota kappa."],  # clean boundary
+        ["Alpha beta gamma delta epsilon. Zeta eta", "Zeta eta theta iota kappa."],  # chunker overlap
+        ["Alpha beta gamma delta epsil", "on. Zeta eta theta iota kappa."],  # cut inside a word
+    ],
+)
 def test_index_names_the_chunks_a_quote_straddles(texts: list[str]) -> None:
     index = DocumentIndex(corpus({"d": texts}), "d")
     assert index.containing("epsilon. Zeta eta theta") == []

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from retrieval_eval.formats import fileio
-from retrieval_eval.cli import cli
-from retrieval_eval.commands._progress import ProgressBar
-
 from drift_support import cid, label, write_jsonl, write_snapshot
 from helpers import run_cli
+from retrieval_eval.cli import cli
+from retrieval_eval.commands._progress import ProgressBar
+from retrieval_eval.formats import fileio
 
 ANNUAL = "Annual plans may be refunded within 30 days of renewal."
 MONTHLY = "Monthly plans are non-refundable after the billing date."
@@ -90,11 +89,14 @@ def test_nothing_to_fix_leaves_the_file_alone(tmp_path: Path) -> None:
     assert judgments.read_bytes() == original
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--dry-run"], "--dry-run only makes sense with --fix"),
-    (["--out", "x.jsonl"], "--out only makes sense with --fix"),
-    (["--max-invalid-ratio", "1.5"], "--max-invalid-ratio 1.5 must be between 0 and 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dry-run"], "--dry-run only makes sense with --fix"),
+        (["--out", "x.jsonl"], "--out only makes sense with --fix"),
+        (["--max-invalid-ratio", "1.5"], "--max-invalid-ratio 1.5 must be between 0 and 1"),
+    ],
+)
 def test_usage_errors_exit_2(case: tuple[Path, Path], args: list[str], message: str) -> None:
     judgments, corpus = case
     result = run_cli("drift", "-j", str(judgments), "-c", str(corpus), *args)

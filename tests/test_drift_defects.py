@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.formats.corpus import Corpus
+from drift_support import cid, corpus, judgments, label, write_jsonl, write_snapshot
+from helpers import run_cli
 from retrieval_eval.core.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
 from retrieval_eval.core.drift_fix import plan_fix
 from retrieval_eval.core.judgments import Judgment, JudgmentSet, judgment_from_record, parse_judgments
 from retrieval_eval.core.validate import validate
-
-from drift_support import cid, corpus, judgments, label, write_jsonl, write_snapshot
-from helpers import run_cli
+from retrieval_eval.formats.corpus import Corpus
 
 ANNUAL = "Annual plans may be refunded within 30 days of renewal."
 MONTHLY = "Monthly plans are non-refundable after the billing date."
@@ -49,8 +48,10 @@ def reference_first_match(label_: Judgment, live: Corpus) -> int | None:
 
 def merged_pair() -> DriftResult:
     docs = {"wiki://refunds": [f"{ANNUAL}\n\n{MONTHLY}"]}
-    records = [label("q1", "wiki://refunds", ANNUAL, relevance=1, labeled_by="human:ana"),
-               label("q1", "wiki://refunds", MONTHLY, ordinal=1, relevance=3, labeled_by="human:bo")]
+    records = [
+        label("q1", "wiki://refunds", ANNUAL, relevance=1, labeled_by="human:ana"),
+        label("q1", "wiki://refunds", MONTHLY, ordinal=1, relevance=3, labeled_by="human:bo"),
+    ]
     return check_drift(judgments(records), corpus(docs))
 
 
@@ -74,8 +75,10 @@ def test_our_fix_collapses_a_merge_into_one_label_with_the_highest_grade() -> No
 
 
 def document_labels() -> DriftResult:
-    records = [{"query_id": "q1", "doc_uri": "wiki://live", "relevance": 2},
-               {"query_id": "q1", "doc_uri": "wiki://deleted", "relevance": 1}]
+    records = [
+        {"query_id": "q1", "doc_uri": "wiki://live", "relevance": 2},
+        {"query_id": "q1", "doc_uri": "wiki://deleted", "relevance": 1},
+    ]
     return check_drift(judgments(records), corpus({"wiki://live": [ANNUAL]}))
 
 
@@ -89,7 +92,9 @@ def test_our_document_labels_keep_their_own_status() -> None:
     assert [f.status for f in result.findings] == [VALID, ORPHANED]
     entries = [f.as_dict(label_) for label_, f in result.pairs()]
     assert [(e["line"], e["doc_uri"], e["status"]) for e in entries] == [
-        (1, "wiki://live", VALID), (2, "wiki://deleted", ORPHANED)]
+        (1, "wiki://live", VALID),
+        (2, "wiki://deleted", ORPHANED),
+    ]
     assert plan_fix(result).judgments.labels == result.labels
 
 
@@ -104,7 +109,11 @@ def test_reference_takes_a_match_in_another_document_over_the_labels_own() -> No
     assert first is not None and live.docs[first] == "wiki://copy"
     [ours] = check_drift(JudgmentSet((stale,)), live).findings
     assert (ours.status, ours.rule, ours.target, ours.target_doc) == (
-        RE_ANCHORABLE, "text_sha", cid("wiki://refunds", 1, ANNUAL), None)
+        RE_ANCHORABLE,
+        "text_sha",
+        cid("wiki://refunds", 1, ANNUAL),
+        None,
+    )
 
 
 def test_a_unique_match_elsewhere_moves_the_label_and_its_document() -> None:
@@ -135,12 +144,18 @@ def test_several_matches_elsewhere_are_reported_not_guessed() -> None:
 
 
 def fix_case(tmp_path: Path, *, split: bool = False) -> tuple[Path, Path]:
-    records: list = ["// golden set, reviewed 2026-05", label("q1", "d", ANNUAL),
-                     "// monthly plans", label("q2", "d", MONTHLY)]
+    records: list = [
+        "// golden set, reviewed 2026-05",
+        label("q1", "d", ANNUAL),
+        "// monthly plans",
+        label("q2", "d", MONTHLY),
+    ]
     if split:
         records.append(label("q3", "d", f"{ANNUAL}\n\n{MONTHLY}"))
-    return (write_jsonl(tmp_path / "judgments.jsonl", records),
-            write_snapshot(tmp_path / "corpus.json", {"d": [MONTHLY, ANNUAL]}))
+    return (
+        write_jsonl(tmp_path / "judgments.jsonl", records),
+        write_snapshot(tmp_path / "corpus.json", {"d": [MONTHLY, ANNUAL]}),
+    )
 
 
 def test_json_fix_prints_json_and_nothing_else(tmp_path: Path) -> None:
@@ -156,7 +171,9 @@ def test_fix_keeps_comment_lines_in_place(tmp_path: Path) -> None:
     lines = judgments_path.read_text().splitlines()
     assert lines[0] == "// golden set, reviewed 2026-05" and lines[2] == "// monthly plans"
     assert [label_.chunk_id for label_ in parse_judgments(str(judgments_path)).labels] == [
-        cid("d", 1, ANNUAL), cid("d", 0, MONTHLY)]
+        cid("d", 1, ANNUAL),
+        cid("d", 0, MONTHLY),
+    ]
 
 
 def test_fix_exit_code_reflects_what_still_needs_a_human(tmp_path: Path) -> None:

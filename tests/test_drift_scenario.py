@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.core.drift import check_drift
-from retrieval_eval.core.judgments import parse_judgments, write_judgments
-
 from drift_support import OLD, cid, corpus, label, write_jsonl, write_snapshot
 from helpers import run_cli
+from retrieval_eval.core.drift import check_drift
+from retrieval_eval.core.judgments import parse_judgments, write_judgments
 from test_drift_defects import reference_fix
 
 P1 = "Annual plans may be refunded within 30 days of renewal."
@@ -28,8 +27,7 @@ F1 = "Invoices are emailed on the first of the month."
 F2 = "Tax ids can be added to an invoice from the billing page."
 L1 = "The legacy plan was retired in 2019."
 
-OLD_DOCS = {"help://billing": [P1, P2, P3], "help://account": [A1, A2], "help://faq": [F1, F2],
-            "help://legacy": [L1]}
+OLD_DOCS = {"help://billing": [P1, P2, P3], "help://account": [A1, A2], "help://faq": [F1, F2], "help://legacy": [L1]}
 NEW_DOCS = {
     "help://billing": [f"{P1}\n\n{P2}", P3A, P3B],  # P1+P2 merged, P3 split in two
     "help://account": [A1, A2],  # same text, new chunker: new ids
@@ -62,15 +60,18 @@ LABELS: list = [
 def rechunked(tmp_path: Path) -> tuple[Path, Path, Path]:
     judgments = write_jsonl(tmp_path / "judgments.jsonl", LABELS)
     corpus_path = write_snapshot(tmp_path / "corpus.json", NEW_DOCS)
-    run = [{"query_id": q, "ranking": ranking} for q, ranking in {
-        "q1": [cid("help://billing", 0, f"{P1}\n\n{P2}"), cid("help://account", 0, A1)],
-        "q2": [cid("help://billing", 1, P3A)],
-        "q3": [cid("help://billing", 2, P3B), cid("help://account", 0, A1)],
-        "q4": [cid("help://billing", 1, P3A)],
-        "q5": [cid("help://faq", 0, F1)],
-        "q6": [cid("help://invoices", 0, F2)],
-        "q7": [cid("help://account", 1, A2), "help://account"],
-    }.items()]
+    run = [
+        {"query_id": q, "ranking": ranking}
+        for q, ranking in {
+            "q1": [cid("help://billing", 0, f"{P1}\n\n{P2}"), cid("help://account", 0, A1)],
+            "q2": [cid("help://billing", 1, P3A)],
+            "q3": [cid("help://billing", 2, P3B), cid("help://account", 0, A1)],
+            "q4": [cid("help://billing", 1, P3A)],
+            "q5": [cid("help://faq", 0, F1)],
+            "q6": [cid("help://invoices", 0, F2)],
+            "q7": [cid("help://account", 1, A2), "help://account"],
+        }.items()
+    ]
     return judgments, corpus_path, write_jsonl(tmp_path / "run.jsonl", run)
 
 
@@ -79,10 +80,15 @@ def test_every_label_gets_the_status_its_change_calls_for(rechunked: tuple[Path,
     result = run_cli("drift", "-j", str(judgments), "-c", str(corpus_path), "--json").json()
     got = [(e["query_id"], e["status"], e["rule"]) for e in result["labels"]]
     assert got == [
-        ("q1", "MERGED", "chunk_text_contained"), ("q1", "MERGED", "chunk_text_contained"),
-        ("q2", "SPLIT", "chunk_text_split"), ("q3", "MERGED", "quote"), ("q3", "RE_ANCHORABLE", "text_sha"),
-        ("q4", "SPLIT", "quote_straddles"), ("q5", "ORPHANED", "document_gone"),
-        ("q6", "RE_ANCHORABLE", "text_sha_elsewhere"), ("q7", "VALID", "document"),
+        ("q1", "MERGED", "chunk_text_contained"),
+        ("q1", "MERGED", "chunk_text_contained"),
+        ("q2", "SPLIT", "chunk_text_split"),
+        ("q3", "MERGED", "quote"),
+        ("q3", "RE_ANCHORABLE", "text_sha"),
+        ("q4", "SPLIT", "quote_straddles"),
+        ("q5", "ORPHANED", "document_gone"),
+        ("q6", "RE_ANCHORABLE", "text_sha_elsewhere"),
+        ("q7", "VALID", "document"),
         ("q7", "RE_ANCHORABLE", "text_sha"),
     ]
     assert result["summary"]["recoverable"] == 6 and result["summary"]["needs_human"] == 3
@@ -98,12 +104,17 @@ def test_fix_then_validate_is_clean_and_score_is_decided(rechunked: tuple[Path, 
     assert validation.code == 0, validation.stdout
     assert validation.json()["errors"] == 0
 
-    scored = run_cli("score", "-j", str(judgments), "-r", str(run), "--corpus", str(corpus_path), "-k", "2",
-                     "--json")
+    scored = run_cli("score", "-j", str(judgments), "-r", str(run), "--corpus", str(corpus_path), "-k", "2", "--json")
     report = scored.json()
     assert report["verdict"]["status"] != "INDETERMINATE", report["verdict"]["reasons"]
-    assert report["judgments"]["drift"] == {"valid": 6, "re_anchorable": 0, "merged": 0, "split": 2,
-                                            "orphaned": 1, "invalid_ratio": pytest.approx(1 / 3)}
+    assert report["judgments"]["drift"] == {
+        "valid": 6,
+        "re_anchorable": 0,
+        "merged": 0,
+        "split": 2,
+        "orphaned": 1,
+        "invalid_ratio": pytest.approx(1 / 3),
+    }
     assert report["corpus"]["documents"] == 4 and report["corpus"]["chunks"] == 7
 
 
@@ -122,8 +133,9 @@ def test_the_repaired_file_keeps_comments_and_provenance(rechunked: tuple[Path, 
     assert again["fix"]["changes"] == [] and again["fix"]["written"] is None
 
 
-def test_the_reference_repair_would_leave_the_score_indeterminate(rechunked: tuple[Path, Path, Path],
-                                                                   tmp_path: Path) -> None:
+def test_the_reference_repair_would_leave_the_score_indeterminate(
+    rechunked: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
     judgments, corpus_path, run = rechunked
     parsed = parse_judgments(str(judgments))
     from retrieval_eval.formats.corpus import read_corpus

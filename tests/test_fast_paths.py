@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.formats import jsonl
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.formats.jsonout import dumps_indented, write_json_atomic
 from retrieval_eval.core.judgments import _check_in_order, common_judgment_fields, parse_judgments
 from retrieval_eval.core.labelindex import LabelIndex, read_label_index
+from retrieval_eval.formats import jsonl
+from retrieval_eval.formats.jsonout import dumps_indented, write_json_atomic
 from retrieval_eval.formats.runs import read_run_record
 
 TRICKY_LINES = [
@@ -74,8 +74,9 @@ def test_a_line_refused_without_numbers_is_refused_by_json_too(raw: bytes, monke
         assert fast == outcome_with(monkeypatch, raw, True, fast=False)
 
 
-def outcome_with(monkeypatch: pytest.MonkeyPatch, raw: bytes, numbers_matter: bool, *, fast: bool,
-                 use_orjson: bool = True) -> tuple[str, str]:
+def outcome_with(
+    monkeypatch: pytest.MonkeyPatch, raw: bytes, numbers_matter: bool, *, fast: bool, use_orjson: bool = True
+) -> tuple[str, str]:
     with monkeypatch.context() as patch:
         if not use_orjson:
             patch.setattr(jsonl, "_orjson", None)
@@ -113,10 +114,15 @@ def test_a_run_line_is_read_or_refused_as_json_alone_would(raw: bytes, monkeypat
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=6))
 records = st.dictionaries(
-    st.sampled_from(["query_id", "doc_uri", "relevance", "chunk_id", "text_sha", "query", "stratum",
-                     "labeled_by", "notes", "extra"]),
-    st.one_of(scalars, st.integers(-2, 1002), st.sampled_from(["c1:" + "a" * 32, "t1:" + "b" * 32, ""]),
-              st.lists(scalars, max_size=2)),
+    st.sampled_from(
+        ["query_id", "doc_uri", "relevance", "chunk_id", "text_sha", "query", "stratum", "labeled_by", "notes", "extra"]
+    ),
+    st.one_of(
+        scalars,
+        st.integers(-2, 1002),
+        st.sampled_from(["c1:" + "a" * 32, "t1:" + "b" * 32, ""]),
+        st.lists(scalars, max_size=2),
+    ),
 )
 
 
@@ -142,10 +148,18 @@ JUDGMENTS = """\
 
 
 def index_fields(index: LabelIndex) -> dict[str, Any]:
-    queries = {q: (dict(e.grades), e.labels, e.texts, e.strata, e.repeats, e.unknown_provenance)
-               for q, e in index.queries.items()}
-    return {"queries": queries, "labels": index.labels, "human": index.human_labels,
-            "synthetic": index.synthetic_labels, "fingerprints": index.fingerprints, "chunk_ids": index.chunk_ids}
+    queries = {
+        q: (dict(e.grades), e.labels, e.texts, e.strata, e.repeats, e.unknown_provenance)
+        for q, e in index.queries.items()
+    }
+    return {
+        "queries": queries,
+        "labels": index.labels,
+        "human": index.human_labels,
+        "synthetic": index.synthetic_labels,
+        "fingerprints": index.fingerprints,
+        "chunk_ids": index.chunk_ids,
+    }
 
 
 @pytest.mark.parametrize("use_orjson", [True, False])
@@ -183,8 +197,7 @@ json_values = st.recursive(
     lambda children: st.one_of(
         st.lists(children, max_size=4),
         st.tuples(children, children),
-        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.booleans(), st.none()), children,
-                        max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.booleans(), st.none()), children, max_size=4),
     ),
     max_leaves=25,
 )
@@ -197,8 +210,12 @@ def test_indented_output_is_byte_for_byte_what_json_dumps_writes(value: Any) -> 
 
 
 def test_the_report_file_is_what_dump_report_would_write(tmp_path: Path) -> None:
-    report = {"per_query": {f"q{i}": {"recall@10": i / 7, "ndcg@10": 0.0} for i in range(300)},
-              "rankings": {f"q{i}": [f"d{i}", "é\n\"x\""] for i in range(300)}, "empty": {}, "none": None}
+    report = {
+        "per_query": {f"q{i}": {"recall@10": i / 7, "ndcg@10": 0.0} for i in range(300)},
+        "rankings": {f"q{i}": [f"d{i}", 'é\n"x"'] for i in range(300)},
+        "empty": {},
+        "none": None,
+    }
     path = tmp_path / "report.json"
     write_json_atomic(str(path), report, chunk=1_000)
     assert path.read_text(encoding="utf-8") == json.dumps(report, indent=2, ensure_ascii=False) + "\n"

@@ -75,8 +75,9 @@ def test_the_worker_count_can_be_set(monkeypatch: pytest.MonkeyPatch, setting: s
 
 
 @pytest.mark.parametrize("cores, expected", [(1, 0), (2, 1), (4, 3), (64, 3)])
-def test_by_default_one_worker_per_spare_core_at_most_three(monkeypatch: pytest.MonkeyPatch, cores: int,
-                                                              expected: int) -> None:
+def test_by_default_one_worker_per_spare_core_at_most_three(
+    monkeypatch: pytest.MonkeyPatch, cores: int, expected: int
+) -> None:
     monkeypatch.delenv("RETRIEVAL_EVAL_WORKERS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
     assert worker_count() == expected
@@ -92,7 +93,8 @@ def test_a_setting_that_is_not_a_whole_number_is_ignored(monkeypatch: pytest.Mon
 @pytest.mark.parametrize("workers", [0, 1, 2])
 def test_map_shared_gives_the_list_in_order_whoever_computed_it(workers: int) -> None:
     assert map_shared(lambda i: (i, i * i, os.getpid() > 0), 37, workers=workers) == [
-        (i, i * i, True) for i in range(37)]
+        (i, i * i, True) for i in range(37)
+    ]
 
 
 def test_map_shared_computes_here_what_a_dead_worker_never_sent() -> None:

@@ -7,8 +7,19 @@ import pytest
 from retrieval_eval.compare import Comparison, MetricDelta
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.gates import (
-    ABSOLUTE, CI_LOWER, DELTA, FAIL, INDETERMINATE, PASS, WORST_STRATUM, GateContext, GateResult, decide,
-    evaluate_gate, parse_gate, split_gate_list,
+    ABSOLUTE,
+    CI_LOWER,
+    DELTA,
+    FAIL,
+    INDETERMINATE,
+    PASS,
+    WORST_STRATUM,
+    GateContext,
+    GateResult,
+    decide,
+    evaluate_gate,
+    parse_gate,
+    split_gate_list,
 )
 
 KS = (5, 10)

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from retrieval_eval.action.github import Forbidden, GitHubClient, GitHubError, NotFound
 from fake_github import BOT, FakeGitHub
+from retrieval_eval.action.github import Forbidden, GitHubClient, GitHubError, NotFound
 
 TOKEN = "ghs_secretvalue123"
 
@@ -160,8 +160,9 @@ def test_next_links_to_another_origin_are_not_followed(fake: FakeGitHub, slept: 
 
 
 @pytest.mark.parametrize("how", ["incomplete", "status-line"])
-def test_a_broken_answer_is_retried_then_succeeds(fake: FakeGitHub, client: GitHubClient, slept: list[float],
-                                                   how: str) -> None:
+def test_a_broken_answer_is_retried_then_succeeds(
+    fake: FakeGitHub, client: GitHubClient, slept: list[float], how: str
+) -> None:
     fake.add_comment(2, "hello")
     fake.break_answer("GET", "/comments", how)
     assert [c.body for c in client.list_issue_comments("octo/widgets", 2)] == ["hello"]
@@ -170,8 +171,9 @@ def test_a_broken_answer_is_retried_then_succeeds(fake: FakeGitHub, client: GitH
 
 
 @pytest.mark.parametrize("how", ["incomplete", "status-line"])
-def test_a_broken_answer_every_time_is_a_github_error(fake: FakeGitHub, client: GitHubClient,
-                                                      slept: list[float], how: str) -> None:
+def test_a_broken_answer_every_time_is_a_github_error(
+    fake: FakeGitHub, client: GitHubClient, slept: list[float], how: str
+) -> None:
     fake.break_answer("GET", "/contents/", how, times=10)
     with pytest.raises(GitHubError, match="no usable answer") as caught:
         client.get_contents("octo/widgets", "report.json", ref="abc")
@@ -179,8 +181,9 @@ def test_a_broken_answer_every_time_is_a_github_error(fake: FakeGitHub, client: 
     assert len(fake.calls("GET", "/contents/")) == 4 and len(slept) == 3
 
 
-def test_a_broken_artifact_download_is_a_github_error(fake: FakeGitHub, client: GitHubClient,
-                                                      slept: list[float]) -> None:
+def test_a_broken_artifact_download_is_a_github_error(
+    fake: FakeGitHub, client: GitHubClient, slept: list[float]
+) -> None:
     fake.add_run(11, branch="main")
     artifact_id = fake.add_artifact(11, "retrieval-eval-report", b"PK-zip-bytes", created_at="2026-01-01T00:00:00Z")
     fake.break_answer("GET", "/storage/blob/", "incomplete")
@@ -191,8 +194,9 @@ def test_a_broken_artifact_download_is_a_github_error(fake: FakeGitHub, client: 
         client.download_artifact("octo/widgets", artifact_id)
 
 
-def test_a_create_without_retries_says_whether_to_try_again(fake: FakeGitHub, client: GitHubClient,
-                                                            slept: list[float]) -> None:
+def test_a_create_without_retries_says_whether_to_try_again(
+    fake: FakeGitHub, client: GitHubClient, slept: list[float]
+) -> None:
     fake.fail("POST", "/comments", 429, **{"retry-after": "3"})
     with pytest.raises(GitHubError) as caught:
         client.create_issue_comment("octo/widgets", 5, "x", retry=False)

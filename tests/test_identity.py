@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.core.identity import chunk_id, is_chunk_id, is_text_sha, normalize, text_sha
-
 from helpers import expected, run_cli
+from retrieval_eval.core.identity import chunk_id, is_chunk_id, is_text_sha, normalize, text_sha
 
 CASE = expected("chunk-id")
 
@@ -43,9 +42,19 @@ def test_chunk_id_refuses_a_negative_ordinal() -> None:
 
 def test_cli_prints_the_fixture_chunk_id() -> None:
     vector = CASE["chunk_id"][0]
-    result = run_cli("chunk-id", "--text", vector["text"], "--doc-uri", vector["doc_uri"],
-                     "--doc-revision", vector["doc_revision"], "--ordinal", str(vector["ordinal"]),
-                     "--chunker", vector["chunker_fingerprint"])
+    result = run_cli(
+        "chunk-id",
+        "--text",
+        vector["text"],
+        "--doc-uri",
+        vector["doc_uri"],
+        "--doc-revision",
+        vector["doc_revision"],
+        "--ordinal",
+        str(vector["ordinal"]),
+        "--chunker",
+        vector["chunker_fingerprint"],
+    )
     assert result.code == 0, result.stderr
     assert result.stdout == vector["out"] + "\n"
 

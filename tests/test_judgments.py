@@ -10,10 +10,10 @@ from retrieval_eval.core.judgments import parse_judgments, write_judgments
 def test_canonical_writer_orders_known_fields_and_keeps_unknown_ones(tmp_path: Path) -> None:
     source = tmp_path / "j.jsonl"
     source.write_text(
-        '// labels for the billing suite\n'
+        "// labels for the billing suite\n"
         '{"zeta": 1, "relevance": 2, "doc_uri": "d1", "query_id": "q1", "alpha": [1, "x"], "query": "café"}\n'
-        '\n'
-        '// second block\n'
+        "\n"
+        "// second block\n"
         '{"query_id": "q2", "doc_uri": "d2", "relevance": 0}\n'
     )
     text = write_judgments(parse_judgments(str(source)))
@@ -36,7 +36,9 @@ def test_canonical_text_is_a_fixed_point(tmp_path: Path) -> None:
 def test_key_is_the_chunk_when_there_is_one(tmp_path: Path) -> None:
     source = tmp_path / "j.jsonl"
     chunk = "c1:" + "a" * 32
-    source.write_text(f'{{"query_id":"q","doc_uri":"d","chunk_id":"{chunk}","relevance":1}}\n'
-                      '{"query_id":"q","doc_uri":"d2","relevance":1}\n')
+    source.write_text(
+        f'{{"query_id":"q","doc_uri":"d","chunk_id":"{chunk}","relevance":1}}\n'
+        '{"query_id":"q","doc_uri":"d2","relevance":1}\n'
+    )
     keys = [label.key for label in parse_judgments(str(source)).labels]
     assert keys == [chunk, "d2"]

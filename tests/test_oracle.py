@@ -43,7 +43,8 @@ def generate(seed: int, tmp: Path) -> tuple[Path, Path, dict[str, dict[str, int]
         ranking = rng.sample(docs, rng.randint(0, 40))
         if ranking and rng.random() < 0.3:
             ranking.insert(rng.randrange(len(ranking)), rng.choice(ranking))  # a repeated key
-        run_lines.append('{"query_id":"%s","ranking":[%s]}' % (query_id, ",".join(f'"{d}"' for d in ranking)))
+        keys = ",".join(f'"{d}"' for d in ranking)
+        run_lines.append(f'{{"query_id":"{query_id}","ranking":[{keys}]}}')
     run_lines.append('{"query_id":"unjudged","ranking":["d1"]}')
     (tmp / "j.jsonl").write_text("\n".join(judgment_lines) + "\n")
     (tmp / "r.jsonl").write_text("\n".join(run_lines) + "\n")
@@ -109,8 +110,9 @@ def test_trec_run_ties_are_broken_as_trec_eval_breaks_them(tmp_path: Path) -> No
             lines.append(f"{query_id} Q0 {doc} {rank} {score} tag")
     rng.shuffle(lines)  # unsorted on purpose
     (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
-    judgment_lines = [f'{{"query_id":"{q}","doc_uri":"{d}","relevance":{g}}}' for q, ds in qrels.items()
-                      for d, g in ds.items()]
+    judgment_lines = [
+        f'{{"query_id":"{q}","doc_uri":"{d}","relevance":{g}}}' for q, ds in qrels.items() for d, g in ds.items()
+    ]
     (tmp_path / "j.jsonl").write_text("\n".join(judgment_lines) + "\n")
     config = ScoreConfig(k=(5, 10), gain="linear")
     scores, run = score_run_file(parse_judgments(str(tmp_path / "j.jsonl")), str(tmp_path / "run.trec"), config)

@@ -67,9 +67,14 @@ def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Pa
 
 
 def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
-    real = render("comment", report=CASES["significant_drop"](tmp_path)[0], comparison=CASES["significant_drop"](tmp_path)[1])
-    noise = render("comment", report=CASES["not_significant_drop"](tmp_path)[0],
-                   comparison=CASES["not_significant_drop"](tmp_path)[1])
+    real = render(
+        "comment", report=CASES["significant_drop"](tmp_path)[0], comparison=CASES["significant_drop"](tmp_path)[1]
+    )
+    noise = render(
+        "comment",
+        report=CASES["not_significant_drop"](tmp_path)[0],
+        comparison=CASES["not_significant_drop"](tmp_path)[1],
+    )
     assert "| recall@5 | 0.9750 | 0.7000 | **-0.2750** |" in real
     assert ", significant)" in real and "❌" in real
     assert "| recall@5 | 0.9750 | 0.9500 | -0.0250 |" in noise
@@ -129,8 +134,9 @@ def test_oversized_input_drops_whole_sections_and_says_so(tmp_path: Path) -> Non
 def test_a_flood_of_findings_is_shortened_not_the_whole_comment(tmp_path: Path) -> None:
     report, comparison = CASES["delta_fail"](tmp_path)
     assert comparison is not None
-    comparison["comparability"] = [{"code": "x", "effect": "confounds", "detail": "d" * 400, "meaning": "m" * 400}
-                                   for _ in range(1_000)]
+    comparison["comparability"] = [
+        {"code": "x", "effect": "confounds", "detail": "d" * 400, "meaning": "m" * 400} for _ in range(1_000)
+    ]
     comment = render("comment", report=report, comparison=comparison)
     assert len(comment) <= COMMENT_LIMIT
     assert "| recall@5 | 1.0000 | 0.9250 |" in comment
@@ -194,11 +200,17 @@ def test_the_documented_mermaid_rule_is_the_codes() -> None:
     from retrieval_eval.render.escape import mermaid_label
 
     docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "compare.md").read_text().split())
-    assert ("Names in the Mermaid chart are reduced to letters, digits, spaces and `-_.`, plus an `@` "
-            "between a name and a cutoff (`recall@10`); any other character becomes `_`.") in docs
+    assert (
+        "Names in the Mermaid chart are reduced to letters, digits, spaces and `-_.`, plus an `@` "
+        "between a name and a cutoff (`recall@10`); any other character becomes `_`."
+    ) in docs
     assert mermaid_label("recall@10 -_.") == "recall@10 -_."
     assert [mermaid_label(text) for text in ("@you", "a@b", "team@10x", "x<y>|z")] == [
-        "_you", "a_b", "team_10x", "x_y__z"]
+        "_you",
+        "a_b",
+        "team_10x",
+        "x_y__z",
+    ]
 
 
 # -- the marker and user templates ---------------------------------------------------
@@ -207,7 +219,8 @@ def test_the_documented_mermaid_rule_is_the_codes() -> None:
 def test_every_comment_carries_the_marker_with_its_id(tmp_path: Path) -> None:
     report, _ = CASES["pass_without_baseline"](tmp_path)
     assert render("comment", report=report, comment_id="nightly-2").startswith(
-        "<!-- retrieval-eval:comment id=nightly-2 -->\n")
+        "<!-- retrieval-eval:comment id=nightly-2 -->\n"
+    )
 
 
 @pytest.mark.parametrize("bad", ["", "two words", "x-->y", "a" * 65, "new\nline"])
@@ -225,8 +238,11 @@ def templates(tmp_path: Path, text: str, name: str = "comment.md.j2") -> str:
 
 def test_a_user_template_overrides_named_blocks_of_the_builtin(tmp_path: Path) -> None:
     report, comparison = CASES["delta_fail"](tmp_path)
-    directory = templates(tmp_path, '{% extends "builtin/comment.md.j2" %}\n'
-                                    "{% block footer %}\nOwned by the search team · {{ verdict.status }}\n{% endblock %}\n")
+    directory = templates(
+        tmp_path,
+        '{% extends "builtin/comment.md.j2" %}\n'
+        "{% block footer %}\nOwned by the search team · {{ verdict.status }}\n{% endblock %}\n",
+    )
     comment = render("comment", report=report, comparison=comparison, template_dir=directory)
     assert comment.startswith(comment_marker())
     assert comment.endswith("Owned by the search team · FAIL\n")
@@ -242,11 +258,17 @@ def test_a_user_template_that_drops_the_marker_is_refused(tmp_path: Path) -> Non
         render("comment", report=report, template_dir=directory)
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ('{% extends "builtin/comment.md.j2" %}\n{% block footer %}{{ nope }}{% endblock %}', "'nope' is undefined"),
-    ("{% extends \"builtin/comment.md.j2\" %}\n{% block footer %}\n{% if %}{% endblock %}", "template comment.md.j2:3"),
-    ("{{ marker }}{{ verdict.__class__.__mro__ }}", "unsafe"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{% extends "builtin/comment.md.j2" %}\n{% block footer %}{{ nope }}{% endblock %}', "'nope' is undefined"),
+        (
+            '{% extends "builtin/comment.md.j2" %}\n{% block footer %}\n{% if %}{% endblock %}',
+            "template comment.md.j2:3",
+        ),
+        ("{{ marker }}{{ verdict.__class__.__mro__ }}", "unsafe"),
+    ],
+)
 def test_broken_or_unsafe_templates_are_refused(tmp_path: Path, text: str, problem: str) -> None:
     report, _ = CASES["pass_without_baseline"](tmp_path)
     with pytest.raises(InputError) as caught:
@@ -259,8 +281,17 @@ def test_render_command_refuses_a_template_without_marker_and_writes_nothing(tmp
     path = tmp_path / "report.json"
     path.write_text(__import__("json").dumps(report))
     out = tmp_path / "comment.md"
-    result = run_cli("render", "--report", str(path), "--format", "comment", "--out", str(out),
-                     "--template-dir", templates(tmp_path, "just text\n"))
+    result = run_cli(
+        "render",
+        "--report",
+        str(path),
+        "--format",
+        "comment",
+        "--out",
+        str(out),
+        "--template-dir",
+        templates(tmp_path, "just text\n"),
+    )
     assert result.code == 2 and "dropped the marker" in result.stderr
     assert not out.exists()
     ok = run_cli("render", "--report", str(path), "--format", "comment", "--out", str(out), "--comment-id", "x1")
@@ -284,28 +315,55 @@ def reports(draw: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
         "config": {"k": [5]},
         "generated_at": draw(names),
         "inputs": {"judgments_sha256": draw(names), "run_sha256": draw(names)},
-        "judgments": {"queries": draw(st.integers(0, 10**6)), "drift": {"invalid_ratio": draw(number),
-                                                                         "orphaned": draw(number)}},
+        "judgments": {
+            "queries": draw(st.integers(0, 10**6)),
+            "drift": {"invalid_ratio": draw(number), "orphaned": draw(number)},
+        },
         "metrics": metrics,
         "per_stratum": {name: {"n": 3, "metrics": {"recall@5": {"value": draw(number)}}} for name in strata},
         "worst_stratum": {"name": draw(names), "metric": "recall@5", "value": draw(number)},
-        "verdict": {"status": draw(st.sampled_from(["PASS", "FAIL", "INDETERMINATE", "??"])),
-                    "reasons": draw(st.lists(names, max_size=scale)),
-                    "gates": [{"expression": draw(names), "status": "FAIL", "reason": draw(names)}
-                              for _ in range(draw(st.integers(0, scale)))]},
+        "verdict": {
+            "status": draw(st.sampled_from(["PASS", "FAIL", "INDETERMINATE", "??"])),
+            "reasons": draw(st.lists(names, max_size=scale)),
+            "gates": [
+                {"expression": draw(names), "status": "FAIL", "reason": draw(names)}
+                for _ in range(draw(st.integers(0, scale)))
+            ],
+        },
     }
     if draw(st.booleans()):
         return report, None
-    mover = st.fixed_dictionaries({"query_id": names, "query": st.one_of(st.none(), names), "stratum": names,
-                                   "base": number, "head": number, "delta": number})
+    mover = st.fixed_dictionaries(
+        {
+            "query_id": names,
+            "query": st.one_of(st.none(), names),
+            "stratum": names,
+            "base": number,
+            "head": number,
+            "delta": number,
+        }
+    )
     comparison = {
-        "metrics": {name: {"base": draw(number), "head": draw(number), "delta": draw(number), "ci": [0.1, 0.2],
-                           "confounded": draw(st.one_of(st.none(), names))} for name in metrics},
+        "metrics": {
+            name: {
+                "base": draw(number),
+                "head": draw(number),
+                "delta": draw(number),
+                "ci": [0.1, 0.2],
+                "confounded": draw(st.one_of(st.none(), names)),
+            }
+            for name in metrics
+        },
         "per_stratum": {name: {"base": draw(number), "delta": draw(number)} for name in strata},
-        "movers": {"metric": "recall@5", "drops": draw(st.lists(mover, max_size=scale)),
-                   "gains": draw(st.lists(mover, max_size=scale))},
-        "comparability": [{"code": draw(names), "effect": "confounds", "detail": draw(names), "meaning": draw(names)}
-                          for _ in range(draw(st.integers(0, scale)))],
+        "movers": {
+            "metric": "recall@5",
+            "drops": draw(st.lists(mover, max_size=scale)),
+            "gains": draw(st.lists(mover, max_size=scale)),
+        },
+        "comparability": [
+            {"code": draw(names), "effect": "confounds", "detail": draw(names), "meaning": draw(names)}
+            for _ in range(draw(st.integers(0, scale)))
+        ],
         "queries": {"paired": draw(st.integers(0, 10))},
     }
     return report, comparison
@@ -313,7 +371,9 @@ def reports(draw: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(reports())
-def test_any_comment_fits_githubs_limit_and_carries_the_marker(case: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+def test_any_comment_fits_githubs_limit_and_carries_the_marker(
+    case: tuple[dict[str, Any], dict[str, Any] | None],
+) -> None:
     report, comparison = case
     comment = render("comment", report=report, comparison=comparison, comment_id="prop")
     assert len(comment) <= COMMENT_LIMIT
@@ -331,16 +391,25 @@ def test_a_worst_stratum_named_by_anything_but_a_string_still_renders(tmp_path: 
 
 def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
     from compare_data import NOW, labels, run, write_jsonl
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
     from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
     judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
     runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))
-    evaluation = evaluate(ScoreRequest(str(judgments), str(runs), ScoreConfig(k=(5, 10)), gates=["recall@5:-0.02"],
-                                       baseline=comparison_base(tmp_path), generated_at=NOW))
+    evaluation = evaluate(
+        ScoreRequest(
+            str(judgments),
+            str(runs),
+            ScoreConfig(k=(5, 10)),
+            gates=["recall@5:-0.02"],
+            baseline=comparison_base(tmp_path),
+            generated_at=NOW,
+        )
+    )
     assert evaluation.comparison is not None
     assert render("comment", report=evaluation.report, comparison=evaluation.comparison) == render(
-        "comment", report=evaluation.report, comparison=evaluation.comparison.document)
+        "comment", report=evaluation.report, comparison=evaluation.comparison.document
+    )
 
 
 def comparison_base(directory: Path) -> dict[str, Any]:

@@ -16,8 +16,18 @@ DEMO = ROOT / "src" / "retrieval_eval" / "demo"
 
 
 def score(*extra: str, env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
-    result = run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"),
-                     "-k", "5,10", "--json", *extra, env=env)
+    result = run_cli(
+        "score",
+        "-j",
+        str(DEMO / "judgments.jsonl"),
+        "-r",
+        str(DEMO / "run.jsonl"),
+        "-k",
+        "5,10",
+        "--json",
+        *extra,
+        env=env,
+    )
     assert result.code in (0, 1), result.stderr
     return result.json()
 
@@ -54,14 +64,37 @@ def test_out_is_written_and_matches_json_output(tmp_path: Path) -> None:
 
 def test_baseline_with_another_threshold_makes_delta_gates_indeterminate(tmp_path: Path) -> None:
     base = tmp_path / "base.json"
-    run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
-            "--threshold", "2", "--out", str(base))
+    run_cli(
+        "score",
+        "-j",
+        str(DEMO / "judgments.jsonl"),
+        "-r",
+        str(DEMO / "run.jsonl"),
+        "-k",
+        "5,10",
+        "--threshold",
+        "2",
+        "--out",
+        str(base),
+    )
     # Without its rankings the base cannot be scored again under this run's threshold.
     stripped = json.loads(base.read_text())
     del stripped["rankings"]
     base.write_text(json.dumps(stripped))
-    result = run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
-                     "--baseline", str(base), "-g", "recall@5:-0.02", "--json")
+    result = run_cli(
+        "score",
+        "-j",
+        str(DEMO / "judgments.jsonl"),
+        "-r",
+        str(DEMO / "run.jsonl"),
+        "-k",
+        "5,10",
+        "--baseline",
+        str(base),
+        "-g",
+        "recall@5:-0.02",
+        "--json",
+    )
     assert result.code == 1
     gate = result.json()["verdict"]["gates"][0]
     assert gate["status"] == "INDETERMINATE"
@@ -70,10 +103,33 @@ def test_baseline_with_another_threshold_makes_delta_gates_indeterminate(tmp_pat
 
 def test_baseline_with_another_threshold_is_rescored_when_it_kept_its_rankings(tmp_path: Path) -> None:
     base = tmp_path / "base.json"
-    run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
-            "--threshold", "2", "--out", str(base))
-    result = run_cli("score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(DEMO / "run.jsonl"), "-k", "5,10",
-                     "--baseline", str(base), "-g", "recall@5:-0.02", "--json")
+    run_cli(
+        "score",
+        "-j",
+        str(DEMO / "judgments.jsonl"),
+        "-r",
+        str(DEMO / "run.jsonl"),
+        "-k",
+        "5,10",
+        "--threshold",
+        "2",
+        "--out",
+        str(base),
+    )
+    result = run_cli(
+        "score",
+        "-j",
+        str(DEMO / "judgments.jsonl"),
+        "-r",
+        str(DEMO / "run.jsonl"),
+        "-k",
+        "5,10",
+        "--baseline",
+        str(base),
+        "-g",
+        "recall@5:-0.02",
+        "--json",
+    )
     gate = result.json()["verdict"]["gates"][0]
     assert gate["status"] == "PASS", gate
     assert gate["observed"] == gate["baseline"]
@@ -91,15 +147,24 @@ def test_judged_samples_are_folded_into_the_report_and_gated(tmp_path: Path) -> 
 
 def test_fixture_reports_are_schema_valid() -> None:
     for case in ("basic", "strata", "nothing-scored", "duplicate-ranking"):
-        result = run_cli("score", "-j", fixture_path(case, "judgments.jsonl"), "-r", fixture_path(case, "run.jsonl"),
-                         "-k", "3", "--json")
+        result = run_cli(
+            "score",
+            "-j",
+            fixture_path(case, "judgments.jsonl"),
+            "-r",
+            fixture_path(case, "run.jsonl"),
+            "-k",
+            "3",
+            "--json",
+        )
         jsonschema.validate(result.json(), SCHEMA)
 
 
 def test_policy_notes_agree_with_one_query_and_with_several(tmp_path: Path) -> None:
     (tmp_path / "j.jsonl").write_text(
         '{"query_id":"q1","doc_uri":"d1","relevance":1}\n{"query_id":"q2","doc_uri":"d2","relevance":1}\n'
-        '{"query_id":"q3","doc_uri":"d3","relevance":0}\n')
+        '{"query_id":"q3","doc_uri":"d3","relevance":0}\n'
+    )
     (tmp_path / "one.jsonl").write_text('{"query_id":"q1","ranking":["d1","d1"]}\n{"query_id":"x","ranking":[]}\n')
     (tmp_path / "two.jsonl").write_text('{"query_id":"x","ranking":[]}\n{"query_id":"y","ranking":[]}\n')
     reasons = {}

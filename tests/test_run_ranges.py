@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.pipeline import run_ranges
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.pipeline.run_ranges import RunReading, Split, fit, range_lines, read_range
 from retrieval_eval.formats.runs import Run, parse_run
+from retrieval_eval.pipeline import run_ranges
+from retrieval_eval.pipeline.run_ranges import RunReading, Split, fit, range_lines, read_range
 
 MIN_DEPTH = 2
 # q1 and q3 need heads deeper than the workers keep before they are told.
@@ -123,8 +123,9 @@ def test_fitting_a_head_cuts_it_or_reads_its_line_again(tmp_path: Path) -> None:
     try:
         size = path.stat().st_size
         result = read_range(fd, 0, 0, size, size, str(path), lambda _q: 3)
-        heads = {entry.query_id: fit(fd, entry, size, str(path), depth_of(entry.query_id)).head
-                 for entry in result.entries}
+        heads = {
+            entry.query_id: fit(fd, entry, size, str(path), depth_of(entry.query_id)).head for entry in result.entries
+        }
     finally:
         os.close(fd)
     assert heads["q1"] == [f"d1-{r}" for r in (0, 1, 2, 3, 4, 5, 7)]  # read again: 7 > 3 kept; d1-1 repeats
@@ -190,15 +191,21 @@ def test_range_lines_gives_each_line_to_the_range_it_starts_in(tmp_path: Path) -
     try:
         for size in range(1, len(data) + 1):
             for buffer_size in (1, 2, 5, 64):  # lines longer than the buffer make it grow
-                pieces = [(offset, bytes(line)) for start in range(0, len(data), size)
-                          for offset, line in range_lines(fd, start, min(start + size, len(data)), len(data),
-                                                          bytearray(buffer_size))]
+                pieces = [
+                    (offset, bytes(line))
+                    for start in range(0, len(data), size)
+                    for offset, line in range_lines(
+                        fd, start, min(start + size, len(data)), len(data), bytearray(buffer_size)
+                    )
+                ]
                 assert pieces == [(0, b"ab"), (3, b""), (4, b"cdef"), (9, b"g")]
     finally:
         os.close(fd)
 
 
-def test_small_files_trec_runs_and_no_workers_read_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_files_trec_runs_and_no_workers_read_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "run.jsonl"
     sample_run(path)
     assert RunReading(str(path), "auto", MIN_DEPTH, Split(1)).ranges is None  # below parallel_from
@@ -223,8 +230,9 @@ run_lines = st.lists(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=run_lines, range_bytes=st.integers(1, 120), workers=st.integers(1, 2), final_newline=st.booleans())
-def test_any_run_reads_the_same_by_ranges(tmp_path: Path, lines: list[str], range_bytes: int, workers: int,
-                                          final_newline: bool) -> None:
+def test_any_run_reads_the_same_by_ranges(
+    tmp_path: Path, lines: list[str], range_bytes: int, workers: int, final_newline: bool
+) -> None:
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join(lines) + ("\n" if final_newline else ""), encoding="utf-8")
     if path.stat().st_size == 0:
@@ -234,12 +242,16 @@ def test_any_run_reads_the_same_by_ranges(tmp_path: Path, lines: list[str], rang
 
 
 def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
     from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
     demo = Path(run_ranges.__file__).parents[1] / "demo"
-    request = ScoreRequest(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), ScoreConfig(k=(1, 3)),
-                           gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"])
+    request = ScoreRequest(
+        str(demo / "judgments.jsonl"),
+        str(demo / "run.jsonl"),
+        ScoreConfig(k=(1, 3)),
+        gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"],
+    )
     monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
     one_process = evaluate(request).report
     monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
@@ -265,8 +277,15 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         os.waitpid(-1, os.WNOHANG)
 
 
-@pytest.mark.parametrize("bad", [b'{"query_id": "q9", "ranking": ["\xff"]}', b'{"query_id": "q9", "ranking": NaN}',
-                                 b'{"query_id": "", "ranking": ["a"]}', b"[1, 2]"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b'{"query_id": "q9", "ranking": ["\xff"]}',
+        b'{"query_id": "q9", "ranking": NaN}',
+        b'{"query_id": "", "ranking": ["a"]}',
+        b"[1, 2]",
+    ],
+)
 def test_refusals_read_from_a_shared_buffer_are_worded_as_from_the_file(tmp_path: Path, bad: bytes) -> None:
     lines = [line_for(q, [f"d{q}-{r}" for r in range(4)]).encode() for q in range(6)]
     lines.insert(4, bad)
@@ -282,8 +301,9 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1
 
 
-def test_a_fork_that_fails_leaves_nothing_behind_and_one_process_reads(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fork_that_fails_leaves_nothing_behind_and_one_process_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "run.jsonl"
     sample_run(path, queries=30)
     real_fork = run_ranges.fork_worker
@@ -411,6 +431,10 @@ def test_scoring_refuses_a_reading_of_another_run(tmp_path: Path) -> None:
     sample_run(other)
     reading = RunReading(str(other), "auto", 3)
     with pytest.raises(ValueError, match="not of"):
-        score_run_file(read_label_index(str(demo / "judgments.jsonl")), str(demo / "run.jsonl"),
-                       ScoreConfig(k=(3,)), reading=reading)
+        score_run_file(
+            read_label_index(str(demo / "judgments.jsonl")),
+            str(demo / "run.jsonl"),
+            ScoreConfig(k=(3,)),
+            reading=reading,
+        )
     reading.close()

@@ -114,7 +114,9 @@ def test_resampled_sums_have_the_bootstrap_mean_and_variance() -> None:
     deltas = [rng.choice([0, 0, 0, 0, 1, -2, 5]) for _ in range(300)]  # mostly unchanged queries
     sums = resample_sums([deltas], resamples=10_000, seed=5)[0]
     n = len(deltas)
-    assert statistics.fmean(sums) == pytest.approx(n * statistics.fmean(deltas), abs=0.2 * (n * statistics.pvariance(deltas)) ** 0.5)
+    assert statistics.fmean(sums) == pytest.approx(
+        n * statistics.fmean(deltas), abs=0.2 * (n * statistics.pvariance(deltas)) ** 0.5
+    )
     assert statistics.pvariance(sums) == pytest.approx(n * statistics.pvariance(deltas), rel=0.06)
 
 

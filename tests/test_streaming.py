@@ -121,10 +121,19 @@ def test_trec_repeats_are_reported_only_where_they_are_read(tmp_path: Path) -> N
     # q2 repeats d1 far below its full head; q3 repeats d5, a document that never
     # reaches the head; q4's head is not full, so every line is read.
     lines = [
-        "q1 Q0 d1 1 9 t", "q1 Q0 d1 2 8 t", "q1 Q0 d2 3 7 t",
-        "q2 Q0 d1 1 9 t", "q2 Q0 d2 2 8 t", "q2 Q0 d3 3 7 t", "q2 Q0 d1 4 1 t",
-        "q3 Q0 d1 1 9 t", "q3 Q0 d2 2 8 t", "q3 Q0 d5 3 2 t", "q3 Q0 d5 4 1 t",
-        "q4 Q0 d1 1 9 t", "q4 Q0 d1 2 1 t",
+        "q1 Q0 d1 1 9 t",
+        "q1 Q0 d1 2 8 t",
+        "q1 Q0 d2 3 7 t",
+        "q2 Q0 d1 1 9 t",
+        "q2 Q0 d2 2 8 t",
+        "q2 Q0 d3 3 7 t",
+        "q2 Q0 d1 4 1 t",
+        "q3 Q0 d1 1 9 t",
+        "q3 Q0 d2 2 8 t",
+        "q3 Q0 d5 3 2 t",
+        "q3 Q0 d5 4 1 t",
+        "q4 Q0 d1 1 9 t",
+        "q4 Q0 d1 2 1 t",
     ]
     path = tmp_path / "run.trec"
     path.write_text("\n".join(lines) + "\n")

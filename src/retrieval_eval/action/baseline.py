@@ -71,8 +71,12 @@ def resolve_baseline(ctx: BaselineContext) -> Baseline:
 def _explicit(ctx: BaselineContext, spec: BaselineSpec, found: Baseline | None) -> Baseline:
     if found is None:
         tried = "; ".join(ctx.notes)
-        raise InputError("baseline", None, f"{spec.describe()} was not found" + (f" ({tried})" if tried else ""),
-                         hint="check the baseline input, or use baseline: auto to fall back to no baseline")
+        raise InputError(
+            "baseline",
+            None,
+            f"{spec.describe()} was not found" + (f" ({tried})" if tried else ""),
+            hint="check the baseline input, or use baseline: auto to fall back to no baseline",
+        )
     return found
 
 
@@ -81,9 +85,11 @@ def _auto(ctx: BaselineContext) -> Baseline:
     if event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
         return Baseline(None, reason=_not_a_pull_request(settings, event), no_base_branch=True)
     path = settings.baseline_path
-    found = (_from_git_commit(ctx, event.base_sha, path)
-             or _from_contents(ctx, event.base_sha, path)
-             or _from_artifact(ctx, DEFAULT_ARTIFACT, event.base_ref))
+    found = (
+        _from_git_commit(ctx, event.base_sha, path)
+        or _from_contents(ctx, event.base_sha, path)
+        or _from_artifact(ctx, DEFAULT_ARTIFACT, event.base_ref)
+    )
     if found is not None:
         return found
     return Baseline(None, reason=_how_to_publish(settings, event), notes=tuple(ctx.notes))
@@ -91,18 +97,22 @@ def _auto(ctx: BaselineContext) -> Baseline:
 
 def _not_a_pull_request(settings: Settings, event: Event) -> str:
     what = f"a {event.name} event" if event.name else "not a pull request"
-    return (f"this is {what}, not a pull request, so there is no base branch to compare with; "
-            f"the report was written to {settings.report} to be committed as {settings.baseline_path} "
-            f"or uploaded as the artifact {DEFAULT_ARTIFACT}")
+    return (
+        f"this is {what}, not a pull request, so there is no base branch to compare with; "
+        f"the report was written to {settings.report} to be committed as {settings.baseline_path} "
+        f"or uploaded as the artifact {DEFAULT_ARTIFACT}"
+    )
 
 
 def _how_to_publish(settings: Settings, event: Event) -> str:
     branch = event.base_ref or "the base branch"
-    return (f"no baseline report was found for {branch}: none at {settings.baseline_path} in the base commit "
-            f"{event.base_sha[:12]}, and no successful run on {branch} uploaded an artifact named "
-            f"{DEFAULT_ARTIFACT}. To publish one, run this action on pushes to {branch} and commit its "
-            f"report to {settings.baseline_path}, or upload it with actions/upload-artifact under the "
-            f"name {DEFAULT_ARTIFACT}")
+    return (
+        f"no baseline report was found for {branch}: none at {settings.baseline_path} in the base commit "
+        f"{event.base_sha[:12]}, and no successful run on {branch} uploaded an artifact named "
+        f"{DEFAULT_ARTIFACT}. To publish one, run this action on pushes to {branch} and commit its "
+        f"report to {settings.baseline_path}, or upload it with actions/upload-artifact under the "
+        f"name {DEFAULT_ARTIFACT}"
+    )
 
 
 # -- git -------------------------------------------------------------------------
@@ -140,7 +150,9 @@ def _from_contents(ctx: BaselineContext, ref: str, path: str) -> Baseline | None
     except GitHubError as exc:
         ctx.notes.append(f"the Contents API could not be read ({exc})")
         return None
-    return Baseline(_parse(data, f"{path} at {ref[:12]}"), source=f"{path} at {ref[:12]}, read through the Contents API")
+    return Baseline(
+        _parse(data, f"{path} at {ref[:12]}"), source=f"{path} at {ref[:12]}, read through the Contents API"
+    )
 
 
 def _from_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | None:
@@ -158,8 +170,13 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
     candidates = []
     for artifact in ctx.github.list_artifacts(ctx.repo, name=name):
         # Same branch name is not enough: a fork's "main" is someone else's code.
-        if (not artifact.expired and artifact.head_branch == branch and artifact.run_id is not None
-                and artifact.head_repository_id == artifact.repository_id and artifact.size <= MAX_ARCHIVE_BYTES):
+        if (
+            not artifact.expired
+            and artifact.head_branch == branch
+            and artifact.run_id is not None
+            and artifact.head_repository_id == artifact.repository_id
+            and artifact.size <= MAX_ARCHIVE_BYTES
+        ):
             candidates.append(artifact)
         if len(candidates) >= MAX_CANDIDATES:
             break
@@ -170,8 +187,9 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
             continue
         archive = ctx.github.download_artifact(ctx.repo, artifact.id)
         data = _report_member(archive, _member_names(ctx.settings), f"artifact {name}")
-        return Baseline(_parse(data, f"artifact {name}"),
-                        source=f"artifact {name} of run {artifact.run_id} on {branch}")
+        return Baseline(
+            _parse(data, f"artifact {name}"), source=f"artifact {name} of run {artifact.run_id} on {branch}"
+        )
     return None
 
 
@@ -187,8 +205,9 @@ def _report_member(archive: bytes, preferred: tuple[str, ...], where: str) -> by
     return found
 
 
-def read_zip_member(archive: bytes, names: tuple[str, ...], *, where: str, source: str,
-                    fallback_suffix: str = "") -> bytes | None:
+def read_zip_member(
+    archive: bytes, names: tuple[str, ...], *, where: str, source: str, fallback_suffix: str = ""
+) -> bytes | None:
     """A file of an artifact zip, found by base name, read in memory (nothing is extracted:
     an artifact may come from a fork, and its paths are not to be trusted)."""
     try:

@@ -37,8 +37,9 @@ def fingerprint_changes(report: Mapping[str, Any], base: Mapping[str, Any] | Non
     changes = []
     labeled = (report.get("judgments") or {}).get("fingerprint")
     if labeled and corpus.get("fingerprint") and labeled != corpus["fingerprint"]:
-        changes.append(f"the judgments were labeled against corpus {labeled}, the corpus is now "
-                       f"{corpus['fingerprint']}")
+        changes.append(
+            f"the judgments were labeled against corpus {labeled}, the corpus is now {corpus['fingerprint']}"
+        )
     base_corpus = (base or {}).get("corpus") or {}
     for key, what in (("fingerprint", "corpus"), ("chunker_fingerprint", "chunker")):
         before, now = base_corpus.get(key), corpus.get(key)
@@ -81,8 +82,10 @@ def drift_message(report: Mapping[str, Any], changes: list[str], command: str) -
     why = f" ({'; '.join(changes)})" if changes else ""
     if ratio == 0:
         return f"The corpus changed{why}, and every label still points at it."
-    return (f"Label drift: {ratio:.1%} of the labels no longer point at the corpus{why}. "
-            f"Re-anchor the recoverable ones with: {command}")
+    return (
+        f"Label drift: {ratio:.1%} of the labels no longer point at the corpus{why}. "
+        f"Re-anchor the recoverable ones with: {command}"
+    )
 
 
 def drift_annotation(report: Mapping[str, Any], changes: list[str], command: str) -> Annotation | None:
@@ -103,7 +106,7 @@ def drift_markdown(report: Mapping[str, Any], changes: list[str], command: str) 
     lines = [f"\n> Corpus: {escape_markdown(change, limit=500)}\n" for change in changes]
     if ratio:
         fence = code_fence(command)
-        lines.append(f"\nTo re-anchor the labels that can be (the others need a person):\n\n"
-                     f"{fence}sh\n{command}\n{fence}\n")
+        lines.append(
+            f"\nTo re-anchor the labels that can be (the others need a person):\n\n{fence}sh\n{command}\n{fence}\n"
+        )
     return "".join(lines)
-

@@ -59,10 +59,19 @@ class Event:
         if not isinstance(run, Mapping) or not isinstance(run.get("id"), int):
             return None
         owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login") or ""
-        numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or []
-                        if isinstance(p, Mapping) and isinstance(p.get("number"), int))
-        return TriggeringRun(int(run["id"]), str(run.get("event") or ""), str(run.get("head_sha") or ""),
-                             str(run.get("head_branch") or ""), str(owner), numbers)
+        numbers = tuple(
+            int(p["number"])
+            for p in run.get("pull_requests") or []
+            if isinstance(p, Mapping) and isinstance(p.get("number"), int)
+        )
+        return TriggeringRun(
+            int(run["id"]),
+            str(run.get("event") or ""),
+            str(run.get("head_sha") or ""),
+            str(run.get("head_branch") or ""),
+            str(owner),
+            numbers,
+        )
 
 
 def load_event(name: str, path: str) -> Event:

@@ -89,18 +89,24 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
     try:
         write_files(settings, outcome, rendered)
     except RetrievalEvalError as exc:  # a path that cannot be written is an input error too
-        publish_failure(settings, event, deps, exc, cause="An output file could not be written",
-                        consequence=f"the answer ({outcome.verdict.status}) was not published",
-                        hint="set the report input to a file path in the workspace; the summary and "
-                        "comment files are written beside it")
+        publish_failure(
+            settings,
+            event,
+            deps,
+            exc,
+            cause="An output file could not be written",
+            consequence=f"the answer ({outcome.verdict.status}) was not published",
+            hint="set the report input to a file path in the workspace; the summary and "
+            "comment files are written beside it",
+        )
         return EXIT_NO_ANSWER
     publish_outcome(settings, event, deps, outcome, rendered)
     return exit_code(outcome.verdict.status, settings.fail_on_indeterminate)
 
 
 def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
-    from ..pipeline.evaluate import ScoreRequest, evaluate
     from ..core.scoring import ScoreConfig
+    from ..pipeline.evaluate import ScoreRequest, evaluate
 
     baseline = resolve_baseline(BaselineContext(settings, event, deps.git, deps.github))
     gates, skipped = applicable_gates(settings, baseline)
@@ -143,8 +149,12 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
     from ..render import render
 
     template_dir = str(settings.resolve(settings.template_dir)) if settings.template_dir else None
-    common = {"report": outcome.report, "comparison": outcome.comparison, "template_dir": template_dir,
-              "comment_id": settings.comment_id}
+    common = {
+        "report": outcome.report,
+        "comparison": outcome.comparison,
+        "template_dir": template_dir,
+        "comment_id": settings.comment_id,
+    }
     note = baseline_note(outcome)
     drift = drift_markdown(outcome.report, outcome.corpus_changes, outcome.drift_fix)
     # What the action adds goes through the size budget with the rest, so a long note makes
@@ -170,8 +180,10 @@ def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outco
     emit_annotations(deps.console, annotations(outcome))
     posted = publish_comment(settings, event, deps, rendered.comment)
     append_text(settings.runner.output_file, format_outputs(outputs(settings, outcome, posted)))
-    deps.console.log(f"{TITLE}: {outcome.verdict.status}; report written to {settings.report}; "
-                     + (f"baseline: {outcome.baseline.source}" if outcome.baseline.source else "no baseline"))
+    deps.console.log(
+        f"{TITLE}: {outcome.verdict.status}; report written to {settings.report}; "
+        + (f"baseline: {outcome.baseline.source}" if outcome.baseline.source else "no baseline")
+    )
 
 
 def baseline_note(outcome: Outcome) -> str:
@@ -182,8 +194,11 @@ def baseline_note(outcome: Outcome) -> str:
     shown = baseline.source or baseline.reason
     lines = [f"\n> {'Baseline' if baseline.source else 'No baseline'}: {escape_markdown(shown, limit=2000)}\n"]
     if outcome.skipped_gates:
-        lines.append("> Delta gates set aside (they compare with a base branch, and a push has none): "
-                     + ", ".join(f"`{gate}`" for gate in outcome.skipped_gates) + "\n")
+        lines.append(
+            "> Delta gates set aside (they compare with a base branch, and a push has none): "
+            + ", ".join(f"`{gate}`" for gate in outcome.skipped_gates)
+            + "\n"
+        )
     lines.extend(f"> Note: {escape_markdown(note, limit=2000)}\n" for note in baseline.notes)
     return "".join(lines)
 
@@ -210,9 +225,11 @@ def annotations(outcome: Outcome) -> list[Annotation]:
 
 # How each effect of a comparability finding is annotated: a changed yardstick is worth a
 # warning even when rescoring resolved it (the base numbers shown are not the published ones).
-_FINDING_KINDS = {"confounds": ("warning", "baseline not comparable"),
-                  "resolved": ("warning", "baseline rescored"),
-                  "limits": ("notice", "comparison limited")}
+_FINDING_KINDS = {
+    "confounds": ("warning", "baseline not comparable"),
+    "resolved": ("warning", "baseline rescored"),
+    "limits": ("notice", "comparison limited"),
+}
 
 
 def comparability_annotations(comparison: dict[str, Any] | None) -> list[Annotation]:
@@ -228,13 +245,27 @@ def comparability_annotations(comparison: dict[str, Any] | None) -> list[Annotat
 def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, str]:
     breached = [gate.expression for gate in outcome.verdict.gates if gate.status == FAIL]
     ratio = invalid_ratio(outcome.report)
-    return output_values(outcome.verdict.status, settings, posted, report=settings.report,
-                         summary=settings.summary_file, breached="\n".join(breached),
-                         drift="" if ratio is None else f"{ratio:.12g}")
+    return output_values(
+        outcome.verdict.status,
+        settings,
+        posted,
+        report=settings.report,
+        summary=settings.summary_file,
+        breached="\n".join(breached),
+        drift="" if ratio is None else f"{ratio:.12g}",
+    )
 
 
-def output_values(verdict: str, settings: Settings | None, posted: Posted, *, report: str = "",
-                  summary: str = "", breached: str = "", drift: str = "") -> dict[str, str]:
+def output_values(
+    verdict: str,
+    settings: Settings | None,
+    posted: Posted,
+    *,
+    report: str = "",
+    summary: str = "",
+    breached: str = "",
+    drift: str = "",
+) -> dict[str, str]:
     """Every output, always: a step reading one that was never set gets an empty string
     anyway, but writing all of them makes each run's file say the same things."""
     return {
@@ -262,17 +293,23 @@ def post_comment(settings: Settings, deps: Deps, number: int, body: str) -> Post
     from ..render import comment_marker
 
     try:
-        posted = upsert_comment(deps.github, settings.runner.repository, number, body,
-                                marker=comment_marker(settings.comment_id))
+        posted = upsert_comment(
+            deps.github, settings.runner.repository, number, body, marker=comment_marker(settings.comment_id)
+        )
     except Forbidden:
-        deps.console.command("notice", f"The PR comment was not posted: the token may not write to this pull "
-                             f"request (pull requests from forks get a read-only token). It was written to "
-                             f"{settings.comment_file}; docs/action.md shows how to post it from a second "
-                             f"workflow.", title=TITLE)
+        deps.console.command(
+            "notice",
+            f"The PR comment was not posted: the token may not write to this pull "
+            f"request (pull requests from forks get a read-only token). It was written to "
+            f"{settings.comment_file}; docs/action.md shows how to post it from a second "
+            f"workflow.",
+            title=TITLE,
+        )
         return Posted()
     except GitHubError as exc:
-        deps.console.command("notice", f"The PR comment was not posted ({exc}). It was written to "
-                             f"{settings.comment_file}.", title=TITLE)
+        deps.console.command(
+            "notice", f"The PR comment was not posted ({exc}). It was written to {settings.comment_file}.", title=TITLE
+        )
         return Posted()
     deps.console.log(f"{TITLE}: comment {'created' if posted.created else 'updated'}: {posted.url}")
     return Posted(True, posted.url)
@@ -296,14 +333,18 @@ def comment_target(settings: Settings, event: Event, deps: Deps) -> int | None:
 # -- failures --------------------------------------------------------------------------
 
 
-def failure_markdown(exc: RetrievalEvalError, *, cause: str = "The inputs could not be read",
-                     consequence: str = "nothing was scored and no gate was checked", hint: str = "") -> str:
+def failure_markdown(
+    exc: RetrievalEvalError,
+    *,
+    cause: str = "The inputs could not be read",
+    consequence: str = "nothing was scored and no gate was checked",
+    hint: str = "",
+) -> str:
     problems = exc.problems if isinstance(exc, SettingsError) else [exc.message]
     fence = code_fence("\n".join(problems))
     text = "\n".join(problems)
     hint = f"\nTry: {hint or exc.hint}\n" if hint or exc.hint else ""
-    return (f"### {TITLE} could not answer\n\n{cause}, so {consequence}.\n\n"
-            f"{fence}text\n{text}\n{fence}\n{hint}")
+    return f"### {TITLE} could not answer\n\n{cause}, so {consequence}.\n\n{fence}text\n{text}\n{fence}\n{hint}"
 
 
 def _error_annotations(console: Console, exc: RetrievalEvalError) -> None:
@@ -318,8 +359,7 @@ def publish_early_failure(runner: Runner, console: Console, exc: RetrievalEvalEr
     append_text(runner.output_file, format_outputs(output_values("ERROR", None, Posted())))
 
 
-def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError,
-                    **wording: str) -> None:
+def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, **wording: str) -> None:
     """Inputs unreadable (or an output unwritable): say so everywhere, including the comment, so an
     old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint."""
     from ..render import comment_marker

@@ -26,8 +26,7 @@ class GitCli:
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[bytes] | None:
         try:
-            return subprocess.run(["git", *args], cwd=self.cwd, capture_output=True, timeout=self.timeout,
-                                  check=False)
+            return subprocess.run(["git", *args], cwd=self.cwd, capture_output=True, timeout=self.timeout, check=False)
         except (OSError, subprocess.TimeoutExpired):
             return None  # no git, or a fetch that hangs: treat as "not available"
 

@@ -75,16 +75,19 @@ class Response:
 def _answers(method: Callable[..., Any]) -> Callable[..., Any]:
     """An answer that is not what the API documents (not JSON, a field missing: a proxy's
     page, say) is a GitHubError like any other failure, never a crash of the caller."""
+
     def refusal(exc: Exception) -> GitHubError:
         return GitHubError(None, "answer to", method.__name__, f"not what the API documents ({exc!r})")
 
     if inspect.isgeneratorfunction(method):
+
         @functools.wraps(method)
         def lazily(*args: Any, **kwargs: Any) -> Iterator[Any]:
             try:
                 yield from method(*args, **kwargs)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise refusal(exc) from None
+
         return lazily
 
     @functools.wraps(method)
@@ -93,6 +96,7 @@ def _answers(method: Callable[..., Any]) -> Callable[..., Any]:
             return method(*args, **kwargs)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise refusal(exc) from None
+
     return at_once
 
 
@@ -115,8 +119,13 @@ class Comment:
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> Comment:
         user = data.get("user") or {}
-        return cls(int(data["id"]), data.get("body") or "", user.get("login") or "",
-                   user.get("type") or "", data.get("html_url") or "")
+        return cls(
+            int(data["id"]),
+            data.get("body") or "",
+            user.get("login") or "",
+            user.get("type") or "",
+            data.get("html_url") or "",
+        )
 
 
 @dataclass(frozen=True)
@@ -134,9 +143,17 @@ class Artifact:
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> Artifact:
         run = data.get("workflow_run") or {}
-        return cls(int(data["id"]), data.get("name") or "", bool(data.get("expired")), run.get("id"),
-                   run.get("head_branch"), run.get("repository_id"), run.get("head_repository_id"),
-                   data.get("created_at") or "", int(data.get("size_in_bytes") or 0))
+        return cls(
+            int(data["id"]),
+            data.get("name") or "",
+            bool(data.get("expired")),
+            run.get("id"),
+            run.get("head_branch"),
+            run.get("repository_id"),
+            run.get("head_repository_id"),
+            data.get("created_at") or "",
+            int(data.get("size_in_bytes") or 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -148,8 +165,12 @@ class PullRequest:
 
     @classmethod
     def from_api(cls, data: Mapping[str, Any]) -> PullRequest:
-        return cls(int(data["number"]), data.get("state") or "", (data.get("head") or {}).get("sha") or "",
-                   data.get("html_url") or "")
+        return cls(
+            int(data["number"]),
+            data.get("state") or "",
+            (data.get("head") or {}).get("sha") or "",
+            data.get("html_url") or "",
+        )
 
 
 @dataclass
@@ -187,8 +208,9 @@ class GitHubClient:
     def create_issue_comment(self, repo: str, number: int, body: str, *, retry: bool = True) -> Comment:
         """``retry=False``: one attempt. GitHub may create the comment and still answer 502 (or the
         answer may break off), so a caller that can look first retries itself (see ``pause``)."""
-        data = self._request("POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body},
-                             attempts=None if retry else 1).json()
+        data = self._request(
+            "POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body}, attempts=None if retry else 1
+        ).json()
         return Comment.from_api(data)
 
     @_answers
@@ -239,8 +261,9 @@ class GitHubClient:
 
     # -- transport ---------------------------------------------------------------
 
-    def _paginate(self, path: str, query: Mapping[str, str] | None = None, *, key: str | None = None
-                  ) -> Iterator[dict[str, Any]]:
+    def _paginate(
+        self, path: str, query: Mapping[str, str] | None = None, *, key: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         url: str | None = self._url(path, {**(query or {}), "per_page": str(PER_PAGE)})
         for _ in range(MAX_PAGES):
             if url is None:
@@ -262,10 +285,17 @@ class GitHubClient:
         """Wait before a caller's own retry, as the client waits before its retries."""
         self.sleep(error.retry_after if error.retry_after is not None else _backoff(attempt))
 
-    def _request(self, method: str, path: str, *, query: Mapping[str, str] | None = None,
-                 body: Any = None, accept: str = JSON, attempts: int | None = None) -> Response:
-        return self._send_with_retries(method, self._url(path, query), body=body, accept=accept,
-                                       attempts=attempts)
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, str] | None = None,
+        body: Any = None,
+        accept: str = JSON,
+        attempts: int | None = None,
+    ) -> Response:
+        return self._send_with_retries(method, self._url(path, query), body=body, accept=accept, attempts=attempts)
 
     def _url(self, path: str, query: Mapping[str, str] | None = None) -> str:
         suffix = f"?{urllib.parse.urlencode(query)}" if query else ""
@@ -277,8 +307,16 @@ class GitHubClient:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
 
-    def _send_with_retries(self, method: str, url: str, *, body: Any = None, accept: str = JSON,
-                           headers: Mapping[str, str] | None = None, attempts: int | None = None) -> Response:
+    def _send_with_retries(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: Any = None,
+        accept: str = JSON,
+        headers: Mapping[str, str] | None = None,
+        attempts: int | None = None,
+    ) -> Response:
         """``headers`` replaces the API's own (and the token with them), for hosts other than the API."""
         payload = json.dumps(body).encode("utf-8") if body is not None else None
         attempts = attempts or self.max_attempts
@@ -291,8 +329,7 @@ class GitHubClient:
                 self.pause(attempt, retry.error)
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def _send(self, method: str, url: str, *, headers: Mapping[str, str], payload: bytes | None = None
-              ) -> Response:
+    def _send(self, method: str, url: str, *, headers: Mapping[str, str], payload: bytes | None = None) -> Response:
         request = urllib.request.Request(url, data=payload, method=method, headers=dict(headers))
         if payload is not None:
             request.add_header("Content-Type", "application/json")

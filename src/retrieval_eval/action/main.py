@@ -48,8 +48,12 @@ class Deps:
     now: Callable[[], str]
 
 
-def main(environ: Mapping[str, str] | None = None, *, stdout: TextIO | None = None,
-         sleep: Callable[[float], None] = time.sleep) -> int:
+def main(
+    environ: Mapping[str, str] | None = None,
+    *,
+    stdout: TextIO | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
     env = os.environ if environ is None else environ
     console = Console(stdout or sys.stdout)
     runner = runner_from_env(env, cwd=Path.cwd())

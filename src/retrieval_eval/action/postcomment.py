@@ -48,13 +48,20 @@ def post_rendered_comment(settings: Settings, event: Event, deps: Deps) -> tuple
         return Posted(), ""
     rendered = rendered_files(settings, run, deps)
     if comment_marker(settings.comment_id) not in rendered.body:
-        raise InputError("comment", None, f"{rendered.source} is not a comment for comment-id "
-                         f"{settings.comment_id!r}", hint="give both workflows the same comment-id")
+        raise InputError(
+            "comment",
+            None,
+            f"{rendered.source} is not a comment for comment-id {settings.comment_id!r}",
+            hint="give both workflows the same comment-id",
+        )
     verdict = _verdict(rendered.report)
     number = find_pull_request(settings, run, deps)
     if number is None:
-        deps.console.command("notice", f"No open pull request has head commit {run.head_sha[:12]}; the "
-                             "comment was not posted.", title=TITLE)
+        deps.console.command(
+            "notice",
+            f"No open pull request has head commit {run.head_sha[:12]}; the comment was not posted.",
+            title=TITLE,
+        )
         return Posted(), verdict
     return post_comment(settings, deps, number, rendered.body), verdict
 
@@ -62,8 +69,10 @@ def post_rendered_comment(settings: Settings, event: Event, deps: Deps) -> tuple
 def triggering_run(event: Event) -> TriggeringRun:
     run = event.triggering_run
     if run is None:
-        raise UsageError(f"mode post-comment needs a workflow_run event, and this is {event.name or 'no event'}",
-                         hint="run it from a workflow `on: workflow_run` that follows the pull request workflow")
+        raise UsageError(
+            f"mode post-comment needs a workflow_run event, and this is {event.name or 'no event'}",
+            hint="run it from a workflow `on: workflow_run` that follows the pull request workflow",
+        )
     return run
 
 
@@ -76,10 +85,13 @@ def rendered_files(settings: Settings, run: TriggeringRun, deps: Deps) -> Render
         return Rendered(_text(comment_path.read_bytes(), settings.comment_file), report, settings.comment_file)
     found = _from_artifacts(settings, run, deps)
     if found is None:
-        raise InputError("comment", None, f"{settings.comment_file} is neither in the workspace nor in an artifact "
-                         f"of run {run.id}",
-                         hint="upload the report and comment files in the pull request workflow "
-                              "(actions/upload-artifact, see docs/action.md), and keep `report` the same in both")
+        raise InputError(
+            "comment",
+            None,
+            f"{settings.comment_file} is neither in the workspace nor in an artifact of run {run.id}",
+            hint="upload the report and comment files in the pull request workflow "
+            "(actions/upload-artifact, see docs/action.md), and keep `report` the same in both",
+        )
     return found
 
 
@@ -88,8 +100,9 @@ def _from_artifacts(settings: Settings, run: TriggeringRun, deps: Deps) -> Rende
     comment_name = PurePosixPath(settings.comment_file).name
     report_name = PurePosixPath(settings.report).name
     try:
-        artifacts = [a for a in deps.github.list_run_artifacts(repo, run.id)
-                     if not a.expired and a.size <= MAX_ARCHIVE_BYTES]
+        artifacts = [
+            a for a in deps.github.list_run_artifacts(repo, run.id) if not a.expired and a.size <= MAX_ARCHIVE_BYTES
+        ]
         for artifact in artifacts:
             archive = deps.github.download_artifact(repo, artifact.id)
             where = f"artifact {artifact.name} of run {run.id}"
@@ -98,8 +111,12 @@ def _from_artifacts(settings: Settings, run: TriggeringRun, deps: Deps) -> Rende
                 report = read_zip_member(archive, (report_name,), where=where, source="comment")
                 return Rendered(_text(body, where), report, where)
     except GitHubError as exc:
-        raise InputError("comment", None, f"the artifacts of run {run.id} could not be read ({exc})",
-                         hint="grant the workflow `actions: read`") from None
+        raise InputError(
+            "comment",
+            None,
+            f"the artifacts of run {run.id} could not be read ({exc})",
+            hint="grant the workflow `actions: read`",
+        ) from None
     return None
 
 

@@ -68,8 +68,9 @@ def emit_annotations(console: Console, annotations: Iterable[Annotation]) -> Non
         for item in items[:MAX_ANNOTATIONS]:
             console.command(kind, item.message, title=item.title)
         if len(items) > MAX_ANNOTATIONS:
-            console.log(f"{len(items) - MAX_ANNOTATIONS} more {kind} annotation(s) left out; "
-                        "the job summary lists them all")
+            console.log(
+                f"{len(items) - MAX_ANNOTATIONS} more {kind} annotation(s) left out; the job summary lists them all"
+            )
 
 
 def code_fence(text: str) -> str:

@@ -23,9 +23,24 @@ from ..core.errors import UsageError
 from ..core.metrics import is_positive_decimal
 
 INPUTS = (
-    "judgments", "run", "k", "threshold", "gates", "config", "corpus", "max-drift", "baseline",
-    "baseline-path", "report", "comment", "comment-id", "fail-on-indeterminate", "mode",
-    "github-token", "api-url", "template-dir",
+    "judgments",
+    "run",
+    "k",
+    "threshold",
+    "gates",
+    "config",
+    "corpus",
+    "max-drift",
+    "baseline",
+    "baseline-path",
+    "report",
+    "comment",
+    "comment-id",
+    "fail-on-indeterminate",
+    "mode",
+    "github-token",
+    "api-url",
+    "template-dir",
 )
 # Keys a config file may not set: the file cannot name itself, a token never
 # belongs in a committed file, and one config serves both modes of the fork recipe.
@@ -54,8 +69,9 @@ class SettingsError(UsageError):
     """One or more inputs are wrong; ``problems`` lists each, naming its input."""
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems), hint="fix the inputs under `with:` in the workflow, "
-                         f"or the keys in {DEFAULT_CONFIG}")
+        super().__init__(
+            "; ".join(problems), hint=f"fix the inputs under `with:` in the workflow, or the keys in {DEFAULT_CONFIG}"
+        )
         self.problems = list(problems)
 
 
@@ -230,8 +246,9 @@ class _Collector:
             return fallback
 
 
-def parse_settings(env: Mapping[str, str], config: Mapping[str, str] | None = None, *,
-                   runner: Runner, config_file: str = "") -> Settings:
+def parse_settings(
+    env: Mapping[str, str], config: Mapping[str, str] | None = None, *, runner: Runner, config_file: str = ""
+) -> Settings:
     """Build the settings from the inputs in ``env`` and an already-read config mapping."""
     values = _Collector(env, config or {})
     mode = values.parse("mode", _choice(MODES), "evaluate")
@@ -249,8 +266,7 @@ def parse_settings(env: Mapping[str, str], config: Mapping[str, str] | None = No
         baseline=values.parse("baseline", _baseline, BaselineSpec("none")),
         baseline_path=values.parse("baseline-path", _relative_path, ""),
         # The summary and comment files are written beside the report: it must stay inside too.
-        report=values.parse("report", _relative_path_like("retrieval-eval-report.json"),
-                            "retrieval-eval-report.json"),
+        report=values.parse("report", _relative_path_like("retrieval-eval-report.json"), "retrieval-eval-report.json"),
         comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
         comment_id=values.parse("comment-id", _comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
@@ -263,8 +279,11 @@ def parse_settings(env: Mapping[str, str], config: Mapping[str, str] | None = No
         values.problems.append("max-drift: drift is measured against a corpus; set corpus too")
     missing = [name for name in ("judgments", "run") if mode == "evaluate" and not values.raw(name)]
     if missing:
-        values.problems.insert(0, f"missing required input{'s' if len(missing) > 1 else ''}: {', '.join(missing)} "
-                               f"(set {' and '.join(missing)} under `with:` or in {DEFAULT_CONFIG})")
+        values.problems.insert(
+            0,
+            f"missing required input{'s' if len(missing) > 1 else ''}: {', '.join(missing)} "
+            f"(set {' and '.join(missing)} under `with:` or in {DEFAULT_CONFIG})",
+        )
     if values.problems:
         raise SettingsError(values.problems)
     return settings
@@ -275,6 +294,7 @@ def _choice(options: tuple[str, ...]) -> Any:
         if text not in options:
             raise ValueError(f"{text!r} is not one of {', '.join(options)}")
         return text
+
     return parse
 
 
@@ -327,11 +347,13 @@ def _url(text: str) -> str:
 
 def _relative_path_like(example: str) -> Any:
     """A parser for a path that must stay inside the repository (no absolute path, no ``..``)."""
+
     def parse(text: str) -> str:
         path = PurePosixPath(text)
         if not text or path.is_absolute() or ".." in path.parts:
             raise ValueError(f"{text!r} must be a path inside the repository, e.g. {example}")
         return str(path)
+
     return parse
 
 
@@ -347,7 +369,7 @@ def _baseline(text: str) -> BaselineSpec:
             raise ValueError(f"{text!r}: write git:<ref>:<path>, e.g. git:origin/main:.retrieval-eval/report.json")
         return BaselineSpec("git", path=_relative_path(path), ref=ref)
     if text.startswith("artifact:"):
-        name = text[len("artifact:"):].strip()
+        name = text[len("artifact:") :].strip()
         if not name:
             raise ValueError(f"{text!r}: write artifact:<name>, e.g. artifact:retrieval-eval-report")
         return BaselineSpec("artifact", name=name)

@@ -40,9 +40,8 @@ def handles_errors(function: F) -> F:
         except UnicodeEncodeError as exc:
             # Files are decoded strictly, so only an argument (decoded with surrogate
             # escapes) can hold text that is not UTF-8 when we hash or write it.
-            fragment = exc.object[max(exc.start - 20, 0):exc.end + 20]
-            fail(f"an option's value is not valid UTF-8 (near {fragment!r})",
-                 "give names, tags and texts as UTF-8")
+            fragment = exc.object[max(exc.start - 20, 0) : exc.end + 20]
+            fail(f"an option's value is not valid UTF-8 (near {fragment!r})", "give names, tags and texts as UTF-8")
         except BrokenPipeError:
             # The reader went away (``| head``): not an error of ours or theirs.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -60,15 +59,20 @@ def use_colour(choice: str) -> bool:
 
 
 colour_option = click.option(
-    "--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto",
-    show_default=True, help="Colour the terminal output; NO_COLOR in the environment means never.",
+    "--color",
+    "color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the terminal output; NO_COLOR in the environment means never.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
 def now_option(function: F) -> F:
     return click.option(
-        "--now", metavar="ISO-8601",
+        "--now",
+        metavar="ISO-8601",
         help="Time stamp for generated_at (default: SOURCE_DATE_EPOCH if set, else the clock).",
     )(function)
 

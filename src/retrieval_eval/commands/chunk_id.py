@@ -40,9 +40,17 @@ def read_text(text: str | None, path: str | None) -> str:
 @click.option("--normalize", "want_normalized", is_flag=True, help="Print the normalized text instead.")
 @json_option
 @handles_errors
-def command(text: str | None, path: str | None, doc_uri: str | None, doc_revision: str | None,
-            ordinal: int | None, chunker_fingerprint: str | None, want_sha: bool, want_normalized: bool,
-            as_json: bool) -> None:
+def command(
+    text: str | None,
+    path: str | None,
+    doc_uri: str | None,
+    doc_revision: str | None,
+    ordinal: int | None,
+    chunker_fingerprint: str | None,
+    want_sha: bool,
+    want_normalized: bool,
+    as_json: bool,
+) -> None:
     """Print the chunk_id of a chunk (or its text_sha, or its normalized text).
 
     A chunk_id needs --doc-uri, --doc-revision, --ordinal and --chunker;
@@ -57,8 +65,9 @@ def command(text: str | None, path: str | None, doc_uri: str | None, doc_revisio
     plain_id = not (as_json or want_sha or want_normalized)
     if (any(given) or plain_id) and not all(given):
         missing = [name for name, present in zip(IDENTITY_OPTIONS, given) if not present]
-        raise UsageError(f"a chunk_id needs {', '.join(missing)}",
-                         hint="or ask for --text-sha, which needs only the text")
+        raise UsageError(
+            f"a chunk_id needs {', '.join(missing)}", hint="or ask for --text-sha, which needs only the text"
+        )
     body = read_text(text, path)
     if as_json:
         result = {"normalized": normalize(body), "text_sha": text_sha(body)}

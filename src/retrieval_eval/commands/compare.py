@@ -21,27 +21,46 @@ def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     index = read_label_index(path)
     recorded = (head.get("inputs") or {}).get("judgments_sha256")
     if recorded and index.sha256 != recorded:
-        raise InputError("judgments", None, "this is not the judgments file the head report was scored with "
-                         "(its sha256 differs from the report's inputs.judgments_sha256)", path=path,
-                         hint="pass the judgments file of the head branch, unchanged since it was scored")
+        raise InputError(
+            "judgments",
+            None,
+            "this is not the judgments file the head report was scored with "
+            "(its sha256 differs from the report's inputs.judgments_sha256)",
+            path=path,
+            hint="pass the judgments file of the head branch, unchanged since it was scored",
+        )
     return index
 
 
-@click.command(epilog=f"Gates (score -g, with --baseline for delta gates): {GRAMMAR_HELP}. "
-                      "A delta gate on a confounded delta is INDETERMINATE. See docs/compare.md.")
+@click.command(
+    epilog=f"Gates (score -g, with --baseline for delta gates): {GRAMMAR_HELP}. "
+    "A delta gate on a confounded delta is INDETERMINATE. See docs/compare.md."
+)
 @click.option("--base", "base_path", required=True, metavar="PATH", help="Report of the base branch.")
 @click.option("--head", "head_path", required=True, metavar="PATH", help="Report of the head (this change).")
-@click.option("-j", "--judgments", metavar="PATH",
-              help="The head's judgments: query text for movers, paired strata, and rescoring the base "
-                   "rankings when the yardstick changed.")
-@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
-              help="Bootstrap resamples.")
+@click.option(
+    "-j",
+    "--judgments",
+    metavar="PATH",
+    help="The head's judgments: query text for movers, paired strata, and rescoring the base "
+    "rankings when the yardstick changed.",
+)
+@click.option(
+    "--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Bootstrap resamples."
+)
 @click.option("--seed", type=int, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
 @click.option("--out", metavar="PATH", help="Write the comparison JSON here (atomically).")
 @json_option
 @handles_errors
-def command(base_path: str, head_path: str, judgments: str | None, resamples: int, seed: int | None,
-            out: str | None, as_json: bool) -> None:
+def command(
+    base_path: str,
+    head_path: str,
+    judgments: str | None,
+    resamples: int,
+    seed: int | None,
+    out: str | None,
+    as_json: bool,
+) -> None:
     """Compare two reports: deltas with 95% intervals, strata, movers, comparability.
 
     When the judgments, threshold or gain changed between the reports and
@@ -49,16 +68,17 @@ def command(base_path: str, head_path: str, judgments: str | None, resamples: in
     yardstick; otherwise the deltas they touch are marked confounded.
     """
     from ..compare import build_comparison
-    from ..formats.fileio import write_atomic
-    from ..render import comparison_text
     from ..core.report import dump_report, load_report
     from ..core.significance import DEFAULT_SEED
+    from ..formats.fileio import write_atomic
+    from ..render import comparison_text
 
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
-    document = build_comparison(base, head, judgments=judgment_set, resamples=resamples,
-                                seed=DEFAULT_SEED if seed is None else seed)
+    document = build_comparison(
+        base, head, judgments=judgment_set, resamples=resamples, seed=DEFAULT_SEED if seed is None else seed
+    )
     if out:
         write_atomic(out, dump_report(document))
     if as_json:

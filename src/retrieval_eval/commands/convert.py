@@ -90,8 +90,9 @@ def trec_to_jsonl(path: str) -> Iterator[str]:
 
     run = parse_run(path, run_format="trec")
     for query_id in sorted(run.rankings):
-        yield json.dumps({"query_id": query_id, "ranking": run.rankings[query_id]}, ensure_ascii=False,
-                         separators=(",", ":"))
+        yield json.dumps(
+            {"query_id": query_id, "ranking": run.rankings[query_id]}, ensure_ascii=False, separators=(",", ":")
+        )
 
 
 def run_lines(path: str, source: str, target: str, tag: str) -> Iterable[str]:
@@ -130,8 +131,16 @@ def write_lines(lines: Iterable[str], out: str | None) -> int:
 @click.option("--split", default="test", show_default=True, help="With --beir: the qrels split to read.")
 @click.option("--corpus-out", metavar="PATH", help="With --beir: also write a corpus snapshot (JSONL) here.")
 @handles_errors
-def command(input_path: str | None, source: str | None, target: str | None, out: str | None, tag: str,
-            beir: str | None, split: str, corpus_out: str | None) -> None:
+def command(
+    input_path: str | None,
+    source: str | None,
+    target: str | None,
+    out: str | None,
+    tag: str,
+    beir: str | None,
+    split: str,
+    corpus_out: str | None,
+) -> None:
     """Convert judgments <-> TREC/BEIR qrels, and run JSONL <-> TREC run.
 
     Every input line is checked before anything is written; ids with white
@@ -140,8 +149,7 @@ def command(input_path: str | None, source: str | None, target: str | None, out:
     if beir is not None:
         from ..formats.beir import convert_beir
 
-        count = write_lines(convert_beir(beir, split, target=target, input_path=input_path,
-                                         corpus_out=corpus_out), out)
+        count = write_lines(convert_beir(beir, split, target=target, input_path=input_path, corpus_out=corpus_out), out)
         if out:
             click.echo(f"wrote {count} lines to {out}", err=True)
         return

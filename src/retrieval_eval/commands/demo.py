@@ -27,8 +27,20 @@ def command(ctx: click.Context, as_json: bool, color: str) -> None:
     from .score import command as score
 
     with as_file(files("retrieval_eval") / "demo") as folder:
-        args = ["-j", str(folder / "judgments.jsonl"), "-r", str(folder / "run.jsonl"), "-k", "5,10",
-                "--baseline", str(folder / "baseline.json"), "--now", DEMO_NOW, "--color", color]
+        args = [
+            "-j",
+            str(folder / "judgments.jsonl"),
+            "-r",
+            str(folder / "run.jsonl"),
+            "-k",
+            "5,10",
+            "--baseline",
+            str(folder / "baseline.json"),
+            "--now",
+            DEMO_NOW,
+            "--color",
+            color,
+        ]
         for gate in DEMO_GATES:
             args += ["-g", gate]
         if as_json:

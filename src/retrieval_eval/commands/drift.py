@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import click
 
-from ..formats.corpus import CORPUS_FORMATS
 from ..core.errors import UsageError
+from ..formats.corpus import CORPUS_FORMATS
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 
 
@@ -18,8 +18,10 @@ def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: 
         flag = "--dry-run" if dry_run else "--out"
         raise UsageError(f"{flag} only makes sense with --fix", hint=f"retrieval-eval drift ... --fix {flag}")
     if not 0.0 <= max_invalid_ratio <= 1.0:
-        raise UsageError(f"--max-invalid-ratio {max_invalid_ratio:g} must be between 0 and 1",
-                         hint="--max-invalid-ratio 0.05 tolerates 5% of labels needing attention")
+        raise UsageError(
+            f"--max-invalid-ratio {max_invalid_ratio:g} must be between 0 and 1",
+            hint="--max-invalid-ratio 0.05 tolerates 5% of labels needing attention",
+        )
 
 
 @contextlib.contextmanager
@@ -41,22 +43,44 @@ def collector_paused() -> Iterator[None]:
 
 @click.command()
 @click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
-@click.option("-c", "--corpus", "corpus_path", required=True, metavar="PATH",
-              help="Live corpus: a JSON snapshot, or JSONL with one chunk per line.")
+@click.option(
+    "-c",
+    "--corpus",
+    "corpus_path",
+    required=True,
+    metavar="PATH",
+    help="Live corpus: a JSON snapshot, or JSONL with one chunk per line.",
+)
 @click.option("--corpus-format", type=click.Choice(CORPUS_FORMATS), default="auto", show_default=True)
 @click.option("--corpus-fingerprint", metavar="TEXT", help="Corpus fingerprint, for a JSONL corpus without a header.")
 @click.option("--chunker-fingerprint", metavar="TEXT", help="Chunker fingerprint, likewise.")
 @click.option("--fix", is_flag=True, help="Re-anchor the recoverable labels and rewrite the judgments (atomically).")
 @click.option("--dry-run", is_flag=True, help="With --fix: show what would change and write nothing.")
 @click.option("--out", metavar="PATH", help="With --fix: write the repaired judgments here instead.")
-@click.option("--max-invalid-ratio", type=float, default=0.0, show_default=True, metavar="R",
-              help="Exit 0 while the share of labels needing attention is at most R.")
+@click.option(
+    "--max-invalid-ratio",
+    type=float,
+    default=0.0,
+    show_default=True,
+    metavar="R",
+    help="Exit 0 while the share of labels needing attention is at most R.",
+)
 @json_option
 @colour_option
 @handles_errors
-def command(judgments_path: str, corpus_path: str, corpus_format: str, corpus_fingerprint: str | None,
-            chunker_fingerprint: str | None, fix: bool, dry_run: bool, out: str | None,
-            max_invalid_ratio: float, as_json: bool, color: str) -> None:
+def command(
+    judgments_path: str,
+    corpus_path: str,
+    corpus_format: str,
+    corpus_fingerprint: str | None,
+    chunker_fingerprint: str | None,
+    fix: bool,
+    dry_run: bool,
+    out: str | None,
+    max_invalid_ratio: float,
+    as_json: bool,
+    color: str,
+) -> None:
     """Classify every label against a live corpus: VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED.
 
     With --fix, RE_ANCHORABLE and MERGED labels are pointed at their new
@@ -64,20 +88,25 @@ def command(judgments_path: str, corpus_path: str, corpus_format: str, corpus_fi
     the share of labels needing attention (after the fix, with --fix) is at
     most --max-invalid-ratio, 1 when it is above, 2 when an input is refused.
     """
-    from ..formats.corpus import read_corpus
     from ..core.drift import check_drift
     from ..core.drift_fix import plan_fix
-    from ..render.drift import drift_payload, render_drift
-    from ..formats.fileio import write_atomic
     from ..core.judgments import parse_judgments, write_judgments
+    from ..formats.corpus import read_corpus
+    from ..formats.fileio import write_atomic
+    from ..render.drift import drift_payload, render_drift
     from ._progress import ProgressBar
 
     check_options(fix, dry_run, out, max_invalid_ratio)
     with collector_paused():
         judgments = parse_judgments(judgments_path)
         with ProgressBar("reading corpus") as bar:
-            corpus = read_corpus(corpus_path, corpus_format=corpus_format, corpus_fingerprint=corpus_fingerprint,
-                                 chunker_fingerprint=chunker_fingerprint, progress=bar)
+            corpus = read_corpus(
+                corpus_path,
+                corpus_format=corpus_format,
+                corpus_fingerprint=corpus_fingerprint,
+                chunker_fingerprint=chunker_fingerprint,
+                progress=bar,
+            )
         with ProgressBar("checking labels") as bar:
             result = check_drift(judgments, corpus, progress=bar)
     plan = plan_fix(result, judgments.comments) if fix else None
@@ -85,8 +114,16 @@ def command(judgments_path: str, corpus_path: str, corpus_format: str, corpus_fi
     if plan is not None and not dry_run and (plan.changed or out):
         written = out or judgments_path
         write_atomic(written, write_judgments(plan.judgments))
-    payload = drift_payload(result, corpus, judgments_path=judgments_path, corpus_path=corpus_path, plan=plan,
-                            written=written, dry_run=dry_run, max_invalid_ratio=max_invalid_ratio)
+    payload = drift_payload(
+        result,
+        corpus,
+        judgments_path=judgments_path,
+        corpus_path=corpus_path,
+        plan=plan,
+        written=written,
+        dry_run=dry_run,
+        max_invalid_ratio=max_invalid_ratio,
+    )
     if as_json:
         print_json(payload)
     else:

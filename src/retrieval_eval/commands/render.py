@@ -24,37 +24,61 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InputError("comparison", exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
     if not isinstance(document, dict) or document.get("kind") != KIND:
-        raise InputError("comparison", None, f"not a comparison document (kind is not {KIND!r})", path=path,
-                         hint="write one with: retrieval-eval compare --base BASE.json --head HEAD.json --out CMP.json")
+        raise InputError(
+            "comparison",
+            None,
+            f"not a comparison document (kind is not {KIND!r})",
+            path=path,
+            hint="write one with: retrieval-eval compare --base BASE.json --head HEAD.json --out CMP.json",
+        )
     head_run = (document.get("head") or {}).get("run_sha256")
     if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
-        raise InputError("comparison", None, "it was made for another head report (run sha256 differs)", path=path,
-                         hint="compare again with --head set to the report you render")
+        raise InputError(
+            "comparison",
+            None,
+            "it was made for another head report (run sha256 differs)",
+            path=path,
+            hint="compare again with --head set to the report you render",
+        )
     return document
 
 
 @click.command()
 @click.option("--report", "report_path", required=True, metavar="PATH", help="The report to render (the head).")
 @click.option("--compare", "compare_path", metavar="PATH", help="Comparison JSON from 'retrieval-eval compare'.")
-@click.option("--format", "kind", type=click.Choice(["summary", "comment", "text"]), default="summary",
-              show_default=True, help="Job summary (full), PR comment (compact), or terminal text.")
+@click.option(
+    "--format",
+    "kind",
+    type=click.Choice(["summary", "comment", "text"]),
+    default="summary",
+    show_default=True,
+    help="Job summary (full), PR comment (compact), or terminal text.",
+)
 @click.option("--out", metavar="PATH", help="Write here (atomically) instead of standard output.")
-@click.option("--template-dir", metavar="DIR",
-              help="Directory of templates (comment.md.j2, summary.md.j2) extending the built-in ones.")
-@click.option("--comment-id", default="default", show_default=True,
-              help="Id in the comment's hidden marker, to keep several comments apart.")
+@click.option(
+    "--template-dir",
+    metavar="DIR",
+    help="Directory of templates (comment.md.j2, summary.md.j2) extending the built-in ones.",
+)
+@click.option(
+    "--comment-id",
+    default="default",
+    show_default=True,
+    help="Id in the comment's hidden marker, to keep several comments apart.",
+)
 @handles_errors
-def command(report_path: str, compare_path: str | None, kind: str, out: str | None, template_dir: str | None,
-            comment_id: str) -> None:
+def command(
+    report_path: str, compare_path: str | None, kind: str, out: str | None, template_dir: str | None, comment_id: str
+) -> None:
     """Render a report as GitHub Markdown (summary or comment) or terminal text.
 
     Every string that came from a file is escaped; a comment stays under
     65,536 characters and a summary under 1 MiB by leaving out whole
     sections, with a note saying which.
     """
+    from ..core.report import load_report
     from ..formats.fileio import write_atomic
     from ..render import render
-    from ..core.report import load_report
 
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None

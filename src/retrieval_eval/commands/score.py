@@ -9,11 +9,19 @@ import click
 
 from ..core.errors import InputError, UsageError
 from ..core.gates import GRAMMAR_HELP, split_gate_list
-from ..formats.runs import RUN_FORMATS
 from ..core.summarize import summarize_samples
+from ..formats.runs import RUN_FORMATS
 from ._common import (
-    EXIT_BAD_ANSWER, EXIT_OK, colour_option, generated_at, handles_errors, json_option,
-    now_option, parse_k_list, print_json, use_colour,
+    EXIT_BAD_ANSWER,
+    EXIT_OK,
+    colour_option,
+    generated_at,
+    handles_errors,
+    json_option,
+    now_option,
+    parse_k_list,
+    print_json,
+    use_colour,
 )
 
 
@@ -27,10 +35,12 @@ def read_samples(name: str, path: str) -> dict[str, Any]:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(source, None, f"not valid JSON ({exc})", path=path) from None
     samples = data.get("samples") if isinstance(data, dict) else data
-    if (not isinstance(samples, list) or not samples
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in samples)):
-        raise InputError(source, None, "expected a non-empty JSON array of numbers (or {\"samples\": [...]})",
-                         path=path)
+    if (
+        not isinstance(samples, list)
+        or not samples
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in samples)
+    ):
+        raise InputError(source, None, 'expected a non-empty JSON array of numbers (or {"samples": [...]})', path=path)
     try:
         return summarize_samples(samples)
     except ValueError as exc:
@@ -52,33 +62,63 @@ def parse_judged(options: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 @click.option("-r", "--run", "run_path", required=True, metavar="PATH", help="Run: JSONL or TREC run file.")
 @click.option("-k", "k_text", default="10", show_default=True, metavar="K[,K...]", help="Cutoffs, e.g. 5,10,20.")
 @click.option("--threshold", type=int, default=1, show_default=True, help="Lowest grade that counts as relevant.")
-@click.option("--gain", type=click.Choice(["exponential", "linear"]), default="exponential", show_default=True,
-              help="nDCG gain: 2^g-1, or g as trec_eval's ndcg_cut.")
+@click.option(
+    "--gain",
+    type=click.Choice(["exponential", "linear"]),
+    default="exponential",
+    show_default=True,
+    help="nDCG gain: 2^g-1, or g as trec_eval's ndcg_cut.",
+)
 @click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True)
 @click.option("-g", "--gate", "gates", multiple=True, metavar="EXPR", help="A gate expression (repeatable).")
 @click.option("--baseline", metavar="PATH", help="Report of the base branch, for delta gates.")
-@click.option("--judged", "judged_options", multiple=True, metavar="NAME=PATH",
-              help="Samples of a judged metric (JSON array), for ci-lower gates.")
+@click.option(
+    "--judged",
+    "judged_options",
+    multiple=True,
+    metavar="NAME=PATH",
+    help="Samples of a judged metric (JSON array), for ci-lower gates.",
+)
 @click.option("--out", metavar="PATH", help="Write the JSON report here (atomically).")
-@click.option("--corpus", "corpus_path", metavar="PATH",
-              help="Live corpus snapshot: adds label drift to the report (and maps chunks to documents).")
-@click.option("--collapse-to-documents", is_flag=True,
-              help="With --corpus: score a chunk run against document labels, each document at its first rank.")
+@click.option(
+    "--corpus",
+    "corpus_path",
+    metavar="PATH",
+    help="Live corpus snapshot: adds label drift to the report (and maps chunks to documents).",
+)
+@click.option(
+    "--collapse-to-documents",
+    is_flag=True,
+    help="With --corpus: score a chunk run against document labels, each document at its first rank.",
+)
 @json_option
 @now_option
 @colour_option
 @handles_errors
-def command(judgments: str, run_path: str, k_text: str, threshold: int, gain: str, run_format: str,
-            gates: tuple[str, ...], baseline: str | None, judged_options: tuple[str, ...], out: str | None,
-            as_json: bool, now: str | None, color: str, corpus_path: str | None,
-            collapse_to_documents: bool) -> None:
+def command(
+    judgments: str,
+    run_path: str,
+    k_text: str,
+    threshold: int,
+    gain: str,
+    run_format: str,
+    gates: tuple[str, ...],
+    baseline: str | None,
+    judged_options: tuple[str, ...],
+    out: str | None,
+    as_json: bool,
+    now: str | None,
+    color: str,
+    corpus_path: str | None,
+    collapse_to_documents: bool,
+) -> None:
     """Score a run against judgments, apply gates, print the verdict.
 
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when an input is refused.
     """
-    from ..pipeline.evaluate import ScoreRequest, evaluate
     from ..core.report import load_report, write_report
     from ..core.scoring import ScoreConfig
+    from ..pipeline.evaluate import ScoreRequest, evaluate
     from ..render.terminal import render_score
 
     request = ScoreRequest(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ..core.validate import RunFacts
-
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 
 
@@ -40,16 +39,15 @@ def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
 @json_option
 @colour_option
 @handles_errors
-def command(judgments: str, run_path: str | None, run_format: str, threshold: int, as_json: bool,
-            color: str) -> None:
+def command(judgments: str, run_path: str | None, run_format: str, threshold: int, as_json: bool, color: str) -> None:
     """Report every problem of a judgment set, errors first, in a stable order.
 
     Exit code 0 when there is no error (warnings allowed), 1 when the set is
     unsound, 2 when a file cannot be read.
     """
     from ..core.judgments import parse_judgments
-    from ..render.terminal import render_validation
     from ..core.validate import validate, validate_with_run
+    from ..render.terminal import render_validation
 
     judgment_set = parse_judgments(judgments)
     if run_path:

@@ -26,20 +26,21 @@ def query_facts(judgments: LabelIndex | None) -> dict[str, dict[str, str | None]
     return {query_id: {"query": query.text, "stratum": query.stratum} for query_id, query in judgments.queries.items()}
 
 
-def stratum_rows(sides: Sides, pairing: Pairing, primary: str, facts: Facts,
-                 *, rescored: bool) -> dict[str, dict[str, Any]]:
+def stratum_rows(
+    sides: Sides, pairing: Pairing, primary: str, facts: Facts, *, rescored: bool
+) -> dict[str, dict[str, Any]]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported.
 
     A rescored base has no stratum averages of its own, so without pairing its strata are left out.
     """
-    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"),
-                                              *section(sides.base, "per_stratum")])]
+    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
     paired = bool(facts) and pairing.available
     rows = {}
     for name in names:
         if paired:
-            rows[name] = _paired_stratum(pairing, primary, [q for q in pairing.ids
-                                                             if facts.get(q, {}).get("stratum") == name])
+            rows[name] = _paired_stratum(
+                pairing, primary, [q for q in pairing.ids if facts.get(q, {}).get("stratum") == name]
+            )
         elif not rescored:
             base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
             rows[name] = {"n": None, "base": base, "head": head, "delta": difference(base, head)}
@@ -93,5 +94,11 @@ def _moves(pairing: Pairing, primary: str) -> list[Move]:
 def _mover(move: Move, facts: Facts) -> dict[str, Any]:
     delta, query_id, base, head = move
     fact = facts.get(query_id, {})
-    return {"query_id": query_id, "query": fact.get("query"), "stratum": fact.get("stratum"),
-            "base": base, "head": head, "delta": delta}
+    return {
+        "query_id": query_id,
+        "query": fact.get("query"),
+        "stratum": fact.get("stratum"),
+        "base": base,
+        "head": head,
+        "delta": delta,
+    }

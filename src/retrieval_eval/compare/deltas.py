@@ -18,8 +18,9 @@ from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_n
 from .yardstick import Yardstick
 
 
-def metric_rows(sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int,
-                seed: int) -> dict[str, dict[str, Any]]:
+def metric_rows(
+    sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int, seed: int
+) -> dict[str, dict[str, Any]]:
     names = metric_names(sides)
     scored_per_query = [m for m in names if deterministic(sides.head, m) and deterministic(sides.base, m)]
     boots = bootstrap_all(pairing, scored_per_query, resamples=resamples, seed=seed)
@@ -62,12 +63,21 @@ def bootstrap_all(pairing: Pairing, names: Sequence[str], *, resamples: int, see
     return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed)
 
 
-def metric_row(values: tuple[float | None, float | None], boot: Bootstrap | None,
-               confounded: str | None) -> dict[str, Any]:
+def metric_row(
+    values: tuple[float | None, float | None], boot: Bootstrap | None, confounded: str | None
+) -> dict[str, Any]:
     base, head = values
     delta = difference(base, head)
-    row: dict[str, Any] = {"base": base, "head": head, "delta": delta, "n": boot.n if boot else None,
-                           "ci": None, "p_value": None, "significant": None, "confounded": confounded}
+    row: dict[str, Any] = {
+        "base": base,
+        "head": head,
+        "delta": delta,
+        "n": boot.n if boot else None,
+        "ci": None,
+        "p_value": None,
+        "significant": None,
+        "confounded": confounded,
+    }
     if boot is not None and delta is not None:
         row.update(ci=[boot.low, boot.high], p_value=boot.p_value, significant=boot.significant)
     return row

@@ -29,8 +29,12 @@ class Finding:
     metrics: tuple[str, ...] = ()  # the metrics it confounds; empty means all, when it confounds
 
     def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"code": self.code, "effect": self.effect, "detail": self.detail,
-                                "meaning": self.meaning}
+        data: dict[str, Any] = {
+            "code": self.code,
+            "effect": self.effect,
+            "detail": self.detail,
+            "meaning": self.meaning,
+        }
         if self.metrics:
             data["metrics"] = list(self.metrics)
         return data
@@ -42,8 +46,13 @@ def short(sha: Any) -> str:
 
 def further_findings(sides: Sides, pairing: Pairing) -> list[Finding]:
     """Every finding not about the yardstick, in the order the document lists them."""
-    return [*query_findings(pairing), *missing_per_query(pairing), *cutoff_findings(sides),
-            *corpus_findings(sides), *tool_findings(sides)]
+    return [
+        *query_findings(pairing),
+        *missing_per_query(pairing),
+        *cutoff_findings(sides),
+        *corpus_findings(sides),
+        *tool_findings(sides),
+    ]
 
 
 def _queries(count: int) -> str:
@@ -54,11 +63,13 @@ def query_findings(pairing: Pairing) -> list[Finding]:
     findings = []
     meaning = f"left out of the deltas, which cover the {len(pairing.ids)} queries scored on both sides"
     if pairing.added:
-        findings.append(Finding("queries-added", LIMITS, f"{_queries(len(pairing.added))} scored in head only",
-                                meaning))
+        findings.append(
+            Finding("queries-added", LIMITS, f"{_queries(len(pairing.added))} scored in head only", meaning)
+        )
     if pairing.removed:
-        findings.append(Finding("queries-removed", LIMITS, f"{_queries(len(pairing.removed))} scored in base only",
-                                meaning))
+        findings.append(
+            Finding("queries-removed", LIMITS, f"{_queries(len(pairing.removed))} scored in base only", meaning)
+        )
     return findings
 
 
@@ -66,13 +77,28 @@ def missing_per_query(pairing: Pairing) -> list[Finding]:
     missing = [side for side, table in (("base", pairing.base), ("head", pairing.head)) if table is None]
     if not missing:
         if pairing.base is not None and not pairing.ids:
-            return [Finding("no-paired-queries", LIMITS, "no query is scored on both sides",
-                            "no delta has an interval and there are no movers")]
+            return [
+                Finding(
+                    "no-paired-queries",
+                    LIMITS,
+                    "no query is scored on both sides",
+                    "no delta has an interval and there are no movers",
+                )
+            ]
         return []
-    detail = ("neither report carries per-query values" if len(missing) == 2
-              else f"the {missing[0]} report carries no per-query values")
-    return [Finding("no-per-query", LIMITS, detail,
-                    "deltas are taken from the reported averages, with no interval, no significance and no movers")]
+    detail = (
+        "neither report carries per-query values"
+        if len(missing) == 2
+        else f"the {missing[0]} report carries no per-query values"
+    )
+    return [
+        Finding(
+            "no-per-query",
+            LIMITS,
+            detail,
+            "deltas are taken from the reported averages, with no interval, no significance and no movers",
+        )
+    ]
 
 
 def cutoff_findings(sides: Sides) -> list[Finding]:
@@ -81,8 +107,9 @@ def cutoff_findings(sides: Sides) -> list[Finding]:
         return []
     only = sorted(set(head_k) - set(base_k))
     detail = f"the cutoffs changed (k={','.join(map(str, base_k))} in base, k={','.join(map(str, head_k))} in head)"
-    meaning = ("metrics at a cutoff computed on one side only have no delta"
-               + (f" (cutoffs {', '.join(map(str, only))} are new)" if only else ""))
+    meaning = "metrics at a cutoff computed on one side only have no delta" + (
+        f" (cutoffs {', '.join(map(str, only))} are new)" if only else ""
+    )
     return [Finding("cutoffs-changed", LIMITS, detail, meaning)]
 
 
@@ -91,11 +118,16 @@ def corpus_findings(sides: Sides) -> list[Finding]:
     head = section(sides.head, "corpus").get("fingerprint")
     if not base or not head or base == head:
         return []
-    return [Finding("corpus-changed", NOTE,
-                    f"the corpus fingerprint changed ({short(base)} in base, {short(head)} in head)",
-                    "documents or chunks changed between the two runs: part of a move may come from the corpus "
-                    "(new documents, a re-chunk), and chunk-level labels may point at chunks that are gone; "
-                    "check them with 'retrieval-eval drift'")]
+    return [
+        Finding(
+            "corpus-changed",
+            NOTE,
+            f"the corpus fingerprint changed ({short(base)} in base, {short(head)} in head)",
+            "documents or chunks changed between the two runs: part of a move may come from the corpus "
+            "(new documents, a re-chunk), and chunk-level labels may point at chunks that are gone; "
+            "check them with 'retrieval-eval drift'",
+        )
+    ]
 
 
 def tool_findings(sides: Sides) -> list[Finding]:
@@ -103,5 +135,11 @@ def tool_findings(sides: Sides) -> list[Finding]:
     head = section(sides.head, "tool").get("version")
     if not base or not head or base == head:
         return []
-    return [Finding("tool-changed", NOTE, f"the reports come from different tool versions ({base} and {head})",
-                    "metric definitions are stable across versions of the same spec, so this is only noted")]
+    return [
+        Finding(
+            "tool-changed",
+            NOTE,
+            f"the reports come from different tool versions ({base} and {head})",
+            "metric definitions are stable across versions of the same spec, so this is only noted",
+        )
+    ]

@@ -27,8 +27,11 @@ def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
 
     config = section(report, "config")
     try:
-        return ScoreConfig(k=tuple(cutoffs(report)), threshold=config.get("threshold"),  # type: ignore[arg-type]
-                           gain=config.get("gain"))  # type: ignore[arg-type]
+        return ScoreConfig(
+            k=tuple(cutoffs(report)),
+            threshold=config.get("threshold"),  # type: ignore[arg-type]
+            gain=config.get("gain"),
+        )  # type: ignore[arg-type]
     except UsageError:
         return None
 
@@ -54,8 +57,9 @@ def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str]]:
 
     config = score_config(sides.head)
     assert sides.judgments is not None and config is not None  # what rescore_blocker checked
-    rankings = {str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items()
-                if isinstance(keys, list)}
+    rankings = {
+        str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
+    }
     indexed = index_judgments(sides.judgments, config)
     scores = score_rankings(sides.judgments, rankings, config, indexed=indexed)
     # A query the base report kept no ranking for was never scored there (it had no positive
@@ -81,12 +85,12 @@ def shallow_metrics(
     for name in names:
         cutoff = _cutoff(name)
         if cutoff is not None and cutoff > base_depth:
-            reasons[name] = (f"the base report kept its rankings to depth {base_depth}, "
-                             f"too short to score {name} again")
+            reasons[name] = f"the base report kept its rankings to depth {base_depth}, too short to score {name} again"
     cut = [q for q, keys in rankings.items() if len(keys) >= base_depth and relevant.get(q, 0) > len(keys)]
     if "r_precision" in names and cut:
-        reasons["r_precision"] = (f"{len(cut)} base ranking(s) may have been cut above rank R, "
-                                  "so r_precision cannot be scored again")
+        reasons["r_precision"] = (
+            f"{len(cut)} base ranking(s) may have been cut above rank R, so r_precision cannot be scored again"
+        )
     return reasons
 
 

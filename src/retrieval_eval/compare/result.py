@@ -51,12 +51,16 @@ class Comparison:
         return self.metrics.get(metric)
 
 
-def compare_reports(base: Mapping[str, Any], head: Mapping[str, Any], *,
-                    judgments: JudgmentSet | LabelIndex | None = None, resamples: int = DEFAULT_RESAMPLES,
-                    seed: int = DEFAULT_SEED) -> Comparison:
+def compare_reports(
+    base: Mapping[str, Any],
+    head: Mapping[str, Any],
+    *,
+    judgments: JudgmentSet | LabelIndex | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
     """The full comparison, in the form gates read (its document rides along)."""
-    return comparison_from_document(build_comparison(base, head, judgments=judgments,
-                                                     resamples=resamples, seed=seed))
+    return comparison_from_document(build_comparison(base, head, judgments=judgments, resamples=resamples, seed=seed))
 
 
 def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
@@ -64,8 +68,14 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
     comparison = Comparison(document=dict(document))
     for name, row in section(document, "metrics").items():
         comparison.metrics[name] = MetricDelta(
-            name, row.get("base"), row.get("head"), _ci(row.get("ci")), row.get("p_value"),
-            row.get("significant"), row.get("confounded"), row.get("n"),
+            name,
+            row.get("base"),
+            row.get("head"),
+            _ci(row.get("ci")),
+            row.get("p_value"),
+            row.get("significant"),
+            row.get("confounded"),
+            row.get("n"),
         )
     for finding in document.get("comparability") or []:
         if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):

@@ -46,39 +46,59 @@ def yardstick_changes(sides: Sides) -> list[Change]:
     if not base_sha or not head_sha:
         changes.append(("judgments-unknown", "a report does not record which judgments it was scored with"))
     elif base_sha != head_sha:
-        changes.append(("judgments-changed",
-                        f"the judgments changed (sha256 {short(base_sha)} in base, {short(head_sha)} in head)"))
+        changes.append(
+            (
+                "judgments-changed",
+                f"the judgments changed (sha256 {short(base_sha)} in base, {short(head_sha)} in head)",
+            )
+        )
     base_config, head_config = sides.base_config, sides.head_config
     if not base_config or not head_config:
         changes.append(("config-unknown", "a report does not record its threshold and gain"))
         return changes
     for name in ("threshold", "gain"):
         if base_config.get(name) != head_config.get(name):
-            changes.append((f"{name}-changed", f"the base was scored with {name} {base_config.get(name)}, "
-                                                f"the head with {head_config.get(name)}"))
+            changes.append(
+                (
+                    f"{name}-changed",
+                    f"the base was scored with {name} {base_config.get(name)}, the head with {head_config.get(name)}",
+                )
+            )
     return changes
 
 
 def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
     rescored, shallow = rescore_base(sides)
-    meaning = ("the base rankings were scored again under the head's judgments and configuration, "
-               "so both sides are measured with one yardstick")
+    meaning = (
+        "the base rankings were scored again under the head's judgments and configuration, "
+        "so both sides are measured with one yardstick"
+    )
     findings = [Finding(code, RESOLVED, detail, meaning) for code, detail in changes]
     for metric, reason in shallow.items():
-        findings.append(Finding("rankings-too-short", CONFOUNDS, reason,
-                                f"{metric} is not compared: its delta would count the cut as misses", (metric,)))
+        findings.append(
+            Finding(
+                "rankings-too-short",
+                CONFOUNDS,
+                reason,
+                f"{metric} is not compared: its delta would count the cut as misses",
+                (metric,),
+            )
+        )
     return Yardstick("rescored", rescored, findings, dict(shallow))
 
 
-def _unresolved(changes: list[Change], blocker: str, names: Sequence[str],
-                base_per_query: PerQuery | None) -> Yardstick:
+def _unresolved(
+    changes: list[Change], blocker: str, names: Sequence[str], base_per_query: PerQuery | None
+) -> Yardstick:
     findings: list[Finding] = []
     confounded: dict[str, str] = {}
     for code, detail in changes:
         touched = _confounded_metrics(code, names)
         what = ", ".join(touched) if touched else "every metric"
-        meaning = (f"deltas of {what} mix a change of yardstick with a change of the retriever; "
-                   f"they could not be put on one yardstick because {blocker}")
+        meaning = (
+            f"deltas of {what} mix a change of yardstick with a change of the retriever; "
+            f"they could not be put on one yardstick because {blocker}"
+        )
         findings.append(Finding(code, CONFOUNDS, detail, meaning, touched))
         for metric in touched or ("*",):
             confounded.setdefault(metric, detail)

@@ -162,7 +162,7 @@ def overlap(left: str, right: str) -> int:
     probe = left[-size:]
     end = right.rfind(probe, 0, limit)
     while end != -1:
-        if left.endswith(right[:end + size]):
+        if left.endswith(right[: end + size]):
             return end + size
         end = right.rfind(probe, 0, end + size - 1)
     return next((n for n in range(size - 1, 0, -1) if left.endswith(right[:n])), 0)
@@ -194,9 +194,12 @@ class DocumentIndex:
         self.shorts = [k for k, text in enumerate(self.texts) if len(text) < HEAD + STRIDE - 1]
         # HEAD characters -> chunk * STRIDE + offset; built in one go because HEAD
         # characters rarely repeat, and only repeats get a list (in ``more``).
-        probes = [(text[offset:offset + HEAD], k * STRIDE + offset)
-                  for k, text in enumerate(self.texts) if len(text) >= HEAD + STRIDE - 1
-                  for offset in range(STRIDE)]
+        probes = [
+            (text[offset : offset + HEAD], k * STRIDE + offset)
+            for k, text in enumerate(self.texts)
+            if len(text) >= HEAD + STRIDE - 1
+            for offset in range(STRIDE)
+        ]
         self.heads: dict[str, int] = dict(probes)
         self.more: dict[str, list[int]] = {}
         if len(self.heads) < len(probes):
@@ -226,10 +229,10 @@ class DocumentIndex:
         # A chunk at position p of the text covers a probe at one of p .. p+STRIDE-1,
         # and is indexed under the HEAD characters found there.
         heads, texts = self.heads, self.texts
-        hits = [pos for pos in range(0, len(text) - HEAD + 1, STRIDE) if text[pos:pos + HEAD] in heads]
+        hits = [pos for pos in range(0, len(text) - HEAD + 1, STRIDE) if text[pos : pos + HEAD] in heads]
         found: set[int] = set()
         for pos in hits:
-            key = text[pos:pos + HEAD]
+            key = text[pos : pos + HEAD]
             for code in (heads[key], *self.more.get(key, ())):
                 k, offset = divmod(code, STRIDE)
                 if pos >= offset and text.startswith(texts[k], pos - offset):
@@ -336,13 +339,23 @@ def _by_hash(index: int, label: Judgment, sha: str | None, lookups: _Lookups) ->
     if own:
         target = corpus.ids[_first_by_order(corpus, own)]
         twins = f"; {len(own)} chunks of the document have this text, the first is used" if len(own) > 1 else ""
-        return Finding(index, RE_ANCHORABLE, "text_sha", "a live chunk of the document has the labeled text"
-                       + twins, target=None if label.chunk_id is None else target)
+        return Finding(
+            index,
+            RE_ANCHORABLE,
+            "text_sha",
+            "a live chunk of the document has the labeled text" + twins,
+            target=None if label.chunk_id is None else target,
+        )
     if len(matches) == 1:
         i = matches[0]
-        return Finding(index, RE_ANCHORABLE, "text_sha_elsewhere",
-                       f"the labeled text is now a chunk of {corpus.docs[i]}, the only one that has it",
-                       target=None if label.chunk_id is None else corpus.ids[i], target_doc=corpus.docs[i])
+        return Finding(
+            index,
+            RE_ANCHORABLE,
+            "text_sha_elsewhere",
+            f"the labeled text is now a chunk of {corpus.docs[i]}, the only one that has it",
+            target=None if label.chunk_id is None else corpus.ids[i],
+            target_doc=corpus.docs[i],
+        )
     return tuple(sorted(corpus.ids[i] for i in matches))
 
 
@@ -370,16 +383,22 @@ def _by_quote(pending: _Pending, doc: DocumentIndex, quote: str) -> Finding:
     index = pending.index
     holders = doc.containing(quote)
     if len(holders) == 1:
-        return Finding(index, MERGED, "quote", "the quote lies inside exactly one live chunk",
-                       target=doc.ids[holders[0]])
+        return Finding(
+            index, MERGED, "quote", "the quote lies inside exactly one live chunk", target=doc.ids[holders[0]]
+        )
     if holders:
-        return Finding(index, SPLIT, "quote_repeated",
-                       f"the quote lies inside {len(holders)} chunks; which one holds the evidence is a guess",
-                       covering=_ids(doc, holders))
+        return Finding(
+            index,
+            SPLIT,
+            "quote_repeated",
+            f"the quote lies inside {len(holders)} chunks; which one holds the evidence is a guess",
+            covering=_ids(doc, holders),
+        )
     touched = doc.touched(quote)
     if len(touched) > 1:
-        return Finding(index, SPLIT, "quote_straddles",
-                       f"the quote straddles {len(touched)} chunks", covering=_ids(doc, touched))
+        return Finding(
+            index, SPLIT, "quote_straddles", f"the quote straddles {len(touched)} chunks", covering=_ids(doc, touched)
+        )
     return Finding(index, ORPHANED, "quote_missing", "the quote is in no live chunk of the document")
 
 
@@ -392,28 +411,46 @@ def _by_text(pending: _Pending, doc: DocumentIndex) -> Finding | None:
     if len(pieces) >= 2:
         if pending.quote is not None:
             return _by_quote(pending, doc, pending.quote)
-        return Finding(index, SPLIT, "chunk_text_split", f"the labeled text now spans {len(pieces)} chunks",
-                       covering=_ids(doc, pieces))
+        return Finding(
+            index,
+            SPLIT,
+            "chunk_text_split",
+            f"the labeled text now spans {len(pieces)} chunks",
+            covering=_ids(doc, pieces),
+        )
     holders = doc.containing(text)
     if holders:
         best = min(holders, key=lambda k: (len(doc.texts[k]), k))
         more = f"; the shortest of {len(holders)} is used" if len(holders) > 1 else ""
-        return Finding(index, MERGED, "chunk_text_contained",
-                       "the labeled text is part of a larger live chunk" + more, target=doc.ids[best])
+        return Finding(
+            index,
+            MERGED,
+            "chunk_text_contained",
+            "the labeled text is part of a larger live chunk" + more,
+            target=doc.ids[best],
+        )
     return None
 
 
 def _orphan(pending: _Pending, label: Judgment, corpus: Corpus) -> Finding:
     if pending.candidates:
-        return Finding(pending.index, ORPHANED, "text_sha_ambiguous",
-                       f"the labeled text is a chunk of {len(pending.candidates)} other places; "
-                       "choose one by hand", candidates=pending.candidates)
+        return Finding(
+            pending.index,
+            ORPHANED,
+            "text_sha_ambiguous",
+            f"the labeled text is a chunk of {len(pending.candidates)} other places; choose one by hand",
+            candidates=pending.candidates,
+        )
     if label.doc_uri not in corpus.documents:
         return Finding(pending.index, ORPHANED, "document_gone", "no chunk of the document is live")
     if pending.text is None and pending.quote is None:
-        return Finding(pending.index, ORPHANED, "text_gone",
-                       "no live chunk has the labeled text_sha (add chunk_text or a quote to tell "
-                       "a split or a merge from a deletion)")
+        return Finding(
+            pending.index,
+            ORPHANED,
+            "text_gone",
+            "no live chunk has the labeled text_sha (add chunk_text or a quote to tell "
+            "a split or a merge from a deletion)",
+        )
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
 
 
@@ -426,8 +463,16 @@ def _later_stages(pending: _Pending, label: Judgment, doc: DocumentIndex | None,
     if finding is None or finding.status == ORPHANED and pending.candidates:
         return _orphan(pending, label, corpus)
     if pending.candidates:
-        return Finding(finding.index, finding.status, finding.rule, finding.detail, finding.target,
-                       finding.target_doc, finding.covering, pending.candidates)
+        return Finding(
+            finding.index,
+            finding.status,
+            finding.rule,
+            finding.detail,
+            finding.target,
+            finding.target_doc,
+            finding.covering,
+            pending.candidates,
+        )
     return finding
 
 
@@ -443,9 +488,11 @@ def _wanted_hashes(labels: Iterable[Judgment]) -> set[str]:
 def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | None = None) -> DriftResult:
     """Classify every label of ``judgments`` against ``corpus``."""
     labels = judgments.labels
-    unsettled = [label for label in labels
-                 if not (label.chunk_id in corpus.position
-                         or label.chunk_id is None and label.doc_uri in corpus.documents)]
+    unsettled = [
+        label
+        for label in labels
+        if not (label.chunk_id in corpus.position or label.chunk_id is None and label.doc_uri in corpus.documents)
+    ]
     lookups = _Lookups.build(corpus, _wanted_hashes(unsettled))
     findings: list[Finding | None] = [None] * len(labels)
     by_doc: dict[str, list[_Pending]] = {}

@@ -41,8 +41,14 @@ class Change:
     new_doc: str
 
     def as_dict(self) -> dict[str, Any]:
-        entry = {"line": self.line, "query_id": self.query_id, "status": self.status, "rule": self.rule,
-                 "from": self.old_key, "to": self.new_key}
+        entry = {
+            "line": self.line,
+            "query_id": self.query_id,
+            "status": self.status,
+            "rule": self.rule,
+            "from": self.old_key,
+            "to": self.new_key,
+        }
         if self.old_doc != self.new_doc:
             entry.update({"from_doc": self.old_doc, "to_doc": self.new_doc})
         return entry
@@ -59,8 +65,13 @@ class Collapse:
     relevance: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"query_id": self.query_id, "key": self.key, "kept_line": self.kept_line,
-                "absorbed_lines": list(self.absorbed_lines), "relevance": self.relevance}
+        return {
+            "query_id": self.query_id,
+            "key": self.key,
+            "kept_line": self.kept_line,
+            "absorbed_lines": list(self.absorbed_lines),
+            "relevance": self.relevance,
+        }
 
 
 @dataclass(frozen=True)
@@ -112,8 +123,16 @@ def _repair(label: Judgment, finding: Finding) -> tuple[Judgment, Change | None]
     if not finding.recoverable:
         return label, None
     repaired = judgment_from_record(_repaired_record(label, finding), label.line)
-    change = Change(label.line, label.query_id, finding.status, finding.rule, label.key, repaired.key,
-                    label.doc_uri, repaired.doc_uri)
+    change = Change(
+        label.line,
+        label.query_id,
+        finding.status,
+        finding.rule,
+        label.key,
+        repaired.key,
+        label.doc_uri,
+        repaired.doc_uri,
+    )
     return repaired, change
 
 
@@ -122,8 +141,9 @@ def _survivor(members: list[int], labels: list[Judgment], moved: set[int]) -> in
     return min(members, key=lambda i: (-labels[i].relevance, i in moved, i))
 
 
-def _collapse(labels: list[Judgment], originals: tuple[Judgment, ...], moved: set[int]
-              ) -> tuple[list[Judgment | None], list[Collapse]]:
+def _collapse(
+    labels: list[Judgment], originals: tuple[Judgment, ...], moved: set[int]
+) -> tuple[list[Judgment | None], list[Collapse]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault((label.query_id, label.key), []).append(i)
@@ -136,13 +156,16 @@ def _collapse(labels: list[Judgment], originals: tuple[Judgment, ...], moved: se
         absorbed = [i for i in members if i != keep]
         record = dict(labels[keep].record)
         history = record.get("collapsed_from")
-        record["collapsed_from"] = [*(history if isinstance(history, list) else []),
-                                    *(originals[i].record for i in absorbed)]
+        record["collapsed_from"] = [
+            *(history if isinstance(history, list) else []),
+            *(originals[i].record for i in absorbed),
+        ]
         kept[keep] = judgment_from_record(record, labels[keep].line)
         for i in absorbed:
             kept[i] = None
-        collapses.append(Collapse(query_id, key, labels[keep].line,
-                                  tuple(labels[i].line for i in absorbed), labels[keep].relevance))
+        collapses.append(
+            Collapse(query_id, key, labels[keep].line, tuple(labels[i].line for i in absorbed), labels[keep].relevance)
+        )
     return kept, collapses
 
 

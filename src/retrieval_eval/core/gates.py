@@ -161,8 +161,9 @@ def _at_least(gate: Gate, observed: float, what: str, baseline: float | None = N
 
 
 def _not_scored(gate: Gate) -> GateResult:
-    return GateResult(gate.expression, INDETERMINATE,
-                      f"{gate.expression}: no query was scored, so '{gate.metric}' was not computed")
+    return GateResult(
+        gate.expression, INDETERMINATE, f"{gate.expression}: no query was scored, so '{gate.metric}' was not computed"
+    )
 
 
 def _absolute(gate: Gate, context: GateContext) -> GateResult:
@@ -176,9 +177,12 @@ def _worst_stratum(gate: Gate, context: GateContext) -> GateResult:
     if not values:
         if not context.scored:
             return _not_scored(gate)
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: no stratum was scored, so there is no worst stratum; "
-                          "add a stratum field to the judgments")
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: no stratum was scored, so there is no worst stratum; "
+            "add a stratum field to the judgments",
+        )
     value, name = min(values)
     return _at_least(gate, value, f"{gate.metric} in stratum {name}")
 
@@ -187,9 +191,12 @@ def _ci_lower(gate: Gate, context: GateContext) -> GateResult:
     measurement = context.judged[gate.metric]
     ci = measurement.get("ci")
     if not ci:
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: {gate.metric} has {measurement.get('n', 0)} sample(s) and "
-                          "so no interval; supply at least 2 samples")
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: {gate.metric} has {measurement.get('n', 0)} sample(s) and "
+            "so no interval; supply at least 2 samples",
+        )
     return _at_least(gate, ci[0], f"the lower end of {gate.metric}'s 95% interval")
 
 
@@ -198,36 +205,58 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
     if gate.metric not in context.metrics:
         return _not_scored(gate)
     if comparison is None:
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: there is no baseline report to compare with; "
-                          "pass --baseline BASE.json (a report of the base branch)")
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: there is no baseline report to compare with; "
+            "pass --baseline BASE.json (a report of the base branch)",
+        )
     if not comparison.comparable:
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: the baseline is not comparable: " + "; ".join(comparison.problems))
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: the baseline is not comparable: " + "; ".join(comparison.problems),
+        )
     moved = comparison.get(gate.metric)
     if moved is None or moved.delta is None:
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: the baseline report has no {gate.metric}")
+        return GateResult(
+            gate.expression, INDETERMINATE, f"{gate.expression}: the baseline report has no {gate.metric}"
+        )
     if moved.confounded:
         # A delta measured with two yardsticks says nothing about the retriever alone.
-        return GateResult(gate.expression, INDETERMINATE,
-                          f"{gate.expression}: the delta of {gate.metric} is confounded: {moved.confounded}",
-                          moved.head, moved.base)
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: the delta of {gate.metric} is confounded: {moved.confounded}",
+            moved.head,
+            moved.base,
+        )
     what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(moved.base)} to {_fmt(moved.head)})"
     if moved.delta >= round(gate.threshold, DECIMALS):
-        return GateResult(gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}",
-                          moved.head, moved.base)
+        return GateResult(
+            gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}", moved.head, moved.base
+        )
     if gate.significant_only:
         if moved.significant is None:
-            return GateResult(gate.expression, INDETERMINATE,
-                              f"{gate.expression}: {what}, but significance could not be computed "
-                              "(the reports lack per-query values)", moved.head, moved.base)
+            return GateResult(
+                gate.expression,
+                INDETERMINATE,
+                f"{gate.expression}: {what}, but significance could not be computed "
+                "(the reports lack per-query values)",
+                moved.head,
+                moved.base,
+            )
         if not moved.significant:
-            return GateResult(gate.expression, PASS,
-                              f"{gate.expression}: {what}, beyond {gate.threshold:+g} but not significant",
-                              moved.head, moved.base)
-    return GateResult(gate.expression, FAIL, f"{gate.expression}: {what}, beyond {gate.threshold:+g}",
-                      moved.head, moved.base)
+            return GateResult(
+                gate.expression,
+                PASS,
+                f"{gate.expression}: {what}, beyond {gate.threshold:+g} but not significant",
+                moved.head,
+                moved.base,
+            )
+    return GateResult(
+        gate.expression, FAIL, f"{gate.expression}: {what}, beyond {gate.threshold:+g}", moved.head, moved.base
+    )
 
 
 _EVALUATORS = {ABSOLUTE: _absolute, DELTA: _delta, WORST_STRATUM: _worst_stratum, CI_LOWER: _ci_lower}

@@ -46,9 +46,7 @@ def chunk_id(
     """``c1:`` and the first 128 bits of SHA-256 of the five identity fields."""
     if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 0:
         raise ValueError("ordinal must be a non-negative integer")
-    canonical = UNIT_SEPARATOR.join(
-        [doc_uri, doc_revision, str(ordinal), normalize(text), chunker_fingerprint]
-    )
+    canonical = UNIT_SEPARATOR.join([doc_uri, doc_revision, str(ordinal), normalize(text), chunker_fingerprint])
     return "c1:" + _short_sha(canonical)
 
 

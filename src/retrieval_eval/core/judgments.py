@@ -11,10 +11,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InputError
 from ..formats.fileio import open_binary
-from .identity import is_chunk_id, is_text_sha
 from ..formats.jsonl import iter_objects
+from .errors import InputError
+from .identity import is_chunk_id, is_text_sha
 
 # The schema's property order: the canonical writer emits known fields in it.
 SCHEMA_ORDER = (
@@ -107,9 +107,7 @@ def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InputError(source, line, "relevance must be a non-negative integer", path=path)
     if value > MAX_RELEVANCE:
-        raise InputError(
-            source, line, f"relevance must be at most {MAX_RELEVANCE}, got {value}", path=path
-        )
+        raise InputError(source, line, f"relevance must be at most {MAX_RELEVANCE}, got {value}", path=path)
     return value
 
 
@@ -147,9 +145,15 @@ def common_judgment_fields(record: Any) -> tuple[str, str, int, str | None] | No
     query_id = get("query_id")
     doc_uri = get("doc_uri")
     relevance = get("relevance")
-    if not (type(query_id) is str and query_id and type(doc_uri) is str and doc_uri
-            and type(relevance) is int and 0 <= relevance <= MAX_RELEVANCE
-            and [*map(type, record.values())].count(str) == len(record) - 1):
+    if not (
+        type(query_id) is str
+        and query_id
+        and type(doc_uri) is str
+        and doc_uri
+        and type(relevance) is int
+        and 0 <= relevance <= MAX_RELEVANCE
+        and [*map(type, record.values())].count(str) == len(record) - 1
+    ):
         return None
     chunk = get("chunk_id")
     sha = get("text_sha")
@@ -180,8 +184,9 @@ def _check_in_order(
 
 
 def no_judgment_error(source: str, path: str | None) -> InputError:
-    return InputError(source, None, "the file holds no judgment", path=path,
-                      hint="a judgments file has one JSON object per line")
+    return InputError(
+        source, None, "the file holds no judgment", path=path, hint="a judgments file has one JSON object per line"
+    )
 
 
 def read_judgments(
@@ -205,9 +210,7 @@ def read_judgments(
 def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     """Read and check a judgments JSONL file; refuse it whole on the first bad line."""
     with open_binary(path) as handle:
-        return read_judgments(
-            iter_objects(handle, source, path=path, comments=True), source=source, path=path
-        )
+        return read_judgments(iter_objects(handle, source, path=path, comments=True), source=source, path=path)
 
 
 def canonical_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -90,8 +90,9 @@ class LabelIndex:
 
     repeated: set[tuple[str, str]] = field(default_factory=set)  # (query, key) labeled more than once
 
-    def add(self, query_id: str, key: str, relevance: int, chunk_id: str | None,
-            record: dict[str, Any], line: int) -> None:
+    def add(
+        self, query_id: str, key: str, relevance: int, chunk_id: str | None, record: dict[str, Any], line: int
+    ) -> None:
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
@@ -165,8 +166,12 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     if not index.labels:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()
-    index.finish(lambda: ((line, fields[0], fields[3] if fields[3] is not None else fields[1])
-                          for line, _, fields in _checked_records(path, source, None)))
+    index.finish(
+        lambda: (
+            (line, fields[0], fields[3] if fields[3] is not None else fields[1])
+            for line, _, fields in _checked_records(path, source, None)
+        )
+    )
     return index
 
 

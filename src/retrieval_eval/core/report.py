@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from .errors import InputError
 from ..formats.fileio import read_bytes
+from .errors import InputError
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
@@ -42,9 +42,7 @@ def blocking_findings(scores: Scores, validation: Validation) -> list[str]:
             "No metric computed from it can be trusted"
         )
     if not scores.per_query:
-        findings.append(
-            f"no query had a label at relevance >= {scores.config.threshold}, so no metric was computed"
-        )
+        findings.append(f"no query had a label at relevance >= {scores.config.threshold}, so no metric was computed")
     return findings
 
 
@@ -189,7 +187,7 @@ def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     if not isinstance(report, dict):
         raise InputError(source, None, "a report must be a JSON object", path=path)
     if report.get("spec_version") != "1":
-        raise InputError(source, None, "not a spec v1 report (spec_version is not \"1\")", path=path)
+        raise InputError(source, None, 'not a spec v1 report (spec_version is not "1")', path=path)
     if not isinstance(report.get("metrics"), dict):
         raise InputError(source, None, "a report must carry a metrics object", path=path)
     return report

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..formats.runs import Run
 from .errors import UsageError
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
@@ -36,7 +37,6 @@ from .metrics import (
     score_query,
 )
 from .precision import DECIMALS
-from ..formats.runs import Run
 
 if TYPE_CHECKING:
     from ..pipeline.run_ranges import RunReading
@@ -343,7 +343,11 @@ def _with_run_findings(scores: Scores, run: Run) -> Scores:
 
 
 def score_run_file(
-    judgments: JudgmentSet | LabelIndex, run_path: str, config: ScoreConfig, *, run_format: str = "auto",
+    judgments: JudgmentSet | LabelIndex,
+    run_path: str,
+    config: ScoreConfig,
+    *,
+    run_format: str = "auto",
     reading: RunReading | None = None,
 ) -> tuple[Scores, Run]:
     """Stream a run file, keeping only what scoring needs, and score it.
@@ -356,13 +360,15 @@ def score_run_file(
     from ..pipeline.run_ranges import RunReading
 
     if reading is not None and (reading.path, reading.run_format) != (run_path, run_format):
-        raise ValueError(f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} "
-                         f"({run_format})")
+        raise ValueError(
+            f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} ({run_format})"
+        )
     judgments = as_label_index(judgments)
     indexed = index_judgments(judgments, config)
     reading = reading if reading is not None else RunReading(run_path, run_format, config.max_k)
     scorer = HeadScorer(judgments, indexed, config)
-    run = reading.run(depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed,
-                      on_head=scorer.score_head)  # which stops the workers, whatever happens
+    run = reading.run(
+        depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed, on_head=scorer.score_head
+    )  # which stops the workers, whatever happens
     scores = score_rankings(judgments, run.rankings, config, indexed=indexed, scorer=scorer)
     return _with_run_findings(scores, run), run

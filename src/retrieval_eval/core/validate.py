@@ -91,22 +91,32 @@ def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:
 def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[Issue]:
     for key, lines in (query.repeats or {}).items():
         where = ", ".join(str(line) for line in lines)
-        yield Issue("duplicate-label", f"{query_id} {key}",
-                    f"query {query_id} labels {key} more than once (lines {where}); keep one label")
+        yield Issue(
+            "duplicate-label",
+            f"{query_id} {key}",
+            f"query {query_id} labels {key} more than once (lines {where}); keep one label",
+        )
     if not query.texts:
         yield Issue("missing-query-text", query_id, f"query {query_id} has no query text on any line")
     elif len(query.texts) > 1:
-        yield Issue("conflicting-query-text", query_id,
-                    f"query {query_id} has {len(query.texts)} different query texts")
+        yield Issue(
+            "conflicting-query-text", query_id, f"query {query_id} has {len(query.texts)} different query texts"
+        )
     if len(query.strata) > 1:
         names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
     if max(query.grades.values(), default=0) < threshold:
-        yield Issue("no-positives", query_id,
-                    f"query {query_id} has no label at relevance >= {threshold}; it is left out of the averages")
+        yield Issue(
+            "no-positives",
+            query_id,
+            f"query {query_id} has no label at relevance >= {threshold}; it is left out of the averages",
+        )
     for line in query.unknown_provenance or ():
-        yield Issue("unknown-provenance", f"{query_id} line {line}",
-                    f"line {line}: labeled_by should start with human: or synthetic:")
+        yield Issue(
+            "unknown-provenance",
+            f"{query_id} line {line}",
+            f"line {line}: labeled_by should start with human: or synthetic:",
+        )
 
 
 def _strata_issues(queries: Iterable[QueryIndex]) -> Iterable[Issue]:
@@ -116,9 +126,12 @@ def _strata_issues(queries: Iterable[QueryIndex]) -> Iterable[Issue]:
             sizes[query.stratum] = sizes.get(query.stratum, 0) + 1
     for name, size in sizes.items():
         if size < THIN_STRATUM:
-            yield Issue("thin-stratum", name,
-                        f"stratum {name} has {size} quer{'y' if size == 1 else 'ies'}; "
-                        f"an average over fewer than {THIN_STRATUM} is too noisy to gate on")
+            yield Issue(
+                "thin-stratum",
+                name,
+                f"stratum {name} has {size} quer{'y' if size == 1 else 'ies'}; "
+                f"an average over fewer than {THIN_STRATUM} is too noisy to gate on",
+            )
 
 
 def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Validation:
@@ -129,8 +142,9 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
         issues.extend(_label_issues(query_id, query, threshold))
     issues.extend(_strata_issues(index.queries.values()))
     if not index.chunk_ids:
-        issues.append(Issue("no-chunk-ids", "",
-                            "no label carries a chunk_id, so drift cannot check labels after a re-chunk"))
+        issues.append(
+            Issue("no-chunk-ids", "", "no label carries a chunk_id, so drift cannot check labels after a re-chunk")
+        )
     return Validation(ordered(issues), len(index.queries), index.labels)
 
 
@@ -145,29 +159,40 @@ class RunFacts:
 
 def run_issues(judgments: JudgmentSet, facts: RunFacts, *, threshold: int = 1) -> list[Issue]:
     """Problems that make a run score wrongly against these judgments, silently."""
-    issues = [Issue("run-query-not-judged", q, f"run query {q} has no judgment; it is ignored")
-              for q in facts.unjudged]
-    issues += [Issue("run-repeated-key", q, f"run query {q} repeats a key; only the first counts")
-               for q in facts.repeated]
+    issues = [Issue("run-query-not-judged", q, f"run query {q} has no judgment; it is ignored") for q in facts.unjudged]
+    issues += [
+        Issue("run-repeated-key", q, f"run query {q} repeats a key; only the first counts") for q in facts.repeated
+    ]
     doc_level = True
     for query_id, labels in judgments.by_query().items():
         doc_level = doc_level and all(label.chunk_id is None for label in labels)
         keys = facts.keys_by_query.get(query_id)
         if keys is None:
             if any(label.relevance >= threshold for label in labels):
-                issues.append(Issue("run-query-missing", query_id,
-                                    f"judged query {query_id} is not in the run; it scores 0"))
+                issues.append(
+                    Issue("run-query-missing", query_id, f"judged query {query_id} is not in the run; it scores 0")
+                )
             continue
         judged = {label.key for label in labels}
         if keys and not keys & judged:
-            issues.append(Issue("run-keys-unmatched", query_id,
-                                f"no key the run returns for {query_id} is judged; check the run names "
-                                "the same ids as the labels (chunk ids vs document uris)"))
+            issues.append(
+                Issue(
+                    "run-keys-unmatched",
+                    query_id,
+                    f"no key the run returns for {query_id} is judged; check the run names "
+                    "the same ids as the labels (chunk ids vs document uris)",
+                )
+            )
     all_keys = [key for keys in facts.keys_by_query.values() for key in keys]
     if doc_level and all_keys and all(key.startswith("c1:") for key in all_keys):
-        issues.append(Issue("chunk-run-vs-document-labels", "",
-                            "the run returns chunk ids but every label is document-level; score with "
-                            "--corpus CORPUS --collapse-to-documents"))
+        issues.append(
+            Issue(
+                "chunk-run-vs-document-labels",
+                "",
+                "the run returns chunk ids but every label is document-level; score with "
+                "--corpus CORPUS --collapse-to-documents",
+            )
+        )
     return issues
 
 

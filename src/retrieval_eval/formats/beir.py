@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError, UsageError
-from .fileio import atomic_writer, open_binary
 from ..core.identity import chunk_id, text_sha
-from .jsonl import decode_line, expect_object, iter_lines
 from ..core.judgments import JudgmentSet, canonical_line, judgment_from_record
+from .fileio import atomic_writer, open_binary
+from .jsonl import decode_line, expect_object, iter_lines
 from .qrels import read_beir_qrels
 
 CHUNKER = "beir/document"
@@ -61,8 +61,12 @@ def _safe_id(value: Any, field: str, source: str, line: int) -> str:
         raise InputError(source, line, problem)
     problem = id_problem(value)
     if problem is not None:
-        raise InputError(source, line, f"{field} {value!r} is not a safe id: {problem}",
-                         hint="fix or drop the row in the dataset, then convert again")
+        raise InputError(
+            source,
+            line,
+            f"{field} {value!r} is not a safe id: {problem}",
+            hint="fix or drop the row in the dataset, then convert again",
+        )
     return value
 
 
@@ -128,8 +132,12 @@ def _paths(directory: Path, split: str) -> tuple[Path, Path, Path]:
     paths = (directory / "corpus.jsonl", directory / "queries.jsonl", directory / "qrels" / f"{split}.tsv")
     for path in paths:
         if not path.is_file():
-            raise InputError(f"cannot read {path}", None, "no such file",
-                             hint=f"a BEIR directory holds corpus.jsonl, queries.jsonl and qrels/{split}.tsv")
+            raise InputError(
+                f"cannot read {path}",
+                None,
+                "no such file",
+                hint=f"a BEIR directory holds corpus.jsonl, queries.jsonl and qrels/{split}.tsv",
+            )
     return paths
 
 
@@ -165,12 +173,19 @@ def load_beir(directory: str | Path, split: str = "test") -> BeirDataset:
 
 def corpus_lines(dataset: BeirDataset) -> Iterator[str]:
     """The corpus snapshot as JSONL: a fingerprint header, then one chunk per document."""
-    yield json.dumps({"corpus_fingerprint": dataset.corpus_fingerprint, "chunker_fingerprint": CHUNKER},
-                     separators=(",", ":"))
+    yield json.dumps(
+        {"corpus_fingerprint": dataset.corpus_fingerprint, "chunker_fingerprint": CHUNKER}, separators=(",", ":")
+    )
     for _line, doc_id, text in iter_documents(dataset.directory / "corpus.jsonl"):
         sha = text_sha(text)
-        record = {"chunk_id": chunk_id(doc_id, sha, 0, text, CHUNKER), "doc_uri": doc_id, "doc_revision": sha,
-                  "ordinal": 0, "text": text, "text_sha": sha}
+        record = {
+            "chunk_id": chunk_id(doc_id, sha, 0, text, CHUNKER),
+            "doc_uri": doc_id,
+            "doc_revision": sha,
+            "ordinal": 0,
+            "text": text,
+            "text_sha": sha,
+        }
         yield json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -178,23 +193,23 @@ def judgment_lines(dataset: BeirDataset) -> list[str]:
     return [canonical_line(label.record) for label in dataset.judgments.labels]
 
 
-def write_corpus(dataset: BeirDataset, path: str) -> int:
-    """Stream the snapshot to ``path`` atomically; return the number of chunks."""
-    count = -1
+def write_corpus(dataset: BeirDataset, path: str) -> None:
+    """Stream the snapshot to ``path`` atomically."""
     with atomic_writer(path) as handle:
-        for count, line in enumerate(corpus_lines(dataset)):
+        for line in corpus_lines(dataset):
             handle.write(line + "\n")
-    return count
 
 
-def convert_beir(directory: str, split: str, *, target: str | None, input_path: str | None,
-                 corpus_out: str | None) -> list[str]:
+def convert_beir(
+    directory: str, split: str, *, target: str | None, input_path: str | None, corpus_out: str | None
+) -> list[str]:
     """``convert --beir``: check the split, write the corpus snapshot if asked, return the judgment lines."""
     if input_path is not None:
         raise UsageError("--beir reads a directory; drop the INPUT argument")
     if target not in (None, "judgments"):
-        raise UsageError(f"--beir converts to judgments, not {target}",
-                         hint="convert the judgments to qrels afterwards with --to")
+        raise UsageError(
+            f"--beir converts to judgments, not {target}", hint="convert the judgments to qrels afterwards with --to"
+        )
     dataset = load_beir(directory, split)
     if corpus_out:
         write_corpus(dataset, corpus_out)

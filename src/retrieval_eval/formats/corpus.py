@@ -35,8 +35,8 @@ from json.decoder import scanstring
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError, UsageError
-from .fileio import open_binary, read_bytes
 from ..core.identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
+from .fileio import open_binary, read_bytes
 from .jsonl import BOM, decode_line, expect_object, iter_lines
 
 CORPUS_FORMATS = ("auto", "json", "jsonl")
@@ -188,8 +188,10 @@ class CorpusBuilder:
             stored = getattr(corpus, name)
             if stored is not None and stored != flag:
                 option = "--" + name.replace("_", "-")
-                raise UsageError(f"the corpus says {name} {stored!r} but {option} says {flag!r}",
-                                 hint=f"drop {option}, or fix the corpus header")
+                raise UsageError(
+                    f"the corpus says {name} {stored!r} but {option} says {flag!r}",
+                    hint=f"drop {option}, or fix the corpus header",
+                )
             setattr(corpus, name, flag)
         if not corpus.ids:
             raise self.where.error(None, "the corpus holds no chunk")
@@ -274,8 +276,8 @@ class _SnapshotParser:
 
     def expect(self, pos: int, char: str, what: str) -> int:
         pos = self.skip(pos)
-        if self.text[pos:pos + 1] != char:
-            found = self.text[pos:pos + 1] or "the end of the file"
+        if self.text[pos : pos + 1] != char:
+            found = self.text[pos : pos + 1] or "the end of the file"
             raise self.fail(pos, f"not valid JSON (expected {what}, found {found!r})")
         return pos + 1
 
@@ -298,14 +300,17 @@ class _SnapshotParser:
 
     def parse(self) -> None:
         pos = self.skip(0)
-        first = self.text[pos:pos + 1]
+        first = self.text[pos : pos + 1]
         if first != "{":
-            problem = ("a corpus snapshot must be a JSON object with a chunks array" if first in '["0123456789-tfn'
-                       else "not valid JSON (a corpus snapshot is a JSON object with a chunks array)")
+            problem = (
+                "a corpus snapshot must be a JSON object with a chunks array"
+                if first in '["0123456789-tfn'
+                else "not valid JSON (a corpus snapshot is a JSON object with a chunks array)"
+            )
             raise self.fail(pos, problem)
         pos = self.skip(pos + 1)
         seen: set[str] = set()
-        if self.text[pos:pos + 1] == "}":
+        if self.text[pos : pos + 1] == "}":
             pos += 1
         else:
             pos = self.members(pos, seen)
@@ -328,16 +333,16 @@ class _SnapshotParser:
             else:
                 header[name], pos = self.value(self.skip(pos))
             pos = self.skip(pos)
-            if self.text[pos:pos + 1] == "}":
+            if self.text[pos : pos + 1] == "}":
                 self.builder.header(header, None)
                 return pos + 1
             pos = self.expect(pos, ",", "',' or '}'")
 
     def chunks(self, pos: int) -> int:
-        if self.text[pos:pos + 1] != "[":
+        if self.text[pos : pos + 1] != "[":
             raise self.fail(pos, "chunks must be an array")
         pos = self.skip(pos + 1)
-        if self.text[pos:pos + 1] == "]":
+        if self.text[pos : pos + 1] == "]":
             return pos + 1
         total = len(self.text)
         while True:
@@ -346,7 +351,7 @@ class _SnapshotParser:
             if self.progress is not None:
                 self.progress(end, total)
             pos = self.skip(end)
-            if self.text[pos:pos + 1] == "]":
+            if self.text[pos : pos + 1] == "]":
                 return pos + 1
             pos = self.skip(self.expect(pos, ",", "',' or ']'"))
 

@@ -103,9 +103,7 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
     try:
         text = str(raw, "utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            source, lineno, f"not valid UTF-8 (byte {exc.start + 1} of the line)", path=path
-        ) from None
+        raise InputError(source, lineno, f"not valid UTF-8 (byte {exc.start + 1} of the line)", path=path) from None
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except ValueError as exc:
@@ -117,9 +115,7 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
 
 def expect_object(value: Any, source: str, lineno: int, path: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise InputError(
-            source, lineno, f"expected a JSON object, got {_type_name(value)}", path=path
-        )
+        raise InputError(source, lineno, f"expected a JSON object, got {_type_name(value)}", path=path)
     return value
 
 
@@ -225,8 +221,8 @@ def clean_line(raw: bytes | memoryview, first: bool) -> bytes | memoryview:
 
     A view into a larger buffer is copied only when it has white space to strip.
     """
-    if first and raw[:len(BOM)] == BOM:
-        raw = raw[len(BOM):]
+    if first and raw[: len(BOM)] == BOM:
+        raw = raw[len(BOM) :]
     if type(raw) is bytes:
         return raw.strip()
     if raw and (raw[0] in _SPACE or raw[-1] in _SPACE):

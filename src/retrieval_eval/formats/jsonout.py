@@ -25,8 +25,7 @@ _plain = json.JSONEncoder(ensure_ascii=False)  # the key and scalar encoding ind
 def _flat(container: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> bool:
     """Whether every value is a plain scalar (and, for an object, every key a string)."""
     if isinstance(container, dict):
-        return (all(map(_SCALARS.__contains__, map(type, container.values())))
-                and set(map(type, container)) <= _STRING)
+        return all(map(_SCALARS.__contains__, map(type, container.values()))) and set(map(type, container)) <= _STRING
     return all(map(_SCALARS.__contains__, map(type, container)))
 
 

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.judgments import Judgment, JudgmentSet, judgment_from_record
 from .fileio import open_binary
 from .jsonl import iter_lines
-from ..core.judgments import Judgment, JudgmentSet, judgment_from_record
 
 
 def _decode(raw: bytes, source: str, line: int, path: str) -> str:
@@ -46,8 +46,9 @@ def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
                 continue
             fields = text.split()
             if len(fields) != 4:
-                raise InputError(source, line,
-                                 f"expected 4 columns (query iteration doc relevance), got {len(fields)}", path=path)
+                raise InputError(
+                    source, line, f"expected 4 columns (query iteration doc relevance), got {len(fields)}", path=path
+                )
             record = _record(fields[0], fields[2], _grade(fields[3], source, line, path))
             labels.append(judgment_from_record(record, line, source=source, path=path))
     return _non_empty(labels, source, path)
@@ -61,9 +62,12 @@ def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
             if len(labels) == 0 and fields[:2] == ["query-id", "corpus-id"]:
                 continue
             if len(fields) != 3:
-                raise InputError(source, line,
-                                 f"expected 3 tab-separated columns (query-id corpus-id score), got {len(fields)}",
-                                 path=path)
+                raise InputError(
+                    source,
+                    line,
+                    f"expected 3 tab-separated columns (query-id corpus-id score), got {len(fields)}",
+                    path=path,
+                )
             record = _record(fields[0].strip(), fields[1].strip(), _grade(fields[2].strip(), source, line, path))
             labels.append(judgment_from_record(record, line, source=source, path=path))
     return _non_empty(labels, source, path)
@@ -78,8 +82,12 @@ def _non_empty(labels: list[Judgment], source: str, path: str) -> JudgmentSet:
 def check_token(value: str, what: str, source: str, line: int | None) -> str:
     """Refuse an id that a white-space separated format would split in two."""
     if not value or any(ch.isspace() for ch in value):
-        raise InputError(source, line, f"{what} {value!r} contains white space, which this format cannot hold",
-                         hint="rename the id, or keep this data in JSONL")
+        raise InputError(
+            source,
+            line,
+            f"{what} {value!r} contains white space, which this format cannot hold",
+            hint="rename the id, or keep this data in JSONL",
+        )
     return value
 
 

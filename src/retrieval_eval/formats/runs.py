@@ -127,8 +127,10 @@ class QueriesSeen:
         previous = self.first_line.setdefault(query_id, line)
         if previous != line:
             raise InputError(
-                "run", line,
-                f"duplicate entry for query {query_id}, already on line {previous}", path=self.path,
+                "run",
+                line,
+                f"duplicate entry for query {query_id}, already on line {previous}",
+                path=self.path,
             )
 
 
@@ -165,8 +167,10 @@ def iter_trec_run(
         fields = text.split()
         if len(fields) != 6:
             raise InputError(
-                "run", line,
-                f"expected 6 columns (query Q0 doc rank score tag), got {len(fields)}", path=path,
+                "run",
+                line,
+                f"expected 6 columns (query Q0 doc rank score tag), got {len(fields)}",
+                path=path,
             )
         yield line, fields[0], fields[2], _parse_score(fields[4], line, path)
 
@@ -189,8 +193,9 @@ def detect_format(path: str) -> str:
 DepthOf = Callable[[str], int]
 
 
-def read_head(raw: bytes | memoryview, line: int, path: str | None,
-              depth_of: DepthOf | None) -> tuple[str, list[str], int, int | None]:
+def read_head(
+    raw: bytes | memoryview, line: int, path: str | None, depth_of: DepthOf | None
+) -> tuple[str, list[str], int, int | None]:
     """(query_id, head, entries received, first repeat) of one run line, checked."""
     query_id, ranking = read_run_record(raw, line, path)
     head, first_repeat = dedupe_head(ranking, depth_of(query_id) if depth_of else None)

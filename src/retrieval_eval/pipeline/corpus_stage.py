@@ -29,12 +29,12 @@ from ..core.errors import UsageError
 from ..core.identity import is_chunk_id
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..formats.runs import Run, parse_run
 from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings
+from ..formats.runs import Run, parse_run
 
 if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
-    from ..formats.corpus import Corpus
     from ..core.drift import DriftResult
+    from ..formats.corpus import Corpus
     from .run_ranges import RunReading
 
 
@@ -48,8 +48,12 @@ class Collapsed:
     unmapped: int
 
     def as_dict(self) -> dict[str, int]:
-        return {"received": self.received, "documents": len(self.documents),
-                "collapsed": self.collapsed, "unmapped": self.unmapped}
+        return {
+            "received": self.received,
+            "documents": len(self.documents),
+            "collapsed": self.collapsed,
+            "unmapped": self.unmapped,
+        }
 
 
 def collapse_ranking(chunks: list[str], corpus: Corpus, *, received: int | None = None) -> Collapsed:
@@ -65,8 +69,7 @@ def collapse_ranking(chunks: list[str], corpus: Corpus, *, received: int | None 
         if document not in seen:
             seen.add(document)
             documents.append(document)
-    return Collapsed(documents, len(chunks) if received is None else received,
-                     len(chunks) - len(documents), unmapped)
+    return Collapsed(documents, len(chunks) if received is None else received, len(chunks) - len(documents), unmapped)
 
 
 @dataclass
@@ -79,24 +82,39 @@ class CorpusStage:
     collapsed: dict[str, Collapsed] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, corpus_path: str | None, judgments_path: str, *, collapse: bool = False,
-             judgments: JudgmentSet | None = None) -> CorpusStage:
+    def load(
+        cls,
+        corpus_path: str | None,
+        judgments_path: str,
+        *,
+        collapse: bool = False,
+        judgments: JudgmentSet | None = None,
+    ) -> CorpusStage:
         if corpus_path is None:
             if collapse:
-                raise UsageError("--collapse-to-documents needs --corpus, which maps chunks to documents",
-                                 hint="--corpus corpus.json --collapse-to-documents")
+                raise UsageError(
+                    "--collapse-to-documents needs --corpus, which maps chunks to documents",
+                    hint="--corpus corpus.json --collapse-to-documents",
+                )
             return cls()
-        from ..formats.corpus import read_corpus
         from ..core.drift import check_drift
         from ..core.judgments import parse_judgments
+        from ..formats.corpus import read_corpus
 
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
         full = judgments if judgments is not None else parse_judgments(judgments_path)
         return cls(corpus, check_drift(full, corpus), collapse)
 
-    def score_run(self, index: LabelIndex, run_path: str, config: ScoreConfig, *,
-                  run_format: str = "auto", reading: RunReading | None = None) -> tuple[Scores, Run]:
+    def score_run(
+        self,
+        index: LabelIndex,
+        run_path: str,
+        config: ScoreConfig,
+        *,
+        run_format: str = "auto",
+        reading: RunReading | None = None,
+    ) -> tuple[Scores, Run]:
         from ..core.scoring import score_run_file
 
         if not self.collapse or self.corpus is None:
@@ -119,8 +137,9 @@ class CorpusStage:
         if not self.collapse:
             return {}
         per_query = {q: self.collapsed[q].as_dict() for q in sorted(self.collapsed)}
-        totals = {name: sum(entry[name] for entry in per_query.values())
-                  for name in ("received", "collapsed", "unmapped")}
+        totals = {
+            name: sum(entry[name] for entry in per_query.values()) for name in ("received", "collapsed", "unmapped")
+        }
         return {"collapse": {"to": "documents", **totals, "per_query": per_query}}
 
     def annotate(self, report: dict[str, Any]) -> None:
@@ -130,8 +149,10 @@ class CorpusStage:
     def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
         notes = [note for note in (self._drift_note(), self._collapse_note()) if note]
         if not self.collapse and chunk_run_against_documents(index, scores.rankings):
-            notes.append("the run returns chunk ids but every label is document-level, so no key can match; "
-                         "score with --corpus CORPUS --collapse-to-documents")
+            notes.append(
+                "the run returns chunk ids but every label is document-level, so no key can match; "
+                "score with --corpus CORPUS --collapse-to-documents"
+            )
         return notes
 
     def _drift_note(self) -> str | None:
@@ -140,20 +161,26 @@ class CorpusStage:
             return None
         total = len(drift.findings)
         invalid = total - drift.counts()["VALID"]
-        return (f"{invalid} of {total} labels ({drift.invalid_ratio:.1%}) no longer point at the corpus: "
-                f"{drift.recoverable} recoverable with 'retrieval-eval drift --fix', {drift.needs_human} need a "
-                "human; metrics computed with them are off")
+        return (
+            f"{invalid} of {total} labels ({drift.invalid_ratio:.1%}) no longer point at the corpus: "
+            f"{drift.recoverable} recoverable with 'retrieval-eval drift --fix', {drift.needs_human} need a "
+            "human; metrics computed with them are off"
+        )
 
     def _collapse_note(self) -> str | None:
         if not self.collapse:
             return None
         extra = self.report_extra()["collapse"]
-        note = (f"chunk rankings were collapsed to documents through the corpus: {extra['received']} chunks "
-                f"received, {extra['collapsed']} folded into a document ranked above them")
+        note = (
+            f"chunk rankings were collapsed to documents through the corpus: {extra['received']} chunks "
+            f"received, {extra['collapsed']} folded into a document ranked above them"
+        )
         if extra["unmapped"]:
             unmapped = extra["unmapped"]
-            note += (f"; {unmapped} chunk id{' is' if unmapped == 1 else 's are'} not in the corpus and "
-                     f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys")
+            note += (
+                f"; {unmapped} chunk id{' is' if unmapped == 1 else 's are'} not in the corpus and "
+                f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys"
+            )
         return note
 
 

@@ -10,15 +10,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .corpus_stage import CorpusStage
-from ..formats.fileio import sha256_file
 from ..core.gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, read_label_index
 from ..core.report import ReportInputs, blocking_findings, build_report, policy_notes
-from .run_ranges import RunReading
 from ..core.scoring import ScoreConfig, Scores
 from ..core.validate import Validation, validate
+from ..formats.fileio import sha256_file
+from .corpus_stage import CorpusStage
+from .run_ranges import RunReading
 
 if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is given
     from ..compare import Comparison
@@ -60,15 +60,18 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     """Score a run file against a judgments file and decide the verdict."""
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
-    reading = RunReading(request.run_path, request.run_format,
-                         None if request.collapse_to_documents else request.config.max_k)
+    reading = RunReading(
+        request.run_path, request.run_format, None if request.collapse_to_documents else request.config.max_k
+    )
     try:
         # Streamed into a compact index: the labels' records are never all held at once.
         index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
-        stage = CorpusStage.load(request.corpus_path, request.judgments_path,
-                                 collapse=request.collapse_to_documents, judgments=judgments)
-        scores, run = stage.score_run(index, request.run_path, request.config, run_format=request.run_format,
-                                      reading=reading)
+        stage = CorpusStage.load(
+            request.corpus_path, request.judgments_path, collapse=request.collapse_to_documents, judgments=judgments
+        )
+        scores, run = stage.score_run(
+            index, request.run_path, request.config, run_format=request.run_format, reading=reading
+        )
     finally:
         reading.close()
     validation = validate(index, threshold=request.config.threshold)

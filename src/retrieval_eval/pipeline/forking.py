@@ -146,7 +146,7 @@ _LENGTH = struct.Struct("<I")
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def send_message(fd: int, message: object) -> None:
@@ -160,7 +160,7 @@ def widen_pipe(fd: int, size: int = 1 << 20) -> None:
     try:
         import fcntl
 
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ"), size)  # Linux only, hence getattr
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # Linux only, hence getattr
     except (ImportError, AttributeError, OSError):
         pass
 
@@ -204,7 +204,7 @@ class MessageReader:
             end = position + _LENGTH.size + size
             if end > len(self._pending):
                 break
-            messages.append(pickle.loads(self._pending[position + _LENGTH.size:end]))
+            messages.append(pickle.loads(self._pending[position + _LENGTH.size : end]))
             position = end
         del self._pending[:position]
         return messages
@@ -243,8 +243,9 @@ def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = 
     return [results[i] if i in results else work(i) for i in range(count)]
 
 
-def _fork_mapper(work: Callable[[int], Any], claims: Claims,
-                 siblings: list[tuple[int, MessageReader]]) -> tuple[int, MessageReader]:
+def _fork_mapper(
+    work: Callable[[int], Any], claims: Claims, siblings: list[tuple[int, MessageReader]]
+) -> tuple[int, MessageReader]:
     read_end, write_end = os.pipe()
     widen_pipe(write_end)
 

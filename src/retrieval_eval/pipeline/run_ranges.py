@@ -33,11 +33,18 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..core.errors import InputError
-from .forking import (
-    Claims, MessageReader, fork_worker, readable, reap, send_message, widen_pipe, worker_count,
-)
 from ..formats.jsonl import BLOCK, clean_line
 from ..formats.runs import DepthOf, Run, RunCollector, check_run_format, detect_format, parse_run, read_head
+from .forking import (
+    Claims,
+    MessageReader,
+    fork_worker,
+    readable,
+    reap,
+    send_message,
+    widen_pipe,
+    worker_count,
+)
 
 RANGE_BYTES = 4 << 20
 # Below this size forking and merging cost more than a second core saves.
@@ -107,8 +114,13 @@ def _first_line_start(fd: int, position: int, limit: int) -> int:
     return limit
 
 
-def range_lines(fd: int, start: int, end: int, size: int, buffer: bytearray | None = None,
-                ) -> Iterator[tuple[int, memoryview]]:
+def range_lines(
+    fd: int,
+    start: int,
+    end: int,
+    size: int,
+    buffer: bytearray | None = None,
+) -> Iterator[tuple[int, memoryview]]:
     """(offset, line without its ``\\n``) for every line starting in ``[start, end)`` of a ``size``-byte file.
 
     Lines are views into one reused buffer, read a range at a time: no copy
@@ -154,8 +166,9 @@ def _fill(fd: int, buffer: bytearray, offset: int, size: int) -> int:
     return filled
 
 
-def read_range(fd: int, index: int, start: int, end: int, size: int, path: str, depth_of: DepthOf,
-               buffer: bytearray | None = None) -> RangeResult:
+def read_range(
+    fd: int, index: int, start: int, end: int, size: int, path: str, depth_of: DepthOf, buffer: bytearray | None = None
+) -> RangeResult:
     """The heads of the lines starting in ``[start, end)``; a refusal ends the range."""
     result = RangeResult(index)
     entries = result.entries
@@ -179,11 +192,13 @@ def fit(fd: int, entry: Entry, size: int, path: str, depth: int) -> Entry:
     if depth == entry.cut_at:
         return entry
     if depth < entry.cut_at or len(entry.head) < entry.cut_at:  # deep enough, or the ranking ran out
-        return entry._replace(head=entry.head[:depth], first_repeat=_repeat_within(entry.first_repeat, depth),
-                              cut_at=depth)
+        return entry._replace(
+            head=entry.head[:depth], first_repeat=_repeat_within(entry.first_repeat, depth), cut_at=depth
+        )
     _, raw = next(range_lines(fd, entry.offset, entry.offset + 1, size, bytearray(1 << 16)))
-    query_id, head, received, first_repeat = read_head(clean_line(raw, entry.offset == 0), entry.line, path,
-                                                       lambda _query: depth)
+    query_id, head, received, first_repeat = read_head(
+        clean_line(raw, entry.offset == 0), entry.line, path, lambda _query: depth
+    )
     return Entry(entry.line, query_id, head, received, first_repeat, entry.offset, depth)
 
 
@@ -198,8 +213,7 @@ def _without_unjudged(result: RangeResult, judged: Container[str] | None) -> Ran
     (for ``queries``, ``unjudged`` and a query listed twice). Memory then grows with the
     judged queries, as when one process reads."""
     if judged is not None:
-        result.entries = [entry if entry.query_id in judged else entry._replace(head=[])
-                          for entry in result.entries]
+        result.entries = [entry if entry.query_id in judged else entry._replace(head=[]) for entry in result.entries]
     return result
 
 
@@ -246,8 +260,9 @@ class _RunFile:
 # -- a worker's side ---------------------------------------------------------------
 
 
-def _work(run_file: _RunFile, claims: Claims, min_depth: int, depths: MessageReader, results_w: int,
-          *, hashes: bool) -> None:
+def _work(
+    run_file: _RunFile, claims: Claims, min_depth: int, depths: MessageReader, results_w: int, *, hashes: bool
+) -> None:
     """Read ranges from the back until none is left, sending each as soon as its heads are final."""
     # Hashing on a worker, not on a thread of the main process, keeps it off the core reading the judgments.
     sha256 = run_file.sha256() if hashes else None
@@ -337,8 +352,9 @@ class RangeReader:
             os.close(depths_r)
         return _Worker(pid, results_r, depths_w)
 
-    def read(self, depth_of: DepthOf, judged: Container[str] | None, *, deeper: dict[str, int],
-             on_head: OnHead | None = None) -> Run:
+    def read(
+        self, depth_of: DepthOf, judged: Container[str] | None, *, deeper: dict[str, int], on_head: OnHead | None = None
+    ) -> Run:
         """Take the ranges left, gather the workers', merge them in file order.
 
         ``deeper`` names the queries whose head goes past ``min_depth``; the
@@ -403,8 +419,7 @@ class RangeReader:
                     entry = self.file.fit(entry, depth_of(entry.query_id))
                 except InputError as error:  # only if the file changed while it was read
                     raise self._refusal(lines_before, error.line, error.problem) from None
-                collector.add(lines_before + entry.line, entry.query_id, entry.head, entry.received,
-                              entry.first_repeat)
+                collector.add(lines_before + entry.line, entry.query_id, entry.head, entry.received, entry.first_repeat)
             if result.error is not None:
                 raise self._refusal(lines_before, *result.error)
             lines_before += result.lines
@@ -452,8 +467,7 @@ def _announce(result: RangeResult, on_head: OnHead | None) -> None:
 class RunReading:
     """A run being read: started early (see the module docstring), finished by :meth:`run`."""
 
-    def __init__(self, path: str, run_format: str, min_depth: int | None,
-                 split: Split | None = None) -> None:
+    def __init__(self, path: str, run_format: str, min_depth: int | None, split: Split | None = None) -> None:
         check_run_format(run_format)
         self.path = path
         self.run_format = run_format

@@ -22,12 +22,14 @@ Reduction = Callable[[View], str | None]
 
 def _keep_rows(section: str, count: int) -> Reduction:
     """Keep the first ``count`` rows of a section (its rows come in order of interest)."""
+
     def reduce(view: View) -> str | None:
         rows = view[section]["rows"]
         if len(rows) <= count:
             return None
         view[section]["rows"] = rows[:count]
         return f"{section} shortened to the first {count} of {len(rows)}"
+
     return reduce
 
 
@@ -38,6 +40,7 @@ def _keep_movers(count: int) -> Reduction:
             return None
         movers["drops"], movers["gains"] = movers["drops"][:count], movers["gains"][:count]
         return f"movers shortened to {count} each way" if count else "movers"
+
     return reduce
 
 
@@ -125,6 +128,8 @@ def last_resort(view: View, budget: Budget) -> str:
     """When even the shortest rendering is over budget: the verdict line and where to look."""
     verdict = view["verdict"]
     marker = view["marker"] + "\n" if view["kind"] == "comment" else ""
-    return (f"{marker}### {verdict['icon']} retrieval-eval · {verdict['status']}\n\n"
-            f"The full {view['kind']} is over GitHub's limit of {budget.limit:,} {budget.unit}; "
-            "see the report file for every number.\n")
+    return (
+        f"{marker}### {verdict['icon']} retrieval-eval · {verdict['status']}\n\n"
+        f"The full {view['kind']} is over GitHub's limit of {budget.limit:,} {budget.unit}; "
+        "see the report file for every number.\n"
+    )

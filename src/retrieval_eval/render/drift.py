@@ -9,9 +9,9 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ..formats.corpus import Corpus
 from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, DriftResult
 from ..core.drift_fix import FixPlan
+from ..formats.corpus import Corpus
 from .terminal import Style
 
 MAX_LISTED = 10
@@ -29,8 +29,12 @@ def drift_payload(
     dry_run: bool = False,
     max_invalid_ratio: float = 0.0,
 ) -> dict[str, Any]:
-    summary = {"labels": len(result.labels), **result.summary(),
-               "recoverable": result.recoverable, "needs_human": result.needs_human}
+    summary = {
+        "labels": len(result.labels),
+        **result.summary(),
+        "recoverable": result.recoverable,
+        "needs_human": result.needs_human,
+    }
     ratio = plan.invalid_ratio_after if plan is not None else result.invalid_ratio
     payload: dict[str, Any] = {
         "judgments": judgments_path,
@@ -52,8 +56,10 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
 def _header(payload: Mapping[str, Any]) -> str:
     corpus = payload["corpus"]
     fingerprint = f" (corpus {corpus['fingerprint']})" if corpus.get("fingerprint") else ""
-    return (f"{_plural(payload['summary']['labels'], 'label')} checked against "
-            f"{_plural(corpus['chunks'], 'chunk')} in {_plural(corpus['documents'], 'document')}{fingerprint}")
+    return (
+        f"{_plural(payload['summary']['labels'], 'label')} checked against "
+        f"{_plural(corpus['chunks'], 'chunk')} in {_plural(corpus['documents'], 'document')}{fingerprint}"
+    )
 
 
 def _counts(payload: Mapping[str, Any], style: Style) -> list[str]:
@@ -62,8 +68,9 @@ def _counts(payload: Mapping[str, Any], style: Style) -> list[str]:
     for status in STATUSES:
         kind = "recoverable" if status in RECOVERABLE else "needs a human" if status in NEEDS_HUMAN else ""
         count = summary[status.lower()]
-        lines.append(f"  {style(f'{status:<15}', _TONE[status]) if count else f'{status:<15}'}"
-                     f"{count:>8}  {kind}".rstrip())
+        lines.append(
+            f"  {style(f'{status:<15}', _TONE[status]) if count else f'{status:<15}'}{count:>8}  {kind}".rstrip()
+        )
     return lines
 
 
@@ -72,9 +79,11 @@ def _ratio_line(payload: Mapping[str, Any]) -> str:
     invalid = summary["labels"] - summary["valid"]
     if invalid == 0:
         return f"invalid ratio 0: all {_plural(summary['labels'], 'label')} point at live chunks"
-    return (f"invalid ratio {summary['invalid_ratio']:g} ({invalid} of {summary['labels']} labels): "
-            f"{summary['recoverable']} recoverable with --fix, {summary['needs_human']} "
-            f"{'needs' if summary['needs_human'] == 1 else 'need'} a human")
+    return (
+        f"invalid ratio {summary['invalid_ratio']:g} ({invalid} of {summary['labels']} labels): "
+        f"{summary['recoverable']} recoverable with --fix, {summary['needs_human']} "
+        f"{'needs' if summary['needs_human'] == 1 else 'need'} a human"
+    )
 
 
 def _label_line(entry: Mapping[str, Any], style: Style) -> str:
@@ -107,15 +116,23 @@ def _fix_lines(payload: Mapping[str, Any]) -> list[str]:
     if fix is None:
         return []
     verb = "would re-anchor" if fix["dry_run"] else "re-anchored"
-    changes = [f"  line {c['line']}  {c['query_id']}  {c['from']} -> {c['to']}"
-               + (f"  ({c['from_doc']} -> {c['to_doc']})" if "to_doc" in c else "") + f"  [{c['rule']}]"
-               for c in fix["changes"]]
-    collapsed = [f"  query {c['query_id']}: line(s) {', '.join(map(str, c['absorbed_lines']))} folded into "
-                 f"line {c['kept_line']} (relevance {c['relevance']}), key {c['key']}" for c in fix["collapsed"]]
+    changes = [
+        f"  line {c['line']}  {c['query_id']}  {c['from']} -> {c['to']}"
+        + (f"  ({c['from_doc']} -> {c['to_doc']})" if "to_doc" in c else "")
+        + f"  [{c['rule']}]"
+        for c in fix["changes"]
+    ]
+    collapsed = [
+        f"  query {c['query_id']}: line(s) {', '.join(map(str, c['absorbed_lines']))} folded into "
+        f"line {c['kept_line']} (relevance {c['relevance']}), key {c['key']}"
+        for c in fix["collapsed"]
+    ]
     lines = _listed(verb, changes) + _listed("collapsed" if not fix["dry_run"] else "would collapse", collapsed)
     lines.append(_written_line(payload))
-    lines.append(f"after the fix {fix['needs_human_after']} of {_plural(fix['labels_after'], 'label')} "
-                 f"need a human (invalid ratio {fix['invalid_ratio_after']:g})")
+    lines.append(
+        f"after the fix {fix['needs_human_after']} of {_plural(fix['labels_after'], 'label')} "
+        f"need a human (invalid ratio {fix['invalid_ratio_after']:g})"
+    )
     return lines
 
 
@@ -133,17 +150,32 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
     fix = payload.get("fix")
     lines = []
     if summary["recoverable"] and (fix is None or fix["dry_run"]):
-        command = ["retrieval-eval", "drift", "--judgments", payload["judgments"],
-                   "--corpus", payload["corpus"]["path"], "--fix"]
+        command = [
+            "retrieval-eval",
+            "drift",
+            "--judgments",
+            payload["judgments"],
+            "--corpus",
+            payload["corpus"]["path"],
+            "--fix",
+        ]
         lines.append("next  " + " ".join(shlex.quote(part) for part in command))
     if summary["needs_human"]:
-        lines.append(f"next  re-judge the {_plural(summary['needs_human'], 'label')} under 'needs a human' "
-                     "against the live chunks, then run drift again")
+        lines.append(
+            f"next  re-judge the {_plural(summary['needs_human'], 'label')} under 'needs a human' "
+            "against the live chunks, then run drift again"
+        )
     return lines
 
 
 def render_drift(payload: Mapping[str, Any], *, colour: bool = False) -> str:
     style = Style(colour)
-    sections = [[_header(payload)], _counts(payload, style), [_ratio_line(payload)],
-                _needs_human(payload, style), _fix_lines(payload), _next_lines(payload)]
+    sections = [
+        [_header(payload)],
+        _counts(payload, style),
+        [_ratio_line(payload)],
+        _needs_human(payload, style),
+        _fix_lines(payload),
+        _next_lines(payload),
+    ]
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"

@@ -15,9 +15,24 @@ TEXT_LIMIT = 200  # characters of one user string shown in a cell
 
 # Characters that Markdown or HTML would read as syntax anywhere in a line.
 _ESCAPES = {
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", '"': "&quot;",
-    "\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
-    "(": "\\(", ")": "\\)", "!": "\\!", "~": "\\~", "$": "\\$", "{": "\\{", "}": "\\}",
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "|": "&#124;",
+    '"': "&quot;",
+    "\\": "\\\\",
+    "`": "\\`",
+    "*": "\\*",
+    "_": "\\_",
+    "[": "\\[",
+    "]": "\\]",
+    "(": "\\(",
+    ")": "\\)",
+    "!": "\\!",
+    "~": "\\~",
+    "$": "\\$",
+    "{": "\\{",
+    "}": "\\}",
     # A zero-width space after @ and # stops GitHub turning them into mentions and
     # issue links, which it does after Markdown, so a backslash would not help.
     "#": "#&#8203;",

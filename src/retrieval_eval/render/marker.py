@@ -17,8 +17,9 @@ _COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 def comment_marker(comment_id: str = "default") -> str:
     """The hidden line that identifies our comment, so it is updated instead of repeated."""
     if not isinstance(comment_id, str) or not _COMMENT_ID.fullmatch(comment_id):
-        raise UsageError(f"comment id {comment_id!r} must be 1-64 letters, digits, '.', '_' or '-'",
-                         hint="--comment-id nightly")
+        raise UsageError(
+            f"comment id {comment_id!r} must be 1-64 letters, digits, '.', '_' or '-'", hint="--comment-id nightly"
+        )
     return MARKER.format(comment_id)
 
 
@@ -28,5 +29,5 @@ def check_marker(text: str, marker: str, template_dir: str | None) -> None:
         raise UsageError(
             f"the comment template in {template_dir} dropped the marker {marker}; "
             "without it the comment cannot be found again and would be posted anew on every run",
-            hint="extend \"builtin/comment.md.j2\" and override its blocks; the marker sits outside every block",
+            hint='extend "builtin/comment.md.j2" and override its blocks; the marker sits outside every block',
         )

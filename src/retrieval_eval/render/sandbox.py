@@ -17,7 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from jinja2 import (
-    ChoiceLoader, FileSystemLoader, PackageLoader, PrefixLoader, StrictUndefined, TemplateError, TemplateSyntaxError,
+    ChoiceLoader,
+    FileSystemLoader,
+    PackageLoader,
+    PrefixLoader,
+    StrictUndefined,
+    TemplateError,
+    TemplateSyntaxError,
 )
 from jinja2.sandbox import SandboxedEnvironment
 
@@ -38,12 +44,20 @@ def environment(template_dir: str | None) -> SandboxedEnvironment:
     loaders: list[Any] = []
     if template_dir is not None:
         if not os.path.isdir(template_dir):
-            raise UsageError(f"--template-dir {template_dir}: no such directory",
-                             hint="point it at a directory holding comment.md.j2 and/or summary.md.j2")
+            raise UsageError(
+                f"--template-dir {template_dir}: no such directory",
+                hint="point it at a directory holding comment.md.j2 and/or summary.md.j2",
+            )
         loaders.append(FileSystemLoader(template_dir))
     loaders += [PrefixLoader({"builtin": builtin}), builtin]
-    return SandboxedEnvironment(loader=ChoiceLoader(loaders), undefined=StrictUndefined, autoescape=False,
-                                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return SandboxedEnvironment(
+        loader=ChoiceLoader(loaders),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
 
 
 def template_drawer(kind: str, template_dir: str | None) -> Drawer:

@@ -30,8 +30,9 @@ def metric_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None,
     return [metric_row(n, report, mapping(compared.get(n)), marks, primary) for n in names]
 
 
-def metric_row(name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str],
-               primary: str) -> Row:
+def metric_row(
+    name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str], primary: str
+) -> Row:
     significant = compared.get("significant") is True
     confounded = compared.get("confounded")
     delta = fmt_delta(compared.get("delta"))
@@ -70,8 +71,10 @@ def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None
     """Every stratum either side reports: the head's in report order (worst first), then the base's."""
     head = section(report, "per_stratum")
     compared = section(comparison, "per_stratum")
-    return [_stratum_row(name, mapping(head.get(name)), mapping(compared.get(name)), primary)
-            for name in dict.fromkeys([*head, *compared])]
+    return [
+        _stratum_row(name, mapping(head.get(name)), mapping(compared.get(name)), primary)
+        for name in dict.fromkeys([*head, *compared])
+    ]
 
 
 def _stratum_row(name: Any, entry: Mapping[str, Any], moved: Mapping[str, Any], primary: str) -> Row:
@@ -113,18 +116,28 @@ def gate_rows(report: Mapping[str, Any]) -> list[Row]:
         # The reason repeats the expression the row already shows.
         reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
         status = str(gate.get("status", ""))
-        rows.append({"expression": escape_markdown(expression, limit=80), "status": escape_markdown(status, limit=20),
-                     "icon": ICONS.get(status, ""), "reason": escape_markdown(reason, limit=REASON_LIMIT)})
+        rows.append(
+            {
+                "expression": escape_markdown(expression, limit=80),
+                "status": escape_markdown(status, limit=20),
+                "icon": ICONS.get(status, ""),
+                "reason": escape_markdown(reason, limit=REASON_LIMIT),
+            }
+        )
     return rows
 
 
 def finding_rows(comparison: Mapping[str, Any] | None) -> list[Row]:
-    return [{"code": escape_markdown(f.get("code", ""), limit=40),
-             "effect": escape_markdown(f.get("effect", ""), limit=20),
-             "detail": escape_markdown(f.get("detail", ""), limit=REASON_LIMIT),
-             "meaning": escape_markdown(f.get("meaning", ""), limit=REASON_LIMIT),
-             "confounds": f.get("effect") == "confounds"}
-            for f in map(mapping, items(mapping(comparison).get("comparability")))]
+    return [
+        {
+            "code": escape_markdown(f.get("code", ""), limit=40),
+            "effect": escape_markdown(f.get("effect", ""), limit=20),
+            "detail": escape_markdown(f.get("detail", ""), limit=REASON_LIMIT),
+            "meaning": escape_markdown(f.get("meaning", ""), limit=REASON_LIMIT),
+            "confounds": f.get("effect") == "confounds",
+        }
+        for f in map(mapping, items(mapping(comparison).get("comparability")))
+    ]
 
 
 def reason_rows(report: Mapping[str, Any]) -> list[str]:

@@ -120,9 +120,14 @@ def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
     """The text summary of a report. Reads it leniently: ``render`` may be handed any file."""
     style = Style(colour)
     status = clean(section(report, "verdict").get("status") or "INDETERMINATE")
-    sections = [[header(report)], metric_table(report), strata_lines(report, style),
-                gate_lines(report, style), reason_lines(report),
-                [f"verdict  {style(status, status)}"]]
+    sections = [
+        [header(report)],
+        metric_table(report),
+        strata_lines(report, style),
+        gate_lines(report, style),
+        reason_lines(report),
+        [f"verdict  {style(status, status)}"],
+    ]
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
 
 

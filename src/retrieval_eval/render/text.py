@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, section
-from .terminal import render_score
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
+from .terminal import render_score
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -26,15 +26,19 @@ def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
 
 def _metric_line(name: str, row: Mapping[str, Any]) -> str:
     mark = "  confounded" if row.get("confounded") else ("  significant" if row.get("significant") else "")
-    return (f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
-            f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip())
+    return (
+        f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
+        f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip()
+    )
 
 
 def comparison_text(comparison: Mapping[str, Any]) -> str:
     """The comparison for a terminal: one line per metric, then movers and findings."""
     paired = integer(section(comparison, "queries").get("paired")) or 0
-    lines = [f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
-             f"{paired} paired queries)"]
+    lines = [
+        f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
+        f"{paired} paired queries)"
+    ]
     lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
     moved = section(comparison, "movers")
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):

@@ -15,7 +15,14 @@ from ..core.lenient import integer, items, mapping, measured, number, primary_me
 from .escape import escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
-    ICONS, compact_metric_rows, finding_rows, gate_rows, metric_rows, mover_rows, reason_rows, stratum_rows,
+    ICONS,
+    compact_metric_rows,
+    finding_rows,
+    gate_rows,
+    metric_rows,
+    mover_rows,
+    reason_rows,
+    stratum_rows,
 )
 
 View = dict[str, Any]
@@ -36,8 +43,10 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
         "primary": escape_name(primary),
         "primary_label": mermaid_label(primary),
         "verdict": verdict(report, comparison, primary),
-        "scored": {"queries": integer(judgments.get("queries")) or 0,
-                   "scored": integer(judgments.get("queries_scored")) or 0},
+        "scored": {
+            "queries": integer(judgments.get("queries")) or 0,
+            "scored": integer(judgments.get("queries_scored")) or 0,
+        },
         "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
         "significance": significance_line(comparison),
         "worst": worst_stratum(report),
@@ -58,8 +67,11 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
 
 def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, str]:
     status = str(section(report, "verdict").get("status", "INDETERMINATE"))
-    return {"status": escape_markdown(status, limit=20), "icon": ICONS.get(status, "⚠️"),
-            "headline": headline(report, comparison, primary)}
+    return {
+        "status": escape_markdown(status, limit=20),
+        "icon": ICONS.get(status, "⚠️"),
+        "headline": headline(report, comparison, primary),
+    }
 
 
 def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> str:
@@ -89,8 +101,10 @@ def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
     paired, resamples = integer(method.get("paired_queries")), integer(method.get("resamples"))
     if not paired or not resamples:
         return None
-    return (f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
-            f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0.")
+    return (
+        f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
+        f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0."
+    )
 
 
 def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -100,8 +114,12 @@ def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
     name = worst.get("name")
     # Stratum names are strings; a file may hold a list there, which no mapping can look up.
     entry = section(section(report, "per_stratum"), name) if isinstance(name, str) else {}
-    return {"name": escape_markdown(name, limit=80), "metric": escape_name(worst.get("metric", "")),
-            "value": fmt(worst.get("value")), "n": integer(entry.get("n")) or 0}
+    return {
+        "name": escape_markdown(name, limit=80),
+        "metric": escape_name(worst.get("metric", "")),
+        "value": fmt(worst.get("value")),
+        "n": integer(entry.get("n")) or 0,
+    }
 
 
 def drift_warning(report: Mapping[str, Any]) -> str | None:
@@ -110,35 +128,49 @@ def drift_warning(report: Mapping[str, Any]) -> str | None:
     ratio = number(drift.get("invalid_ratio"))
     if ratio is None or ratio <= 0:
         return None
-    counts = [f"{integer(drift.get(k))} {k.replace('_', '-')}" for k in ("orphaned", "re_anchorable", "merged", "split")
-              if integer(drift.get(k))]
+    counts = [
+        f"{integer(drift.get(k))} {k.replace('_', '-')}"
+        for k in ("orphaned", "re_anchorable", "merged", "split")
+        if integer(drift.get(k))
+    ]
     detail = f" ({', '.join(counts)})" if counts else ""
-    return (f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
-            "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
-            "and review `drift --fix`.")
+    return (
+        f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
+        "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
+        "and review `drift --fix`."
+    )
 
 
 def movers(comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:
     moved = section(comparison, "movers")
-    return {"metric": escape_name(moved.get("metric", primary)),
-            "drops": mover_rows(moved.get("drops")), "gains": mover_rows(moved.get("gains")),
-            "down": integer(moved.get("down")) or 0, "up": integer(moved.get("up")) or 0}
+    return {
+        "metric": escape_name(moved.get("metric", primary)),
+        "drops": mover_rows(moved.get("drops")),
+        "gains": mover_rows(moved.get("gains")),
+        "down": integer(moved.get("down")) or 0,
+        "up": integer(moved.get("up")) or 0,
+    }
 
 
 def queries(comparison: Mapping[str, Any] | None) -> dict[str, int]:
     counts = section(comparison, "queries")
-    return {"paired": integer(counts.get("paired")) or 0, "added": len(items(counts.get("added"))),
-            "removed": len(items(counts.get("removed")))}
+    return {
+        "paired": integer(counts.get("paired")) or 0,
+        "added": len(items(counts.get("added"))),
+        "removed": len(items(counts.get("removed"))),
+    }
 
 
 def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
     """Tool, version and the hashes of what was compared, so a reader can find the exact inputs."""
     tool = section(report, "tool")
     inputs = section(report, "inputs")
-    parts = [f"{escape_markdown(tool.get('name', 'retrieval-eval'), limit=40)} "
-             f"{escape_markdown(tool.get('version', ''), limit=20)}",
-             f"judgments {_short_hash(inputs.get('judgments_sha256'))}",
-             f"run {_short_hash(inputs.get('run_sha256'))}"]
+    parts = [
+        f"{escape_markdown(tool.get('name', 'retrieval-eval'), limit=40)} "
+        f"{escape_markdown(tool.get('version', ''), limit=20)}",
+        f"judgments {_short_hash(inputs.get('judgments_sha256'))}",
+        f"run {_short_hash(inputs.get('run_sha256'))}",
+    ]
     if comparison is not None:
         parts.append(f"base run {_short_hash(section(comparison, 'base').get('run_sha256'))}")
     parts.append(f"generated {escape_markdown(report.get('generated_at', '—'), limit=40)}")
