@@ -1,0 +1,32 @@
+"""One hostile-input case: files to lay down, a command to run, what must come back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class HostileCase:
+    """``argv`` may hold ``{tmp}``, replaced by the case's own temporary folder.
+
+    ``item`` names the defect class the case belongs to (the hardening list's number), so a
+    reader can find every variant of one defect together.
+    """
+
+    item: str
+    name: str
+    argv: tuple[str, ...]
+    files: dict[str, bytes] = field(default_factory=dict)
+    exit_code: int = 2
+    stderr_has: str = ""
+    stdout_has: str = ""
+    # Called with the case's folder after the run: asserts nothing the user owns was damaged.
+    check: Callable[[Path], None] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+
+    @property
+    def id(self) -> str:
+        return f"{self.item}-{self.name}"
