@@ -546,9 +546,8 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     assert n is not None
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
     outcome = Outcome(
-        SimpleNamespace(report=with_reasons(n)),  # type: ignore[arg-type]
+        SimpleNamespace(report=with_reasons(n), comparison=None),  # type: ignore[arg-type]
         Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150),
-        None,
         (),
     )
     comment = render_outcome(settings, outcome).comment

@@ -159,7 +159,7 @@ def test_config_file_refusals() -> None:
         parse_config_text("github-token: x\nflavour: y\nk: {a: 1}\n", source="c.yml")
     problems = caught.value.problems
     assert "'github-token' cannot be set in the config file" in problems[0]
-    assert "'flavour' is not an input" in problems[1]
+    assert "'flavour' is not a setting" in problems[1]
     assert problems[2].startswith("config: c.yml: k:")
     with pytest.raises(SettingsError, match="not valid YAML"):
         parse_config_text("k: [", source="c.yml")

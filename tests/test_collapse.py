@@ -107,7 +107,7 @@ def test_collapse_needs_a_corpus(files: dict[str, Path]) -> None:
     with pytest.raises(UsageError, match="--collapse-to-documents needs --corpus"):
         score(files, "chunks", corpus_path=False)
     result = run_cli("score", "-j", str(files["judgments"]), "-r", str(files["chunks"]), "--collapse-to-documents")
-    assert result.code == 2 and "error  --collapse-to-documents needs --corpus" in result.stderr
+    assert result.code == 2 and "error  --collapse-to-documents: needs a corpus" in result.stderr
 
 
 def test_the_cli_collapses_and_passes(files: dict[str, Path]) -> None:

@@ -114,6 +114,9 @@ def test_fix_then_validate_is_clean_and_score_is_decided(rechunked: tuple[Path, 
         "split": 2,
         "orphaned": 1,
         "invalid_ratio": pytest.approx(1 / 3),
+        # The repaired labels carry the new corpus's fingerprint: nothing changed under them.
+        "changes": [],
+        "repair_command": f"retrieval-eval drift -j {judgments} -c {corpus_path} --fix",
     }
     assert report["corpus"]["documents"] == 4 and report["corpus"]["chunks"] == 7
 

@@ -8,40 +8,33 @@ half of the fork recipe, posting a comment another run rendered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import RetrievalEvalError
-from ..core.gates import DELTA, FAIL, INDETERMINATE, PASS, Verdict, parse_gate
+from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
+from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
+from ..core.report import blocking_findings
+from ..formats.report import dump_report
+from ..pipeline.evaluate import Evaluation, evaluate, request_from_settings
+from ..render import BaselineNote, comment_marker, render
+from ..render.escape import code_fence
 from .baseline import Baseline, BaselineContext, resolve_baseline
-from .driftcheck import (
-    apply_max_drift,
-    drift_annotation,
-    drift_markdown,
-    fingerprint_changes,
-    fix_command,
-    invalid_ratio,
-)
+from .comment import TITLE, Posted, publish_comment
+from .deps import Deps
+from .driftcheck import drift_annotation, invalid_ratio
 from .event import Event
-from .github import Forbidden, GitHubError
+from .postcomment import post_rendered_comment
 from .publish import (
     Annotation,
     Console,
     append_text,
-    code_fence,
     emit_annotations,
     format_outputs,
-    upsert_comment,
     write_text,
 )
 from .settings import Runner, Settings, SettingsError
-
-if TYPE_CHECKING:
-    from ..pipeline.evaluate import Evaluation
-    from .main import Deps
-
-EXIT_OK, EXIT_BAD_ANSWER, EXIT_NO_ANSWER = 0, 1, 2
-TITLE = "retrieval-eval"
 
 
 @dataclass(frozen=True)
@@ -50,10 +43,7 @@ class Outcome:
 
     evaluation: Evaluation
     baseline: Baseline
-    comparison: dict[str, Any] | None
     skipped_gates: tuple[str, ...]
-    corpus_changes: list[str] = field(default_factory=list)
-    drift_fix: str = ""
 
     @property
     def report(self) -> dict[str, Any]:
@@ -63,17 +53,10 @@ class Outcome:
     def verdict(self) -> Verdict:
         return self.evaluation.verdict
 
-
-@dataclass(frozen=True)
-class Posted:
-    posted: bool = False
-    url: str = ""
-
-
-def exit_code(status: str, fail_on_indeterminate: bool) -> int:
-    if status == PASS or (status == INDETERMINATE and not fail_on_indeterminate):
-        return EXIT_OK
-    return EXIT_BAD_ANSWER
+    @property
+    def comparison(self) -> dict[str, Any] | None:
+        """The comparison document the templates render (evaluate() compared with the head judgments at hand)."""
+        return None if self.evaluation.comparison is None else dict(self.evaluation.comparison.document)
 
 
 # -- evaluate --------------------------------------------------------------------------
@@ -101,31 +84,17 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
         )
         return EXIT_NO_ANSWER
     publish_outcome(settings, event, deps, outcome, rendered)
-    return exit_code(outcome.verdict.status, settings.fail_on_indeterminate)
+    return exit_code(outcome.verdict.status, fail_on_indeterminate=settings.fail_on_indeterminate)
 
 
 def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
-    from ..core.scoring import ScoreConfig
-    from ..pipeline.evaluate import ScoreRequest, evaluate
-
+    """The shared pipeline, with the baseline the action found and the gates a push can check."""
     baseline = resolve_baseline(BaselineContext(settings, event, deps.git, deps.github))
     gates, skipped = applicable_gates(settings, baseline)
-    request = ScoreRequest(
-        judgments_path=str(settings.resolve(settings.judgments)),
-        run_path=str(settings.resolve(settings.run)),
-        config=ScoreConfig(k=settings.k, threshold=settings.threshold),
-        gates=gates,
-        baseline=baseline.report,
-        generated_at=deps.now(),
-        corpus_path=str(settings.resolve(settings.corpus)) if settings.corpus else None,
+    request = request_from_settings(
+        dataclasses.replace(settings, gates=tuple(gates)), baseline=baseline.report, generated_at=deps.now()
     )
-    evaluation = apply_max_drift(evaluate(request), settings.max_drift)
-    # evaluate() already compared with the baseline (with the head judgments at hand); its
-    # document is what the templates render.
-    comparison = evaluation.comparison.document if evaluation.comparison is not None else None
-    changes = fingerprint_changes(evaluation.report, baseline.report) if settings.corpus else []
-    command = fix_command(settings.judgments, settings.corpus) if settings.corpus else ""
-    return Outcome(evaluation, baseline, comparison, skipped, changes, command)
+    return Outcome(evaluate(request), baseline, skipped)
 
 
 def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str], tuple[str, ...]]:
@@ -135,7 +104,11 @@ def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str],
         return list(settings.gates), ()
     kept, skipped = [], []
     for text in settings.gates:
-        (skipped if parse_gate(text, ks=settings.k).kind == DELTA else kept).append(text)
+        (
+            skipped
+            if parse_gate(text, ks=settings.k, judged=dict.fromkeys(n for n, _ in settings.judged)).kind == DELTA
+            else kept
+        ).append(text)
     return kept, tuple(skipped)
 
 
@@ -146,29 +119,26 @@ class Rendered:
 
 
 def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
-    from ..render import render
-
     template_dir = str(settings.resolve(settings.template_dir)) if settings.template_dir else None
+    baseline = outcome.baseline
+    note = BaselineNote(
+        source=baseline.source,
+        reason=baseline.reason,
+        notes=tuple(baseline.notes),
+        skipped_gates=outcome.skipped_gates,
+        found=baseline.report is not None,
+    )
     common = {
         "report": outcome.report,
         "comparison": outcome.comparison,
         "template_dir": template_dir,
         "comment_id": settings.comment_id,
+        "baseline": note,
     }
-    note = baseline_note(outcome)
-    drift = drift_markdown(outcome.report, outcome.corpus_changes, outcome.drift_fix)
-    # What the action adds goes through the size budget with the rest, so a long note makes
-    # the renderer leave out whole sections instead of the comment being cut mid-table.
-    summary = render("summary", **common, appendix=drift + note)
-    # The comment tells where a baseline would come from only when there is none: that is
-    # when a reader needs to act; otherwise the summary has it.
-    comment = render("comment", **common, appendix=drift + (note if outcome.baseline.report is None else ""))
-    return Rendered(summary, comment)
+    return Rendered(render("summary", **common), render("comment", **common))
 
 
 def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
-    from ..core.report import dump_report
-
     write_text(settings.resolve(settings.report), dump_report(outcome.report))
     write_text(settings.resolve(settings.summary_file), rendered.summary)
     write_text(settings.resolve(settings.comment_file), rendered.comment)
@@ -186,26 +156,7 @@ def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outco
     )
 
 
-def baseline_note(outcome: Outcome) -> str:
-    """One line under the summary saying where the comparison came from, or why there is none."""
-    from ..render import escape_markdown
-
-    baseline = outcome.baseline
-    shown = baseline.source or baseline.reason
-    lines = [f"\n> {'Baseline' if baseline.source else 'No baseline'}: {escape_markdown(shown, limit=2000)}\n"]
-    if outcome.skipped_gates:
-        lines.append(
-            "> Delta gates set aside (they compare with a base branch, and a push has none): "
-            + ", ".join(f"`{gate}`" for gate in outcome.skipped_gates)
-            + "\n"
-        )
-    lines.extend(f"> Note: {escape_markdown(note, limit=2000)}\n" for note in baseline.notes)
-    return "".join(lines)
-
-
 def annotations(outcome: Outcome) -> list[Annotation]:
-    from ..core.report import blocking_findings
-
     verdict, found = outcome.verdict, []
     for gate in verdict.gates:
         if gate.status == FAIL:
@@ -215,7 +166,7 @@ def annotations(outcome: Outcome) -> list[Annotation]:
     for finding in blocking_findings(outcome.evaluation.scores, outcome.evaluation.validation):
         found.append(Annotation("warning", f"{TITLE}: INDETERMINATE", finding))
     found.extend(comparability_annotations(outcome.comparison))
-    drift = drift_annotation(outcome.report, outcome.corpus_changes, outcome.drift_fix)
+    drift = drift_annotation(outcome.report)
     if drift is not None:
         found.append(drift)
     for note in outcome.baseline.notes:
@@ -280,56 +231,6 @@ def output_values(
     }
 
 
-# -- the comment -----------------------------------------------------------------------
-
-
-def publish_comment(settings: Settings, event: Event, deps: Deps, body: str) -> Posted:
-    number = comment_target(settings, event, deps)
-    return Posted() if number is None else post_comment(settings, deps, number, body)
-
-
-def post_comment(settings: Settings, deps: Deps, number: int, body: str) -> Posted:
-    """Upsert the sticky comment; a refusal is told once and never fails the job."""
-    from ..render import comment_marker
-
-    try:
-        posted = upsert_comment(
-            deps.github, settings.runner.repository, number, body, marker=comment_marker(settings.comment_id)
-        )
-    except Forbidden:
-        deps.console.command(
-            "notice",
-            f"The PR comment was not posted: the token may not write to this pull "
-            f"request (pull requests from forks get a read-only token). It was written to "
-            f"{settings.comment_file}; docs/action.md shows how to post it from a second "
-            f"workflow.",
-            title=TITLE,
-        )
-        return Posted()
-    except GitHubError as exc:
-        deps.console.command(
-            "notice", f"The PR comment was not posted ({exc}). It was written to {settings.comment_file}.", title=TITLE
-        )
-        return Posted()
-    deps.console.log(f"{TITLE}: comment {'created' if posted.created else 'updated'}: {posted.url}")
-    return Posted(True, posted.url)
-
-
-def comment_target(settings: Settings, event: Event, deps: Deps) -> int | None:
-    if settings.comment == "off" or not settings.runner.repository:
-        return None
-    if event.pr_number is not None:
-        return event.pr_number
-    if settings.comment != "always" or not settings.runner.sha:
-        return None
-    try:
-        pulls = deps.github.list_pulls_for_commit(settings.runner.repository, settings.runner.sha)
-    except GitHubError as exc:
-        deps.console.log(f"{TITLE}: could not look up the pull request of {settings.runner.sha[:12]} ({exc})")
-        return None
-    return next((p.number for p in pulls if p.state == "open"), None)
-
-
 # -- failures --------------------------------------------------------------------------
 
 
@@ -362,7 +263,6 @@ def publish_early_failure(runner: Runner, console: Console, exc: RetrievalEvalEr
 def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, **wording: str) -> None:
     """Inputs unreadable (or an output unwritable): say so everywhere, including the comment, so an
     old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint."""
-    from ..render import comment_marker
 
     summary = failure_markdown(exc, **wording)
     body = f"{comment_marker(settings.comment_id)}\n{summary}"
@@ -390,8 +290,6 @@ def _write_quietly(settings: Settings, name: str, text: str) -> bool:
 
 
 def run_post_comment(settings: Settings, event: Event, deps: Deps) -> int:
-    from .postcomment import post_rendered_comment
-
     try:
         posted, verdict = post_rendered_comment(settings, event, deps)
     except RetrievalEvalError as exc:

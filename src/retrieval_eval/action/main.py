@@ -16,36 +16,19 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from ..core.errors import RetrievalEvalError
+from ..core.exits import EXIT_NO_ANSWER
+from ..pipeline.timestamps import generated_at as stamp
+from .deps import Deps
 from .event import Event, load_event
-from .git import Git, GitCli
+from .flow import publish_early_failure, run_evaluate, run_post_comment
+from .git import GitCli
 from .github import GitHubClient
 from .publish import Console
-from .settings import (
-    Runner,
-    Settings,
-    SettingsError,
-    config_location,
-    parse_config_text,
-    parse_settings,
-    runner_from_env,
-)
-
-EXIT_OK, EXIT_BAD_ANSWER, EXIT_NO_ANSWER = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class Deps:
-    """The collaborators everything below the shell receives."""
-
-    console: Console
-    github: GitHubClient
-    git: Git
-    now: Callable[[], str]
+from .settings import Settings, load_settings, runner_from_env
 
 
 def main(
@@ -61,8 +44,6 @@ def main(
         settings = load_settings(env, runner)
         event = load_event(runner.event_name, runner.event_path)
     except RetrievalEvalError as exc:
-        from .flow import publish_early_failure
-
         publish_early_failure(runner, console, exc)
         return EXIT_NO_ANSWER
     console.mask(settings.github_token)
@@ -76,30 +57,11 @@ def main(
 
 
 def run(settings: Settings, event: Event, deps: Deps) -> int:
-    from .flow import run_evaluate, run_post_comment
-
     if settings.mode == "post-comment":
         return run_post_comment(settings, event, deps)
     return run_evaluate(settings, event, deps)
 
 
-def load_settings(env: Mapping[str, str], runner: Runner) -> Settings:
-    path, _named = config_location(env, runner.workspace)
-    config: dict[str, str] = {}
-    shown = ""
-    if path is not None:
-        shown = os.path.relpath(path, runner.workspace)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = "not found" if isinstance(exc, FileNotFoundError) else f"cannot be read ({exc})"
-            raise SettingsError([f"config: {shown} {reason}"]) from None
-        config = parse_config_text(text, source=shown)
-    return parse_settings(env, config, runner=runner, config_file=shown)
-
-
 def generated_at(env: Mapping[str, str]) -> str:
     """The report's time stamp: SOURCE_DATE_EPOCH when set (reproducible builds), else now."""
-    from ..pipeline.timestamps import generated_at as stamp
-
     return stamp(source_date_epoch=env.get("SOURCE_DATE_EPOCH"))

@@ -17,17 +17,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from ..core.errors import InputError, UsageError
+from ..render import comment_marker
 from .baseline import MAX_ARCHIVE_BYTES, read_zip_member
+from .comment import TITLE, Posted, post_comment
+from .deps import Deps
 from .event import PULL_REQUEST_EVENTS, Event, TriggeringRun
 from .github import GitHubError
 from .settings import Settings
-
-if TYPE_CHECKING:
-    from .flow import Posted
-    from .main import Deps
 
 
 @dataclass(frozen=True)
@@ -39,9 +37,6 @@ class Rendered:
 
 def post_rendered_comment(settings: Settings, event: Event, deps: Deps) -> tuple[Posted, str]:
     """Post the comment of the triggering run; returns what was posted and that run's verdict."""
-    from ..render import comment_marker
-    from .flow import TITLE, Posted, post_comment
-
     run = triggering_run(event)
     if run.event not in PULL_REQUEST_EVENTS:
         deps.console.log(f"{TITLE}: the triggering run was a {run.event or 'non-PR'} event; nothing to post")

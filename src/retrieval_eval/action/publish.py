@@ -73,15 +73,6 @@ def emit_annotations(console: Console, annotations: Iterable[Annotation]) -> Non
             )
 
 
-def code_fence(text: str) -> str:
-    """A Markdown fence longer than any run of backticks in ``text``, so the text cannot close it."""
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return "`" * max(3, longest + 1)
-
-
 # -- files ---------------------------------------------------------------------------
 
 

@@ -7,17 +7,22 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from ..core.errors import RetrievalEvalError, UsageError
+from ..core.exits import EXIT_BAD_ANSWER, EXIT_NO_ANSWER, EXIT_OK
+from ..core.scoring import parse_cutoffs
+from ..formats import config as config_file
+from ..pipeline.settings import BY_NAME, CONFIG_KEYS, DEFAULT_CONFIG, Runner, Settings, SettingsError, Values
+from ..pipeline.settings import parse_settings as parse_values
+from ..pipeline.timestamps import generated_at as stamp
+
+__all__ = ["EXIT_BAD_ANSWER", "EXIT_NO_ANSWER", "EXIT_OK"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_OK = 0
-EXIT_BAD_ANSWER = 1
-EXIT_NO_ANSWER = 2
 
 
 def fail(message: str, hint: str | None = None) -> None:
@@ -79,7 +84,6 @@ def now_option(function: F) -> F:
 
 def generated_at(now: str | None) -> str:
     """The report's time stamp: --now, else SOURCE_DATE_EPOCH, else the clock, in UTC."""
-    from ..pipeline.timestamps import generated_at as stamp
 
     return stamp(now=now, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH"))
 
@@ -89,9 +93,79 @@ def print_json(data: Any) -> None:
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:
-    from ..core.scoring import parse_cutoffs
-
     try:
         return parse_cutoffs(text)
     except ValueError as exc:
         raise UsageError(f"-k {text!r}: {exc}", hint="-k 5,10,20") from None
+
+
+# -- the shared settings as options ---------------------------------------------------------
+
+_FLAGS = frozenset({"collapse-to-documents"})  # given or not
+_SWITCHES = frozenset({"fail-on-indeterminate"})  # --x / --no-x
+_REPEATED = frozenset({"gates", "judged"})  # repeat the option, or separate with commas
+
+
+def _option_for(name: str) -> Callable[[F], F]:
+    setting = BY_NAME[name]
+    flags = [part.strip() for part in setting.flag.split(",")]
+    key = name.replace("-", "_")
+    text = setting.help + (f" [default: {setting.default}]" if setting.default and name not in _SWITCHES else "")
+    if name in _FLAGS:
+        return click.option(*flags, key, is_flag=True, default=None, help=text)
+    if name in _SWITCHES:
+        return click.option(setting.flag, key, default=None, help=text)
+    return click.option(*flags, key, multiple=name in _REPEATED, metavar=name.upper(), help=text)
+
+
+def settings_options(names: tuple[str, ...]) -> Callable[[F], F]:
+    """The click options of the shared settings ``names``, from the one table."""
+
+    def decorate(function: F) -> F:
+        for name in reversed(names):
+            function = _option_for(name)(function)
+        return function
+
+    return decorate
+
+
+def _as_text(name: str, value: Any) -> str | None:
+    if value is None or value == ():
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "\n".join(value)
+    return str(value)
+
+
+def _cli_label(name: str) -> str:
+    if name == "gates":
+        return ""  # a gate's message names the gate already
+    flag = BY_NAME[name].flag
+    return flag.split(",")[-1].split("/")[0].strip() if flag else name
+
+
+def settings_from_options(options: dict[str, Any]) -> Settings:
+    """Options given on the command line, over the config file, over the defaults."""
+    given = {}
+    for key, value in options.items():
+        text = _as_text(key, value)
+        if text is not None and text.strip():
+            given[key.replace("_", "-")] = text.strip()
+    config, shown = _config(given.pop("config", ""))
+    values = Values(given, config, label=_cli_label, confined=False, noun="option")
+    return parse_values(values, runner=Runner(workspace=Path.cwd()), config_file=shown)
+
+
+def _config(named: str) -> tuple[dict[str, str], str]:
+    """The config file: the one named, else ``.retrieval-eval.yml`` here when present; ``none``: no file."""
+    if named == "none":
+        return {}, ""
+    path = Path(named or DEFAULT_CONFIG)
+    if not named and not path.is_file():
+        return {}, ""
+    try:
+        return config_file.read_config(path, source=str(path), keys=CONFIG_KEYS, not_here={}), str(path)
+    except config_file.ConfigError as exc:
+        raise SettingsError(exc.problems, hint=f"fix the keys named in {path}") from None

@@ -68,9 +68,9 @@ def command(
     yardstick; otherwise the deltas they touch are marked confounded.
     """
     from ..compare import build_comparison
-    from ..core.report import dump_report, load_report
     from ..core.significance import DEFAULT_SEED
     from ..formats.fileio import write_atomic
+    from ..formats.report import dump_report, load_report
     from ..render import comparison_text
 
     base = load_report(base_path, source="base")

@@ -19,7 +19,7 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
     report: value (mean), n, stdev (n-1) and a 95% Student-t interval, never
     clamped to [0, 1]. One sample has no interval.
     """
-    from .score import read_samples
+    from ..formats.samples import read_samples
 
     measurement = read_samples(name, samples_path)
     if as_json:

@@ -292,3 +292,12 @@ def decide(blocking: list[str], notes: list[str], gates: list[GateResult]) -> Ve
             status = gate.status
     gate_reasons = [gate.reason for gate in gates if gate.status != PASS]
     return Verdict(status, [*blocking, *gate_reasons, *notes], list(gates))
+
+
+def max_drift_gate(invalid_ratio: float, max_drift: float) -> GateResult:
+    """The ``max-drift`` gate: more stale labels than the tolerance make the verdict FAIL."""
+    expression = f"max-drift:{max_drift:g}"
+    what = f"{invalid_ratio:.1%} of the labels no longer point at the corpus"
+    if round(invalid_ratio, DECIMALS) > round(max_drift, DECIMALS):
+        return GateResult(expression, FAIL, f"{expression}: {what}, above {max_drift:.1%}", invalid_ratio)
+    return GateResult(expression, PASS, f"{expression}: {what}, within {max_drift:.1%}", invalid_ratio)

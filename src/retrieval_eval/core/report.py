@@ -10,14 +10,11 @@ function of the inputs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..formats.fileio import read_bytes
-from .errors import InputError
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
@@ -81,9 +78,9 @@ def measurement(value: float, n: int) -> dict[str, Any]:
     return {"value": round(value, DECIMALS), "n": n, "deterministic": True}
 
 
-def _labels_summary(index: LabelIndex, scores: Scores) -> dict[str, Any]:
+def _labels_summary(index: LabelIndex, scores: Scores, drift: Mapping[str, Any] | None) -> dict[str, Any]:
     fingerprints = index.fingerprints
-    return {
+    summary = {
         "queries": scores.queries,
         "queries_scored": len(scores.per_query),
         "labels": scores.labels,
@@ -91,6 +88,9 @@ def _labels_summary(index: LabelIndex, scores: Scores) -> dict[str, Any]:
         "human_labels": index.human_labels,
         "synthetic_labels": index.synthetic_labels,
     }
+    if drift is not None:
+        summary["drift"] = dict(drift)
+    return summary
 
 
 def _per_stratum(scores: Scores) -> dict[str, Any]:
@@ -103,7 +103,7 @@ def _per_stratum(scores: Scores) -> dict[str, Any]:
     return result
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReportInputs:
     """Everything about the inputs a report records besides the scores."""
 
@@ -113,6 +113,7 @@ class ReportInputs:
     corpus: dict[str, Any] = field(default_factory=lambda: {"fingerprint": None})
     judged: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    drift: dict[str, Any] | None = None  # judgments.drift, when the labels were checked against a corpus
 
 
 def build_report(
@@ -122,6 +123,31 @@ def build_report(
     verdict: Verdict,
     inputs: ReportInputs,
 ) -> dict[str, Any]:
+    """The whole report, verdict included."""
+    return with_verdict(report_body(judgments, scores, validation, inputs), verdict)
+
+
+def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
+    """A new report: ``body`` with the verdict in its place (before ``queries``)."""
+    report: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "queries":
+            report["verdict"] = verdict.as_dict()
+        report[key] = value
+    return report
+
+
+def report_body(
+    judgments: JudgmentSet | LabelIndex,
+    scores: Scores,
+    validation: Validation,
+    inputs: ReportInputs,
+) -> dict[str, Any]:
+    """Everything a report says but the verdict: what a comparison with the base reads.
+
+    The verdict depends on that comparison, so the body comes first and the report is
+    assembled once the verdict is decided (:func:`with_verdict`), never patched.
+    """
     index = as_label_index(judgments)
     metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
     for name, judged in inputs.judged.items():
@@ -137,7 +163,7 @@ def build_report(
             "query_set_sha256": index.query_set_sha256(),
         },
         "corpus": inputs.corpus,
-        "judgments": _labels_summary(index, scores),
+        "judgments": _labels_summary(index, scores, inputs.drift),
         "metrics": metrics,
     }
     if scores.strata:
@@ -145,7 +171,6 @@ def build_report(
         worst = scores.worst_stratum()
         if worst is not None:
             report["worst_stratum"] = {**worst, "value": round(float(worst["value"]), DECIMALS)}
-    report["verdict"] = verdict.as_dict()
     report["queries"] = {
         "scored": scores.scored,
         "without_positives": scores.without_positives,
@@ -161,33 +186,4 @@ def build_report(
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
     report["rankings"] = scores.rankings
-    return report
-
-
-def dump_report(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_report(path: str, report: Mapping[str, Any]) -> None:
-    """Write what ``dump_report`` returns, atomically, without holding the whole text."""
-    from ..formats.jsonout import write_json_atomic
-
-    write_json_atomic(path, report)
-
-
-def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
-    """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    data = read_bytes(path)
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(source, exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
-    if not isinstance(report, dict):
-        raise InputError(source, None, "a report must be a JSON object", path=path)
-    if report.get("spec_version") != "1":
-        raise InputError(source, None, 'not a spec v1 report (spec_version is not "1")', path=path)
-    if not isinstance(report.get("metrics"), dict):
-        raise InputError(source, None, "a report must carry a metrics object", path=path)
     return report

@@ -142,10 +142,6 @@ class CorpusStage:
         }
         return {"collapse": {"to": "documents", **totals, "per_query": per_query}}
 
-    def annotate(self, report: dict[str, Any]) -> None:
-        if self.drift is not None:
-            report["judgments"]["drift"] = self.drift.summary()
-
     def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
         notes = [note for note in (self._drift_note(), self._collapse_note()) if note]
         if not self.collapse and chunk_run_against_documents(index, scores.rankings):

@@ -1,27 +1,34 @@
-"""The scoring pipeline in one place, shared by the CLI, the demo and the action.
+"""The scoring pipeline in one place, shared by the CLI, the demo, the library and the action.
 
-parse -> validate -> score -> compare with the baseline -> gates -> verdict ->
-report. Pure apart from reading the input files it is pointed at.
+read -> validate -> score -> (drift) -> compare with the baseline -> gates -> verdict ->
+report. The verdict is decided once, by :func:`~retrieval_eval.core.gates.decide`, from
+the blocking findings, the gates (max-drift among them) and the notes; the report is then
+assembled once and never patched. Pure apart from reading the input files it is pointed at.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import shlex
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..core.gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
+from ..compare import Comparison, compare_reports
+from ..core.drift import corpus_changes
+from ..core.errors import UsageError
+from ..core.gates import Gate, GateContext, GateResult, Verdict, decide, evaluate_gate, max_drift_gate, parse_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, read_label_index
-from ..core.report import ReportInputs, blocking_findings, build_report, policy_notes
+from ..core.lenient import section
+from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.scoring import ScoreConfig, Scores
 from ..core.validate import Validation, validate
 from ..formats.fileio import sha256_file
+from ..formats.report import load_report
+from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .run_ranges import RunReading
-
-if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is given
-    from ..compare import Comparison
+from .settings import Settings
 
 
 @dataclass(frozen=True)
@@ -36,15 +43,20 @@ class ScoreRequest:
     generated_at: str = "1970-01-01T00:00:00Z"
     corpus_path: str | None = None  # adds the drift summary; maps chunks to documents
     collapse_to_documents: bool = False
+    max_drift: float | None = None  # with a corpus: the share of stale labels that fails the verdict
+    repair_command: str = ""  # with a corpus: the command that re-anchors what can be, as the user would type it
 
 
 @dataclass(frozen=True)
 class Evaluation:
+    """Everything one evaluation found; ``report`` is assembled from the rest, once."""
+
     report: dict[str, Any]
     scores: Scores
     validation: Validation
     verdict: Verdict
     comparison: Comparison | None
+    corpus_changes: tuple[str, ...] = ()
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
@@ -75,6 +87,7 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     finally:
         reading.close()
     validation = validate(index, threshold=request.config.threshold)
+    changes = _corpus_changes(index.fingerprints, stage.report_corpus(), request) if stage.drift else []
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
@@ -82,19 +95,71 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
         judged=dict(request.judged),
         corpus=stage.report_corpus(),
         extra=stage.report_extra(),
+        drift=_drift_section(stage, changes, request.repair_command),
     )
-    blocking = blocking_findings(scores, validation)
-    provisional = decide(blocking, [], [])
-    report = build_report(index, scores, validation, provisional, inputs)
-    stage.annotate(report)
+    body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None
-    if request.baseline is not None:
-        from ..compare import compare_reports
-
-        comparison = compare_reports(request.baseline, report, judgments=index)
-    context = gate_context(scores, request, comparison)
+    comparison = None if request.baseline is None else compare_reports(request.baseline, body, judgments=index)
+    results = [evaluate_gate(g, gate_context(scores, request, comparison)) for g in gates]
+    results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores)
-    verdict = decide(blocking, notes, [evaluate_gate(g, context) for g in gates])
-    report["verdict"] = verdict.as_dict()
-    return Evaluation(report, scores, validation, verdict, comparison)
+    verdict = decide(blocking_findings(scores, validation), notes, results)
+    return Evaluation(with_verdict(body, verdict), scores, validation, verdict, comparison, tuple(changes))
+
+
+def _corpus_changes(
+    fingerprints: Collection[str | None], corpus: Mapping[str, Any], request: ScoreRequest
+) -> list[str]:
+    labeled = next(iter(fingerprints)) if len(fingerprints) == 1 else None
+    return corpus_changes(labeled, corpus, section(request.baseline, "corpus"))
+
+
+def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> dict[str, Any] | None:
+    if stage.drift is None:
+        return None
+    return {**stage.drift.summary(), "changes": changes, "repair_command": repair_command}
+
+
+def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult]:
+    if stage.drift is None or max_drift is None:
+        return []
+    return [max_drift_gate(stage.drift.invalid_ratio, max_drift)]
+
+
+# -- from settings to a request: the one translation the CLI, the action and the library share --
+
+
+def request_from_settings(settings: Settings, *, baseline: Mapping[str, Any] | None, generated_at: str) -> ScoreRequest:
+    """The request for ``settings``; ``baseline`` is the base report, found by the caller
+    (a path on the command line; git, the Contents API or an artifact in the action)."""
+    judged = {name: read_samples(name, str(settings.resolve(path))) for name, path in settings.judged}
+    return ScoreRequest(
+        judgments_path=str(settings.resolve(settings.judgments)),
+        run_path=str(settings.resolve(settings.run)),
+        config=ScoreConfig(k=settings.k, threshold=settings.threshold, gain=settings.gain),
+        gates=settings.gates,
+        run_format=settings.run_format,
+        baseline=baseline,
+        judged=judged,
+        generated_at=generated_at,
+        corpus_path=str(settings.resolve(settings.corpus)) if settings.corpus else None,
+        collapse_to_documents=settings.collapse_to_documents,
+        max_drift=settings.max_drift,
+        repair_command=repair_command(settings.judgments, settings.corpus) if settings.corpus else "",
+    )
+
+
+def repair_command(judgments: str, corpus: str) -> str:
+    """What re-anchors the labels that provably survived, with the paths as the user gave them."""
+    return f"retrieval-eval drift -j {shlex.quote(judgments)} -c {shlex.quote(corpus)} --fix"
+
+
+def local_baseline(settings: Settings) -> Mapping[str, Any] | None:
+    """The base report outside a workflow: a path, or none (``auto`` has no base branch to ask)."""
+    spec = settings.baseline
+    if spec.kind in ("git", "artifact"):
+        raise UsageError(
+            f"baseline {spec.describe()!r} is found by the action, which knows the base branch",
+            hint="give the base report's path, e.g. --baseline base-report.json",
+        )
+    return load_report(str(settings.resolve(spec.path))) if spec.kind == "path" else None

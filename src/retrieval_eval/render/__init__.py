@@ -32,11 +32,12 @@ from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .escape import escape_markdown
 from .marker import check_marker, comment_marker
 from .text import comparison_text, render_text
-from .view import build_view
+from .view import BaselineNote, build_view
 
 KINDS = ("summary", "comment", "text")
 
 __all__ = [
+    "BaselineNote",
     "COMMENT_LIMIT",
     "KINDS",
     "SUMMARY_LIMIT",
@@ -54,14 +55,14 @@ def render(
     comparison: Mapping[str, Any] | Any | None = None,
     template_dir: str | None = None,
     comment_id: str = "default",
-    appendix: str = "",
+    baseline: BaselineNote | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
     ``comparison`` is a document from ``compare.build_comparison``, or the
     ``Comparison`` an evaluation carries (its document is rendered).
-    ``appendix`` is Markdown added after the rendering (the action's notes);
-    it counts toward the size budget, so the whole stays within GitHub's limit.
+    ``baseline`` says where the comparison came from, when the caller found it
+    (the action); it is drawn by the templates' ``baseline`` block.
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -74,9 +75,8 @@ def render(
         return render_text(report, comparison)
     from .sandbox import template_drawer  # Jinja, loaded only now that Markdown is drawn
 
-    view = build_view(report, comparison, kind=kind, marker=marker)
-    draw = template_drawer(kind, template_dir)
-    text = fit(view, lambda shown: draw(shown) + appendix, BUDGETS[kind])
+    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline)
+    text = fit(view, template_drawer(kind, template_dir), BUDGETS[kind])
     if kind == "comment":
         check_marker(text, marker, template_dir)
     return text

@@ -76,3 +76,12 @@ def mermaid_label(value: Any, *, limit: int = 24) -> str:
     """A name safe inside a quoted Mermaid label: letters, digits, spaces, - _ . and the @ of a cutoff."""
     text = re.sub(r"[^\w .@-]", "_", _AT.sub("_", " ".join(str(value).split())))
     return shorten(text, limit) or "_"
+
+
+def code_fence(text: str) -> str:
+    """A Markdown fence longer than any run of backticks in ``text``, so the text cannot close it."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)

@@ -9,10 +9,11 @@ are the ones docs/compare.md lists for user templates.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
-from .escape import escape_markdown, escape_name, mermaid_label
+from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
@@ -28,7 +29,25 @@ from .tables import (
 View = dict[str, Any]
 
 
-def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, kind: str, marker: str) -> View:
+@dataclass(frozen=True)
+class BaselineNote:
+    """Where the comparison came from (or why there is none), as the action found it."""
+
+    source: str = ""
+    reason: str = ""
+    notes: tuple[str, ...] = ()
+    skipped_gates: tuple[str, ...] = ()  # delta gates set aside: a push has no base branch
+    found: bool = False  # a base report was found; the comment then leaves the note to the summary
+
+
+def build_view(
+    report: Mapping[str, Any],
+    comparison: Mapping[str, Any] | None,
+    *,
+    kind: str,
+    marker: str,
+    baseline: BaselineNote | None = None,
+) -> View:
     primary = primary_metric(report)
     rows = metric_rows(report, comparison, primary)
     shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
@@ -51,6 +70,9 @@ def build_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, 
         "significance": significance_line(comparison),
         "worst": worst_stratum(report),
         "drift": drift_warning(report),
+        "corpus_changes": corpus_changes(report),
+        "drift_repair": drift_repair(report),
+        "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
         "strata": {"rows": strata, "total": len(strata)},
         "movers": movers(comparison, primary),
@@ -139,6 +161,36 @@ def drift_warning(report: Mapping[str, Any]) -> str | None:
         "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
         "and review `drift --fix`."
     )
+
+
+def corpus_changes(report: Mapping[str, Any]) -> list[str]:
+    """How the corpus moved away from the labels and the base branch, one escaped line each."""
+    drift = section(section(report, "judgments"), "drift")
+    return [escape_markdown(change, limit=500) for change in items(drift.get("changes"))]
+
+
+def drift_repair(report: Mapping[str, Any]) -> str | None:
+    """The command that re-anchors what can be, fenced so no text in it can close the fence."""
+    drift = section(section(report, "judgments"), "drift")
+    command, ratio = drift.get("repair_command"), number(drift.get("invalid_ratio"))
+    if not isinstance(command, str) or not command or not ratio or ratio <= 0:
+        return None
+    fence = code_fence(command)
+    return f"{fence}sh\n{command}\n{fence}"
+
+
+def baseline_lines(baseline: BaselineNote | None, kind: str) -> list[str]:
+    """The note under the rendering: where the comparison came from, or why there is none.
+    The comment carries it only when there is no base report: that is when a reader must act."""
+    if baseline is None or (kind == "comment" and baseline.found):
+        return []
+    shown = escape_markdown(baseline.source or baseline.reason, limit=2000)
+    lines = [f"{'Baseline' if baseline.source else 'No baseline'}: {shown}"]
+    if baseline.skipped_gates:
+        gates = ", ".join(f"`{gate}`" for gate in baseline.skipped_gates)
+        lines.append(f"Delta gates set aside (they compare with a base branch, and a push has none): {gates}")
+    lines.extend(f"Note: {escape_markdown(note, limit=2000)}" for note in baseline.notes)
+    return lines
 
 
 def movers(comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:

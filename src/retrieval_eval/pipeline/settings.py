@@ -1,0 +1,442 @@
+"""The settings of one evaluation: one table, one parser, for the CLI, the action and the config file.
+
+Every setting has one name (kebab-case), which is the action input and the config-file key,
+and (where it makes sense outside a workflow) a CLI flag. Values arrive as text from three
+places, in order of precedence: what was given (a CLI flag, or an action input), the config
+file (``.retrieval-eval.yml`` when present), and the default in :data:`SETTINGS`. That is the
+only place defaults live; action.yml leaves its inputs empty so the config file can act.
+
+Parsing collects every problem at once, each naming its setting, so one failed run tells the
+user everything to fix. An adapter names the setting as its user knows it (``-k`` in the
+CLI, ``k`` in the action) through the ``label`` it passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.gates import parse_gate, split_gate_list
+from ..core.metrics import is_positive_decimal
+from ..core.scoring import GAINS, parse_cutoffs
+from ..formats.runs import RUN_FORMATS
+
+DEFAULT_CONFIG = ".retrieval-eval.yml"
+MODES = ("evaluate", "post-comment")
+COMMENT_CHOICES = ("auto", "always", "off")
+DEFAULT_API_URL = "https://api.github.com"
+CLI, ACTION, CONFIG = "cli", "action", "config"
+_EVERYWHERE = frozenset({CLI, ACTION, CONFIG})
+_WORKFLOW = frozenset({ACTION, CONFIG})
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table (README "Settings" is generated from these rows)."""
+
+    name: str
+    default: str
+    help: str
+    flag: str = ""  # the CLI spelling; empty where the setting only makes sense in a workflow
+    where: frozenset[str] = _EVERYWHERE
+    shown_default: str = ""  # how the README states a default that is not a plain value
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("judgments", "", "Judgments JSONL (required)", "-j, --judgments"),
+    Setting("run", "", "The run: JSONL or a TREC run file (required)", "-r, --run"),
+    Setting("k", "10", "Cutoffs, e.g. `5,10,20`; the first names the primary metric", "-k"),
+    Setting("threshold", "1", "Lowest grade that counts as relevant", "--threshold"),
+    Setting("gain", "exponential", "nDCG gain: `exponential` (2^g-1) or `linear` (trec_eval's)", "--gain"),
+    Setting("run-format", "auto", "`auto` (detected), `jsonl` or `trec`", "--run-format"),
+    Setting("gates", "", "Gate expressions, separated by new lines or commas", "-g, --gate", shown_default="none"),
+    Setting("judged", "", "Samples of judged metrics, `NAME=PATH` each", "--judged", shown_default="none"),
+    Setting(
+        "baseline",
+        "auto",
+        "Where the base report comes from: `auto`, `none`, a path, `git:<ref>:<path>`, `artifact:<name>`",
+        "--baseline",
+    ),
+    Setting(
+        "baseline-path",
+        ".retrieval-eval/report.json",
+        "Where reports are committed on the base branch",
+        where=_WORKFLOW,
+    ),
+    Setting(
+        "corpus", "", "Corpus snapshot: adds label drift (and the fingerprint check)", "--corpus", shown_default="none"
+    ),
+    Setting("collapse-to-documents", "false", "Score a chunk run against document labels", "--collapse-to-documents"),
+    Setting(
+        "max-drift",
+        "",
+        "Share of stale labels (0-1) beyond which the verdict is FAIL",
+        "--max-drift",
+        shown_default="none (warn only)",
+    ),
+    Setting(
+        "report",
+        "",
+        "Where the JSON report is written",
+        "--report, --out",
+        shown_default="CLI: not written; action: `retrieval-eval-report.json`",
+    ),
+    Setting(
+        "fail-on-indeterminate", "true", "Exit 1 on INDETERMINATE", "--fail-on-indeterminate/--no-fail-on-indeterminate"
+    ),
+    Setting(
+        "template-dir",
+        "",
+        "Templates that override named blocks of the built-in ones",
+        where=_WORKFLOW,
+        shown_default="built-in",
+    ),
+    Setting("comment", "auto", "`auto`, `always` or `off`: the sticky PR comment", where=_WORKFLOW),
+    Setting("comment-id", "default", "Tells two instances apart in one pull request", where=_WORKFLOW),
+    Setting("config", "", "The config file", "--config", frozenset({CLI, ACTION}), f"`{DEFAULT_CONFIG}` when present"),
+    Setting("mode", "evaluate", "`evaluate`, or `post-comment` (the fork recipe)", where=frozenset({ACTION})),
+    Setting(
+        "github-token",
+        "",
+        "Token for comments, contents and artifacts",
+        where=frozenset({ACTION}),
+        shown_default="the job's token",
+    ),
+    Setting("api-url", "", "The GitHub REST API root", where=frozenset({ACTION}), shown_default="the runner's"),
+)
+BY_NAME = {setting.name: setting for setting in SETTINGS}
+CONFIG_KEYS = tuple(s.name for s in SETTINGS if CONFIG in s.where)
+ACTION_REPORT_DEFAULT = "retrieval-eval-report.json"
+
+
+class SettingsError(UsageError):
+    """One or more settings are wrong; ``problems`` lists each, naming its setting."""
+
+    def __init__(self, problems: list[str], *, hint: str | None = None) -> None:
+        super().__init__("; ".join(problems), hint=hint or f"fix the settings named, or the keys in {DEFAULT_CONFIG}")
+        self.problems = list(problems)
+
+
+@dataclass(frozen=True)
+class BaselineSpec:
+    """Where the base branch's report comes from."""
+
+    kind: str  # auto | none | path | git | artifact
+    path: str = ""
+    ref: str = ""
+    name: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "git":
+            return f"git:{self.ref}:{self.path}"
+        if self.kind == "artifact":
+            return f"artifact:{self.name}"
+        return self.path if self.kind == "path" else self.kind
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Where the evaluation runs: the workspace relative paths start from, and (in a workflow)
+    what the runner tells every step about the job (the ``GITHUB_*`` variables)."""
+
+    workspace: Path
+    repository: str = ""
+    event_name: str = ""
+    event_path: str = ""
+    sha: str = ""
+    step_summary: str = ""
+    output_file: str = ""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting, parsed. The CLI leaves the workflow-only ones at their defaults."""
+
+    mode: str
+    runner: Runner
+    judgments: str
+    run: str
+    k: tuple[int, ...]
+    threshold: int
+    gain: str
+    run_format: str
+    gates: tuple[str, ...]
+    judged: tuple[tuple[str, str], ...]
+    corpus: str
+    collapse_to_documents: bool
+    max_drift: float | None
+    baseline: BaselineSpec
+    baseline_path: str
+    report: str
+    comment: str
+    comment_id: str
+    fail_on_indeterminate: bool
+    api_url: str
+    template_dir: str
+    config_file: str
+    github_token: str = field(repr=False, default="")
+
+    def resolve(self, path: str) -> Path:
+        """A path as the user wrote it, anchored at the workspace when relative."""
+        return self.runner.workspace / path
+
+    @property
+    def summary_file(self) -> str:
+        return _beside(self.report, ".summary.md")
+
+    @property
+    def comment_file(self) -> str:
+        return _beside(self.report, ".comment.md")
+
+
+def _beside(report: str, suffix: str) -> str:
+    """Files derived from the report's name, so two instances with two reports never collide."""
+    path = PurePosixPath(report)
+    return str(path.with_name(path.stem + suffix))
+
+
+# -- where values come from --------------------------------------------------------------
+
+
+@dataclass
+class Values:
+    """Looks each setting up (given, then config, then default) and collects problems.
+
+    ``label`` names a setting as the user of this adapter knows it; ``confined`` says that
+    paths must stay inside the workspace (a workflow, where the pull request controls them).
+    """
+
+    given: Mapping[str, str]
+    config: Mapping[str, str]
+    label: Callable[[str], str]
+    confined: bool
+    noun: str = "setting"  # what the adapter calls a setting: "input" in the action, "option" in the CLI
+    given_where: str = ""  # where a setting is given, e.g. "under `with:`"
+    problems: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # what to do, for the problems that know
+
+    def problem(self, name: str, text: str, hint: str = "") -> None:
+        label = self.label(name)
+        self.problems.append(f"{label}: {text}" if label else text)
+        if hint:
+            self.hints.append(hint)
+
+    def raw(self, name: str) -> str:
+        return self.given.get(name, "") or self.config.get(name, "") or self.default(name)
+
+    def default(self, name: str) -> str:
+        if name == "report" and self.confined:
+            return ACTION_REPORT_DEFAULT
+        return BY_NAME[name].default
+
+    def parse(self, name: str, parser: Callable[[str], Any], fallback: Any) -> Any:
+        text = self.raw(name)
+        try:
+            return parser(text)
+        except ValueError as exc:
+            self.problem(name, str(exc))
+            return fallback
+
+
+def parse_settings(values: Values, *, runner: Runner, config_file: str = "", token: str = "") -> Settings:
+    """Every setting from ``values``; raises SettingsError naming each bad one."""
+    mode = values.parse("mode", _choice(MODES), "evaluate")
+    k = values.parse("k", _cutoffs, (10,))
+    path = _inside_path if values.confined else _any_path
+    settings = Settings(
+        mode=mode,
+        runner=runner,
+        judgments=values.raw("judgments"),
+        run=values.raw("run"),
+        k=k,
+        threshold=values.parse("threshold", _positive_int, 1),
+        gain=values.parse("gain", _choice(GAINS), "exponential"),
+        run_format=values.parse("run-format", _choice(RUN_FORMATS), "auto"),
+        gates=tuple(_gates(values, k)),
+        judged=values.parse("judged", _judged, ()),
+        corpus=values.raw("corpus"),
+        collapse_to_documents=values.parse("collapse-to-documents", _boolean, False),
+        max_drift=values.parse("max-drift", _ratio, None),
+        baseline=values.parse("baseline", _baseline(path), BaselineSpec("none")),
+        baseline_path=values.parse("baseline-path", path(".retrieval-eval/report.json"), ""),
+        # The summary and comment files are written beside the report: it must stay inside too.
+        report=values.parse("report", path(ACTION_REPORT_DEFAULT), ""),
+        comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
+        comment_id=values.parse("comment-id", _comment_id, "default"),
+        fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
+        api_url=values.parse("api-url", _url, DEFAULT_API_URL),
+        template_dir=values.raw("template-dir"),
+        config_file=config_file,
+        github_token=token,
+    )
+    _check_together(settings, values)
+    if values.problems:
+        one_hint = values.hints[0] if len(values.problems) == 1 and len(values.hints) == 1 else None
+        raise SettingsError(values.problems, hint=one_hint)
+    return settings
+
+
+def _check_together(settings: Settings, values: Values) -> None:
+    """Rules between settings, and the required ones, all reported with the others."""
+    if settings.max_drift is not None and not settings.corpus:
+        values.problem("max-drift", "drift is measured against a corpus; set corpus too")
+    if settings.collapse_to_documents and not settings.corpus:
+        values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
+    missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
+    if missing:
+        names = [values.label(name) for name in missing]
+        values.problems.insert(
+            0,
+            f"missing required {values.noun}{'s' if len(missing) > 1 else ''}: {', '.join(names)} "
+            f"(set {' and '.join(names)}{values.given_where} or in {DEFAULT_CONFIG})",
+        )
+
+
+# -- the parsers, one per kind of value ------------------------------------------------------
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"{text!r} is not one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+def _cutoffs(text: str) -> tuple[int, ...]:
+    try:
+        return parse_cutoffs(text)
+    except ValueError:
+        raise ValueError(f"{text!r} must be positive whole numbers separated by commas, e.g. 10 or 5,10,20") from None
+
+
+def _positive_int(text: str) -> int:
+    if not is_positive_decimal(text):
+        raise ValueError(f"{text!r} must be a positive whole number (the lowest relevant grade), e.g. 1")
+    return int(text)
+
+
+def _ratio(text: str) -> float | None:
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{text!r} must be a ratio between 0 and 1 (e.g. 0.05), or empty to only warn")
+    return value
+
+
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def _boolean(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE or lowered in _FALSE:
+        return lowered in _TRUE
+    raise ValueError(f"{text!r} must be true or false")
+
+
+_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def _comment_id(text: str) -> str:
+    # It ends up inside an HTML comment: no spaces, no "-->".
+    if not _COMMENT_ID.fullmatch(text) or "--" in text:
+        raise ValueError(f"{text!r} must be 1-64 letters, digits, '.', '_' or single '-', e.g. nightly-eval")
+    return text
+
+
+def _url(text: str) -> str:
+    text = text or DEFAULT_API_URL
+    if not re.match(r"https?://[^/\s]+", text):
+        raise ValueError(f"{text!r} must be an http(s) URL such as https://api.github.com")
+    return text.rstrip("/")
+
+
+PathParser = Callable[[str], Callable[[str], str]]
+
+
+def _inside_path(example: str) -> Callable[[str], str]:
+    """A parser for a path that must stay inside the repository (no absolute path, no ``..``)."""
+
+    def parse(text: str) -> str:
+        path = PurePosixPath(text)
+        if not text or path.is_absolute() or ".." in path.parts:
+            raise ValueError(f"{text!r} must be a path inside the repository, e.g. {example}")
+        return str(path)
+
+    return parse
+
+
+def _any_path(example: str) -> Callable[[str], str]:
+    """On the command line the user owns every path; an empty one means "not given"."""
+    return lambda text: text
+
+
+def _baseline(path: PathParser) -> Callable[[str], BaselineSpec]:
+    def parse(text: str) -> BaselineSpec:
+        if text in ("auto", "none"):
+            return BaselineSpec(text)
+        if text.startswith("git:"):
+            ref, sep, where = text[4:].partition(":")
+            if not sep or not ref or not where:
+                raise ValueError(f"{text!r}: write git:<ref>:<path>, e.g. git:origin/main:.retrieval-eval/report.json")
+            return BaselineSpec("git", path=path(".retrieval-eval/report.json")(where), ref=ref)
+        if text.startswith("artifact:"):
+            name = text[len("artifact:") :].strip()
+            if not name:
+                raise ValueError(f"{text!r}: write artifact:<name>, e.g. artifact:retrieval-eval-report")
+            return BaselineSpec("artifact", name=name)
+        return BaselineSpec("path", path=text)
+
+    return parse
+
+
+def _judged(text: str) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for entry in split_gate_list(text):
+        name, sep, path = entry.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise ValueError(f"{entry!r} must be NAME=PATH, e.g. faithfulness=samples.json")
+        pairs.append((name.strip(), path.strip()))
+    return tuple(pairs)
+
+
+def _gates(values: Values, ks: tuple[int, ...]) -> list[str]:
+    """The gate expressions, each checked now so a typo is reported with the other settings."""
+    gates = split_gate_list(values.raw("gates"))
+    judged = {name: {} for name, _ in _judged_names(values.raw("judged"))}
+    for text in gates:
+        try:
+            parse_gate(text, ks=ks, judged=judged)
+        except UsageError as exc:
+            # The engine's hints speak CLI ("-k 5,10"); name the setting as this adapter does.
+            if values.confined:  # a workflow lists every problem in one summary: the hint goes beside it
+                hint = (exc.hint or "").replace("-k ", f"{values.label('k')}: ")
+                values.problem("gates", exc.message + (f" ({hint})" if hint else ""))
+            else:
+                values.problem("gates", exc.message, exc.hint or "")
+    return gates
+
+
+def _judged_names(text: str) -> list[tuple[str, str]]:
+    try:
+        return list(_judged(text))
+    except ValueError:
+        return []  # reported by the judged setting itself
+
+
+def given_values(mapping: Mapping[str, str | None]) -> dict[str, str]:
+    """Only the settings that were really given (a flag left out is None or empty)."""
+    return {name: value.strip() for name, value in mapping.items() if value is not None and value.strip()}
