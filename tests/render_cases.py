@@ -85,6 +85,17 @@ def drift_warning(directory: Path) -> Case:
     return head, _compare(directory, base, head)
 
 
+def drift_after_rechunk(directory: Path) -> Case:
+    """Drift with its cause (the chunker changed) and the repair command, as the pipeline reports them."""
+    head, comparison = drift_warning(directory)
+    head["judgments"]["drift"] = {
+        **head["judgments"]["drift"],
+        "changes": ["the chunker changed since the base branch (paragraph/v1 there, paragraph/v2 here)"],
+        "repair_command": "retrieval-eval drift -j 'golden set.jsonl' -c corpus.json --fix",
+    }
+    return head, comparison
+
+
 def oversized_truncated(directory: Path) -> Case:
     head, comparison = significant_drop(directory)
     assert comparison is not None
@@ -119,6 +130,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "indeterminate_nothing_scored": indeterminate_nothing_scored,
     "judgments_rescored": judgments_rescored,
     "drift_warning": drift_warning,
+    "drift_after_rechunk": drift_after_rechunk,
     "oversized_truncated": oversized_truncated,
     "hostile_text_escaped": hostile_text_escaped,
 }

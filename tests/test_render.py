@@ -33,6 +33,7 @@ KINDS = {
     "indeterminate_nothing_scored": ("comment",),
     "judgments_rescored": ("comment", "summary"),
     "drift_warning": ("comment",),
+    "drift_after_rechunk": ("comment", "summary"),
     "oversized_truncated": ("comment",),
     "hostile_text_escaped": ("comment", "summary"),
 }
@@ -234,6 +235,21 @@ def templates(tmp_path: Path, text: str, name: str = "comment.md.j2") -> str:
     directory.mkdir(exist_ok=True)
     (directory / name).write_text(text, encoding="utf-8")
     return str(directory)
+
+
+def test_a_user_template_that_overrides_the_drift_block_changes_the_drift_section(tmp_path: Path) -> None:
+    report, comparison = CASES["drift_after_rechunk"](tmp_path)
+    directory = templates(
+        tmp_path,
+        '{% extends "builtin/summary.md.j2" %}\n'
+        "{% block drift %}\n\n**Stale labels.** {{ corpus_changes | length }} corpus change(s); repair with:\n\n"
+        "{{ drift_repair }}\n{% endblock %}\n",
+        name="summary.md.j2",
+    )
+    overridden = render("summary", report=report, comparison=comparison, template_dir=directory)
+    check_golden("drift_block_overridden.summary.md", overridden)
+    assert "> Corpus:" not in overridden and "**Stale labels.**" in overridden
+    assert overridden != render("summary", report=report, comparison=comparison)
 
 
 def test_a_user_template_overrides_named_blocks_of_the_builtin(tmp_path: Path) -> None:

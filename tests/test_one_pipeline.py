@@ -1,0 +1,107 @@
+"""One pipeline, one set of settings: the CLI, the action and the config file give the same report."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from action_workspace import DEMO, EPOCH, rechunked_corpus, worse_run, write_jsonl
+from helpers import run_cli
+from retrieval_eval.action.main import main as action_main
+
+NOW = "2026-01-01T00:00:00Z"  # what EPOCH says
+SETTINGS = {
+    "judgments": "labels/judgments.jsonl",
+    "run": "runs/head.jsonl",
+    "k": "5,10",
+    "gates": "recall@5:-0.02,ndcg@10:0.3",
+    "corpus": "corpus.json",
+    "max-drift": "0.05",
+    "baseline": "base.json",
+}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """Judgments, a worse run, the base branch's report made on the old corpus, and a re-chunked corpus."""
+    (tmp_path / "labels").mkdir()
+    shutil.copy(DEMO / "judgments.jsonl", tmp_path / "labels" / "judgments.jsonl")
+    shutil.copy(DEMO / "run.jsonl", tmp_path / "base-run.jsonl")
+    shutil.copy(DEMO / "corpus.json", tmp_path / "old-corpus.json")
+    write_jsonl(tmp_path / "runs" / "head.jsonl", worse_run())
+    base = run_cli(
+        "score", "-j", "labels/judgments.jsonl", "-r", "base-run.jsonl", "-k", "5,10",
+        "--corpus", "old-corpus.json", "--report", "base.json", "--now", NOW, cwd=tmp_path,
+    )  # fmt: skip
+    assert base.code in (0, 1), base.stderr
+    document = json.loads((DEMO / "corpus.json").read_text())
+    moved = document["chunks"][0]["doc_uri"]
+    (tmp_path / "corpus.json").write_text(json.dumps(rechunked_corpus(moved)))
+    return tmp_path
+
+
+def cli_report(workspace: Path, *extra: str) -> dict[str, Any]:
+    result = run_cli("score", "--report", "cli.json", "--now", NOW, *extra, cwd=workspace)
+    assert result.code in (0, 1) and "Traceback" not in result.stderr, result.stderr
+    return json.loads((workspace / "cli.json").read_text())
+
+
+def action_report(workspace: Path, inputs: dict[str, str]) -> dict[str, Any]:
+    runner = workspace.parent / f"{workspace.name}-runner"
+    runner.mkdir(exist_ok=True)
+    env = {
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_STEP_SUMMARY": str(runner / "summary"),
+        "GITHUB_OUTPUT": str(runner / "output"),
+        "SOURCE_DATE_EPOCH": EPOCH,
+        "INPUT_REPORT": "action.json",
+        "INPUT_COMMENT": "off",
+        **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
+    }
+    code = action_main(env, stdout=io.StringIO())
+    assert code in (0, 1), (runner / "summary").read_text()
+    return json.loads((workspace / "action.json").read_text())
+
+
+def flags(settings: dict[str, str]) -> list[str]:
+    spelled = {"judgments": "-j", "run": "-r", "k": "-k", "gates": "-g"}
+    return [part for name, value in settings.items() for part in (spelled.get(name, f"--{name}"), value)]
+
+
+def without_time(report: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in report.items() if key != "generated_at"}
+
+
+def test_the_cli_and_the_action_give_the_same_report(workspace: Path) -> None:
+    from_cli = cli_report(workspace, *flags(SETTINGS))
+    from_action = action_report(workspace, SETTINGS)
+    assert without_time(from_cli) == without_time(from_action)
+    # What only the action did before is now the pipeline's: the max-drift gate and the fingerprint check.
+    gates = {gate["expression"]: gate["status"] for gate in from_cli["verdict"]["gates"]}
+    assert gates["max-drift:0.05"] == "FAIL" and from_cli["verdict"]["status"] == "FAIL"
+    changes = from_cli["judgments"]["drift"]["changes"]
+    assert any("changed since the base branch" in change for change in changes), changes
+    assert from_cli["judgments"]["drift"]["repair_command"] == (
+        "retrieval-eval drift -j labels/judgments.jsonl -c corpus.json --fix"
+    )
+
+
+def test_the_config_file_means_the_same_to_both(workspace: Path) -> None:
+    lines = [f"{name}: {value!r}" if name != "gates" else f"gates: [{value}]" for name, value in SETTINGS.items()]
+    (workspace / ".retrieval-eval.yml").write_text("\n".join(lines) + "\n")
+    from_cli = cli_report(workspace)
+    from_action = action_report(workspace, {})
+    assert without_time(from_cli) == without_time(from_action)
+    assert without_time(from_cli) == without_time(cli_report(workspace, "--config", "none", *flags(SETTINGS)))
+
+
+def test_a_flag_wins_over_the_config_file(workspace: Path) -> None:
+    (workspace / ".retrieval-eval.yml").write_text("judgments: labels/judgments.jsonl\nrun: runs/head.jsonl\nk: 10\n")
+    assert cli_report(workspace, "-k", "5")["config"]["k"] == [5]
+    assert cli_report(workspace)["config"]["k"] == [10]
