@@ -54,13 +54,3 @@ def cli() -> None:
     INDETERMINATE, decayed labels, an unsound judgment set); 2 the question
     could not be answered (usage, unreadable or malformed input).
     """
-
-
-def main(argv: list[str] | None = None) -> None:
-    from .entry import main as entry_main
-
-    entry_main(argv)
-
-
-if __name__ == "__main__":
-    main()

@@ -10,9 +10,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.comparison import difference
 from ..core.labelindex import LabelIndex
 from ..core.lenient import measured, section
-from .sides import DECIMALS, Pairing, Sides, difference
+from ..core.precision import DECIMALS
+from .sides import Pairing, Sides
 
 MOVERS = 10  # listed each way
 

@@ -12,9 +12,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.comparison import difference
 from ..core.lenient import measured
+from ..core.precision import DECIMALS
 from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, Bootstrap, paired_bootstrap
-from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_names
+from .sides import Pairing, Sides, deterministic, metric_names
 from .yardstick import Yardstick
 
 

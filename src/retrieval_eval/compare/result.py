@@ -8,47 +8,15 @@ same way as one just built.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.comparison import Comparison, MetricDelta
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .document import build_comparison
 from .findings import CONFOUNDS
-from .sides import difference
-
-
-@dataclass(frozen=True)
-class MetricDelta:
-    metric: str
-    base: float | None
-    head: float | None
-    ci: tuple[float, float] | None = None
-    p_value: float | None = None
-    significant: bool | None = None
-    confounded: str | None = None
-    n: int | None = None
-
-    @property
-    def delta(self) -> float | None:
-        return difference(self.base, self.head)
-
-
-@dataclass
-class Comparison:
-    metrics: dict[str, MetricDelta] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)  # changes of yardstick that confound every delta
-    notes: list[str] = field(default_factory=list)
-    document: dict[str, Any] | None = None
-
-    @property
-    def comparable(self) -> bool:
-        return not self.problems
-
-    def get(self, metric: str) -> MetricDelta | None:
-        return self.metrics.get(metric)
 
 
 def compare_reports(

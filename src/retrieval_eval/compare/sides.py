@@ -13,7 +13,6 @@ from typing import Any
 
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
-from ..core.precision import DECIMALS
 
 PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 
@@ -58,11 +57,6 @@ def per_query(report: Mapping[str, Any]) -> PerQuery | None:
 
 def _numbers(row: Mapping[str, Any]) -> dict[str, float]:
     return {name: float(value) for name, value in row.items() if number(value) is not None}
-
-
-def difference(base: float | None, head: float | None) -> float | None:
-    """head - base at the reports' precision, or None when either is missing."""
-    return round(head - base, DECIMALS) if base is not None and head is not None else None
 
 
 @dataclass(frozen=True)

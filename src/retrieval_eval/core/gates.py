@@ -23,14 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .comparison import Comparison
 from .errors import UsageError
 from .metrics import BY_NAME, describe_known, known_metric
 from .precision import DECIMALS
-
-if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is compared
-    from ..compare import Comparison
 
 PASS = "PASS"
 FAIL = "FAIL"
