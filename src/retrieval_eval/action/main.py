@@ -22,7 +22,7 @@ from typing import TextIO
 
 from ..core.errors import RetrievalEvalError
 from .event import Event, load_event
-from .git import Git, GitCli
+from .git import Git, GitObjects
 from .github import GitHubClient
 from .publish import Console
 from .settings import (
@@ -69,7 +69,7 @@ def main(
     deps = Deps(
         console=console,
         github=GitHubClient(settings.api_url, settings.github_token, sleep=sleep),
-        git=GitCli(runner.workspace),
+        git=GitObjects(runner.workspace),
         now=lambda: generated_at(env),
     )
     return run(settings, event, deps)
