@@ -25,15 +25,11 @@ from pathlib import Path
 # A tag before the digest (name:tag@sha256:...) is refused: it reads as if the tag mattered.
 _COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
 _HOST = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]+)?"
-PINNED = re.compile(
-    rf"(?:{_HOST}/)?{_COMPONENT}(?:/{_COMPONENT})*@sha256:[0-9a-f]{{64}}"
-)
+PINNED = re.compile(rf"(?:{_HOST}/)?{_COMPONENT}(?:/{_COMPONENT})*@sha256:[0-9a-f]{{64}}")
 
 _TOP_LEVEL = re.compile(rb"[^\s#]")  # a line that starts a new top-level key
 _RUNS = re.compile(rb"runs:[ \t]*(?:#.*)?\r?\n?")
-_IMAGE = re.compile(
-    rb"(?P<indent>[ \t]+)image:[ \t]*(?P<value>[^\r\n]*?)(?P<end>[ \t]*(?:#[^\r\n]*)?\r?\n?)"
-)
+_IMAGE = re.compile(rb"(?P<indent>[ \t]+)image:[ \t]*(?P<value>[^\r\n]*?)(?P<end>[ \t]*(?:#[^\r\n]*)?\r?\n?)")
 
 
 class PinError(Exception):
@@ -44,9 +40,7 @@ def check_reference(reference: str) -> str:
     if not PINNED.fullmatch(reference):
         raise PinError(
             f"{reference!r} is not an image reference pinned by digest: "
-            "expected name@sha256:<64 hex digits>, e.g. ghcr.io/owner/retrieval-eval@sha256:"
-            + "0"
-            * 64
+            "expected name@sha256:<64 hex digits>, e.g. ghcr.io/owner/retrieval-eval@sha256:" + "0" * 64
         )
     return reference
 
@@ -61,20 +55,11 @@ def pin(text: bytes, reference: str, where: str = "action.yml") -> bytes:
     for i in range(start + 1, len(lines)):
         if _TOP_LEVEL.match(lines[i]):
             break  # the runs block ended without an image line
-        if (
-            indent is None
-            and lines[i].strip()
-            and not lines[i].lstrip().startswith(b"#")
-        ):
+        if indent is None and lines[i].strip() and not lines[i].lstrip().startswith(b"#"):
             indent = lines[i][: len(lines[i]) - len(lines[i].lstrip(b" \t"))]
         found = _IMAGE.fullmatch(lines[i])
         if found and found["indent"] == indent:
-            new = (
-                found["indent"]
-                + b"image: docker://"
-                + reference.encode("ascii")
-                + found["end"]
-            )
+            new = found["indent"] + b"image: docker://" + reference.encode("ascii") + found["end"]
             return b"".join([*lines[:i], new, *lines[i + 1 :]])
     raise PinError(f"{where}: the 'runs:' block has no 'image:' line")
 
@@ -82,9 +67,7 @@ def pin(text: bytes, reference: str, where: str = "action.yml") -> bytes:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("reference", help="the pushed image, name@sha256:<digest>")
-    parser.add_argument(
-        "--action", type=Path, default=Path("action.yml"), help="the file to rewrite"
-    )
+    parser.add_argument("--action", type=Path, default=Path("action.yml"), help="the file to rewrite")
     args = parser.parse_args(argv)
     try:
         reference = check_reference(args.reference)

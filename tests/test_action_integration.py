@@ -20,6 +20,7 @@ from action_workspace import (
     git,
     make_workspace,
     rechunked_corpus,
+    repack,
     report_zip,
     worse_run,
     write_jsonl,
@@ -314,7 +315,7 @@ def tree_state(root: Path) -> dict[str, tuple[int, int]]:
 
 def test_baseline_from_the_checkouts_git_objects(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
-    git(ws.root, "gc", "-q")  # the base report now sits in a pack, stored as a delta or not
+    repack(ws.root)  # the base report now sits in a pack, stored as a delta or not
     run = act(ws, fake)
     assert run.code == 0
     assert f"at commit {ws.base_sha[:12]}, read from the checkout's git objects" in run.summary

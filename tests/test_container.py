@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from action_workspace import ROOT, TOKEN, Workspace, make_workspace, parse_outputs, worse_run
+from action_workspace import ROOT, TOKEN, Workspace, make_workspace, parse_outputs, repack, worse_run
 from fake_github import FakeGitHub
 
 pytestmark = pytest.mark.docker
@@ -123,7 +123,7 @@ def assert_published(ws: Workspace, result: subprocess.CompletedProcess[str]) ->
 
 def test_pass(image: str, tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
-    subprocess.run(["git", "gc", "-q"], cwd=ws.root, check=True, timeout=60)  # the base report in a pack
+    repack(ws.root)  # the base report in a pack
     result = run_like_the_runner(image, ws, fake)
     assert result.returncode == 0, result.stdout + result.stderr
     outputs = assert_published(ws, result)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from action_workspace import git
+from action_workspace import git, repack
 from retrieval_eval.action.git import GitObjects
 
 
@@ -73,8 +73,7 @@ def test_packs_with_offset_and_reference_deltas(
 ) -> None:
     repo = tmp_path / "packed"
     subprocess.run(["cp", "-a", str(history[0]), str(repo)], check=True, timeout=60)
-    git(repo, "-c", f"repack.useDeltaBaseOffset={offset_deltas}", "repack", "-a", "-d", "-f", "-q", "--depth=50")
-    git(repo, "prune-packed")
+    repack(repo, offset_deltas)
     assert not [p for p in (repo / ".git" / "objects").iterdir() if len(p.name) == 2]
     verify = git(repo, "verify-pack", "-v", *map(str, (repo / ".git" / "objects" / "pack").glob("*.idx")))
     chained = [line for line in verify.splitlines() if "chain length = " in line]
@@ -89,13 +88,13 @@ def test_reference_deltas_are_really_written_as_such(history: tuple[Path, list[s
     for offset_deltas in ("true", "false"):
         repo = tmp_path / offset_deltas
         subprocess.run(["cp", "-a", str(history[0]), str(repo)], check=True, timeout=60)
-        git(repo, "-c", f"repack.useDeltaBaseOffset={offset_deltas}", "repack", "-a", "-d", "-f", "-q")
+        repack(repo, offset_deltas)
         pack = next((repo / ".git" / "objects" / "pack").glob("*.idx"))
         offsets = [
             int(line.split()[0])
-            for line in subprocess.run(
-                ["git", "show-index"], stdin=pack.open("rb"), capture_output=True, text=True, check=True
-            ).stdout.splitlines()
+            for line in subprocess.run(["git", "show-index"], input=pack.read_bytes(), capture_output=True, check=True)
+            .stdout.decode()
+            .splitlines()
         ]
         data = pack.with_suffix(".pack").read_bytes()
         kinds[offset_deltas] = {(data[offset] >> 4) & 7 for offset in offsets}

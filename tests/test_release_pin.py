@@ -38,12 +38,7 @@ def action(tmp_path: Path) -> Path:
 
 def test_main_builds_the_image_from_the_dockerfile() -> None:
     # The digest lives on release commits only: `uses: ./` in CI must test the code.
-    assert (
-        yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["runs"][
-            "image"
-        ]
-        == "Dockerfile"
-    )
+    assert yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["runs"]["image"] == "Dockerfile"
 
 
 def test_only_the_image_line_changes(action: Path) -> None:
@@ -56,21 +51,15 @@ def test_only_the_image_line_changes(action: Path) -> None:
         after.splitlines(keepends=True),
     )
     assert len(old_lines) == len(new_lines)
-    changed = [
-        (old, new) for old, new in zip(old_lines, new_lines, strict=True) if old != new
-    ]
-    assert changed == [
-        (b"  image: Dockerfile\n", f"  image: docker://{REF}\n".encode())
-    ]
+    changed = [(old, new) for old, new in zip(old_lines, new_lines, strict=True) if old != new]
+    assert changed == [(b"  image: Dockerfile\n", f"  image: docker://{REF}\n".encode())]
     old_doc, new_doc = yaml.safe_load(before), yaml.safe_load(after)
     assert new_doc["runs"] == {
         "using": "docker",
         "image": f"docker://{REF}",
         "args": ["action"],
     }
-    assert {k: v for k, v in new_doc.items() if k != "runs"} == {
-        k: v for k, v in old_doc.items() if k != "runs"
-    }
+    assert {k: v for k, v in new_doc.items() if k != "runs"} == {k: v for k, v in old_doc.items() if k != "runs"}
 
 
 def test_pinning_twice_changes_nothing(action: Path) -> None:
@@ -106,17 +95,13 @@ def test_a_new_digest_replaces_the_old_one(action: Path) -> None:
         f"{REF}\nimage: evil",
     ],
 )
-def test_a_reference_not_pinned_by_digest_is_refused(
-    action: Path, reference: str
-) -> None:
+def test_a_reference_not_pinned_by_digest_is_refused(action: Path, reference: str) -> None:
     before = action.read_bytes()
     result = pin(action, reference)
     assert result.returncode == 2
     assert result.stderr == (
         f"pin_image: {reference!r} is not an image reference pinned by digest: expected "
-        "name@sha256:<64 hex digits>, e.g. ghcr.io/owner/retrieval-eval@sha256:"
-        + "0" * 64
-        + "\n"
+        "name@sha256:<64 hex digits>, e.g. ghcr.io/owner/retrieval-eval@sha256:" + "0" * 64 + "\n"
     )
     assert "Traceback" not in result.stderr
     assert action.read_bytes() == before
@@ -132,10 +117,7 @@ def test_a_reference_not_pinned_by_digest_is_refused(
 )
 def test_references_of_any_registry_are_accepted(action: Path, reference: str) -> None:
     assert pin(action, reference).returncode == 0
-    assert (
-        yaml.safe_load(action.read_text(encoding="utf-8"))["runs"]["image"]
-        == f"docker://{reference}"
-    )
+    assert yaml.safe_load(action.read_text(encoding="utf-8"))["runs"]["image"] == f"docker://{reference}"
 
 
 def test_line_endings_quotes_and_comments_are_kept(tmp_path: Path) -> None:
@@ -159,9 +141,7 @@ def test_only_the_image_of_the_runs_block_is_touched(tmp_path: Path) -> None:
     )
     action.write_text(text, encoding="utf-8")
     assert pin(action, REF).returncode == 0
-    assert action.read_text(encoding="utf-8") == text.replace(
-        "image: Dockerfile", f"image: docker://{REF}"
-    )
+    assert action.read_text(encoding="utf-8") == text.replace("image: Dockerfile", f"image: docker://{REF}")
 
 
 @pytest.mark.parametrize(
@@ -174,9 +154,7 @@ def test_only_the_image_of_the_runs_block_is_touched(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_an_action_without_a_runs_image_is_refused(
-    tmp_path: Path, text: str, problem: str
-) -> None:
+def test_an_action_without_a_runs_image_is_refused(tmp_path: Path, text: str, problem: str) -> None:
     action = tmp_path / "action.yml"
     action.write_text(text, encoding="utf-8")
     result = pin(action, REF)
@@ -188,10 +166,7 @@ def test_an_action_without_a_runs_image_is_refused(
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     result = pin(tmp_path / "nope.yml", REF)
     assert result.returncode == 2
-    assert (
-        result.stderr
-        == f"pin_image: {tmp_path / 'nope.yml'}: cannot be read (No such file or directory)\n"
-    )
+    assert result.stderr == f"pin_image: {tmp_path / 'nope.yml'}: cannot be read (No such file or directory)\n"
 
 
 # -- the release workflow ------------------------------------------------------------
@@ -205,17 +180,14 @@ def release_steps() -> list[dict[str, Any]]:
 
 def step_index(steps: list[dict[str, Any]], needle: str) -> int:
     found = [i for i, step in enumerate(steps) if needle in step.get("run", "")]
-    assert len(found) == 1, (
-        f"{needle!r} should be run by exactly one step, found {len(found)}"
-    )
+    assert len(found) == 1, f"{needle!r} should be run by exactly one step, found {len(found)}"
     return found[0]
 
 
 def test_the_workflow_pins_the_pushed_digest_then_tags_the_release_commit() -> None:
     steps = release_steps()
     push, digest, pin_step = (
-        step_index(steps, s)
-        for s in ("docker push", "imagetools inspect", "scripts/pin_image.py")
+        step_index(steps, s) for s in ("docker push", "imagetools inspect", "scripts/pin_image.py")
     )
     assert push < digest < pin_step
     assert steps[digest]["id"] == "digest"

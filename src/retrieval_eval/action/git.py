@@ -64,12 +64,17 @@ class GitObjects:
 
         return self._guard(read)
 
-    @staticmethod
-    def _guard(read: Callable[[], T]) -> T | None:
+    def _guard(self, read: Callable[[], T]) -> T | None:
         try:
             return read()
         except _UNREADABLE:
             return None  # not a repository, or one this reader cannot read: "not available"
+        finally:
+            # Packs stay mapped for one question only: a mapping holds a file descriptor,
+            # which child processes would inherit (as their stdin, when fd 0 was free).
+            for pack in self._packs or ():
+                pack.close()
+            self._packs = None
 
     # -- where things are -----------------------------------------------------------
 
@@ -234,18 +239,22 @@ class _Pack:
         self._count = 0
 
     def _maps(self) -> tuple[mmap.mmap, mmap.mmap]:
-        if self._index is None or self._pack is None:
-            with open(self.index_path, "rb") as handle:
-                index = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            if index[:8] != b"\xfftOc\x00\x00\x00\x02":
+        if self._index is None:
+            self._index = _map(self.index_path)
+            if self._index[:8] != b"\xfftOc\x00\x00\x00\x02":
                 raise ValueError(f"{self.index_path}: not a version 2 pack index")
-            with open(self.pack_path, "rb") as handle:
-                pack = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            if pack[:4] != b"PACK":
+            self._count = struct.unpack_from(">I", self._index, 8 + 255 * 4)[0]
+        if self._pack is None:
+            self._pack = _map(self.pack_path)
+            if self._pack[:4] != b"PACK":
                 raise ValueError(f"{self.pack_path}: not a packfile")
-            self._index, self._pack = index, pack
-            self._count = struct.unpack_from(">I", index, 8 + 255 * 4)[0]
         return self._index, self._pack
+
+    def close(self) -> None:
+        for mapped in (self._index, self._pack):
+            if mapped is not None:
+                mapped.close()
+        self._index = self._pack = None
 
     def find(self, name: bytes) -> int | None:
         """The offset of object ``name`` in the pack, by binary search in the sorted names."""
@@ -302,6 +311,11 @@ class _Names:
     def __getitem__(self, i: int) -> bytes:
         at = self.start + i * 20
         return self.index[at : at + 20]
+
+
+def _map(path: Path) -> mmap.mmap:
+    with open(path, "rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def _entry_header(pack: mmap.mmap, at: int) -> tuple[int, int, int]:
