@@ -33,6 +33,24 @@ def git(cwd: Path, *args: str) -> str:
     return completed.stdout.strip()
 
 
+def repack(repo: Path, offset_deltas: str = "true") -> None:
+    """Every object into one pack with deltas computed afresh, each delta naming its base by
+    offset or by SHA-1. pack-objects is driven directly, with its object list on stdin."""
+    objects = subprocess.run(
+        ["git", "rev-list", "--objects", "--all"], cwd=repo, input=b"", capture_output=True, timeout=60, check=True
+    ).stdout
+    offsets = ["--delta-base-offset"] if offset_deltas == "true" else []
+    subprocess.run(
+        ["git", "pack-objects", "-q", "--window=50", "--depth=50", *offsets, ".git/objects/pack/pack"],
+        cwd=repo,
+        input=objects,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    subprocess.run(["git", "prune-packed"], cwd=repo, input=b"", capture_output=True, timeout=60, check=True)
+
+
 def demo_rows(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (DEMO / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 

@@ -20,6 +20,7 @@ from action_workspace import (
     git,
     make_workspace,
     rechunked_corpus,
+    repack,
     report_zip,
     worse_run,
     write_jsonl,
@@ -307,13 +308,40 @@ def test_config_file_supplies_inputs(tmp_path: Path, fake: FakeGitHub) -> None:
 # -- baselines ----------------------------------------------------------------------------
 
 
-def test_baseline_from_git_fetches_the_missing_base_commit(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws = make_workspace(tmp_path, history="shallow")
-    assert git(ws.root, "rev-list", "--count", "HEAD") == "1"
+def tree_state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``root`` with its size and modification time."""
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+def test_baseline_from_the_checkouts_git_objects(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    repack(ws.root)  # the base report now sits in a pack, stored as a delta or not
     run = act(ws, fake)
     assert run.code == 0
-    assert f"at commit {ws.base_sha[:12]}, read with git" in run.summary
+    assert f"at commit {ws.base_sha[:12]}, read from the checkout's git objects" in run.summary
     assert not fake.calls(pattern="/contents/") and not fake.calls(pattern="/actions/")
+
+
+def test_a_shallow_checkout_reads_the_base_report_through_the_api(tmp_path: Path, fake: FakeGitHub) -> None:
+    # What actions/checkout leaves by default: the checked-out commit, without its parents.
+    ws = make_workspace(tmp_path, history="shallow", head_run=worse_run())
+    assert git(ws.root, "rev-list", "--count", "HEAD") == "1"
+    fake.contents[(ws.base_sha, ".retrieval-eval/report.json")] = ws.base_report.encode()
+    before = tree_state(ws.root / ".git")
+    run = act(ws, fake)
+    assert f"at {ws.base_sha[:12]}, read through the Contents API" in run.summary
+    assert "recall@5:-0.05" in run.outputs["breached-gates"]
+    assert fake.calls("GET", "/contents/.retrieval-eval/report.json")[0].query == {"ref": ws.base_sha}
+    assert not fake.calls(pattern="/actions/")
+    assert tree_state(ws.root / ".git") == before  # the checkout is read, never written
+
+
+def test_a_shallow_checkout_without_a_report_anywhere_says_why(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="shallow")
+    run = act(ws, fake)
+    assert run.outputs["verdict"] == "INDETERMINATE"
+    assert "No baseline: no baseline report was found for main" in run.summary
+    assert f"commit {ws.base_sha[:12]} is not in the checkout" in run.summary
 
 
 def test_baseline_from_the_contents_api(tmp_path: Path, fake: FakeGitHub) -> None:
@@ -368,12 +396,28 @@ def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
     by_path = act(ws, fake, baseline="base.json")
     assert "Baseline: base.json" in by_path.summary and by_path.code == 1
     by_ref = act(ws, fake, baseline=f"git:{ws.base_sha}:.retrieval-eval/report.json")
-    assert f"at {ws.base_sha}, read with git" in by_ref.summary
+    assert f"at {ws.base_sha}, read from the checkout's git objects" in by_ref.summary
+    git(ws.root, "update-ref", "refs/remotes/origin/release", ws.base_sha)
+    by_branch = act(ws, fake, baseline="git:origin/release:.retrieval-eval/report.json")
+    assert "at origin/release, read from the checkout's git objects" in by_branch.summary
+    assert not fake.calls(pattern="/contents/")
     missing = act(ws, fake, baseline="nowhere.json")
     assert missing.code == 2 and "nowhere.json" in missing.summary
     none = act(ws, fake, baseline="none")
     assert "recall@5:-0.05" not in none.outputs["breached-gates"]  # a delta gate cannot tell without a base
     assert "the baseline input is 'none'" in none.summary
+
+
+def test_an_explicit_git_ref_the_checkout_lacks_is_read_through_the_api(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="shallow", head_run=worse_run())
+    spec = "git:origin/release:.retrieval-eval/report.json"
+    missing = act(ws, fake, baseline=spec)
+    assert missing.code == 2
+    assert f"{spec} was not found (origin/release is not in the checkout)" in missing.summary
+    fake.contents[("release", ".retrieval-eval/report.json")] = ws.base_report.encode()
+    found = act(ws, fake, baseline=spec)
+    assert found.code == 1 and "at release, read through the Contents API" in found.summary
+    assert [r.query for r in fake.calls("GET", "/contents/")] == [{"ref": "release"}] * 2
 
 
 def test_judgments_changed_in_the_pull_request(tmp_path: Path, fake: FakeGitHub) -> None:

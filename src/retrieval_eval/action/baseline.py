@@ -1,10 +1,10 @@
 """Finding the base branch's report: the baseline a pull request is compared with.
 
 ``auto`` on a pull request tries, in order, the cheapest source that cannot be
-stale: the report committed at ``baseline-path`` in the PR's base commit (git,
-fetching that one commit when the checkout lacks it; then the Contents API at
-that commit), then the newest ``retrieval-eval-report`` artifact of a
-successful run on the base branch. Finding none is a normal answer with a
+stale: the report committed at ``baseline-path`` in the PR's base commit (read
+from the checkout's git objects when it holds that commit, else through the
+Contents API at that commit; nothing is fetched into the checkout), then the
+newest ``retrieval-eval-report`` artifact of a successful run on the base branch. Finding none is a normal answer with a
 reason that says how to publish one. A source the user named explicitly must
 exist: not finding it is an input error.
 """
@@ -26,6 +26,7 @@ from .github import GitHubClient, GitHubError, NotFound
 from .settings import BaselineSpec, Settings
 
 DEFAULT_ARTIFACT = "retrieval-eval-report"
+FROM_CHECKOUT = "read from the checkout's git objects"
 MAX_CANDIDATES = 10  # artifacts whose run we inspect before giving up
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # a report and a comment are small; anything this big is something else
@@ -119,21 +120,24 @@ def _how_to_publish(settings: Settings, event: Event) -> str:
 
 
 def _from_git_commit(ctx: BaselineContext, sha: str, path: str) -> Baseline | None:
-    if not ctx.git.has_commit(sha) and not ctx.git.fetch(sha):
-        ctx.notes.append(f"commit {sha[:12]} is not in the checkout and could not be fetched")
+    # A default (depth 1) checkout of a pull request holds the merge commit alone:
+    # the base commit is then read through the Contents API, the next source.
+    if not ctx.git.has_commit(sha):
+        ctx.notes.append(f"commit {sha[:12]} is not in the checkout (a shallow clone holds only what it checked out)")
         return None
     data = ctx.git.show(sha, path)
     if data is None:
         return None
-    return Baseline(_parse(data, f"{path} at {sha[:12]}"), source=f"{path} at commit {sha[:12]}, read with git")
+    return Baseline(_parse(data, f"{path} at {sha[:12]}"), source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
 
 
 def _from_git_ref(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
     data = ctx.git.show(ref, path)
-    if data is None and ctx.git.fetch(ref.removeprefix("origin/")):
-        data = ctx.git.show("FETCH_HEAD", path)
     if data is not None:
-        return Baseline(_parse(data, f"{path} at {ref}"), source=f"{path} at {ref}, read with git")
+        return Baseline(_parse(data, f"{path} at {ref}"), source=f"{path} at {ref}, {FROM_CHECKOUT}")
+    if not ctx.git.has_commit(ref):
+        ctx.notes.append(f"{ref} is not in the checkout")
+    # GitHub knows the branch as "release", the checkout as "origin/release".
     return _from_contents(ctx, ref.removeprefix("origin/"), path)
 
 

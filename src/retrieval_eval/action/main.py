@@ -25,7 +25,7 @@ from ..pipeline.timestamps import generated_at as stamp
 from .deps import Deps
 from .event import Event, load_event
 from .flow import publish_early_failure, run_evaluate, run_post_comment
-from .git import GitCli
+from .git import GitObjects
 from .github import GitHubClient
 from .publish import Console
 from .settings import Settings, load_settings, runner_from_env
@@ -50,7 +50,7 @@ def main(
     deps = Deps(
         console=console,
         github=GitHubClient(settings.api_url, settings.github_token, sleep=sleep),
-        git=GitCli(runner.workspace),
+        git=GitObjects(runner.workspace),
         now=lambda: generated_at(env),
     )
     return run(settings, event, deps)
