@@ -56,7 +56,8 @@ class Outcome:
     @property
     def comparison(self) -> dict[str, Any] | None:
         """The comparison document the templates render (evaluate() compared with the head judgments at hand)."""
-        return None if self.evaluation.comparison is None else dict(self.evaluation.comparison.document)
+        comparison = self.evaluation.comparison
+        return None if comparison is None or comparison.document is None else dict(comparison.document)
 
 
 # -- evaluate --------------------------------------------------------------------------
@@ -102,7 +103,8 @@ def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str],
     design, so they are set aside and said so, instead of making every push INDETERMINATE."""
     if not baseline.no_base_branch:
         return list(settings.gates), ()
-    kept, skipped = [], []
+    kept: list[str] = []
+    skipped: list[str] = []
     for text in settings.gates:
         (
             skipped
@@ -128,14 +130,19 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
         skipped_gates=outcome.skipped_gates,
         found=baseline.report is not None,
     )
-    common = {
-        "report": outcome.report,
-        "comparison": outcome.comparison,
-        "template_dir": template_dir,
-        "comment_id": settings.comment_id,
-        "baseline": note,
-    }
-    return Rendered(render("summary", **common), render("comment", **common))
+    comparison = outcome.comparison
+
+    def draw(kind: str) -> str:
+        return render(
+            kind,
+            report=outcome.report,
+            comparison=comparison,
+            template_dir=template_dir,
+            comment_id=settings.comment_id,
+            baseline=note,
+        )
+
+    return Rendered(draw("summary"), draw("comment"))
 
 
 def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
@@ -147,7 +154,7 @@ def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> Non
 def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
     """Everything after the files (``write_files``): summary, annotations, comment, outputs."""
     append_text(settings.runner.step_summary, rendered.summary)
-    emit_annotations(deps.console, annotations(outcome))
+    emit_annotations(deps.console, annotations_of(outcome))
     posted = publish_comment(settings, event, deps, rendered.comment)
     append_text(settings.runner.output_file, format_outputs(outputs(settings, outcome, posted)))
     deps.console.log(
@@ -156,7 +163,7 @@ def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outco
     )
 
 
-def annotations(outcome: Outcome) -> list[Annotation]:
+def annotations_of(outcome: Outcome) -> list[Annotation]:
     verdict, found = outcome.verdict, []
     for gate in verdict.gates:
         if gate.status == FAIL:

@@ -124,10 +124,11 @@ def find_pull_request(settings: Settings, run: TriggeringRun, deps: Deps) -> int
     try:
         if run.head_owner and run.head_branch:
             narrowed = deps.github.list_pulls(repo, head=f"{run.head_owner}:{run.head_branch}")
-            match = next((p.number for p in narrowed if p.head_sha == run.head_sha), None)
+            match: int | None = next((p.number for p in narrowed if p.head_sha == run.head_sha), None)
             if match is not None:
                 return match
-        return next((p.number for p in deps.github.list_pulls(repo) if p.head_sha == run.head_sha), None)
+        found: int | None = next((p.number for p in deps.github.list_pulls(repo) if p.head_sha == run.head_sha), None)
+        return found
     except GitHubError as exc:
         deps.console.log(f"could not search the pull requests ({exc})")
         return None

@@ -27,7 +27,7 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
         return
     line = f"{name}  {measurement['value']:.6f}  n={measurement['n']}"
     if "ci" in measurement:
-        low, high = measurement["ci"]  # type: ignore[misc]
+        low, high = measurement["ci"]
         line += f"  stdev={measurement['stdev']:.6f}  95% CI [{low:.6f}, {high:.6f}]"
     else:
         line += "  (one sample: no interval)"

@@ -29,8 +29,9 @@ The parts, in the order the document is built:
 - ``result``: ``Comparison`` and ``MetricDelta``, the document as gates read it.
 """
 
+from ..core.comparison import Comparison, MetricDelta
 from .document import DOCUMENT_VERSION, KIND, build_comparison
-from .result import Comparison, MetricDelta, compare_reports, comparison_from_document
+from .result import compare_reports, comparison_from_document
 
 __all__ = [
     "DOCUMENT_VERSION",

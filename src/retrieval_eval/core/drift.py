@@ -322,7 +322,7 @@ class _Lookups:
         if wanted:
             for i, sha in enumerate(corpus.shas):
                 if sha in wanted:
-                    by_sha.setdefault(sha, []).append(i)  # type: ignore[arg-type]
+                    by_sha.setdefault(sha, []).append(i)
         return cls(corpus, by_sha)
 
 

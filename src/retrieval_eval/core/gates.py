@@ -229,7 +229,12 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
             moved.head,
             moved.base,
         )
-    what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(moved.base)} to {_fmt(moved.head)})"
+    base, head = moved.base, moved.head
+    if base is None or head is None:  # a delta exists only when both sides do; said for the type checker
+        return GateResult(
+            gate.expression, INDETERMINATE, f"{gate.expression}: the baseline report has no {gate.metric}"
+        )
+    what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(base)} to {_fmt(head)})"
     if moved.delta >= round(gate.threshold, DECIMALS):
         return GateResult(
             gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}", moved.head, moved.base

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import __version__
 from .gates import Verdict
@@ -80,7 +80,7 @@ def measurement(value: float, n: int) -> dict[str, Any]:
 
 def _labels_summary(index: LabelIndex, scores: Scores, drift: Mapping[str, Any] | None) -> dict[str, Any]:
     fingerprints = index.fingerprints
-    summary = {
+    summary: dict[str, Any] = {
         "queries": scores.queries,
         "queries_scored": len(scores.per_query),
         "labels": scores.labels,
@@ -170,7 +170,7 @@ def report_body(
         report["per_stratum"] = _per_stratum(scores)
         worst = scores.worst_stratum()
         if worst is not None:
-            report["worst_stratum"] = {**worst, "value": round(float(worst["value"]), DECIMALS)}
+            report["worst_stratum"] = {**worst, "value": round(cast(float, worst["value"]), DECIMALS)}
     report["queries"] = {
         "scored": scores.scored,
         "without_positives": scores.without_positives,

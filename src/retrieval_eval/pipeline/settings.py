@@ -21,8 +21,8 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.gates import parse_gate, split_gate_list
-from ..core.metrics import is_positive_decimal
-from ..core.scoring import GAINS, parse_cutoffs
+from ..core.metrics import GAINS, is_positive_decimal
+from ..core.scoring import parse_cutoffs
 from ..formats.runs import RUN_FORMATS
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
@@ -416,7 +416,7 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
 def _gates(values: Values, ks: tuple[int, ...]) -> list[str]:
     """The gate expressions, each checked now so a typo is reported with the other settings."""
     gates = split_gate_list(values.raw("gates"))
-    judged = {name: {} for name, _ in _judged_names(values.raw("judged"))}
+    judged: dict[str, Any] = {name: {} for name, _ in _judged_names(values.raw("judged"))}
     for text in gates:
         try:
             parse_gate(text, ks=ks, judged=judged)
