@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -481,7 +482,8 @@ def test_max_drift_turns_decay_into_fail(tmp_path: Path, fake: FakeGitHub) -> No
 
 def test_unchanged_corpus_says_nothing_about_drift(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
-    run = act(ws, fake, corpus=str(ROOT / "src" / "retrieval_eval" / "demo" / "corpus.json"))
+    shutil.copy(ROOT / "src" / "retrieval_eval" / "demo" / "corpus.json", ws.root / "corpus.json")
+    run = act(ws, fake, corpus="corpus.json")
     assert run.outputs["drift-invalid-ratio"] == "0"
     assert not [line for line in run.log.splitlines() if "label drift" in line]
     assert "--fix" not in run.summary

@@ -28,6 +28,8 @@ def test_hostile_input_is_refused_cleanly(case: HostileCase, tmp_path: Path) -> 
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    if case.setup is not None:
+        case.setup(tmp_path)
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in case.argv]
     env = {**os.environ, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
     done = subprocess.run(

@@ -22,6 +22,8 @@ class HostileCase:
     exit_code: int = 2
     stderr_has: str = ""
     stdout_has: str = ""
+    # Called with the case's folder before the run: lays down what bytes cannot (links, modes).
+    setup: Callable[[Path], None] | None = None
     # Called with the case's folder after the run: asserts nothing the user owns was damaged.
     check: Callable[[Path], None] | None = None
     env: dict[str, str] = field(default_factory=dict)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .git import Git
 from .github import GitHubClient
-from .publish import Console
+from .publish import Console, RunnerFiles
 
 
 @dataclass(frozen=True)
@@ -17,3 +17,4 @@ class Deps:
     github: GitHubClient
     git: Git
     now: Callable[[], str]
+    files: RunnerFiles

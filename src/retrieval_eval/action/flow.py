@@ -29,12 +29,11 @@ from .postcomment import post_rendered_comment
 from .publish import (
     Annotation,
     Console,
-    append_text,
+    RunnerFiles,
     emit_annotations,
-    format_outputs,
     write_text,
 )
-from .settings import Runner, Settings, SettingsError
+from .settings import Settings, SettingsError
 
 
 @dataclass(frozen=True)
@@ -153,10 +152,10 @@ def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> Non
 
 def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
     """Everything after the files (``write_files``): summary, annotations, comment, outputs."""
-    append_text(settings.runner.step_summary, rendered.summary)
+    deps.files.summary(rendered.summary)
     emit_annotations(deps.console, annotations_of(outcome))
     posted = publish_comment(settings, event, deps, rendered.comment)
-    append_text(settings.runner.output_file, format_outputs(outputs(settings, outcome, posted)))
+    deps.files.outputs(outputs(settings, outcome, posted))
     deps.console.log(
         f"{TITLE}: {outcome.verdict.status}; report written to {settings.report}; "
         + (f"baseline: {outcome.baseline.source}" if outcome.baseline.source else "no baseline")
@@ -260,11 +259,11 @@ def _error_annotations(console: Console, exc: RetrievalEvalError) -> None:
     emit_annotations(console, [Annotation("error", f"{TITLE}: cannot run", p) for p in problems])
 
 
-def publish_early_failure(runner: Runner, console: Console, exc: RetrievalEvalError) -> None:
+def publish_early_failure(files: RunnerFiles, exc: RetrievalEvalError) -> None:
     """Before settings exist: the summary, the annotations and the outputs still say why."""
-    append_text(runner.step_summary, failure_markdown(exc))
-    _error_annotations(console, exc)
-    append_text(runner.output_file, format_outputs(output_values("ERROR", None, Posted())))
+    files.summary(failure_markdown(exc))
+    _error_annotations(files.console, exc)
+    files.outputs(output_values("ERROR", None, Posted()))
 
 
 def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, **wording: str) -> None:
@@ -276,13 +275,13 @@ def publish_failure(settings: Settings, event: Event, deps: Deps, exc: Retrieval
     # A file that cannot be written either is what ``exc`` already explains; the rest still goes out.
     summary_written = _write_quietly(settings, settings.summary_file, summary)
     comment_written = _write_quietly(settings, settings.comment_file, body)
-    append_text(settings.runner.step_summary, summary)
+    deps.files.summary(summary)
     _error_annotations(deps.console, exc)
     posted = publish_comment(settings, event, deps, body)
     values = output_values("ERROR", settings, posted, summary=settings.summary_file if summary_written else "")
     if not comment_written:
         values["comment-path"] = ""
-    append_text(settings.runner.output_file, format_outputs(values))
+    deps.files.outputs(values)
 
 
 def _write_quietly(settings: Settings, name: str, text: str) -> bool:
@@ -300,9 +299,9 @@ def run_post_comment(settings: Settings, event: Event, deps: Deps) -> int:
     try:
         posted, verdict = post_rendered_comment(settings, event, deps)
     except RetrievalEvalError as exc:
-        append_text(settings.runner.step_summary, failure_markdown(exc, consequence="no comment was posted"))
+        deps.files.summary(failure_markdown(exc, consequence="no comment was posted"))
         _error_annotations(deps.console, exc)
-        append_text(settings.runner.output_file, format_outputs(output_values("ERROR", settings, Posted())))
+        deps.files.outputs(output_values("ERROR", settings, Posted()))
         return EXIT_NO_ANSWER
-    append_text(settings.runner.output_file, format_outputs(output_values(verdict, settings, posted)))
+    deps.files.outputs(output_values(verdict, settings, posted))
     return EXIT_OK

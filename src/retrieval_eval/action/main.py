@@ -27,7 +27,7 @@ from .event import Event, load_event
 from .flow import publish_early_failure, run_evaluate, run_post_comment
 from .git import GitObjects
 from .github import GitHubClient
-from .publish import Console
+from .publish import Console, RunnerFiles
 from .settings import Settings, load_settings, runner_from_env
 
 
@@ -40,11 +40,12 @@ def main(
     env = os.environ if environ is None else environ
     console = Console(stdout or sys.stdout)
     runner = runner_from_env(env, cwd=Path.cwd())
+    files = RunnerFiles(runner.step_summary, runner.output_file, console)
     try:
         settings = load_settings(env, runner)
         event = load_event(runner.event_name, runner.event_path)
     except RetrievalEvalError as exc:
-        publish_early_failure(runner, console, exc)
+        publish_early_failure(files, exc)
         return EXIT_NO_ANSWER
     console.mask(settings.github_token)
     deps = Deps(
@@ -52,8 +53,11 @@ def main(
         github=GitHubClient(settings.api_url, settings.github_token, sleep=sleep),
         git=GitObjects(runner.workspace),
         now=lambda: generated_at(env),
+        files=files,
     )
-    return run(settings, event, deps)
+    code = run(settings, event, deps)
+    # A runner file that could not be written is a question not answered, even after a PASS.
+    return EXIT_NO_ANSWER if files.broken else code
 
 
 def run(settings: Settings, event: Event, deps: Deps) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -96,12 +96,44 @@ def _delimiter(value: str) -> str:
             return delimiter
 
 
-def append_text(path: str, text: str) -> None:
-    """Append to a runner file (summary, outputs); these are shared with other steps."""
-    if not path:
-        return
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
+@dataclass
+class RunnerFiles:
+    """The runner's job summary and outputs files, shared with the job's other steps.
+
+    A runner may point them nowhere writable (a folder that does not exist, a read-only
+    file): that is said once per variable, as an error the log shows, and everything else
+    is still published; ``broken`` then makes the exit code 2.
+    """
+
+    summary_path: str
+    output_path: str
+    console: Console
+    broken: list[str] = field(default_factory=list)
+
+    def summary(self, text: str) -> None:
+        self._append("GITHUB_STEP_SUMMARY", self.summary_path, text)
+
+    def outputs(self, values: dict[str, str]) -> None:
+        self._append("GITHUB_OUTPUT", self.output_path, format_outputs(values))
+
+    def _append(self, variable: str, path: str, text: str) -> None:
+        if not path or any(problem.startswith(variable) for problem in self.broken):
+            return
+        try:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            problem = f"{variable} points to {path}, which cannot be written ({_why(exc)})"
+            self.broken.append(problem)
+            self.console.command("error", problem, title="retrieval-eval")
+
+
+def _why(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "its folder does not exist"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder"
+    return exc.strerror or str(exc)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ..core.errors import UsageError
 from ..formats import config as config_file
 from ..pipeline.settings import (
     ACTION,
@@ -21,6 +22,7 @@ from ..pipeline.settings import (
     Settings,
     SettingsError,
     Values,
+    confine,
 )
 from ..pipeline.settings import parse_settings as parse_values
 
@@ -61,10 +63,14 @@ def runner_from_env(env: Mapping[str, str], *, cwd: Path) -> Runner:
 def config_location(env: Mapping[str, str], workspace: Path) -> tuple[Path | None, bool]:
     """The config file to read and whether the user named it (then it must exist)."""
     named = input_value(env, "config")
-    if named:
-        return workspace / named, True
-    default = workspace / DEFAULT_CONFIG
-    return (default if default.is_file() else None), False
+    path = workspace / (named or DEFAULT_CONFIG)
+    if not named and not path.is_file():
+        return None, False
+    try:
+        confine(path, workspace, shown=f"config: {named or DEFAULT_CONFIG}")
+    except UsageError as exc:
+        raise SettingsError([exc.message], hint=exc.hint) from None
+    return path, bool(named)
 
 
 def parse_config_text(text: str, *, source: str) -> dict[str, str]:

@@ -1,10 +1,10 @@
 """The config file (``.retrieval-eval.yml``): YAML in, the settings' text values out.
 
 A pull request controls this file, so it is read as hostile input: at most
-:data:`MAX_CONFIG_BYTES`, nesting at most :data:`MAX_DEPTH` deep, and no anchors or
-aliases (a few hundred bytes of aliases can expand to gigabytes; a settings file never
-needs them). The limits are checked on PyYAML's event stream, which is read without
-recursion, before anything is built.
+:data:`MAX_CONFIG_BYTES`, nesting at most :data:`MAX_DEPTH` deep, no anchors or aliases
+(a few hundred bytes of aliases can expand to gigabytes; a settings file never needs
+them), and no integer longer than :data:`MAX_NUMBER_DIGITS` digits. The limits are checked
+on PyYAML's event stream, which is read without recursion, before anything is built.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..core.errors import UsageError
 
 MAX_CONFIG_BYTES = 256 * 1024
 MAX_DEPTH = 16
+MAX_NUMBER_DIGITS = 100  # PyYAML would build (or choke on) any longer integer
 
 
 class ConfigError(UsageError):
@@ -91,6 +92,10 @@ def _check_shape(events: Any, source: str) -> None:
                 raise ConfigError([f"config: {source} nests deeper than {MAX_DEPTH} levels"])
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and event.style is None and len(event.value) > MAX_NUMBER_DIGITS:
+            if event.value.lstrip("+-").isdigit():
+                line = event.start_mark.line + 1
+                raise ConfigError([f"config: {source}:{line}: a number of {len(event.value)} digits is no setting"])
 
 
 _LISTS_BY_LINE = ("gates", "judged")

@@ -13,6 +13,7 @@ CLI, ``k`` in the action) through the ``label`` it passes.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -183,10 +184,19 @@ class Settings:
     template_dir: str
     config_file: str
     github_token: str = field(repr=False, default="")
+    confined: bool = False  # in a workflow: every path must stay inside the workspace
 
     def resolve(self, path: str) -> Path:
-        """A path as the user wrote it, anchored at the workspace when relative."""
-        return self.runner.workspace / path
+        """A path as the user wrote it, anchored at the workspace when relative.
+
+        In a workflow the pull request controls the paths and what they link to, so the
+        path is followed through every symbolic link and refused when it leaves the
+        workspace: a committed link must not make us read a secret or write elsewhere.
+        """
+        anchored = self.runner.workspace / path
+        if self.confined:
+            confine(anchored, self.runner.workspace, shown=path)
+        return anchored
 
     @property
     def summary_file(self) -> str:
@@ -195,6 +205,16 @@ class Settings:
     @property
     def comment_file(self) -> str:
         return _beside(self.report, ".comment.md")
+
+
+def confine(path: Path, workspace: Path, *, shown: str) -> None:
+    """Refuse ``path`` when, links followed, it is not inside ``workspace``."""
+    real, root = os.path.realpath(path), os.path.realpath(workspace)
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise UsageError(
+            f"{shown} leads outside the workspace (to {real}), through a symbolic link",
+            hint="keep every path the action reads or writes inside the repository, links included",
+        )
 
 
 def _beside(report: str, suffix: str) -> str:
@@ -276,6 +296,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         template_dir=values.raw("template-dir"),
         config_file=config_file,
         github_token=token,
+        confined=values.confined,
     )
     _check_together(settings, values)
     if values.problems:

@@ -1,0 +1,190 @@
+"""The action's own inputs, as a pull request or a thin runner could set them.
+
+Each case runs ``retrieval-eval action`` as the image does, with the runner's variables set to
+the case's folder. A config file is the pull request's to write; the runner's files may point
+nowhere. Every case must end in exit 2 with a message naming what is wrong, after publishing
+what still can be.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hostile.case import HostileCase
+
+JUDGMENTS = b'{"query_id":"q1","query":"x","doc_uri":"d1","relevance":1}\n'
+RUN = b'{"query_id":"q1","ranking":["d1"]}\n'
+WORKSPACE = {"judgments.jsonl": JUDGMENTS, "run.jsonl": RUN}
+
+
+def runner(**extra: str) -> dict[str, str]:
+    env = {
+        "GITHUB_WORKSPACE": "{tmp}",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_STEP_SUMMARY": "{tmp}/runner/summary.md",
+        "GITHUB_OUTPUT": "{tmp}/runner/output",
+        "INPUT_JUDGMENTS": "judgments.jsonl",
+        "INPUT_RUN": "run.jsonl",
+        "INPUT_BASELINE": "none",
+        "INPUT_COMMENT": "off",
+        "INPUT_GITHUB-TOKEN": "ghs_secret_never_printed",
+    }
+    return {**env, **extra}
+
+
+def with_runner_folder(tmp: Path) -> None:
+    (tmp / "runner").mkdir()
+
+
+def outputs_say(verdict: str):  # type: ignore[no-untyped-def]
+    def check(tmp: Path) -> None:
+        assert f"verdict={verdict}" in (tmp / "runner" / "output").read_text()
+
+    return check
+
+
+def nothing_outside(tmp: Path) -> None:
+    assert not any((tmp.parent / f"{tmp.name}-outside").iterdir())
+
+
+def link_reports_outside(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    outside = tmp.parent / f"{tmp.name}-outside"
+    outside.mkdir()
+    os.symlink(outside, tmp / "reports")
+
+
+def link_judgments_to_a_secret(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    secret = tmp.parent / f"{tmp.name}-secret.jsonl"
+    secret.write_text("TOKEN=ghs_from_the_environment\n")
+    (tmp / "labels.jsonl").unlink(missing_ok=True)
+    os.symlink(secret, tmp / "labels.jsonl")
+
+
+def link_config_to_a_secret(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    secret = tmp.parent / f"{tmp.name}-environ"
+    secret.write_text("GITHUB_TOKEN=ghs_from_the_environment\x00HOME=/root\x00")
+    os.symlink(secret, tmp / ".retrieval-eval.yml")
+
+
+def no_secret_anywhere(tmp: Path) -> None:
+    for path in (tmp / "runner").iterdir():
+        assert "ghs_from_the_environment" not in path.read_text(errors="replace"), path
+
+
+ALIAS_BOMB = b"a: &a [x, x, x, x, x, x, x, x, x]\n" + b"".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n".encode()
+    for i in range(12)
+)
+
+CASES = [
+    # 10: the config file is the pull request's.
+    HostileCase(
+        "10",
+        "config-nested-20000-deep",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"k: " + b"[" * 20_000 + b"\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="nests deeper than 16 levels",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
+        "config-alias-bomb",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": ALIAS_BOMB},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="uses a YAML anchor or alias",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
+        "config-too-large",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"# padding\n" * 40_000},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="larger than 256 KiB",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
+        "config-huge-integer",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"threshold: " + b"9" * 5000 + b"\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has=".retrieval-eval.yml:1: a number of 5000 digits",
+        check=outputs_say("ERROR"),
+    ),
+    # 12b: a runner that gives less than GitHub does.
+    HostileCase(
+        "12b",
+        "summary-folder-missing",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(GITHUB_STEP_SUMMARY="{tmp}/no-such-folder/summary.md"),
+        setup=with_runner_folder,
+        stdout_has="GITHUB_STEP_SUMMARY points to",
+        check=outputs_say("PASS"),
+    ),
+    HostileCase(
+        "12b",
+        "output-folder-missing",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(GITHUB_OUTPUT="{tmp}/no-such-folder/output"),
+        setup=with_runner_folder,
+        stdout_has="GITHUB_OUTPUT points to",
+    ),
+    HostileCase(
+        "12b",
+        "event-file-unreadable-and-summary-missing",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(
+            GITHUB_EVENT_NAME="pull_request",
+            GITHUB_EVENT_PATH="{tmp}/no-event.json",
+            GITHUB_STEP_SUMMARY="{tmp}/nowhere/summary.md",
+        ),
+        setup=with_runner_folder,
+        stdout_has="event",
+        check=outputs_say("ERROR"),
+    ),
+    # 16: links the pull request commits never take the action outside the workspace.
+    HostileCase(
+        "16",
+        "report-folder-linked-outside",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(INPUT_REPORT="reports/eval.json"),
+        setup=link_reports_outside,
+        stdout_has="leads outside the workspace",
+        check=nothing_outside,
+    ),
+    HostileCase(
+        "16",
+        "judgments-linked-to-a-secret",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(INPUT_JUDGMENTS="labels.jsonl"),
+        setup=link_judgments_to_a_secret,
+        stdout_has="leads outside the workspace",
+        check=no_secret_anywhere,
+    ),
+    HostileCase(
+        "16",
+        "config-linked-to-the-environment",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(),
+        setup=link_config_to_a_secret,
+        stdout_has="leads outside the workspace",
+        check=no_secret_anywhere,
+    ),
+]
