@@ -312,7 +312,7 @@ def test_baseline_from_git_fetches_the_missing_base_commit(tmp_path: Path, fake:
     assert git(ws.root, "rev-list", "--count", "HEAD") == "1"
     run = act(ws, fake)
     assert run.code == 0
-    assert f"at commit {ws.base_sha[:12]}, read with git" in run.summary
+    assert f"at commit `{ws.base_sha[:12]}`, read with git" in run.summary
     assert not fake.calls(pattern="/contents/") and not fake.calls(pattern="/actions/")
 
 
@@ -368,7 +368,7 @@ def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
     by_path = act(ws, fake, baseline="base.json")
     assert "Baseline: base.json" in by_path.summary and by_path.code == 1
     by_ref = act(ws, fake, baseline=f"git:{ws.base_sha}:.retrieval-eval/report.json")
-    assert f"at {ws.base_sha}, read with git" in by_ref.summary
+    assert f"at `{ws.base_sha}`, read with git" in by_ref.summary
     missing = act(ws, fake, baseline="nowhere.json")
     assert missing.code == 2 and "nowhere.json" in missing.summary
     none = act(ws, fake, baseline="none")
