@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import struct
 import tracemalloc
 import zipfile
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from action_workspace import PR_NUMBER, Workspace, make_workspace, worse_run
+from action_workspace import PR_NUMBER, TOKEN, Workspace, demo_rows, make_workspace, worse_run
 from fake_github import BOT, FakeGitHub
 from retrieval_eval.action.baseline import MAX_MEMBER_BYTES, read_zip_member
 from retrieval_eval.action.github import MAX_RETRY_AFTER
@@ -170,3 +171,68 @@ def test_the_action_refuses_a_baseline_artifact_bomb_and_says_so(tmp_path: Path,
     assert code == 2
     assert "artifact retrieval-eval-report" in ws.summary()
     assert json.loads(json.dumps(ws.outputs()))["verdict"] == "ERROR"
+
+
+# -- 9 and 13: user templates and secrets -----------------------------------------------------
+
+DEPLOY_KEY = "sk-live-0123456789abcdef"
+
+
+def everything_published(ws: Workspace, fake: FakeGitHub, log: str) -> str:
+    """Every text the run let out: comments, the summary, outputs, the log and the files it wrote."""
+    files = [p.read_text(encoding="utf-8") for p in ws.root.glob("retrieval-eval-report*") if p.is_file()]
+    bodies = [str(c["body"]) for c in fake.comments.get(PR_NUMBER, [])]
+    return "\n".join([*bodies, ws.summary(), ws.output_path.read_text(encoding="utf-8"), log, *files])
+
+
+def leaked(text: str, secret: str) -> bool:
+    """The secret in any form our escaping could give it (backslashes, breaks, code spans)."""
+    plain = re.sub(r"\\|`|&#8203;|\u200b", "", text)
+    return secret in plain or secret[4:] in plain
+
+
+def test_a_secret_that_reaches_a_rendering_is_scrubbed_everywhere(tmp_path: Path, fake: FakeGitHub) -> None:
+    rows = [dict(row) for row in demo_rows("judgments.jsonl")]
+    for row in rows[:6]:
+        row["stratum"] = f"team {TOKEN} and {DEPLOY_KEY}"
+    ws = make_workspace(tmp_path, head_judgments=rows)
+    env = ws.env(fake.url, gates=GATES, **{"deploy-key": DEPLOY_KEY})
+    out = io.StringIO()
+    code = main(env, stdout=out, sleep=Slept())
+    published = everything_published(ws, fake, out.getvalue().replace(f"::add-mask::{TOKEN}", ""))
+    published = published.replace(f"::add-mask::{DEPLOY_KEY}", "")
+    assert code in (0, 1)
+    assert "team *** and ***" in ws.summary()
+    assert not leaked(published, TOKEN) and not leaked(published, DEPLOY_KEY)
+
+
+def test_a_template_linked_out_of_the_workspace_is_refused_and_the_failure_published(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    ws = make_workspace(tmp_path)
+    secret = tmp_path / "environ"
+    secret.write_text(f"INPUT_GITHUB-TOKEN={TOKEN}\n", encoding="utf-8")
+    (ws.root / "templates").mkdir()
+    (ws.root / "templates" / "comment.md.j2").symlink_to(secret)
+    code, _, log = act(ws, fake, template_dir="templates")
+    assert code == 2
+    assert "template comment.md.j2 leads outside the template directory" in ws.summary()
+    assert ws.outputs()["verdict"] == "ERROR" and len(ours(fake)) == 1
+    assert not leaked(everything_published(ws, fake, log.replace(f"::add-mask::{TOKEN}", "")), TOKEN)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ['{{ "x" * 10**10 }}', "{{ range(10**9) }}", '{{ "{:>999999999}".format(1) }}', "{{ 1 / 0 }}"],
+)
+def test_a_template_that_asks_too_much_is_refused_and_the_failure_published(
+    tmp_path: Path, fake: FakeGitHub, body: str
+) -> None:
+    ws = make_workspace(tmp_path)
+    (ws.root / "templates").mkdir()
+    (ws.root / "templates" / "summary.md.j2").write_text(body + "\n", encoding="utf-8")
+    code, _, log = act(ws, fake, template_dir="templates")
+    assert code == 2 and "Traceback" not in log
+    assert "template summary.md.j2:1" in ws.summary()
+    assert ws.outputs()["verdict"] == "ERROR"
+    assert "template summary.md.j2:1" in str(ours(fake)[0]["body"])

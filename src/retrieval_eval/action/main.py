@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.errors import RetrievalEvalError
+from ..render.scrub import secret_inputs
 from .event import Event, load_event
 from .git import Git, GitCli
 from .github import GitHubClient
-from .publish import Console
+from .publish import Console, scrubbing
 from .settings import (
     Runner,
     Settings,
@@ -56,6 +57,15 @@ def main(
 ) -> int:
     env = os.environ if environ is None else environ
     console = Console(stdout or sys.stdout)
+    # Masked before anything is printed, and scrubbed from everything published.
+    secrets = secret_inputs(env)
+    for secret in secrets:
+        console.mask(secret)
+    with scrubbing(secrets):
+        return _main(env, console, sleep)
+
+
+def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], None]) -> int:
     runner = runner_from_env(env, cwd=Path.cwd())
     try:
         settings = load_settings(env, runner)
@@ -65,7 +75,6 @@ def main(
 
         publish_early_failure(runner, console, exc)
         return EXIT_NO_ANSWER
-    console.mask(settings.github_token)
     deps = Deps(
         console=console,
         github=GitHubClient(settings.api_url, settings.github_token, sleep=sleep),
