@@ -319,7 +319,7 @@ def test_baseline_from_the_checkouts_git_objects(tmp_path: Path, fake: FakeGitHu
     repack(ws.root)  # the base report now sits in a pack, stored as a delta or not
     run = act(ws, fake)
     assert run.code == 0
-    assert f"at commit {ws.base_sha[:12]}, read from the checkout's git objects" in run.summary
+    assert f"at commit `{ws.base_sha[:12]}`, read from the checkout's git objects" in run.summary
     assert not fake.calls(pattern="/contents/") and not fake.calls(pattern="/actions/")
 
 
@@ -330,7 +330,7 @@ def test_a_shallow_checkout_reads_the_base_report_through_the_api(tmp_path: Path
     fake.contents[(ws.base_sha, ".retrieval-eval/report.json")] = ws.base_report.encode()
     before = tree_state(ws.root / ".git")
     run = act(ws, fake)
-    assert f"at {ws.base_sha[:12]}, read through the Contents API" in run.summary
+    assert f"at `{ws.base_sha[:12]}`, read through the Contents API" in run.summary
     assert "recall@5:-0.05" in run.outputs["breached-gates"]
     assert fake.calls("GET", "/contents/.retrieval-eval/report.json")[0].query == {"ref": ws.base_sha}
     assert not fake.calls(pattern="/actions/")
@@ -342,7 +342,7 @@ def test_a_shallow_checkout_without_a_report_anywhere_says_why(tmp_path: Path, f
     run = act(ws, fake)
     assert run.outputs["verdict"] == "INDETERMINATE"
     assert "No baseline: no baseline report was found for main" in run.summary
-    assert f"commit {ws.base_sha[:12]} is not in the checkout" in run.summary
+    assert f"commit `{ws.base_sha[:12]}` is not in the checkout" in run.summary
 
 
 def test_baseline_from_the_contents_api(tmp_path: Path, fake: FakeGitHub) -> None:
@@ -397,7 +397,7 @@ def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
     by_path = act(ws, fake, baseline="base.json")
     assert "Baseline: base.json" in by_path.summary and by_path.code == 1
     by_ref = act(ws, fake, baseline=f"git:{ws.base_sha}:.retrieval-eval/report.json")
-    assert f"at {ws.base_sha}, read from the checkout's git objects" in by_ref.summary
+    assert f"at `{ws.base_sha}`, read from the checkout's git objects" in by_ref.summary
     git(ws.root, "update-ref", "refs/remotes/origin/release", ws.base_sha)
     by_branch = act(ws, fake, baseline="git:origin/release:.retrieval-eval/report.json")
     assert "at origin/release, read from the checkout's git objects" in by_branch.summary

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -30,6 +31,7 @@ FROM_CHECKOUT = "read from the checkout's git objects"
 MAX_CANDIDATES = 10  # artifacts whose run we inspect before giving up
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # a report and a comment are small; anything this big is something else
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -226,9 +228,32 @@ def read_zip_member(
                 return None
             if chosen.file_size > MAX_MEMBER_BYTES:
                 raise InputError(source, None, f"{where}: {chosen.filename} is too large")
-            return zipped.read(chosen)
-    except zipfile.BadZipFile:
-        raise InputError(source, None, f"{where} is not a zip archive") from None
+            return _inflate(zipped, chosen, where=where, source=source)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+        # A damaged, encrypted or oddly compressed archive: whatever zipfile raises, it is the artifact's fault.
+        raise InputError(source, None, f"{where} is not a zip archive we can read ({exc})") from None
+
+
+def _inflate(zipped: zipfile.ZipFile, member: zipfile.ZipInfo, *, where: str, source: str) -> bytes:
+    """The member's bytes, decompressed a chunk at a time and refused as soon as they pass the cap.
+
+    The size in the header is the archive's word, not a fact: a member declaring 1,000 bytes
+    can inflate to gigabytes, so the running total is what is checked.
+    """
+    chunks: list[bytes] = []
+    total = 0
+    with zipped.open(member) as stream:
+        while chunk := stream.read(_CHUNK):
+            total += len(chunk)
+            if total > MAX_MEMBER_BYTES:
+                raise InputError(
+                    source,
+                    None,
+                    f"{where}: {member.filename} inflates to more than {MAX_MEMBER_BYTES:,} bytes "
+                    f"(its header says {member.file_size:,})",
+                )
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _parse(data: bytes, where: str) -> dict[str, Any]:

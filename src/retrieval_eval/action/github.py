@@ -381,12 +381,16 @@ def _error_message(body: bytes) -> str | None:
     return data.get("message") if isinstance(data, dict) else None
 
 
+_DELAY_SECONDS = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
+
+
 def _retry_after(headers: Mapping[str, str]) -> float | None:
-    value = headers.get("retry-after", "")
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER)
-    except ValueError:
+    """The wait the answer asks for, in seconds, at most MAX_RETRY_AFTER; None when it asks in
+    any other form (an HTTP date, nan, a negative number, garbage): the usual backoff applies."""
+    value = headers.get("retry-after", "").strip()
+    if not _DELAY_SECONDS.fullmatch(value):
         return None
+    return min(float(value), MAX_RETRY_AFTER)
 
 
 def _backoff(attempt: int) -> float:

@@ -22,12 +22,13 @@ from typing import TextIO
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER
 from ..pipeline.timestamps import generated_at as stamp
+from ..render.scrub import secret_inputs
 from .deps import Deps
 from .event import Event, load_event
 from .flow import publish_early_failure, run_evaluate, run_post_comment
 from .git import GitObjects
 from .github import GitHubClient
-from .publish import Console, RunnerFiles
+from .publish import Console, RunnerFiles, scrubbing
 from .settings import Settings, load_settings, runner_from_env
 
 
@@ -39,6 +40,15 @@ def main(
 ) -> int:
     env = os.environ if environ is None else environ
     console = Console(stdout or sys.stdout)
+    # Masked before anything is printed, and scrubbed from everything published.
+    secrets = secret_inputs(env)
+    for secret in secrets:
+        console.mask(secret)
+    with scrubbing(secrets):
+        return _main(env, console, sleep)
+
+
+def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], None]) -> int:
     runner = runner_from_env(env, cwd=Path.cwd())
     files = RunnerFiles(runner.step_summary, runner.output_file, console)
     try:
@@ -47,7 +57,6 @@ def main(
     except RetrievalEvalError as exc:
         publish_early_failure(files, exc)
         return EXIT_NO_ANSWER
-    console.mask(settings.github_token)
     deps = Deps(
         console=console,
         github=GitHubClient(settings.api_url, settings.github_token, sleep=sleep),

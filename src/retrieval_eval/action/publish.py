@@ -9,16 +9,37 @@ file, in the heredoc form when a value spans lines.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from ..formats.fileio import write_atomic
+from ..render.scrub import scrub
 from .github import Comment, GitHubClient, GitHubError
 
 MAX_ANNOTATIONS = 10  # per kind: more is noise, and the runner caps them anyway
 MAX_COMMENT_CHARS = 65536  # GitHub refuses longer comment bodies
+
+# The secrets of the run in progress (``scrubbing``): taken out of everything published below.
+_SECRETS: ContextVar[tuple[str, ...]] = ContextVar("secrets", default=())
+
+
+@contextlib.contextmanager
+def scrubbing(values: Iterable[str]) -> Iterator[None]:
+    """While inside, every comment, summary, output, file and log line written here is scrubbed of ``values``."""
+    token = _SECRETS.set(tuple(values))
+    try:
+        yield
+    finally:
+        _SECRETS.reset(token)
+
+
+def scrubbed(text: str) -> str:
+    return scrub(text, _SECRETS.get())
 
 
 # -- workflow commands -------------------------------------------------------------
@@ -39,6 +60,9 @@ class Console:
     stream: TextIO
 
     def command(self, name: str, message: str, **properties: str) -> None:
+        if name != "add-mask":  # the one command that must carry the secret itself
+            message = scrubbed(message)
+            properties = {key: scrubbed(value) for key, value in properties.items()}
         props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
         self.stream.write(f"::{name}{' ' + props if props else ''}::{escape_data(message)}\n")
         self.stream.flush()
@@ -48,7 +72,7 @@ class Console:
             self.command("add-mask", secret)
 
     def log(self, line: str) -> None:
-        self.stream.write(line.rstrip("\n") + "\n")
+        self.stream.write(scrubbed(line).rstrip("\n") + "\n")
         self.stream.flush()
 
 
@@ -121,7 +145,7 @@ class RunnerFiles:
             return
         try:
             with open(path, "a", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(scrubbed(text))
         except OSError as exc:
             problem = f"{variable} points to {path}, which cannot be written ({_why(exc)})"
             self.broken.append(problem)
@@ -137,9 +161,7 @@ def _why(exc: OSError) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    from ..formats.fileio import write_atomic
-
-    write_atomic(path, text)
+    write_atomic(path, scrubbed(text))
 
 
 # -- the sticky comment --------------------------------------------------------------
@@ -175,7 +197,7 @@ def upsert_comment(client: GitHubClient, repo: str, number: int, body: str, *, m
     answered 502 (or the answer broke off), so the comments are listed again before each retry.
     """
     login = client.authenticated_login()
-    body = fit_comment(body, marker)
+    body = fit_comment(scrubbed(body), marker)
     for attempt in range(1, client.max_attempts + 1):
         found = next((c for c in client.list_issue_comments(repo, number) if is_ours(c, marker, login)), None)
         if found is not None and attempt > 1 and found.body == body:

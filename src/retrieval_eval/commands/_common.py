@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,10 +27,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, hint: str | None = None) -> None:
-    """Print an ``error`` line (and a ``try`` line) on stderr and exit 2."""
-    click.echo(f"error  {message}", err=True)
+    """Print an ``error`` line (and a ``try`` line) on stderr and exit 2.
+
+    Messages quote file contents and arguments: their control characters are shown, not obeyed.
+    """
+    from ..render.terminal import clean
+
+    click.echo(f"error  {clean(message)}", err=True)
     if hint:
-        click.echo(f"        try  {hint}", err=True)
+        click.echo(f"        try  {clean(hint)}", err=True)
     sys.exit(EXIT_NO_ANSWER)
 
 
@@ -88,8 +94,14 @@ def generated_at(now: str | None) -> str:
     return stamp(now=now, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH"))
 
 
+# Characters JSON may carry raw that a terminal obeys (C1, DEL) or that reorder a line (bidi marks).
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """JSON on stdout; the characters a terminal would obey are written as \\u escapes (the same JSON)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from typing import TextIO
 import click
 
 from ..core.errors import UsageError
+from ..render.terminal import clean
 from ._common import handles_errors
 
 LABEL_FORMATS = ("judgments", "trec-qrels", "beir-qrels")
@@ -151,7 +152,7 @@ def command(
 
         count = write_lines(convert_beir(beir, split, target=target, input_path=input_path, corpus_out=corpus_out), out)
         if out:
-            click.echo(f"wrote {count} lines to {out}", err=True)
+            click.echo(f"wrote {count} lines to {clean(out)}", err=True)
         return
     if corpus_out is not None:
         raise UsageError("--corpus-out only makes sense with --beir")
@@ -171,4 +172,4 @@ def command(
         lines = list(lines)
     count = write_lines(lines, out)
     if out:
-        click.echo(f"wrote {count} lines to {out}", err=True)
+        click.echo(f"wrote {count} lines to {clean(out)}", err=True)

@@ -25,7 +25,9 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
     if as_json:
         print_json(measurement)
         return
-    line = f"{name}  {measurement['value']:.6f}  n={measurement['n']}"
+    from ..render.terminal import clean
+
+    line = f"{clean(name)}  {measurement['value']:.6f}  n={measurement['n']}"
     if "ci" in measurement:
         low, high = measurement["ci"]
         line += f"  stdev={measurement['stdev']:.6f}  95% CI [{low:.6f}, {high:.6f}]"

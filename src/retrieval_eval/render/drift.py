@@ -12,7 +12,7 @@ from typing import Any
 from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, DriftResult
 from ..core.drift_fix import FixPlan
 from ..formats.corpus import Corpus
-from .terminal import Style
+from .terminal import Style, clean
 
 MAX_LISTED = 10
 _TONE = {VALID: "PASS", **{s: "INDETERMINATE" for s in RECOVERABLE}, **{s: "FAIL" for s in NEEDS_HUMAN}}
@@ -55,7 +55,7 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
 
 def _header(payload: Mapping[str, Any]) -> str:
     corpus = payload["corpus"]
-    fingerprint = f" (corpus {corpus['fingerprint']})" if corpus.get("fingerprint") else ""
+    fingerprint = f" (corpus {clean(corpus['fingerprint'])})" if corpus.get("fingerprint") else ""
     return (
         f"{_plural(payload['summary']['labels'], 'label')} checked against "
         f"{_plural(corpus['chunks'], 'chunk')} in {_plural(corpus['documents'], 'document')}{fingerprint}"
@@ -88,13 +88,13 @@ def _ratio_line(payload: Mapping[str, Any]) -> str:
 
 def _label_line(entry: Mapping[str, Any], style: Style) -> str:
     status = entry["status"]
-    detail = entry["detail"]
+    detail = clean(entry["detail"])
     named = entry.get("covering") or entry.get("candidates")
     if named:
-        detail += ": " + ", ".join(named)
+        detail += ": " + ", ".join(map(clean, named))
     if entry.get("rule") == "document_gone":
-        detail += f" ({entry['doc_uri']})"
-    return f"  line {entry['line']}  {entry['query_id']}  {style(f'{status:<13}', _TONE[status])}  {detail}"
+        detail += f" ({clean(entry['doc_uri'])})"
+    return f"  line {entry['line']}  {clean(entry['query_id'])}  {style(f'{status:<13}', _TONE[status])}  {detail}"
 
 
 def _listed(title: str, lines: list[str]) -> list[str]:
@@ -117,14 +117,14 @@ def _fix_lines(payload: Mapping[str, Any]) -> list[str]:
         return []
     verb = "would re-anchor" if fix["dry_run"] else "re-anchored"
     changes = [
-        f"  line {c['line']}  {c['query_id']}  {c['from']} -> {c['to']}"
-        + (f"  ({c['from_doc']} -> {c['to_doc']})" if "to_doc" in c else "")
-        + f"  [{c['rule']}]"
+        f"  line {c['line']}  {clean(c['query_id'])}  {clean(c['from'])} -> {clean(c['to'])}"
+        + (f"  ({clean(c['from_doc'])} -> {clean(c['to_doc'])})" if "to_doc" in c else "")
+        + f"  [{clean(c['rule'])}]"
         for c in fix["changes"]
     ]
     collapsed = [
-        f"  query {c['query_id']}: line(s) {', '.join(map(str, c['absorbed_lines']))} folded into "
-        f"line {c['kept_line']} (relevance {c['relevance']}), key {c['key']}"
+        f"  query {clean(c['query_id'])}: line(s) {', '.join(map(str, c['absorbed_lines']))} folded into "
+        f"line {c['kept_line']} (relevance {clean(c['relevance'])}), key {clean(c['key'])}"
         for c in fix["collapsed"]
     ]
     lines = _listed(verb, changes) + _listed("collapsed" if not fix["dry_run"] else "would collapse", collapsed)
@@ -141,8 +141,8 @@ def _written_line(payload: Mapping[str, Any]) -> str:
     if fix["dry_run"]:
         return "dry run: nothing written"
     if fix["written"] is None:
-        return f"nothing to fix; {payload['judgments']} left as it was"
-    return f"wrote {_plural(fix['labels_after'], 'label')} to {fix['written']}"
+        return f"nothing to fix; {clean(payload['judgments'])} left as it was"
+    return f"wrote {_plural(fix['labels_after'], 'label')} to {clean(fix['written'])}"
 
 
 def _next_lines(payload: Mapping[str, Any]) -> list[str]:
@@ -159,7 +159,7 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
             payload["corpus"]["path"],
             "--fix",
         ]
-        lines.append("next  " + " ".join(shlex.quote(part) for part in command))
+        lines.append("next  " + clean(" ".join(shlex.quote(part) for part in command)))
     if summary["needs_human"]:
         lines.append(
             f"next  re-judge the {_plural(summary['needs_human'], 'label')} under 'needs a human' "

@@ -39,10 +39,19 @@ _ESCAPES = {
     "\u200b": "&#8203;",
 }
 # An @ starts a mention, or an e-mail address that becomes a link. Only the
-# "recall@5" shape (a word, @, a number) is neither, and is left readable.
-_AT = re.compile(r"(?<!\w)@|@(?!\d+(?![\w.]))")
-# Bare URLs become links through GitHub's autolinker; break the patterns it looks for.
-_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=\bwww)(?=\.)")
+# "recall@5" shape (an ASCII word, @, a short number, then nothing a user name or
+# domain could go on with) is neither, and is left readable. GitHub's autolinker
+# reads ASCII: "café@1234" mentions user 1234, so the classes here are ASCII too.
+_AT = re.compile(r"(?<![A-Za-z0-9_])@|@(?![0-9]{1,6}(?![A-Za-z0-9_.+-]))")
+# Bare URLs become links through GitHub's autolinker; break the patterns it looks for:
+# a scheme's "//", "www.", and the GH-26 form of an issue reference.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?<=gh-)(?=[0-9])")
+# A run of 7 to 40 hex digits is linked to the commit it names, when there is one; in a
+# code span it is not, and it still copies as it reads.
+_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z])")
+# Controls, and the marks that reorder text (U+202E shows "txt.exe" as "exe.txt"): shown
+# by their code point, so a reviewer reads what is there.
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _LINE_START = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|[-+](?=\s|$))")
 # Metric names from our registry need no escaping (an @ after a letter is no mention).
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(@[0-9]{1,6})?")
@@ -58,18 +67,24 @@ def escape_markdown(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     No mention, issue reference, link, image, HTML tag, emphasis or table
     break survives; the text still reads the same once rendered.
     """
-    text = shorten(" ".join(str(value).split()), limit)
+    text = shorten(_INVISIBLE.sub(_code_point, " ".join(str(value).split())), limit)
     text = _AUTOLINK.sub("\u200b", text)
     text = _AT.sub("@\u200b", text)
     text = "".join(_ESCAPES.get(char, char) for char in text)
     # A leading list or heading marker would make a block if the text starts a line.
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" if m.group(1).isdigit() else "\\" + m.group(1), text, count=1)
+    text = _LINE_START.sub(lambda m: m.group(1) + "\\" if m.group(1).isdigit() else "\\" + m.group(1), text, count=1)
+    return _SHA.sub(lambda m: f"`{m.group(0)}`", text)
+
+
+def _code_point(match: re.Match[str]) -> str:
+    return f"⟨U+{ord(match.group(0)):04X}⟩"
 
 
 def escape_name(value: Any, *, limit: int = 60) -> str:
     """A metric name: shown as is when it looks like one of ours, escaped otherwise."""
     text = str(value)
-    return text if len(text) <= limit and _PLAIN_NAME.fullmatch(text) else escape_markdown(text, limit=limit)
+    plain = len(text) <= limit and _PLAIN_NAME.fullmatch(text) and not _SHA.search(text)
+    return text if plain else escape_markdown(text, limit=limit)
 
 
 def mermaid_label(value: Any, *, limit: int = 24) -> str:

@@ -2,8 +2,13 @@
 
 Templates ship in ``retrieval_eval/templates``. A directory of user
 templates goes in front of them; a user template extends ``builtin/<name>``
-and overrides its named blocks. Rendering runs in Jinja's sandbox with
-``StrictUndefined``, so a misspelt name or an unsafe reach fails loudly.
+and overrides its named blocks. Rendering runs in Jinja's immutable sandbox
+with ``StrictUndefined``, so a misspelt name or an unsafe reach fails loudly.
+
+A user template is code the pull request controls, so the sandbox also
+bounds what it may allocate (``limits``): a template that asks for more is
+refused, naming it, before the memory is taken. Its files must stay inside
+the template directory once links are followed.
 
 This is the only module that imports Jinja, and only ``render`` imports it,
 when Markdown is drawn: the score path never pays for it.
@@ -13,28 +18,71 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from jinja2 import (
+    BaseLoader,
     ChoiceLoader,
-    FileSystemLoader,
+    Environment,
     PackageLoader,
     PrefixLoader,
     StrictUndefined,
     TemplateError,
+    TemplateNotFound,
     TemplateSyntaxError,
 )
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.loaders import split_template_path
 
-from ..core.errors import InputError, UsageError
+from ..core.errors import InputError, RetrievalEvalError, UsageError
+from . import limits
+from .confine import inside
+
+__all__ = ["Drawer", "environment", "inside", "template_drawer"]
 
 _BLANK_LINES = re.compile(r"\n{3,}")
+MAX_TEMPLATE_BYTES = 1 << 20  # one template file; the built-in ones are a few kilobytes
 
 Drawer = Callable[[dict[str, Any]], str]  # a view in, Markdown out
 
 
-def environment(template_dir: str | None) -> SandboxedEnvironment:
+class UnsafeTemplate(TemplateError):
+    """A template file that may not be read: it leaves the template directory, or is no file."""
+
+
+class ConfinedLoader(BaseLoader):
+    """Templates from one directory, and only files that stay inside it once links are followed.
+
+    A link to ``/proc/self/environ`` (or ``..`` in an include) would otherwise put
+    the job's environment, token included, into the posted comment.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        path = os.path.join(self.root, *split_template_path(template))  # refuses ".." pieces
+        if not os.path.lexists(path):
+            raise TemplateNotFound(template)
+        if not inside(path, self.root):
+            raise UnsafeTemplate(
+                f"template {template} leads outside the template directory (to {os.path.realpath(path)})"
+            )
+        if not os.path.isfile(path):
+            raise UnsafeTemplate(f"template {template} is not a regular file")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TEMPLATE_BYTES + 1)
+        if len(data) > MAX_TEMPLATE_BYTES:
+            raise UnsafeTemplate(f"template {template} is larger than {MAX_TEMPLATE_BYTES:,} bytes")
+        try:
+            source = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UnsafeTemplate(f"template {template} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        mtime = os.path.getmtime(path)
+        return source, path, lambda: os.path.getmtime(path) == mtime
+
+
+def environment(template_dir: str | None) -> limits.BoundedEnvironment:
     """A sandboxed Jinja environment: user templates first, then the built-ins.
 
     Built-ins are also reachable as ``builtin/<name>``, which is what a user
@@ -48,9 +96,9 @@ def environment(template_dir: str | None) -> SandboxedEnvironment:
                 f"--template-dir {template_dir}: no such directory",
                 hint="point it at a directory holding comment.md.j2 and/or summary.md.j2",
             )
-        loaders.append(FileSystemLoader(template_dir))
+        loaders.append(ConfinedLoader(template_dir))
     loaders += [PrefixLoader({"builtin": builtin}), builtin]
-    return SandboxedEnvironment(
+    return limits.BoundedEnvironment(
         loader=ChoiceLoader(loaders),
         undefined=StrictUndefined,
         autoescape=False,
@@ -69,8 +117,10 @@ def template_drawer(kind: str, template_dir: str | None) -> Drawer:
 
     def draw(view: dict[str, Any]) -> str:
         try:
-            text = template.render(**view)
-        except TemplateError as exc:
+            text = _bounded_text(template.generate(**view))
+        except RetrievalEvalError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a template is user code: whatever it raises is a refusal
             raise _refusal(exc, kind, template_dir) from None
         # Blank lines mean the same in Markdown whether one or three; keep one, so
         # templates can be written for reading rather than for exact whitespace.
@@ -79,8 +129,50 @@ def template_drawer(kind: str, template_dir: str | None) -> Drawer:
     return draw
 
 
-def _refusal(exc: TemplateError, kind: str, template_dir: str | None) -> InputError:
-    line = exc.lineno if isinstance(exc, TemplateSyntaxError) else None
+def _bounded_text(pieces: Iterator[str]) -> str:
+    """The rendered text, cut once it is past anything GitHub could show.
+
+    Cut text is over every budget, so the budget shortens the view and draws again,
+    as for any over-long rendering; no more than ``MAX_OUTPUT`` is ever held.
+    """
+    kept: list[str] = []
+    size = 0
+    for piece in pieces:
+        kept.append(piece)
+        size += len(piece)
+        if size > limits.MAX_OUTPUT:
+            break
+    return "".join(kept)[: limits.MAX_OUTPUT + 1]
+
+
+def _refusal(exc: Exception, kind: str, template_dir: str | None) -> InputError:
     # The template's name under the loader, not its path: messages stay the same wherever it lives.
-    where = getattr(exc, "name", None) or f"{kind}.md.j2"
-    return InputError(f"template {where}", line, str(exc.message or exc), path=template_dir)
+    name, line = _where(exc, template_dir)
+    named = getattr(exc, "name", None) if isinstance(exc, TemplateError) else None
+    where = named or name or f"{kind}.md.j2"
+    if isinstance(exc, TemplateSyntaxError):
+        line = exc.lineno
+    if isinstance(exc, TemplateError):
+        problem = str(exc.message or exc)
+    else:
+        problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return InputError(f"template {where}", line, problem, path=template_dir)
+
+
+def _where(exc: Exception, template_dir: str | None) -> tuple[str | None, int | None]:
+    """The template and line a runtime error came from: Jinja rewrites the traceback so that
+    its frames carry the template's file name and line."""
+    name, line = None, None
+    trace = exc.__traceback__
+    while trace is not None:
+        filename = trace.tb_frame.f_code.co_filename
+        if filename.endswith(".j2"):
+            name, line = _template_name(filename, template_dir), trace.tb_lineno
+        trace = trace.tb_next
+    return name, line
+
+
+def _template_name(filename: str, template_dir: str | None) -> str:
+    if template_dir is not None and inside(filename, template_dir):
+        return os.path.relpath(os.path.realpath(filename), os.path.realpath(template_dir))
+    return "builtin/" + os.path.basename(filename)

@@ -32,7 +32,12 @@ def fmt(value: float | None) -> str:
 
 
 def clean(value: Any) -> str:
-    """User text made safe for a terminal: control characters (escape codes) shown, not obeyed."""
+    """User text made safe for a terminal: control characters shown by code, not obeyed.
+
+    The one cleaner every command uses for strings from files or arguments: C0 and C1
+    controls, DEL, and every other character that is not printable (the bidi marks
+    that reorder a line among them) come out as ``\\x1b``, ``\\r``, ``\\u202e``.
+    """
     text = value if isinstance(value, str) else ("" if value is None else str(value))
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 

@@ -7,21 +7,18 @@ a terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, section
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
-from .terminal import render_score
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+from .terminal import clean, render_score
 
 
 def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
-    """A user string for a terminal: one line, no control characters (no escape sequences)."""
-    return shorten(_CONTROL.sub(" ", " ".join(str(value).split())), limit)
+    """A user string for a terminal: one line, its control characters shown by code (``clean``)."""
+    return shorten(clean(" ".join(str(value).split())), limit)
 
 
 def _metric_line(name: str, row: Mapping[str, Any]) -> str:

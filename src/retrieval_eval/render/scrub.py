@@ -1,0 +1,51 @@
+"""Secrets taken out of any text before it leaves the process: the last line of defence.
+
+Nothing we render should hold the token, but a template, a report or a note might carry it by
+a path nobody foresaw. So every comment, summary and file the action publishes is scrubbed
+of the token and of every input whose name says it is a secret, also in the forms our own
+escaping gives it (``ghs\\_abc``, ``&#8203;`` breaks, code spans, HTML entities).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+
+from .escape import _ESCAPES
+
+MASK = "***"
+MIN_LENGTH = 4  # shorter values would match ordinary text; no real secret is that short
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "PRIVATE")
+# What our escaping may put between two characters of a secret.
+_BETWEEN = r"(?:\\|`|&#8203;|\u200b)*"
+
+
+def secret_inputs(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of the action's inputs (``INPUT_*``) whose name says they are secret, and each of their
+    lines (the runner masks a multi-line secret line by line), longest first."""
+    found: set[str] = set()
+    for name, value in env.items():
+        if name.upper().startswith("INPUT_") and any(word in name.upper() for word in SECRET_WORDS):
+            for part in (value, *value.splitlines()):
+                if len(part.strip()) >= MIN_LENGTH:
+                    found.add(part.strip())
+    return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret (as written, or as our escaping writes it) replaced by ``***``."""
+    for secret in secrets:
+        if len(secret) >= MIN_LENGTH:
+            text = _pattern(secret).sub(MASK, text)
+    return text
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(secret: str) -> re.Pattern[str]:
+    return re.compile(_BETWEEN.join(_forms(char) for char in secret))
+
+
+def _forms(char: str) -> str:
+    forms = {char, "\\" + char, _ESCAPES.get(char, char), f"&#{ord(char)};", f"&#x{ord(char):x};"}
+    return "(?:" + "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)) + ")"
