@@ -67,8 +67,8 @@ def rechunked_corpus(document: str, fingerprint: str = "paragraph/200") -> dict[
 
 def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
-    from retrieval_eval.core.report import dump_report
     from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.formats.report import dump_report
     from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 
     request = ScoreRequest(

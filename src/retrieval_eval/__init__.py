@@ -17,7 +17,7 @@ _EXPORTS = {
     "read_corpus": "formats.corpus",
     "check_drift": "core.drift",
     "plan_fix": "core.drift_fix",
-    "parse_judgments": "core.judgments",
+    "parse_judgments": "formats.judgments",
     "write_judgments": "core.judgments",
     "parse_run": "formats.runs",
     "ScoreConfig": "core.scoring",

@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.report import load_report
+from ..formats.report import load_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound

@@ -167,7 +167,7 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
 
 
 def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
-    from ..core.report import dump_report
+    from ..formats.report import dump_report
 
     write_text(settings.resolve(settings.report), dump_report(outcome.report))
     write_text(settings.resolve(settings.summary_file), rendered.summary)

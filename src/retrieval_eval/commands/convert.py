@@ -45,7 +45,7 @@ def detect_input_format(path: str) -> str:
 
 
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
-    from ..core.judgments import parse_judgments
+    from ..formats.judgments import parse_judgments
     from ..formats.qrels import read_beir_qrels, read_trec_qrels
 
     readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
@@ -71,7 +71,8 @@ def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
     """One TREC line per distinct key, scores falling with rank so trec_eval keeps the order."""
     from ..formats.fileio import open_binary
     from ..formats.qrels import check_token
-    from ..formats.runs import dedupe_head, iter_run_jsonl
+    from ..core.runs import dedupe_head
+    from ..formats.runs import iter_run_jsonl
 
     check_token(tag, "tag", "convert", None)
     with open_binary(path) as handle:

@@ -76,8 +76,8 @@ def command(
     65,536 characters and a summary under 1 MiB by leaving out whole
     sections, with a note saying which.
     """
-    from ..core.report import load_report
     from ..formats.fileio import write_atomic
+    from ..formats.report import load_report
     from ..render import render
 
     report = load_report(report_path, source="report")

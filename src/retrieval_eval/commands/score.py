@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import click
@@ -116,9 +117,10 @@ def command(
 
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when an input is refused.
     """
-    from ..core.report import load_report, write_report
     from ..core.scoring import ScoreConfig
+    from ..formats.report import load_report, write_report
     from ..pipeline.evaluate import ScoreRequest, evaluate
+    from ..pipeline.forking import workers_override
     from ..render.terminal import render_score
 
     request = ScoreRequest(
@@ -133,7 +135,7 @@ def command(
         corpus_path=corpus_path,
         collapse_to_documents=collapse_to_documents,
     )
-    evaluation = evaluate(request)
+    evaluation = evaluate(request, workers=workers_override(os.environ))
     if out:
         write_report(out, evaluation.report)
     if as_json:

@@ -5,22 +5,17 @@ It follows spec/report.schema.json and adds what a later comparison needs:
 scored), the query ids behind every count (``queries``), each scored query's
 values (``per_query``) and its deduplicated ranking head (``rankings``).
 Numbers are rounded to 12 decimals; everything but ``generated_at`` is a
-function of the inputs.
+function of the inputs. Reading and writing one is :mod:`retrieval_eval.formats.report`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..formats.fileio import read_bytes
-from .errors import InputError
 from .gates import Verdict
-from .judgments import JudgmentSet
-from .labelindex import LabelIndex, as_label_index
+from .labelindex import LabelIndex
 from .precision import DECIMALS
 from .scoring import Scores
 from .validate import Validation
@@ -116,13 +111,12 @@ class ReportInputs:
 
 
 def build_report(
-    judgments: JudgmentSet | LabelIndex,
+    index: LabelIndex,
     scores: Scores,
     validation: Validation,
     verdict: Verdict,
     inputs: ReportInputs,
 ) -> dict[str, Any]:
-    index = as_label_index(judgments)
     metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
     for name, judged in inputs.judged.items():
         metrics[name] = dict(judged)
@@ -161,33 +155,4 @@ def build_report(
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
     report["rankings"] = scores.rankings
-    return report
-
-
-def dump_report(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_report(path: str, report: Mapping[str, Any]) -> None:
-    """Write what ``dump_report`` returns, atomically, without holding the whole text."""
-    from ..formats.jsonout import write_json_atomic
-
-    write_json_atomic(path, report)
-
-
-def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
-    """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    data = read_bytes(path)
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(source, exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
-    if not isinstance(report, dict):
-        raise InputError(source, None, "a report must be a JSON object", path=path)
-    if report.get("spec_version") != "1":
-        raise InputError(source, None, 'not a spec v1 report (spec_version is not "1")', path=path)
-    if not isinstance(report.get("metrics"), dict):
-        raise InputError(source, None, "a report must carry a metrics object", path=path)
     return report

@@ -23,19 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core.corpus import Corpus
+from ..core.drift import DriftResult, check_drift
 from ..core.errors import UsageError
 from ..core.identity import is_chunk_id
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings
-from ..formats.runs import Run, parse_run
-
-if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
-    from ..core.drift import DriftResult
-    from ..formats.corpus import Corpus
-    from .run_ranges import RunReading
+from ..core.runs import Run
+from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
+from ..formats.corpus import read_corpus
+from ..formats.judgments import parse_judgments
+from ..formats.runs import parse_run
+from .run_ranges import RunReading
+from .score_run import score_run_file
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,6 @@ class CorpusStage:
                     hint="--corpus corpus.json --collapse-to-documents",
                 )
             return cls()
-        from ..core.drift import check_drift
-        from ..core.judgments import parse_judgments
-        from ..formats.corpus import read_corpus
-
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
         full = judgments if judgments is not None else parse_judgments(judgments_path)
@@ -115,8 +113,6 @@ class CorpusStage:
         run_format: str = "auto",
         reading: RunReading | None = None,
     ) -> tuple[Scores, Run]:
-        from ..core.scoring import score_run_file
-
         if not self.collapse or self.corpus is None:
             return score_run_file(index, run_path, config, run_format=run_format, reading=reading)
         indexed = index_judgments(index, config)
@@ -125,10 +121,7 @@ class CorpusStage:
         for query_id, chunks in run.rankings.items():
             self.collapsed[query_id] = collapse_ranking(chunks, self.corpus, received=run.received.get(query_id))
         rankings = {query_id: c.documents for query_id, c in self.collapsed.items()}
-        scores = score_rankings(index, rankings, config, indexed=indexed)
-        scores.with_duplicates = list(run.with_duplicates)
-        scores.unjudged = list(run.unjudged)
-        return scores, run
+        return with_run_findings(score_rankings(index, rankings, config, indexed=indexed), run), run
 
     def report_corpus(self) -> dict[str, Any]:
         return {"fingerprint": None} if self.corpus is None else self.corpus.describe()

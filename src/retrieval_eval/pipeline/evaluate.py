@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.gates import Gate, GateContext, Verdict, decide, evaluate_gate, parse_gate
 from ..core.judgments import JudgmentSet
-from ..core.labelindex import LabelIndex, read_label_index
+from ..core.labelindex import LabelIndex
 from ..core.report import ReportInputs, blocking_findings, build_report, policy_notes
 from ..core.scoring import ScoreConfig, Scores
 from ..core.validate import Validation, validate
 from ..formats.fileio import sha256_file
+from ..formats.judgments import read_label_index
 from .corpus_stage import CorpusStage
-from .run_ranges import RunReading
+from .forking import shared_map, worker_count
+from .run_ranges import RunReading, split_for
 
 if TYPE_CHECKING:  # compare (and its bootstrap) loads only when a baseline is given
     from ..compare import Comparison
@@ -56,12 +58,21 @@ def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison |
     return GateContext(scores.metrics, strata, request.judged, comparison, bool(scores.per_query))
 
 
-def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> Evaluation:
-    """Score a run file against a judgments file and decide the verdict."""
+def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, workers: int | None = None) -> Evaluation:
+    """Score a run file against a judgments file and decide the verdict.
+
+    ``workers`` overrides how many forked workers may help (the entry layer
+    reads it from the environment); by default one per spare core, where
+    forking is safe (:func:`.forking.worker_count`). The answer is the same either way.
+    """
     gates = parse_gates(request)  # usage errors surface before any file is read
+    workers = worker_count(workers)
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
-        request.run_path, request.run_format, None if request.collapse_to_documents else request.config.max_k
+        request.run_path,
+        request.run_format,
+        None if request.collapse_to_documents else request.config.max_k,
+        split_for(workers),
     )
     try:
         # Streamed into a compact index: the labels' records are never all held at once.
@@ -92,7 +103,7 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     if request.baseline is not None:
         from ..compare import compare_reports
 
-        comparison = compare_reports(request.baseline, report, judgments=index)
+        comparison = compare_reports(request.baseline, report, judgments=index, map_blocks=shared_map(workers))
     context = gate_context(scores, request, comparison)
     notes = policy_notes(scores) + stage.notes(index, scores)
     verdict = decide(blocking, notes, [evaluate_gate(g, context) for g in gates])
