@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -101,11 +102,15 @@ def iter_run_jsonl(
         yield line, query_id, ranking
 
 
+# The numbers trec_eval reads in full (strtod in the C locale, decimal forms): a sign,
+# ASCII digits with an optional fraction, an optional exponent. Python's float() reads
+# more ("1_000", other scripts' digits), which trec_eval would read differently.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _parse_score(text: str, line: int, path: str | None) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    """A TREC score: a finite decimal number; inf and nan, which strtod also reads, are refused."""
+    value = float(text) if _DECIMAL.fullmatch(text) else math.nan
     if not math.isfinite(value):
         raise InputError("run", line, f"score must be a finite number, got {text!r}", path=path)
     return value
@@ -114,14 +119,17 @@ def _parse_score(text: str, line: int, path: str | None) -> float:
 def iter_trec_run(
     handle: BinaryIO, *, path: str | None = None, digest: Any = None
 ) -> Iterator[tuple[int, str, str, float]]:
-    """Yield (line, query_id, doc_id, score) for each line of a TREC run file."""
+    """Yield (line, query_id, doc_id, score) for each line of a TREC run file.
+
+    As in trec_eval, fields after the run tag are ignored; the first six are checked.
+    """
     for line, raw in iter_lines(handle, digest):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError("run", line, "not valid UTF-8", path=path) from None
         fields = text.split()
-        if len(fields) != 6:
+        if len(fields) < 6:
             raise InputError(
                 "run",
                 line,
