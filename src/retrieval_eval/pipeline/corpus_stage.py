@@ -23,21 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.corpus import Corpus
-from ..core.drift import DriftResult, check_drift
 from ..core.errors import UsageError
 from ..core.identity import is_chunk_id
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.runs import Run
 from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
-from ..formats.corpus import read_corpus
-from ..formats.judgments import parse_judgments
 from ..formats.runs import parse_run
 from .run_ranges import RunReading
 from .score_run import score_run_file
+
+if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given (about 8 ms of start-up)
+    from ..core.corpus import Corpus
+    from ..core.drift import DriftResult
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,10 @@ class CorpusStage:
                     hint="--corpus corpus.json --collapse-to-documents",
                 )
             return cls()
+        from ..core.drift import check_drift
+        from ..formats.corpus import read_corpus
+        from ..formats.judgments import parse_judgments
+
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
         full = judgments if judgments is not None else parse_judgments(judgments_path)
