@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.lenient import measured
+from ..core.precision import DECIMALS
 from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, BlockMap, Bootstrap, paired_bootstrap
-from .sides import DECIMALS, Pairing, Sides, deterministic, difference, metric_names
+from .sides import Pairing, Sides, deterministic, difference, metric_names
 from .yardstick import Yardstick
 
 

@@ -138,7 +138,7 @@ def build_report(
         report["per_stratum"] = _per_stratum(scores)
         worst = scores.worst_stratum()
         if worst is not None:
-            report["worst_stratum"] = {**worst, "value": round(float(worst["value"]), DECIMALS)}
+            report["worst_stratum"] = {**worst, "value": round(float(worst["value"]), DECIMALS)}  # type: ignore[arg-type]
     report["verdict"] = verdict.as_dict()
     report["queries"] = {
         "scored": scores.scored,

@@ -103,7 +103,8 @@ def check_pairing(base_ids: Sequence[str], head_ids: Sequence[str]) -> list[str]
 
 
 def to_units(value: float) -> int:
-    return round(value * UNITS)
+    units: int = round(value * UNITS)
+    return units
 
 
 def percentile(ordered: Sequence[int | float], fraction: float) -> float:

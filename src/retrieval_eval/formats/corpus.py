@@ -31,7 +31,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner, exported at run time
 from typing import Any, BinaryIO
 
 from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
@@ -186,7 +186,7 @@ def read_jsonl_corpus(handle: BinaryIO, where: _Where) -> tuple[CorpusBuilder, s
     builder = CorpusBuilder(where)
     digest = hashlib.sha256()
     first = True
-    for line, raw in iter_lines(handle, digest):  # type: ignore[arg-type]
+    for line, raw in iter_lines(handle, digest):
         if raw.startswith(b"//"):
             raise where.error(line, "comments are not allowed in a corpus")
         record = expect_object(decode_line(raw, where.source, line, where.path), where.source, line, where.path)
@@ -256,7 +256,8 @@ class _SnapshotParser:
     def key(self, pos: int) -> tuple[str, int]:
         pos = self.expect(pos, '"', "a member name in double quotes")
         try:
-            return scanstring(self.text, pos, True)
+            member: tuple[str, int] = scanstring(self.text, pos, True)
+            return member
         except json.JSONDecodeError as exc:
             raise self.fail(exc.pos, f"not valid JSON ({exc.msg})") from None
 

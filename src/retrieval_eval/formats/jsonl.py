@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 from ..core.errors import InputError
 
+_orjson: Any
 try:  # optional: pip install 'retrieval-eval[fast]'
     import orjson as _orjson
 except ImportError:  # pragma: no cover - depends on the environment
@@ -47,7 +48,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_scan = _DECODER.scan_once
+_scan: Any = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner, set by __init__
 
 
 def _type_name(value: object) -> str:

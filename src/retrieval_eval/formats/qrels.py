@@ -63,7 +63,7 @@ def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
 
 
 def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
-    labels = []
+    labels: list[Judgment] = []
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle):
             fields = _decode(raw, source, line, path).split("\t")

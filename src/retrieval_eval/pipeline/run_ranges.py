@@ -28,7 +28,7 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -481,13 +481,13 @@ class RunReading:
             except OSError:  # workers only save time: read in this process, where parse_run words any refusal
                 self.ranges = None
 
-    def run(self, *, depth_of: DepthOf, judged: Container[str] | None, on_head: OnHead | None = None) -> Run:
+    def run(self, *, depth_of: DepthOf, judged: Collection[str] | None, on_head: OnHead | None = None) -> Run:
         """The run, heads cut at ``depth_of``; ``on_head`` hears of judged heads early when ranges are read."""
         if self.ranges is None:
             return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
         assert self.min_depth is not None
         # Only judged queries are told; any other one is fitted to its depth while merging.
-        deeper = {query: depth for query in judged or () if (depth := depth_of(query)) > self.min_depth}
+        deeper = {query: depth for query in judged or {} if (depth := depth_of(query)) > self.min_depth}
         try:
             return self.ranges.read(depth_of, judged, deeper=deeper, on_head=on_head)
         finally:
