@@ -8,7 +8,7 @@ from typing import Any
 
 from compare_data import labels, run, score
 from retrieval_eval.compare import build_comparison
-from retrieval_eval.core.judgments import parse_judgments
+from retrieval_eval.formats.judgments import parse_judgments
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]
 RESAMPLES = 2_000

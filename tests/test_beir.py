@@ -10,9 +10,9 @@ import pytest
 from helpers import run_cli
 from retrieval_eval.core.drift import check_drift
 from retrieval_eval.core.errors import InputError, UsageError
-from retrieval_eval.core.judgments import parse_judgments
 from retrieval_eval.formats.beir import id_problem, load_beir
 from retrieval_eval.formats.corpus import read_corpus
+from retrieval_eval.formats.judgments import parse_judgments
 
 CORPUS = [
     {"_id": "d1", "title": "Refunds", "text": "Annual plans refund within 30 days."},

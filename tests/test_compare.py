@@ -15,7 +15,7 @@ from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
 from retrieval_eval.compare import build_comparison, comparison_from_document
 from retrieval_eval.core.gates import GateContext, evaluate_gate, parse_gate
-from retrieval_eval.core.judgments import parse_judgments
+from retrieval_eval.formats.judgments import parse_judgments
 
 
 def codes(document: dict[str, Any]) -> dict[str, str]:

@@ -7,10 +7,10 @@ import pytest
 from helpers import expected, fixture_path, run_cli
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.core.identity import chunk_id, normalize, text_sha
-from retrieval_eval.core.judgments import parse_judgments
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.summarize import summarize_samples
 from retrieval_eval.core.validate import validate
+from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
 from retrieval_eval.formats.runs import parse_run
 from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate

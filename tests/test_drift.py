@@ -19,8 +19,8 @@ from retrieval_eval.core.drift import (
     overlap,
     squeeze,
 )
-from retrieval_eval.core.judgments import parse_judgments
 from retrieval_eval.formats.corpus import read_corpus
+from retrieval_eval.formats.judgments import parse_judgments
 
 PARA_A = "Annual plans may be refunded within 30 days of renewal."
 PARA_B = "Monthly plans are non-refundable after the billing date."

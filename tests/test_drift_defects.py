@@ -14,9 +14,10 @@ from drift_support import cid, corpus, judgments, label, write_jsonl, write_snap
 from helpers import run_cli
 from retrieval_eval.core.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
 from retrieval_eval.core.drift_fix import plan_fix
-from retrieval_eval.core.judgments import Judgment, JudgmentSet, judgment_from_record, parse_judgments
+from retrieval_eval.core.judgments import Judgment, JudgmentSet, judgment_from_record
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.corpus import Corpus
+from retrieval_eval.formats.judgments import parse_judgments
 
 ANNUAL = "Annual plans may be refunded within 30 days of renewal."
 MONTHLY = "Monthly plans are non-refundable after the billing date."

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import threading
 import time
 
 import pytest
 
-from retrieval_eval.pipeline.forking import Claims, fork_worker, map_shared, worker_count
+from retrieval_eval.pipeline.forking import Claims, fork_worker, map_shared, shared_map, worker_count, workers_override
 
 
 def test_each_piece_is_taken_exactly_once_from_both_ends() -> None:
@@ -69,25 +71,53 @@ def test_stop_leaves_nothing() -> None:
 
 
 @pytest.mark.parametrize("setting, expected", [("0", 0), ("3", 3), (" 2 ", 2), ("99", 16)])
-def test_the_worker_count_can_be_set(monkeypatch: pytest.MonkeyPatch, setting: str, expected: int) -> None:
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", setting)
-    assert worker_count() == expected
+def test_the_worker_count_can_be_set(setting: str, expected: int) -> None:
+    assert worker_count(workers_override({"RETRIEVAL_EVAL_WORKERS": setting})) == expected
 
 
 @pytest.mark.parametrize("cores, expected", [(1, 0), (2, 1), (4, 3), (64, 3)])
 def test_by_default_one_worker_per_spare_core_at_most_three(
     monkeypatch: pytest.MonkeyPatch, cores: int, expected: int
 ) -> None:
-    monkeypatch.delenv("RETRIEVAL_EVAL_WORKERS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
-    assert worker_count() == expected
+    assert worker_count(workers_override({})) == expected
 
 
 @pytest.mark.parametrize("setting", ["abc", "-1", "2.5", ""])
 def test_a_setting_that_is_not_a_whole_number_is_ignored(monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", setting)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-    assert worker_count() == 1
+    assert worker_count(workers_override({"RETRIEVAL_EVAL_WORKERS": setting})) == 1
+
+
+def test_no_worker_beside_another_thread_or_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+    assert worker_count(2) == 2
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert worker_count(2) == 0 and worker_count() == 0
+    finally:
+        release.set()
+        other.join()
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert worker_count(2) == 0 and worker_count() == 0
+
+
+def test_a_shared_map_keeps_to_this_process_while_another_thread_runs() -> None:
+    parent = os.getpid()
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert shared_map(2)(lambda item: (item, os.getpid() == parent), "abc") == [
+            ("a", True),
+            ("b", True),
+            ("c", True),
+        ]
+    finally:
+        release.set()
+        other.join()
 
 
 @pytest.mark.parametrize("workers", [0, 1, 2])

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.core.judgments import parse_judgments, write_judgments
+from retrieval_eval.core.judgments import write_judgments
+from retrieval_eval.formats.judgments import parse_judgments
 
 
 def test_canonical_writer_orders_known_fields_and_keeps_unknown_ones(tmp_path: Path) -> None:

@@ -7,13 +7,14 @@ import math
 import pytest
 
 from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.metrics import REGISTRY, describe_known, known_metric, metric_names
 from retrieval_eval.core.scoring import ScoreConfig, score_rankings
 
 
-def labels(grades: dict[str, dict[str, int]]) -> JudgmentSet:
+def labels(grades: dict[str, dict[str, int]]) -> LabelIndex:
     records = [{"query_id": q, "doc_uri": d, "relevance": g} for q, docs in grades.items() for d, g in docs.items()]
-    return JudgmentSet(tuple(judgment_from_record(r, i + 1) for i, r in enumerate(records)))
+    return LabelIndex.from_judgments(JudgmentSet(tuple(judgment_from_record(r, i + 1) for i, r in enumerate(records))))
 
 
 def per_query(grades: dict[str, int], ranking: list[str], **config: object) -> dict[str, float]:

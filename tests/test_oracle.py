@@ -21,8 +21,9 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from retrieval_eval.core.judgments import parse_judgments  # noqa: E402
-from retrieval_eval.core.scoring import ScoreConfig, score_run_file  # noqa: E402
+from retrieval_eval.core.scoring import ScoreConfig  # noqa: E402
+from retrieval_eval.formats.judgments import read_label_index  # noqa: E402
+from retrieval_eval.pipeline.score_run import score_run_file  # noqa: E402
 
 TOLERANCE = 1e-9
 
@@ -63,7 +64,7 @@ def test_metrics_agree_with_trec_eval(seed: int, threshold: int, tmp_path: Path)
     judgments_path, run_path, qrels = generate(seed, tmp_path)
     ks = (1, 3, 5, 10, 20)
     config = ScoreConfig(k=ks, threshold=threshold, gain="linear")
-    scores, _ = score_run_file(parse_judgments(str(judgments_path)), str(run_path), config)
+    scores, _ = score_run_file(read_label_index(str(judgments_path)), str(run_path), config)
     cutoffs = ",".join(map(str, ks))
     measures = {"Rprec"} | {f"{m}.{cutoffs}" for m in ("P", "recall", "map_cut", "ndcg_cut", "success")}
     oracle = trec_scores(qrels, scores.rankings, measures, threshold)
@@ -88,7 +89,7 @@ def test_metrics_agree_with_trec_eval(seed: int, threshold: int, tmp_path: Path)
 def test_mrr_at_k_is_reciprocal_rank_of_the_cut_run(seed: int, tmp_path: Path) -> None:
     judgments_path, run_path, qrels = generate(seed, tmp_path)
     for k in (1, 5, 10):
-        scores, _ = score_run_file(parse_judgments(str(judgments_path)), str(run_path), ScoreConfig(k=(k,)))
+        scores, _ = score_run_file(read_label_index(str(judgments_path)), str(run_path), ScoreConfig(k=(k,)))
         cut = {q: r[:k] for q, r in scores.rankings.items()}
         oracle = trec_scores(qrels, cut, {"recip_rank"}, 1)
         for query_id, ours in scores.per_query.items():
@@ -115,7 +116,7 @@ def test_trec_run_ties_are_broken_as_trec_eval_breaks_them(tmp_path: Path) -> No
     ]
     (tmp_path / "j.jsonl").write_text("\n".join(judgment_lines) + "\n")
     config = ScoreConfig(k=(5, 10), gain="linear")
-    scores, run = score_run_file(parse_judgments(str(tmp_path / "j.jsonl")), str(tmp_path / "run.trec"), config)
+    scores, run = score_run_file(read_label_index(str(tmp_path / "j.jsonl")), str(tmp_path / "run.trec"), config)
     assert run.format == "trec"
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"P.5,10", "ndcg_cut.5,10", "map_cut.5,10"})
     oracle = evaluator.evaluate(oracle_run)

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.formats.runs import Run, parse_run
+from retrieval_eval.core.runs import Run
+from retrieval_eval.formats.runs import parse_run
 from retrieval_eval.pipeline import run_ranges
 from retrieval_eval.pipeline.run_ranges import RunReading, Split, fit, range_lines, read_range
 
@@ -212,10 +213,10 @@ def test_small_files_trec_runs_and_no_workers_read_in_one_process(
     assert RunReading(str(path), "trec", MIN_DEPTH, Split(1, parallel_from=0)).ranges is None
     assert RunReading(str(path), "auto", None, Split(1, parallel_from=0)).ranges is None  # whole rankings
     assert RunReading(str(tmp_path / "missing"), "auto", MIN_DEPTH, Split(1, parallel_from=0)).ranges is None
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
-    assert run_ranges.default_split().workers == 0
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
-    assert run_ranges.default_split().workers == 2
+    # A library call that says nothing about workers reads in one process, however large the run.
+    monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
+    assert RunReading(str(path), "jsonl", MIN_DEPTH).ranges is None
+    assert run_ranges.split_for(2).workers == 2
 
 
 rankings = st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h"]), max_size=9)
@@ -252,9 +253,7 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         ScoreConfig(k=(1, 3)),
         gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"],
     )
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
-    one_process = evaluate(request).report
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
+    one_process = evaluate(request, workers=0).report
     monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
     monkeypatch.setattr(run_ranges, "RANGE_BYTES", 97)
     started = []
@@ -265,14 +264,14 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         real_init(self, *args)
 
     monkeypatch.setattr(run_ranges.RangeReader, "__init__", counting_init)
-    assert evaluate(request).report == one_process
+    assert evaluate(request, workers=2).report == one_process
     assert started, "the run should have been read by ranges"
 
     # Refused judgments: the workers already reading the run are stopped, none is left behind.
     bad = tmp_path / "judgments.jsonl"
     bad.write_text('{"query_id": "q1"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="judgments:1"):
-        evaluate(ScoreRequest(str(bad), str(demo / "run.jsonl")))
+        evaluate(ScoreRequest(str(bad), str(demo / "run.jsonl")), workers=2)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
 
@@ -389,9 +388,9 @@ def test_the_hash_is_of_the_file_read_even_if_the_path_is_replaced(tmp_path: Pat
 
 
 def test_a_head_scored_early_counts_only_for_that_very_list() -> None:
-    from retrieval_eval.core.judgments import parse_judgments
     from retrieval_eval.core.labelindex import LabelIndex
     from retrieval_eval.core.scoring import HeadScorer, ScoreConfig, index_judgments, score_rankings
+    from retrieval_eval.formats.judgments import parse_judgments
 
     demo = Path(run_ranges.__file__).parents[1] / "demo"
     index = LabelIndex.from_judgments(parse_judgments(str(demo / "judgments.jsonl")))
@@ -423,8 +422,9 @@ def test_an_unknown_run_format_is_refused_however_large_the_run(tmp_path: Path) 
 
 
 def test_scoring_refuses_a_reading_of_another_run(tmp_path: Path) -> None:
-    from retrieval_eval.core.labelindex import read_label_index
-    from retrieval_eval.core.scoring import ScoreConfig, score_run_file
+    from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.formats.judgments import read_label_index
+    from retrieval_eval.pipeline.score_run import score_run_file
 
     demo = Path(run_ranges.__file__).parents[1] / "demo"
     other = tmp_path / "run.jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from retrieval_eval.core.significance import (
     summarize,
     two_sided_p,
 )
+from retrieval_eval.pipeline.forking import map_shared, shared_map
 
 
 def sides(deltas: list[float]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
@@ -177,8 +179,14 @@ def test_sharing_the_resamples_with_workers_changes_no_number(monkeypatch: pytes
     rng = random.Random(11)
     base = {f"q{i}": {"m": rng.random(), "n": rng.choice([0.0, 0.5, 1.0])} for i in range(300)}
     head = {q: {"m": v["m"] + rng.uniform(-0.2, 0.3), "n": rng.choice([0.0, 1.0])} for q, v in base.items()}
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "0")
     alone = paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9)
     monkeypatch.setattr(significance, "SHARE_FROM", 0)
-    monkeypatch.setenv("RETRIEVAL_EVAL_WORKERS", "2")
-    assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9) == alone
+    forked = []
+
+    def shared(function: Any, items: Any) -> list[Any]:
+        forked.append(len(items))
+        return map_shared(lambda i: function(items[i]), len(items), workers=2)
+
+    assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9, map_blocks=shared) == alone
+    assert forked == [5], "the blocks should have been drawn through the map given"
+    assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9, map_blocks=shared_map(2)) == alone

@@ -18,3 +18,4 @@ class Deps:
     git: Git
     now: Callable[[], str]
     files: RunnerFiles
+    workers: int = 0  # forked helpers for reading a large run and the bootstrap

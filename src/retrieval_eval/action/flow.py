@@ -94,7 +94,7 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     request = request_from_settings(
         dataclasses.replace(settings, gates=tuple(gates)), baseline=baseline.report, generated_at=deps.now()
     )
-    return Outcome(evaluate(request), baseline, skipped)
+    return Outcome(evaluate(request, workers=deps.workers), baseline, skipped)
 
 
 def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str], tuple[str, ...]]:

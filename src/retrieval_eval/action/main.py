@@ -21,6 +21,7 @@ from typing import TextIO
 
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER
+from ..pipeline.forking import worker_count, workers_override
 from ..pipeline.timestamps import generated_at as stamp
 from ..render.scrub import secret_inputs
 from .deps import Deps
@@ -63,6 +64,7 @@ def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], Non
         git=GitObjects(runner.workspace),
         now=lambda: generated_at(env),
         files=files,
+        workers=worker_count(workers_override(env)),
     )
     code = run(settings, event, deps)
     # A runner file that could not be written is a question not answered, even after a PASS.

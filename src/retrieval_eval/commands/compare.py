@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
     from ..core.errors import InputError
-    from ..core.labelindex import read_label_index
+    from ..formats.judgments import read_label_index
 
     index = read_label_index(path)
     recorded = (head.get("inputs") or {}).get("judgments_sha256")
@@ -71,13 +72,19 @@ def command(
     from ..core.significance import DEFAULT_SEED
     from ..formats.fileio import write_atomic
     from ..formats.report import dump_report, load_report
+    from ..pipeline.forking import shared_map, worker_count, workers_override
     from ..render import comparison_text
 
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
     document = build_comparison(
-        base, head, judgments=judgment_set, resamples=resamples, seed=DEFAULT_SEED if seed is None else seed
+        base,
+        head,
+        judgments=judgment_set,
+        resamples=resamples,
+        seed=DEFAULT_SEED if seed is None else seed,
+        map_blocks=shared_map(worker_count(workers_override(os.environ))),
     )
     if out:
         write_atomic(out, dump_report(document))

@@ -7,14 +7,13 @@ which must see every line of a query before it can order it).
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TextIO
 
 import click
 
 from ..core.errors import UsageError
+from ..formats.fileio import atomic_writer
 from ..render.terminal import clean
 from ._common import handles_errors
 
@@ -39,14 +38,16 @@ def detect_input_format(path: str) -> str:
             if line.startswith(b"{"):
                 return "run-jsonl" if b'"ranking"' in line else "judgments"
             columns = len(line.split())
-            if columns in (4, 6):
-                return "trec-qrels" if columns == 4 else "trec-run"
+            if columns == 4:
+                return "trec-qrels"
+            if columns >= 6:  # a TREC run may carry fields after its tag, which are ignored
+                return "trec-run"
             break
     raise UsageError(f"cannot tell the format of {path}", hint=f"say it with --from ({', '.join(FORMATS)})")
 
 
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
-    from ..core.judgments import parse_judgments
+    from ..formats.judgments import parse_judgments
     from ..formats.qrels import read_beir_qrels, read_trec_qrels
 
     readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
@@ -70,9 +71,10 @@ def _source_name(fmt: str) -> str:
 
 def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
     """One TREC line per distinct key, scores falling with rank so trec_eval keeps the order."""
+    from ..core.runs import dedupe_head
     from ..formats.fileio import open_binary
     from ..formats.qrels import check_token
-    from ..formats.runs import dedupe_head, iter_run_jsonl
+    from ..formats.runs import iter_run_jsonl
 
     check_token(tag, "tag", "convert", None)
     with open_binary(path) as handle:
@@ -102,20 +104,19 @@ def run_lines(path: str, source: str, target: str, tag: str) -> Iterable[str]:
     return jsonl_to_trec(path, tag) if source == "run-jsonl" else trec_to_jsonl(path)
 
 
-@contextlib.contextmanager
-def output(out: str | None) -> Iterator[TextIO]:
-    if out is None:
-        yield sys.stdout
-        return
-    from ..formats.fileio import atomic_writer
-
-    with atomic_writer(out) as handle:
-        yield handle
-
-
 def write_lines(lines: Iterable[str], out: str | None) -> int:
+    """Write the lines to ``out`` (atomically: a refusal midway leaves it as it was), or to stdout.
+
+    Stdout cannot be taken back, so there every line is read, checked and
+    encoded before the first byte is printed.
+    """
+    if out is None:
+        text = "".join(line + "\n" for line in lines)
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.flush()
+        return text.count("\n")
     count = 0
-    with output(out) as handle:
+    with atomic_writer(out) as handle:
         for line in lines:
             handle.write(line + "\n")
             count += 1
@@ -167,9 +168,6 @@ def command(
         lines: Iterable[str] = label_lines(input_path, source, target)
     else:
         lines = run_lines(input_path, source, target, tag)
-    if out is None:
-        # stdout cannot be taken back: check every line before printing the first.
-        lines = list(lines)
     count = write_lines(lines, out)
     if out:
         click.echo(f"wrote {count} lines to {clean(out)}", err=True)

@@ -90,9 +90,10 @@ def command(
     """
     from ..core.drift import check_drift
     from ..core.drift_fix import plan_fix
-    from ..core.judgments import parse_judgments, write_judgments
+    from ..core.judgments import write_judgments
     from ..formats.corpus import read_corpus
     from ..formats.fileio import write_atomic
+    from ..formats.judgments import parse_judgments
     from ..render.drift import drift_payload, render_drift
     from ._progress import ProgressBar
 

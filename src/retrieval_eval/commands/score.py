@@ -6,12 +6,15 @@ defaults as the action's inputs and the config file's keys.
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ..core.exits import exit_code
 from ..core.gates import GRAMMAR_HELP
 from ..formats.report import write_report
 from ..pipeline.evaluate import evaluate, local_baseline, request_from_settings
+from ..pipeline.forking import worker_count, workers_override
 from ..render.terminal import render_score
 from ._common import (
     colour_option,
@@ -58,7 +61,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     """
     settings = settings_from_options(options)
     request = request_from_settings(settings, baseline=local_baseline(settings), generated_at=generated_at(now))
-    evaluation = evaluate(request)
+    evaluation = evaluate(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:
         write_report(str(settings.resolve(settings.report)), evaluation.report)
     if as_json:

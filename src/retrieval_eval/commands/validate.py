@@ -45,8 +45,8 @@ def command(judgments: str, run_path: str | None, run_format: str, threshold: in
     Exit code 0 when there is no error (warnings allowed), 1 when the set is
     unsound, 2 when a file cannot be read.
     """
-    from ..core.judgments import parse_judgments
     from ..core.validate import validate, validate_with_run
+    from ..formats.judgments import parse_judgments
     from ..render.terminal import render_validation
 
     judgment_set = parse_judgments(judgments)

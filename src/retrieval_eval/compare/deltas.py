@@ -15,17 +15,17 @@ from typing import Any
 from ..core.comparison import difference
 from ..core.lenient import measured
 from ..core.precision import DECIMALS
-from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, Bootstrap, paired_bootstrap
+from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, BlockMap, Bootstrap, paired_bootstrap
 from .sides import Pairing, Sides, deterministic, metric_names
 from .yardstick import Yardstick
 
 
 def metric_rows(
-    sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int, seed: int
+    sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int, seed: int, map_blocks: BlockMap = map
 ) -> dict[str, dict[str, Any]]:
     names = metric_names(sides)
     scored_per_query = [m for m in names if deterministic(sides.head, m) and deterministic(sides.base, m)]
-    boots = bootstrap_all(pairing, scored_per_query, resamples=resamples, seed=seed)
+    boots = bootstrap_all(pairing, scored_per_query, resamples=resamples, seed=seed, map_blocks=map_blocks)
     rows = {}
     for metric in names:
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
@@ -54,15 +54,18 @@ def _mean(pairing: Pairing, side: dict[str, dict[str, float]], metric: str) -> f
     return round(math.fsum(values) / len(values), DECIMALS)
 
 
-def bootstrap_all(pairing: Pairing, names: Sequence[str], *, resamples: int, seed: int) -> dict[str, Bootstrap]:
-    """One paired bootstrap for every metric each paired query has on both sides."""
+def bootstrap_all(
+    pairing: Pairing, names: Sequence[str], *, resamples: int, seed: int, map_blocks: BlockMap = map
+) -> dict[str, Bootstrap]:
+    """One paired bootstrap for every metric each paired query has on both sides
+    (``map_blocks`` draws the resamples: see :class:`~retrieval_eval.core.significance.BlockMap`)."""
     if not pairing.available:
         return {}
     assert pairing.base is not None and pairing.head is not None
     usable = [m for m in names if all(m in pairing.base[q] and m in pairing.head[q] for q in pairing.ids)]
     base = {q: pairing.base[q] for q in pairing.ids}
     head = {q: pairing.head[q] for q in pairing.ids}
-    return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed)
+    return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed, map_blocks=map_blocks)
 
 
 def metric_row(

@@ -13,7 +13,7 @@ from .. import __version__
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section
-from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from .breakdown import movers, query_facts, stratum_rows
 from .deltas import method, metric_rows
 from .findings import further_findings
@@ -31,6 +31,7 @@ def build_comparison(
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    map_blocks: BlockMap = map,
 ) -> dict[str, Any]:
     """The comparison document of a head report against a base report.
 
@@ -57,7 +58,7 @@ def build_comparison(
         "comparability": [finding.as_dict() for finding in findings],
         "significance": method(pairing, resamples=resamples, seed=seed),
         "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
-        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed),
+        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, map_blocks=map_blocks),
         "per_stratum": stratum_rows(sides, pairing, primary, facts, rescored=yardstick.status == "rescored"),
         "movers": movers(pairing, primary, facts),
     }

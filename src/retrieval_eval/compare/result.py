@@ -14,7 +14,7 @@ from ..core.comparison import Comparison, MetricDelta
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
-from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from .document import build_comparison
 from .findings import CONFOUNDS
 
@@ -26,9 +26,11 @@ def compare_reports(
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    map_blocks: BlockMap = map,
 ) -> Comparison:
     """The full comparison, in the form gates read (its document rides along)."""
-    return comparison_from_document(build_comparison(base, head, judgments=judgments, resamples=resamples, seed=seed))
+    document = build_comparison(base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    return comparison_from_document(document)
 
 
 def comparison_from_document(document: Mapping[str, Any]) -> Comparison:

@@ -1,6 +1,6 @@
 """Label drift: which labels still point at the live corpus, and which can be repaired.
 
-Pure: a judgment set and a :class:`~retrieval_eval.formats.corpus.Corpus` in, one
+Pure: a judgment set and a :class:`~retrieval_eval.core.corpus.Corpus` in, one
 :class:`Finding` per label out. Nothing here reads a file or writes one;
 :mod:`retrieval_eval.core.drift_fix` turns findings into a repaired judgment set.
 
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.corpus import Corpus
+from .corpus import Corpus
 from .identity import normalize, text_sha_of_normalized
 from .judgments import Judgment, JudgmentSet
 from .precision import DECIMALS

@@ -1,4 +1,7 @@
-"""Judgments: the relevance labels a team keeps in its repository (JSONL).
+"""Judgments: the relevance labels a team keeps in its repository, and the rules a label obeys.
+
+Reading a file of them is :mod:`retrieval_eval.formats.judgments`; the
+canonical text of a set (for rewriting one) is built here.
 
 A judgment keeps the whole object it was read from (``record``), so unknown
 fields survive a rewrite; the typed attributes are the ones the engine reads.
@@ -7,12 +10,10 @@ fields survive a rewrite; the typed attributes are the ones the engine reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.fileio import open_binary
-from ..formats.jsonl import iter_objects
 from .errors import InputError
 from .identity import is_chunk_id, is_text_sha
 
@@ -41,6 +42,8 @@ _OPTIONAL_STRINGS = (
     "notes",
     "quote",
 )
+# (query_id, doc_uri, relevance, chunk_id) of a record that passed the schema's checks.
+JudgmentFields = tuple[str, str, int, str | None]
 # 2**g - 1 must stay a finite double for nDCG's exponential gain.
 MAX_RELEVANCE = 1000
 
@@ -121,7 +124,7 @@ def judgment_from_record(
 
 def check_judgment_record(
     record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
-) -> tuple[str, str, int, str | None]:
+) -> JudgmentFields:
     """Check one object against the judgments schema: (query_id, doc_uri, relevance, chunk_id).
 
     A well-formed record whose only non-string value is its relevance (the
@@ -132,7 +135,7 @@ def check_judgment_record(
     return common_judgment_fields(record) or _check_in_order(record, line, source, path)
 
 
-def common_judgment_fields(record: Any) -> tuple[str, str, int, str | None] | None:
+def common_judgment_fields(record: Any) -> JudgmentFields | None:
     """(query_id, doc_uri, relevance, chunk_id) of a well-formed record whose only
     non-string value is its relevance, else None (the record needs the full checks).
 
@@ -162,9 +165,7 @@ def common_judgment_fields(record: Any) -> tuple[str, str, int, str | None] | No
     return None
 
 
-def _check_in_order(
-    record: dict[str, Any], line: int, source: str, path: str | None
-) -> tuple[str, str, int, str | None]:
+def _check_in_order(record: dict[str, Any], line: int, source: str, path: str | None) -> JudgmentFields:
     where = (source, line, path)
     query_id = _require_string(record, "query_id", where)
     doc_uri = _require_string(record, "doc_uri", where)
@@ -187,30 +188,6 @@ def no_judgment_error(source: str, path: str | None) -> InputError:
     return InputError(
         source, None, "the file holds no judgment", path=path, hint="a judgments file has one JSON object per line"
     )
-
-
-def read_judgments(
-    handle_lines: Iterable[tuple[int, dict[str, Any] | str]],
-    *,
-    source: str = "judgments",
-    path: str | None = None,
-) -> JudgmentSet:
-    labels: list[Judgment] = []
-    comments: dict[int, list[str]] = {}
-    for line, item in handle_lines:
-        if isinstance(item, str):
-            comments.setdefault(len(labels), []).append(item)
-        else:
-            labels.append(judgment_from_record(item, line, source=source, path=path))
-    if not labels:
-        raise no_judgment_error(source, path)
-    return JudgmentSet(tuple(labels), {k: tuple(v) for k, v in comments.items()})
-
-
-def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
-    """Read and check a judgments JSONL file; refuse it whole on the first bad line."""
-    with open_binary(path) as handle:
-        return read_judgments(iter_objects(handle, source, path=path, comments=True), source=source, path=path)
 
 
 def canonical_record(record: dict[str, Any]) -> dict[str, Any]:

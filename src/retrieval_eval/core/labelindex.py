@@ -2,7 +2,8 @@
 
 Keeping every judgment's whole record costs about a kilobyte per label, so a
 set of a million labels would need a gigabyte before the run is even opened.
-The score path reads the judgments file once into this index instead. Per
+The score path reads the judgments file once into this index instead
+(``formats.judgments.read_label_index``). Per
 query it keeps each key labeled above grade 0 once, with its highest grade;
 the lines of any key labeled twice (which makes the set unsound); the
 distinct query texts and strata; and the lines whose provenance is unknown.
@@ -14,13 +15,11 @@ give the same issues and the same numbers.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.fileio import open_binary
-from ..formats.jsonl import decode_line, expect_object, iter_lines
-from .judgments import JudgmentSet, check_judgment_record, common_judgment_fields, no_judgment_error
+from .judgments import JudgmentFields, JudgmentSet
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.
 HUMAN = "human:"
@@ -90,9 +89,10 @@ class LabelIndex:
 
     repeated: set[tuple[str, str]] = field(default_factory=set)  # (query, key) labeled more than once
 
-    def add(
-        self, query_id: str, key: str, relevance: int, chunk_id: str | None, record: dict[str, Any], line: int
-    ) -> None:
+    def add(self, fields: JudgmentFields, record: dict[str, Any], line: int) -> None:
+        """Count one checked label: its fields, the record they came from, its line."""
+        query_id, doc_uri, relevance, chunk_id = fields
+        key = chunk_id if chunk_id is not None else doc_uri
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
@@ -134,7 +134,7 @@ class LabelIndex:
         index = cls()
         labels = judgments.labels
         for label in labels:
-            index.add(label.query_id, label.key, label.relevance, label.chunk_id, label.record, label.line)
+            index.add((label.query_id, label.doc_uri, label.relevance, label.chunk_id), label.record, label.line)
         index.finish(lambda: ((label.line, label.query_id, label.key) for label in labels))
         return index
 
@@ -149,46 +149,3 @@ class LabelIndex:
 
 def as_label_index(judgments: JudgmentSet | LabelIndex) -> LabelIndex:
     return judgments if isinstance(judgments, LabelIndex) else LabelIndex.from_judgments(judgments)
-
-
-def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
-    """Stream a judgments file into an index, checking every line as ``parse_judgments`` does.
-
-    Refusals are word for word those of ``parse_judgments``; the file's
-    SHA-256 is taken on the way, so it is read once (twice when a key is
-    labeled more than once, to name every line of the repeat).
-    """
-    index = LabelIndex()
-    digest = hashlib.sha256()
-    for line, record, (query_id, doc_uri, relevance, chunk_id) in _checked_records(path, source, digest):
-        key = chunk_id if chunk_id is not None else doc_uri
-        index.add(query_id, key, relevance, chunk_id, record, line)
-    if not index.labels:
-        raise no_judgment_error(source, path)
-    index.sha256 = digest.hexdigest()
-    index.finish(
-        lambda: (
-            (line, fields[0], fields[3] if fields[3] is not None else fields[1])
-            for line, _, fields in _checked_records(path, source, None)
-        )
-    )
-    return index
-
-
-def _checked_records(
-    path: str, source: str, digest: Any
-) -> Iterator[tuple[int, dict[str, Any], tuple[str, str, int, str | None]]]:
-    """(line, record, (query_id, doc_uri, relevance, chunk_id)) for each label of the file."""
-    with open_binary(path) as handle:
-        for line, raw in iter_lines(handle, digest):
-            if raw.startswith(b"//"):
-                continue  # comments are allowed in judgments files
-            # Read first on the fast path with numbers unchecked: a record of strings and
-            # one in-range integer reads the same whatever the parser. Anything else is
-            # read again exactly and checked field by field, for the exact refusal.
-            record = decode_line(raw, source, line, path, numbers_matter=False)
-            fields = common_judgment_fields(record)
-            if fields is None:
-                record = expect_object(decode_line(raw, source, line, path), source, line, path)
-                fields = check_judgment_record(record, line, source=source, path=path)
-            yield line, record, fields

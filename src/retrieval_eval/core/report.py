@@ -5,7 +5,7 @@ It follows spec/report.schema.json and adds what a later comparison needs:
 scored), the query ids behind every count (``queries``), each scored query's
 values (``per_query``) and its deduplicated ranking head (``rankings``).
 Numbers are rounded to 12 decimals; everything but ``generated_at`` is a
-function of the inputs.
+function of the inputs. Reading and writing one is :mod:`retrieval_eval.formats.report`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import Any, cast
 
 from .. import __version__
 from .gates import Verdict
-from .judgments import JudgmentSet
-from .labelindex import LabelIndex, as_label_index
+from .labelindex import LabelIndex
 from .precision import DECIMALS
 from .scoring import Scores
 from .validate import Validation
@@ -117,14 +116,14 @@ class ReportInputs:
 
 
 def build_report(
-    judgments: JudgmentSet | LabelIndex,
+    index: LabelIndex,
     scores: Scores,
     validation: Validation,
     verdict: Verdict,
     inputs: ReportInputs,
 ) -> dict[str, Any]:
     """The whole report, verdict included."""
-    return with_verdict(report_body(judgments, scores, validation, inputs), verdict)
+    return with_verdict(report_body(index, scores, validation, inputs), verdict)
 
 
 def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
@@ -138,7 +137,7 @@ def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
 
 
 def report_body(
-    judgments: JudgmentSet | LabelIndex,
+    index: LabelIndex,
     scores: Scores,
     validation: Validation,
     inputs: ReportInputs,
@@ -148,7 +147,6 @@ def report_body(
     The verdict depends on that comparison, so the body comes first and the report is
     assembled once the verdict is decided (:func:`with_verdict`), never patched.
     """
-    index = as_label_index(judgments)
     metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
     for name, judged in inputs.judged.items():
         metrics[name] = dict(judged)

@@ -22,12 +22,9 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from ..formats.runs import Run
 from .errors import UsageError
-from .judgments import JudgmentSet
-from .labelindex import LabelIndex, as_label_index
+from .labelindex import LabelIndex
 from .metrics import (
     GAINS,
     RankedQuery,
@@ -37,9 +34,7 @@ from .metrics import (
     score_query,
 )
 from .precision import DECIMALS
-
-if TYPE_CHECKING:
-    from ..pipeline.run_ranges import RunReading
+from .runs import Run
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -92,13 +87,12 @@ class QueryLabels:
     stratum: str | None
 
 
-def index_judgments(judgments: JudgmentSet | LabelIndex, config: ScoreConfig) -> dict[str, QueryLabels]:
+def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLabels]:
     """Group labels by query. A key labeled twice keeps its highest grade.
 
     (Two labels for one key make the set unsound; ``validate`` says so and the
     verdict turns INDETERMINATE, so this choice only has to be deterministic.)
     """
-    index = as_label_index(judgments)
     gain_of = gain_table(config.gain, index)
     depth = config.max_k
     threshold = config.threshold
@@ -275,7 +269,7 @@ class HeadScorer:
 
 
 def score_rankings(
-    judgments: JudgmentSet | LabelIndex,
+    index: LabelIndex,
     rankings: Mapping[str, list[str]],
     config: ScoreConfig,
     *,
@@ -287,7 +281,6 @@ def score_rankings(
     ``scorer`` may hold values already computed for some of these very
     rankings (see :class:`HeadScorer`).
     """
-    index = as_label_index(judgments)
     indexed = indexed if indexed is not None else index_judgments(index, config)
     scorer = scorer if scorer is not None else HeadScorer(index, indexed, config)
     scores = Scores(config, queries=len(indexed), labels=index.labels)
@@ -331,44 +324,12 @@ def stratum_scores(indexed: Mapping[str, QueryLabels], columns: Columns, primary
     return {name: result[name] for name in [n for _, n in scored_names] + unscored}
 
 
-def score(judgments: JudgmentSet | LabelIndex, run: Run, config: ScoreConfig) -> Scores:
+def score(index: LabelIndex, run: Run, config: ScoreConfig) -> Scores:
     """Score a parsed run; run-level findings (duplicates, unjudged) are carried over."""
-    return _with_run_findings(score_rankings(judgments, run.rankings, config), run)
+    return with_run_findings(score_rankings(index, run.rankings, config), run)
 
 
-def _with_run_findings(scores: Scores, run: Run) -> Scores:
+def with_run_findings(scores: Scores, run: Run) -> Scores:
     scores.with_duplicates = list(run.with_duplicates)
     scores.unjudged = list(run.unjudged)
     return scores
-
-
-def score_run_file(
-    judgments: JudgmentSet | LabelIndex,
-    run_path: str,
-    config: ScoreConfig,
-    *,
-    run_format: str = "auto",
-    reading: RunReading | None = None,
-) -> tuple[Scores, Run]:
-    """Stream a run file, keeping only what scoring needs, and score it.
-
-    ``reading`` is the reading of this very run when it was started before
-    the judgments were read (see :mod:`.run_ranges`); by default it starts
-    here. Either way it is finished, and its workers stopped, here.
-    """
-    # Imported here: rescoring a baseline's rankings (compare) reads no run.
-    from ..pipeline.run_ranges import RunReading
-
-    if reading is not None and (reading.path, reading.run_format) != (run_path, run_format):
-        raise ValueError(
-            f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} ({run_format})"
-        )
-    judgments = as_label_index(judgments)
-    indexed = index_judgments(judgments, config)
-    reading = reading if reading is not None else RunReading(run_path, run_format, config.max_k)
-    scorer = HeadScorer(judgments, indexed, config)
-    run = reading.run(
-        depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed, on_head=scorer.score_head
-    )  # which stops the workers, whatever happens
-    scores = score_rankings(judgments, run.rankings, config, indexed=indexed, scorer=scorer)
-    return _with_run_findings(scores, run), run

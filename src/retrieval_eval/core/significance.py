@@ -9,8 +9,10 @@ The method, fixed so that the same two reports always give the same bytes:
 - 10,000 resamples from a fixed seed, drawn with ``random.Random`` (the
   Mersenne Twister, whose stream Python keeps stable across versions), in
   blocks of 250, each from its own generator seeded with ``"{seed}:{block}"``:
-  any process can draw any block, so the spare cores share the work and the
-  answer is the same on one core or many;
+  any process can draw any block, so the blocks are drawn through whatever
+  ``map`` the caller gives (the builtin by default; the pipeline passes one
+  that shares them with forked workers) and the answer is the same on one
+  core or many;
 - the interval is the percentile interval of the resampled mean deltas, read
   between order statistics by linear interpolation (numpy's default rule);
 - the p-value is two-sided: twice the smaller share of resampled means on one
@@ -37,9 +39,10 @@ import array
 import math
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Protocol
 
 from .precision import DECIMALS, UNITS
 
@@ -51,7 +54,7 @@ CONFIDENCE = 0.95
 # so any process can draw any block and the result never depends on how many did.
 RESAMPLES_PER_BLOCK = 250
 # From this many draws (resamples x changed queries; about 0.2 s) the blocks are
-# shared with forked workers on the spare cores.
+# drawn through the map function given; below it, sharing them would cost more than it saves.
 SHARE_FROM = 4_000_000
 
 # Draws come from 16-bit random numbers through a look-up table; beyond this
@@ -60,6 +63,14 @@ _TABLE_SIZE = 1 << 16
 
 # Sum of ``count`` uniform draws (with replacement) from a Packer's values.
 Drawer = Callable[[random.Random, int], int]
+# One block's resampled sums, a tuple of one sum per column for each resample.
+Block = list[tuple[int, ...]]
+
+
+class BlockMap(Protocol):
+    """Draws every block: ``map(draw_block, range(blocks))``, in order, whoever computes them."""
+
+    def __call__(self, function: Callable[[int], Block], items: range, /) -> Iterable[Block]: ...
 
 
 class PairingError(ValueError):
@@ -92,7 +103,8 @@ def check_pairing(base_ids: Sequence[str], head_ids: Sequence[str]) -> list[str]
 
 
 def to_units(value: float) -> int:
-    return round(value * UNITS)
+    units: int = round(value * UNITS)
+    return units
 
 
 def percentile(ordered: Sequence[int | float], fraction: float) -> float:
@@ -133,11 +145,13 @@ def paired_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = CONFIDENCE,
+    map_blocks: BlockMap = map,
 ) -> dict[str, Bootstrap]:
     """Bootstrap every metric's mean delta (head - base) over the paired queries.
 
     ``base`` and ``head`` map query id -> metric -> value and must hold the
     same query ids (checked: a missing query would silently unpair the sides).
+    ``map_blocks`` draws the blocks of resamples (see :class:`BlockMap`).
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
@@ -145,7 +159,7 @@ def paired_bootstrap(
     if not query_ids:
         return {}
     columns = [[to_units(head[q][m]) - to_units(base[q][m]) for q in query_ids] for m in metrics]
-    sums = resample_sums(columns, resamples=resamples, seed=seed)
+    sums = resample_sums(columns, resamples=resamples, seed=seed, map_blocks=map_blocks)
     n = len(query_ids)
     return {
         metric: summarize(sums[i], observed=sum(columns[i]), n=n, confidence=confidence)
@@ -153,7 +167,9 @@ def paired_bootstrap(
     }
 
 
-def resample_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) -> list[list[int]]:
+def resample_sums(
+    columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap = map
+) -> list[list[int]]:
     """For each column, the sums of ``resamples`` resamples of its values, drawn jointly.
 
     Every column has one value per query; resample ``b`` draws the same query
@@ -162,12 +178,14 @@ def resample_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int
     # Metrics often agree query by query (recall and hit rate with one relevant label
     # each): such columns are resampled once, which narrows every packed value.
     distinct = list(dict.fromkeys(tuple(column) for column in columns))
-    sums = _joint_sums(distinct, resamples=resamples, seed=seed)
+    sums = _joint_sums(distinct, resamples=resamples, seed=seed, map_blocks=map_blocks)
     by_column = dict(zip(distinct, sums))
     return [list(by_column[tuple(column)]) for column in columns]
 
 
-def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) -> list[list[int]]:
+def _joint_sums(
+    columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap
+) -> list[list[int]]:
     n = len(columns[0]) if columns else 0
     changed = [i for i in range(n) if any(column[i] for column in columns)]
     if not changed:
@@ -175,7 +193,7 @@ def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) 
     packer = Packer.for_columns([[column[i] for i in changed] for column in columns], draws=n)
     draw = _table_drawer(packer) if len(changed) <= _TABLE_SIZE else _general_drawer(packer)
 
-    def block(number: int) -> list[tuple[int, ...]]:
+    def block(number: int) -> Block:
         rng = random.Random(f"{seed}:{number}")
         totals = []
         for _ in range(min(RESAMPLES_PER_BLOCK, resamples - number * RESAMPLES_PER_BLOCK)):
@@ -183,13 +201,8 @@ def _joint_sums(columns: Sequence[Sequence[int]], *, resamples: int, seed: int) 
             totals.append(packer.unpack(draw(rng, hits), hits))
         return totals
 
-    blocks = -(-resamples // RESAMPLES_PER_BLOCK)
-    if resamples * len(changed) >= SHARE_FROM:
-        from ..pipeline.forking import map_shared
-
-        drawn = map_shared(block, blocks)
-    else:
-        drawn = [block(number) for number in range(blocks)]
+    blocks = range(-(-resamples // RESAMPLES_PER_BLOCK))
+    drawn = map_blocks(block, blocks) if resamples * len(changed) >= SHARE_FROM else map(block, blocks)
     return [list(per_column) for per_column in zip(*(totals for part in drawn for totals in part))]
 
 

@@ -57,8 +57,8 @@ def id_problem(value: str) -> str | None:
 
 def _safe_id(value: Any, field: str, source: str, line: int) -> str:
     if not isinstance(value, str):
-        problem = f"missing required field {field}" if value is None else f"{field} must be a string"
-        raise InputError(source, line, problem)
+        missing = f"missing required field {field}" if value is None else f"{field} must be a string"
+        raise InputError(source, line, missing)
     problem = id_problem(value)
     if problem is not None:
         raise InputError(

@@ -30,10 +30,11 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from json.decoder import scanstring
+from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner, exported at run time
 from typing import Any, BinaryIO
 
+from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
 from ..core.errors import InputError, UsageError
 from ..core.identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
 from .fileio import open_binary, read_bytes
@@ -44,45 +45,6 @@ FINGERPRINTS = ("corpus_fingerprint", "chunker_fingerprint")
 
 # Called with (bytes or characters done, total) while a corpus is read.
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class Corpus:
-    """Live chunks in columns: index ``i`` is one chunk across every list."""
-
-    corpus_fingerprint: str | None = None
-    chunker_fingerprint: str | None = None
-    ids: list[str] = field(default_factory=list)
-    docs: list[str] = field(default_factory=list)
-    texts: list[str | None] = field(default_factory=list)  # normalized
-    shas: list[str | None] = field(default_factory=list)
-    ordinals: list[int | None] = field(default_factory=list)
-    position: dict[str, int] = field(default_factory=dict)  # chunk_id -> index
-    documents: dict[str, list[int]] = field(default_factory=dict)  # doc_uri -> indices, file order
-    sha256: str = ""
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def document_of(self, chunk_id: str) -> str | None:
-        index = self.position.get(chunk_id)
-        return None if index is None else self.docs[index]
-
-    def chunks_of(self, doc_uri: str) -> list[int]:
-        """The document's chunks in reading order: by ordinal, file order for ties or gaps."""
-        members = self.documents.get(doc_uri, [])
-        ordinals = self.ordinals
-        return sorted(members, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
-
-    def describe(self) -> dict[str, Any]:
-        """The ``corpus`` object of a report."""
-        return {
-            "fingerprint": self.corpus_fingerprint,
-            "chunker_fingerprint": self.chunker_fingerprint,
-            "documents": len(self.documents),
-            "chunks": len(self.ids),
-            "sha256": self.sha256,
-        }
 
 
 @dataclass
@@ -224,7 +186,7 @@ def read_jsonl_corpus(handle: BinaryIO, where: _Where) -> tuple[CorpusBuilder, s
     builder = CorpusBuilder(where)
     digest = hashlib.sha256()
     first = True
-    for line, raw in iter_lines(handle, digest):  # type: ignore[arg-type]
+    for line, raw in iter_lines(handle, digest):
         if raw.startswith(b"//"):
             raise where.error(line, "comments are not allowed in a corpus")
         record = expect_object(decode_line(raw, where.source, line, where.path), where.source, line, where.path)
@@ -294,7 +256,8 @@ class _SnapshotParser:
     def key(self, pos: int) -> tuple[str, int]:
         pos = self.expect(pos, '"', "a member name in double quotes")
         try:
-            return scanstring(self.text, pos, True)
+            member: tuple[str, int] = scanstring(self.text, pos, True)
+            return member
         except json.JSONDecodeError as exc:
             raise self.fail(exc.pos, f"not valid JSON ({exc.msg})") from None
 

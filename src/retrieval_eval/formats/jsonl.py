@@ -7,7 +7,10 @@ Policy (the same for judgments, runs and corpora):
 - each other line must be one JSON object; NaN and Infinity, which Python's
   json module would otherwise accept, are refused because no other JSON reader
   does;
-- invalid UTF-8 is refused with the line that holds it.
+- invalid UTF-8 is refused with the line that holds it, and so is a ``\\u``
+  escape that names a lone surrogate (``"\\ud800"``): json would read it into
+  a string no UTF-8 file or terminal can hold, and the failure would come
+  later, far from the line.
 
 Speed: a line is first read on a fast path (orjson when it is installed, else
 the standard library's C scanner called directly, which skips the per-call
@@ -21,11 +24,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError
 
+_orjson: Any
 try:  # optional: pip install 'retrieval-eval[fast]'
     import orjson as _orjson
 except ImportError:  # pragma: no cover - depends on the environment
@@ -43,7 +48,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_scan = _DECODER.scan_once
+_scan: Any = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner, set by __init__
 
 
 def _type_name(value: object) -> str:
@@ -78,6 +83,8 @@ def _decode_fast(raw: bytes | memoryview, numbers_matter: bool) -> Any:
         value, end = _scan(text, 0)
     except (ValueError, StopIteration, RecursionError):  # UnicodeDecodeError is a ValueError
         return _SLOW
+    if "\\u" in text:  # an escape may name a lone surrogate: json.loads words the refusal
+        return _SLOW
     # Lines come stripped, so json.loads would accept exactly when the value fills the line.
     return value if end == len(text) else _SLOW
 
@@ -105,12 +112,44 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
     except UnicodeDecodeError as exc:
         raise InputError(source, lineno, f"not valid UTF-8 (byte {exc.start + 1} of the line)", path=path) from None
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as exc:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise InputError(source, lineno, f"not valid JSON ({detail})", path=path) from None
     except RecursionError:
         raise InputError(source, lineno, "not valid JSON (nested too deeply)", path=path) from None
+    if "\\u" in text and (surrogate := _lone_surrogate(value)) is not None:
+        raise InputError(
+            source,
+            lineno,
+            f"not valid Unicode (\\u{ord(surrogate):04x} is a lone surrogate, not a character)",
+            path=path,
+        )
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in any string of a decoded value (keys included), else None.
+
+    Only a ``\\u`` escape can put one there: strict UTF-8 decoding refuses encoded ones,
+    and json joins an escaped pair into one character.
+    """
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return found.group()
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
 
 
 def expect_object(value: Any, source: str, lineno: int, path: str | None) -> dict[str, Any]:

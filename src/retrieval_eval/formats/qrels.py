@@ -9,6 +9,7 @@ formats and are refused on the way out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -25,9 +26,16 @@ def _decode(raw: bytes, source: str, line: int, path: str) -> str:
         raise InputError(source, line, "not valid UTF-8", path=path) from None
 
 
+# A grade as trec_eval reads it in full: a sign and ASCII digits. Python's int() reads
+# more ("1_0", other scripts' digits), which trec_eval would read differently.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _grade(text: str, source: str, line: int, path: str) -> int:
     try:
-        value = int(text)
+        if not _INTEGER.fullmatch(text):
+            raise ValueError(text)
+        value = int(text)  # refuses more than 4,300 digits
     except ValueError:
         raise InputError(source, line, f"relevance must be an integer, got {text!r}", path=path) from None
     return max(value, 0)
@@ -55,7 +63,7 @@ def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
 
 
 def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
-    labels = []
+    labels: list[Judgment] = []
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle):
             fields = _decode(raw, source, line, path).split("\t")

@@ -1,4 +1,7 @@
-"""Reports on disk: reading one back (ours, or any spec-v1 tool's) and writing ours atomically."""
+"""Reports on disk: written atomically, read back only when they are one.
+
+What a report holds is built by :mod:`retrieval_eval.core.report`.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +20,6 @@ def dump_report(report: Mapping[str, Any]) -> str:
 
 def write_report(path: str, report: Mapping[str, Any]) -> None:
     """Write what ``dump_report`` returns, atomically, without holding the whole text."""
-
     write_json_atomic(path, report)
 
 

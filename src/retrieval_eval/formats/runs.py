@@ -10,59 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError, UsageError
+from ..core.runs import Run, dedupe_head
 from .fileio import open_binary
 from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
-
-
-@dataclass
-class Run:
-    """The part of a run that scoring needs.
-
-    ``rankings`` holds judged queries only (or every query when no judged set
-    was given), deduplicated in rank order and cut at the requested depth.
-    """
-
-    rankings: dict[str, list[str]] = field(default_factory=dict)
-    with_duplicates: list[str] = field(default_factory=list)
-    unjudged: list[str] = field(default_factory=list)
-    received: dict[str, int] = field(default_factory=dict)
-    queries: int = 0
-    sha256: str = ""
-    format: str = "jsonl"
-
-
-def dedupe_head(ranking: list[str], depth: int | None) -> tuple[list[str], int | None]:
-    """The first ``depth`` distinct keys in rank order, and where the first repeat was skipped.
-
-    Only the part of the ranking read to fill the depth is examined: a repeat
-    further down changes no number. The second value is the position (in
-    ``ranking``) of the first key seen before, or None when no repeat was
-    read. Up to that position every key was new, so a shallower head of
-    depth ``d`` holds a repeat exactly when that position is below ``d``.
-    """
-    head = ranking if depth is None else ranking[:depth]
-    if len(set(head)) == len(head):
-        return head, None
-    seen: set[str] = set()
-    kept: list[str] = []
-    first_repeat: int | None = None
-    for position, key in enumerate(ranking):
-        if key in seen:
-            if first_repeat is None:
-                first_repeat = position
-            continue
-        seen.add(key)
-        kept.append(key)
-        if depth is not None and len(kept) == depth:
-            break
-    return kept, first_repeat
 
 
 def _first_bad_entry(ranking: list[Any]) -> int:
@@ -145,11 +102,15 @@ def iter_run_jsonl(
         yield line, query_id, ranking
 
 
+# The numbers trec_eval reads in full (strtod in the C locale, decimal forms): a sign,
+# ASCII digits with an optional fraction, an optional exponent. Python's float() reads
+# more ("1_000", other scripts' digits), which trec_eval would read differently.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _parse_score(text: str, line: int, path: str | None) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    """A TREC score: a finite decimal number; inf and nan, which strtod also reads, are refused."""
+    value = float(text) if _DECIMAL.fullmatch(text) else math.nan
     if not math.isfinite(value):
         raise InputError("run", line, f"score must be a finite number, got {text!r}", path=path)
     return value
@@ -158,14 +119,17 @@ def _parse_score(text: str, line: int, path: str | None) -> float:
 def iter_trec_run(
     handle: BinaryIO, *, path: str | None = None, digest: Any = None
 ) -> Iterator[tuple[int, str, str, float]]:
-    """Yield (line, query_id, doc_id, score) for each line of a TREC run file."""
+    """Yield (line, query_id, doc_id, score) for each line of a TREC run file.
+
+    As in trec_eval, fields after the run tag are ignored; the first six are checked.
+    """
     for line, raw in iter_lines(handle, digest):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError("run", line, "not valid UTF-8", path=path) from None
         fields = text.split()
-        if len(fields) != 6:
+        if len(fields) < 6:
             raise InputError(
                 "run",
                 line,

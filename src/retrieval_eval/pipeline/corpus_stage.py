@@ -29,13 +29,15 @@ from ..core.errors import UsageError
 from ..core.identity import is_chunk_id
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings
-from ..formats.runs import Run, parse_run
+from ..core.runs import Run
+from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
+from ..formats.runs import parse_run
+from .run_ranges import RunReading
+from .score_run import score_run_file
 
-if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given
+if TYPE_CHECKING:  # the corpus reader and drift load only when a corpus is given (about 8 ms of start-up)
+    from ..core.corpus import Corpus
     from ..core.drift import DriftResult
-    from ..formats.corpus import Corpus
-    from .run_ranges import RunReading
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,8 @@ class CorpusStage:
                 )
             return cls()
         from ..core.drift import check_drift
-        from ..core.judgments import parse_judgments
         from ..formats.corpus import read_corpus
+        from ..formats.judgments import parse_judgments
 
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
@@ -115,8 +117,6 @@ class CorpusStage:
         run_format: str = "auto",
         reading: RunReading | None = None,
     ) -> tuple[Scores, Run]:
-        from ..core.scoring import score_run_file
-
         if not self.collapse or self.corpus is None:
             return score_run_file(index, run_path, config, run_format=run_format, reading=reading)
         indexed = index_judgments(index, config)
@@ -125,10 +125,7 @@ class CorpusStage:
         for query_id, chunks in run.rankings.items():
             self.collapsed[query_id] = collapse_ranking(chunks, self.corpus, received=run.received.get(query_id))
         rankings = {query_id: c.documents for query_id, c in self.collapsed.items()}
-        scores = score_rankings(index, rankings, config, indexed=indexed)
-        scores.with_duplicates = list(run.with_duplicates)
-        scores.unjudged = list(run.unjudged)
-        return scores, run
+        return with_run_findings(score_rankings(index, rankings, config, indexed=indexed), run), run
 
     def report_corpus(self) -> dict[str, Any]:
         return {"fingerprint": None} if self.corpus is None else self.corpus.describe()

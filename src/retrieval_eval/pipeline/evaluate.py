@@ -18,16 +18,18 @@ from ..core.drift import corpus_changes
 from ..core.errors import UsageError
 from ..core.gates import Gate, GateContext, GateResult, Verdict, decide, evaluate_gate, max_drift_gate, parse_gate
 from ..core.judgments import JudgmentSet
-from ..core.labelindex import LabelIndex, read_label_index
+from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.scoring import ScoreConfig, Scores
 from ..core.validate import Validation, validate
 from ..formats.fileio import sha256_file
+from ..formats.judgments import read_label_index
 from ..formats.report import load_report
 from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
-from .run_ranges import RunReading
+from .forking import shared_map
+from .run_ranges import RunReading, split_for
 from .settings import Settings
 
 
@@ -68,12 +70,21 @@ def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison |
     return GateContext(scores.metrics, strata, request.judged, comparison, bool(scores.per_query))
 
 
-def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> Evaluation:
-    """Score a run file against a judgments file and decide the verdict."""
+def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, workers: int = 0) -> Evaluation:
+    """Score a run file against a judgments file and decide the verdict.
+
+    ``workers``: how many forked processes may help read the run and draw the bootstrap.
+    A library call works in one process; the CLI and the action ask for
+    :func:`.forking.worker_count` (one per spare core, where forking is safe). The answer
+    is the same either way.
+    """
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
-        request.run_path, request.run_format, None if request.collapse_to_documents else request.config.max_k
+        request.run_path,
+        request.run_format,
+        None if request.collapse_to_documents else request.config.max_k,
+        split_for(workers),
     )
     try:
         # Streamed into a compact index: the labels' records are never all held at once.
@@ -99,7 +110,11 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None) -> 
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if request.baseline is None else compare_reports(request.baseline, body, judgments=index)
+    comparison = (
+        None
+        if request.baseline is None
+        else compare_reports(request.baseline, body, judgments=index, map_blocks=shared_map(workers))
+    )
     results = [evaluate_gate(g, gate_context(scores, request, comparison)) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores)

@@ -6,8 +6,9 @@ with everything already loaded, and whatever they do not deliver is done here
 instead: the answer never depends on how many processes computed it, and a
 worker that dies (killed, out of memory) costs time, never a result.
 
-``RETRIEVAL_EVAL_WORKERS=N`` sets how many workers may start (0 turns them
-off); by default one per spare core, at most three.
+Nothing here starts a worker unless asked: the pipeline decides how many
+(:func:`worker_count`, from the cores and an override the entry layer reads
+from ``RETRIEVAL_EVAL_WORKERS``), and a library call runs in one process.
 """
 
 from __future__ import annotations
@@ -19,26 +20,42 @@ import pickle
 import select
 import signal
 import struct
-from collections.abc import Callable, Iterator
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 MAX_WORKERS = 3
+# The most workers an override may ask for.
+MAX_OVERRIDE = 16
+# The environment variable the entry layer reads for an override (this module reads no environment).
+WORKERS_VARIABLE = "RETRIEVAL_EVAL_WORKERS"
 
 
-def worker_count() -> int:
-    """How many processes may work beside this one: none where there is no ``fork``; else
-    ``RETRIEVAL_EVAL_WORKERS`` (a whole number, at most 16; anything else is ignored); else
-    one per spare core, at most three."""
-    if not hasattr(os, "fork"):
+def workers_override(environ: Mapping[str, str]) -> int | None:
+    """The worker count an environment asks for in ``RETRIEVAL_EVAL_WORKERS``: a whole
+    number (at most 16), else None (no override; anything else is ignored). The entry
+    layer passes its environment; this module reads none."""
+    text = environ.get(WORKERS_VARIABLE, "").strip()
+    if text.isascii() and text.isdigit():
+        return min(int(text), MAX_OVERRIDE)
+    return None
+
+
+def may_fork() -> bool:
+    """Whether workers may be forked now: on Linux only, and only while no other thread is
+    alive (a child forked beside a running thread may inherit a lock that thread holds)."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def worker_count(override: int | None = None) -> int:
+    """How many processes may work beside this one: none where forking is unsafe
+    (:func:`may_fork`); else ``override`` when given; else one per spare core, at most three."""
+    if not may_fork():
         return 0
-    setting = os.environ.get("RETRIEVAL_EVAL_WORKERS", "").strip()
-    if setting.isascii() and setting.isdigit():
-        return min(int(setting), 16)
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(0, min(MAX_WORKERS, cores - 1))
+    if override is not None:
+        return override
+    return max(0, min(MAX_WORKERS, len(os.sched_getaffinity(0)) - 1))
 
 
 def fork_worker(body: Callable[[], None]) -> int:
@@ -213,7 +230,7 @@ class MessageReader:
 # -- numbered pieces of work, computed wherever there is a free core ------------------
 
 
-def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = None) -> list[Any]:
+def map_shared(work: Callable[[int], Any], count: int, *, workers: int) -> list[Any]:
     """``[work(0), ..., work(count - 1)]``, computed by this process and forked workers together.
 
     Workers take pieces from the back and send each result as it is done;
@@ -221,7 +238,6 @@ def map_shared(work: Callable[[int], Any], count: int, *, workers: int | None = 
     deliver (it died) is computed here. The answer is the same list whatever
     the number of processes, provided ``work(i)`` depends on ``i`` alone.
     """
-    workers = worker_count() if workers is None else workers
     if workers < 1 or count < 2 or not hasattr(os, "fork"):  # workers may be asked for explicitly
         return [work(i) for i in range(count)]
     claims = Claims(count)
@@ -264,3 +280,19 @@ def _fork_mapper(
     finally:
         os.close(write_end)
     return pid, MessageReader(read_end)
+
+
+MapFunction = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
+
+
+def shared_map(workers: int) -> MapFunction:
+    """A ``map`` that shares its items with up to ``workers`` forked workers (see :func:`map_shared`).
+
+    Whether forking is safe is asked again at each call: a thread started
+    since the workers were counted keeps that call in this process.
+    """
+
+    def mapped(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        return map_shared(lambda i: function(items[i]), len(items), workers=workers if may_fork() else 0)
+
+    return mapped

@@ -17,9 +17,9 @@ is told, it keeps ``2 x min_depth`` keys and the line's byte offset; then it
 cuts those heads to their depth and reads again the few lines whose query
 needs more.
 
-Small files, TREC runs, whole rankings (no depth) and systems without
-``fork`` are read by one process, as before; :mod:`.forking` says how
-many workers may start.
+Small files, TREC runs, whole rankings (no depth) and a reading given no
+workers are read by one process; the pipeline says how many workers may
+start (:func:`.forking.worker_count`).
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..core.errors import InputError
+from ..core.runs import Run
 from ..formats.jsonl import BLOCK, clean_line
-from ..formats.runs import DepthOf, Run, RunCollector, check_run_format, detect_format, parse_run, read_head
+from ..formats.runs import DepthOf, RunCollector, check_run_format, detect_format, parse_run, read_head
 from .forking import (
     Claims,
     MessageReader,
@@ -43,7 +44,6 @@ from .forking import (
     reap,
     send_message,
     widen_pipe,
-    worker_count,
 )
 
 RANGE_BYTES = 4 << 20
@@ -75,10 +75,9 @@ class Split:
     parallel_from: int = PARALLEL_FROM
 
 
-def default_split() -> Split:
-    """As many workers as :func:`.forking.worker_count` allows, with this module's sizes
-    (read when called, so a test may change them)."""
-    return Split(worker_count(), RANGE_BYTES, PARALLEL_FROM)
+def split_for(workers: int) -> Split:
+    """``workers`` besides this process, with this module's sizes (read when called, so a test may change them)."""
+    return Split(workers, RANGE_BYTES, PARALLEL_FROM)
 
 
 @dataclass
@@ -468,12 +467,13 @@ class RunReading:
     """A run being read: started early (see the module docstring), finished by :meth:`run`."""
 
     def __init__(self, path: str, run_format: str, min_depth: int | None, split: Split | None = None) -> None:
+        """``split`` says how many workers may help; none by default (a library call runs in one process)."""
         check_run_format(run_format)
         self.path = path
         self.run_format = run_format
         self.min_depth = min_depth
         self.ranges: RangeReader | None = None
-        split = split if split is not None else default_split()
+        split = split if split is not None else split_for(0)
         size = _splittable_size(path, run_format, split) if min_depth is not None else None
         if size is not None and min_depth is not None:
             try:
@@ -481,13 +481,13 @@ class RunReading:
             except OSError:  # workers only save time: read in this process, where parse_run words any refusal
                 self.ranges = None
 
-    def run(self, *, depth_of: DepthOf, judged: Container[str] | None, on_head: OnHead | None = None) -> Run:
+    def run(self, *, depth_of: DepthOf, judged: Collection[str] | None, on_head: OnHead | None = None) -> Run:
         """The run, heads cut at ``depth_of``; ``on_head`` hears of judged heads early when ranges are read."""
         if self.ranges is None:
             return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
         assert self.min_depth is not None
         # Only judged queries are told; any other one is fitted to its depth while merging.
-        deeper = {query: depth for query in judged or () if (depth := depth_of(query)) > self.min_depth}
+        deeper = {query: depth for query in judged or {} if (depth := depth_of(query)) > self.min_depth}
         try:
             return self.ranges.read(depth_of, judged, deeper=deeper, on_head=on_head)
         finally:

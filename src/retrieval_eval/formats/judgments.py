@@ -1,0 +1,91 @@
+"""Reading a judgments JSONL file: one reader, two products.
+
+Every line goes through :func:`iter_judgment_lines`, which checks it as the
+schema requires and refuses the file on its first bad line. What is built
+from the lines is the caller's choice: the full :class:`JudgmentSet` (every
+record kept, for drift, conversion and rewriting) or the compact
+:class:`LabelIndex` the score path reads. Both see the same lines, so both
+give the same refusals, word for word.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from ..core.judgments import (
+    Judgment,
+    JudgmentFields,
+    JudgmentSet,
+    check_judgment_record,
+    common_judgment_fields,
+    no_judgment_error,
+)
+from ..core.labelindex import LabelIndex
+from .fileio import open_binary
+from .jsonl import decode_line, expect_object, iter_lines
+
+# (line, record, its checked fields), or (line, comment text, None) for a ``//`` line.
+JudgmentLine = tuple[int, Any, JudgmentFields | None]
+
+
+def iter_judgment_lines(
+    handle: BinaryIO, *, source: str = "judgments", path: str | None = None, digest: Any = None
+) -> Iterator[JudgmentLine]:
+    """Each label line checked, and each comment line, in file order (``digest`` sees every byte)."""
+    for line, raw in iter_lines(handle, digest):
+        if raw.startswith(b"//"):  # comments are allowed in judgments files
+            yield line, raw.decode("utf-8", errors="replace"), None
+            continue
+        # Read first on the fast path with numbers unchecked: a record of strings and one
+        # in-range integer reads the same whatever the parser. Anything else is read again
+        # exactly and checked field by field, for the exact refusal.
+        record = decode_line(raw, source, line, path, numbers_matter=False)
+        fields = common_judgment_fields(record)
+        if fields is None:
+            record = expect_object(decode_line(raw, source, line, path), source, line, path)
+            fields = check_judgment_record(record, line, source=source, path=path)
+        yield line, record, fields
+
+
+def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
+    """Read and check a judgments JSONL file, keeping every record and comment."""
+    labels: list[Judgment] = []
+    comments: dict[int, list[str]] = {}
+    with open_binary(path) as handle:
+        for line, item, fields in iter_judgment_lines(handle, source=source, path=path):
+            if fields is None:
+                comments.setdefault(len(labels), []).append(item)
+            else:
+                labels.append(Judgment(fields[0], fields[1], fields[2], fields[3], item, line))
+    if not labels:
+        raise no_judgment_error(source, path)
+    return JudgmentSet(tuple(labels), {at: tuple(lines) for at, lines in comments.items()})
+
+
+def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
+    """Stream a judgments file into a :class:`LabelIndex`; records are not kept.
+
+    The file's SHA-256 is taken on the way, so it is read once (twice when a
+    key is labeled more than once, to name every line of the repeat).
+    """
+    index = LabelIndex()
+    digest = hashlib.sha256()
+    with open_binary(path) as handle:
+        for line, record, fields in iter_judgment_lines(handle, source=source, path=path, digest=digest):
+            if fields is not None:
+                index.add(fields, record, line)
+    if not index.labels:
+        raise no_judgment_error(source, path)
+    index.sha256 = digest.hexdigest()
+    index.finish(lambda: _keys_by_line(path, source))
+    return index
+
+
+def _keys_by_line(path: str, source: str) -> Iterator[tuple[int, str, str]]:
+    with open_binary(path) as handle:
+        for line, _record, fields in iter_judgment_lines(handle, source=source, path=path):
+            if fields is not None:
+                query_id, doc_uri, _relevance, chunk_id = fields
+                yield line, query_id, chunk_id if chunk_id is not None else doc_uri
