@@ -30,8 +30,8 @@ def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
         return ScoreConfig(
             k=tuple(cutoffs(report)),
             threshold=config.get("threshold"),  # type: ignore[arg-type]
-            gain=config.get("gain"),
-        )  # type: ignore[arg-type]
+            gain=config.get("gain"),  # type: ignore[arg-type]
+        )
     except UsageError:
         return None
 

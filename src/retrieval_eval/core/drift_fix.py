@@ -23,8 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .drift import DECIMALS, NEEDS_HUMAN, DriftResult, Finding
+from .drift import NEEDS_HUMAN, DriftResult, Finding
 from .judgments import Judgment, JudgmentSet, judgment_from_record
+from .precision import DECIMALS
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def _check_shape(events: Any, source: str) -> None:
             depth -= 1
         elif isinstance(event, yaml.ScalarEvent) and event.style is None and len(event.value) > MAX_NUMBER_DIGITS:
             if event.value.lstrip("+-").isdigit():
-                line = event.start_mark.line + 1
+                line = event.start_mark.line + 1 if event.start_mark is not None else "?"
                 raise ConfigError([f"config: {source}:{line}: a number of {len(event.value)} digits is no setting"])
 
 

@@ -87,7 +87,8 @@ def _flat_text(value: Any, depth: int, encoders: dict[int, Any]) -> str | None:
     opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
     # The C encoder wrote "{a,<sep>b}"; indent=2 also breaks the line after the
     # opening bracket and before the closing one.
-    return opening + "\n" + INDENT * (depth + 1) + encode(value)[1:-1] + "\n" + INDENT * depth + closing
+    inner: str = encode(value)[1:-1]
+    return opening + "\n" + INDENT * (depth + 1) + inner + "\n" + INDENT * depth + closing
 
 
 def _key_text(key: Any) -> str:

@@ -76,7 +76,7 @@ def size_of(value: Any, limit: int = MAX_VALUE) -> int:
 def _parts(item: Any) -> list[Any] | None:
     """What a container prints: its items (keys and values of a mapping), or None for a scalar."""
     if isinstance(item, Namespace):  # Jinja's namespace prints its attributes
-        item = item._Namespace__attrs  # type: ignore[attr-defined]
+        item = item._Namespace__attrs
     if isinstance(item, Mapping):
         return [*item.keys(), *item.values()]
     if isinstance(item, (Sequence, Set)):
@@ -109,7 +109,7 @@ def repeat_size(left: Any, right: Any) -> int | None:
         return None
     times, sequence = (right, left) if _int(right) else (left, right)
     if _int(times) and isinstance(sequence, (str, bytes, list, tuple)):
-        return len(sequence) * max(times, 0)
+        return int(len(sequence) * max(times, 0))
     return 0
 
 
@@ -218,7 +218,7 @@ def _width(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
 
 def _tabs(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
     size = a[0] if a else k.get("tabsize", 8)
-    return len(s) + s.count("\t" if isinstance(s, str) else b"\t") * max(size if _int(size) else 8, 1)
+    return int(len(s) + s.count("\t" if isinstance(s, str) else b"\t") * max(size if _int(size) else 8, 1))
 
 
 def _replaced(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
@@ -365,7 +365,8 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         def bounded(*args: Any, **kwargs: Any) -> str:
             mapping = args[0] if is_map and args and isinstance(args[0], Mapping) else kwargs
             check("format", format_size(template, () if is_map else args, mapping))
-            return checked("format", wrapper(*args, **kwargs))
+            text: str = checked("format", wrapper(*args, **kwargs))
+            return text
 
         return bounded
 
