@@ -12,14 +12,13 @@ exist: not finding it is an input error.
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.report import load_report
+from ..core.report import load_report, parse_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound
@@ -228,11 +227,5 @@ def read_zip_member(
 
 
 def _parse(data: bytes, where: str) -> dict[str, Any]:
-    """The same checks as load_report, for bytes that never were a file here."""
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError("baseline", None, f"{where} is not valid JSON ({exc})") from None
-    if not isinstance(report, dict) or report.get("spec_version") != "1" or not isinstance(report.get("metrics"), dict):
-        raise InputError("baseline", None, f"{where} is not a spec v1 report")
-    return report
+    """The same reading and checks as load_report, for bytes that never were a file here."""
+    return parse_report(data, "baseline", where=f"{where}: ")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -25,15 +24,15 @@ from ._common import (
 )
 
 
-def read_samples(name: str, path: str) -> dict[str, Any]:
-    """A judged metric's samples file: a JSON array of numbers, or {"samples": [...]}."""
-    from ..formats.fileio import read_bytes
+def read_samples(name: str, path: str, *, source: str | None = None) -> dict[str, Any]:
+    """A judged metric's samples file: a JSON array of numbers, or {"samples": [...]}.
 
-    source = f"judged {name}"
-    try:
-        data = json.loads(read_bytes(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(source, None, f"not valid JSON ({exc})", path=path) from None
+    Messages name ``source``, ``judged NAME`` unless given.
+    """
+    from ..formats.jsondoc import read_document
+
+    source = source or f"judged {name}"
+    data = read_document(path, source)
     samples = data.get("samples") if isinstance(data, dict) else data
     if (
         not isinstance(samples, list)
@@ -118,9 +117,13 @@ def command(
     """
     from ..core.report import load_report, write_report
     from ..core.scoring import ScoreConfig
+    from ..formats.fileio import refuse_output_over_input
     from ..pipeline.evaluate import ScoreRequest, evaluate
     from ..render.terminal import render_score
 
+    samples = [("samples", option.partition("=")[2]) for option in judged_options]
+    inputs = [("judgments", judgments), ("run", run_path), ("baseline", baseline), ("corpus", corpus_path), *samples]
+    refuse_output_over_input([("--out", out)], inputs)
     request = ScoreRequest(
         judgments_path=judgments,
         run_path=run_path,

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..formats.fileio import read_bytes
 from .errors import InputError
 from .gates import Verdict
 from .judgments import JudgmentSet
 from .labelindex import LabelIndex, as_label_index
 from .precision import DECIMALS
 from .scoring import Scores
+from .shapes import report_problem
 from .validate import Validation
 
 TOOL_NAME = "retrieval-eval"
@@ -177,17 +177,27 @@ def write_report(path: str, report: Mapping[str, Any]) -> None:
 
 def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    data = read_bytes(path)
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(source, exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
+    from ..formats.jsondoc import read_document
+
+    return checked_report(read_document(path, source), source, path=path)
+
+
+def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:
+    """A report from bytes that never were a file here (a commit's blob, an artifact's member)."""
+    from ..formats.jsondoc import parse_document
+
+    return checked_report(parse_document(data, source, where=where), source, where=where)
+
+
+def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
+    """``report`` when it has the shape of a report (spec v1 and our additions); else the first fault."""
     if not isinstance(report, dict):
-        raise InputError(source, None, "a report must be a JSON object", path=path)
+        raise InputError(source, None, f"{where}a report must be a JSON object", path=path)
     if report.get("spec_version") != "1":
-        raise InputError(source, None, 'not a spec v1 report (spec_version is not "1")', path=path)
+        raise InputError(source, None, f'{where}not a spec v1 report (spec_version is not "1")', path=path)
     if not isinstance(report.get("metrics"), dict):
-        raise InputError(source, None, "a report must carry a metrics object", path=path)
+        raise InputError(source, None, f"{where}a report must carry a metrics object", path=path)
+    problem = report_problem(report)
+    if problem is not None:
+        raise InputError(source, None, f"{where}{problem}", path=path)
     return report
