@@ -79,6 +79,8 @@ class Checker:
     def __init__(self, shape: Mapping[str, Any]) -> None:
         self.shape = shape
         self.defs: Mapping[str, Any] = shape.get("$defs", {})
+        # Per sub-shape (they live as long as the checker): its bulk-check summary, made once.
+        self._plain: dict[int, tuple[frozenset[type], float, float] | bool] = {}
 
     def check(self, document: Any) -> None:
         """Raise :class:`ShapeError` at the first departure, in document order."""
@@ -141,18 +143,18 @@ class Checker:
     def _all_plain(self, values: Any, shape: Mapping[str, Any]) -> bool:
         """True when every value is of a plain scalar type ``shape`` accepts and within its range,
         decided without a call per value; False means "check them one by one"."""
-        shape = self._resolve(shape)
-        if set(shape) - {"type", "minimum", "maximum", "description"}:
+        plain = self._plain.get(id(shape))
+        if plain is None:
+            plain = self._plain[id(shape)] = _plain_spec(self._resolve(shape))
+        if plain is False:
             return False
-        kinds = shape.get("type")
-        allowed = {t for kind in ([kinds] if isinstance(kinds, str) else kinds or ()) for t in _PLAIN[kind]}
-        values = list(values)
-        if not set(map(type, values)) <= allowed:
+        allowed, low, high = plain
+        values = values if type(values) is list else list(values)
+        if not allowed.issuperset(map(type, values)):
             return False
-        numbers = [v for v in values if type(v) in (int, float)]
+        numbers = [v for v in values if type(v) is float or type(v) is int] if allowed & _NUMBERS else []
         if not numbers:
             return True
-        low, high = shape.get("minimum", -_INF), shape.get("maximum", _INF)
         if not (low <= min(numbers) and max(numbers) <= high):
             return False
         try:  # min and max pass over a NaN in the middle; a sum does not
@@ -161,6 +163,16 @@ class Checker:
             return False
 
 
+def _plain_spec(shape: Mapping[str, Any]) -> tuple[frozenset[type], float, float] | bool:
+    """What a bulk check needs of a shape that only names scalar types and a range; False otherwise."""
+    if set(shape) - {"type", "minimum", "maximum", "description"}:
+        return False
+    kinds = shape.get("type")
+    allowed = frozenset(t for kind in ([kinds] if isinstance(kinds, str) else kinds or ()) for t in _PLAIN[kind])
+    return allowed, shape.get("minimum", -_INF), shape.get("maximum", _INF)
+
+
+_NUMBERS = frozenset((int, float))
 _INF = float("inf")
 # Exact types each type word accepts (bool is a subclass of int, so types are compared exactly).
 _PLAIN: dict[str, tuple[type, ...]] = {

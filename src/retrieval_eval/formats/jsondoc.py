@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import Any
 
 from ..core.errors import InputError
@@ -55,6 +56,10 @@ def _constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_int=_integer, parse_float=_float, parse_constant=_constant)
+_PLAIN_DECODER = json.JSONDecoder(parse_constant=_constant)
+# A run of digits or an exponent long enough to need the checks above; only a document that holds
+# one (or a string that looks like one) pays for a Python call per number.
+_SUSPECT = re.compile(rf"\d{{{min(MAX_INTEGER_DIGITS, 300) + 1},}}|[eE][+-]?0*\d{{3,}}")
 
 
 def max_document_bytes() -> int:
@@ -99,7 +104,8 @@ def parse_document(data: bytes, source: str, *, path: str | None = None, where: 
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(source, line, where + "not valid UTF-8", path=path) from None
     try:
-        value = _DECODER.decode(text)
+        decoder = _DECODER if _SUSPECT.search(text) else _PLAIN_DECODER
+        value = decoder.decode(text)
     except _Refused as exc:
         raise InputError(source, None, where + str(exc), path=path) from None
     except json.JSONDecodeError as exc:
