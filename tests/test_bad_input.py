@@ -264,11 +264,20 @@ def test_an_output_that_cannot_be_written_is_refused(name: str, where: str, reas
     assert (tmp_path / "a-file").read_text() == "kept\n"
 
 
-@pytest.mark.parametrize("samples", ["[1e308, 1e308]", "[1e308, -1e308]", "[1e200, -1e200]", "[" + "9" * 400 + "]"])
-def test_samples_too_large_to_summarize_are_refused(samples: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("samples", "problem"),
+    [
+        ("[1e308, 1e308]", "samples are too large"),
+        ("[1e308, -1e308]", "samples are too large"),
+        ("[1e200, -1e200]", "samples are too large"),
+        ("[1e16, 0.5]", "samples are too large"),
+        ("[" + "9" * 400 + "]", "an integer of 400 digits is longer than"),
+    ],
+)
+def test_samples_too_large_to_summarize_are_refused(samples: str, problem: str, tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(samples)
     result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
-    assert_refused(result, "judged faithfulness: samples are too large to summarize")
+    assert_refused(result, f"samples: {problem}")
     result = run_cli(
         "score",
         "-j",
@@ -278,7 +287,7 @@ def test_samples_too_large_to_summarize_are_refused(samples: str, tmp_path: Path
         "--judged",
         f"faithfulness={tmp_path / 's.json'}",
     )
-    assert_refused(result, "judged faithfulness: samples are too large to summarize")
+    assert_refused(result, f"judged faithfulness: {problem}")
 
 
 def test_an_option_value_that_is_not_utf8_is_refused(tmp_path: Path) -> None:

@@ -81,13 +81,21 @@ def test_summarize_prints_the_interval(tmp_path: Path) -> None:
     assert "95% CI [0.603676, 0.996324]" in result.stdout
 
 
-def test_text_output_survives_a_malformed_report_and_shows_control_characters(tmp_path: Path) -> None:
+def test_a_malformed_report_is_refused_naming_the_first_fault_and_escaping_it(tmp_path: Path) -> None:
     report = json.loads((DEMO / "baseline.json").read_text())
     report["per_stratum"] = {"evil\x1b[2J": {"n": "x", "metrics": [1]}}
     report["verdict"] = {"status": "PASS", "gates": [{"expression": 1}], "reasons": "not a list"}
-    report["config"] = {"k": "5"}
+    (tmp_path / "bad.json").write_text(json.dumps(report))
+    result = run_cli("render", "--report", str(tmp_path / "bad.json"), "--format", "text")
+    assert result.code == 2, result.stderr
+    assert "Traceback" not in result.stderr and "\x1b" not in result.stderr
+    assert 'report: n must be an integer (at $.per_stratum["evil\\u001b[2J"].n)' in result.stderr
+
+
+def test_text_output_shows_control_characters_of_a_well_formed_report(tmp_path: Path) -> None:
+    report = json.loads((DEMO / "baseline.json").read_text())
+    report["per_stratum"] = {"evil\x1b[2J": {"n": 1, "metrics": {}}}
     (tmp_path / "bad.json").write_text(json.dumps(report))
     result = run_cli("render", "--report", str(tmp_path / "bad.json"), "--format", "text")
     assert result.code == 0, result.stderr
-    assert "Traceback" not in result.stderr
     assert "\x1b" not in result.stdout and "evil\\x1b[2J" in result.stdout

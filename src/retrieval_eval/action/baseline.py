@@ -12,7 +12,6 @@ exist: not finding it is an input error.
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..core.errors import InputError
-from ..formats.report import load_report
+from ..formats.report import load_report, parse_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound
@@ -257,11 +256,5 @@ def _inflate(zipped: zipfile.ZipFile, member: zipfile.ZipInfo, *, where: str, so
 
 
 def _parse(data: bytes, where: str) -> dict[str, Any]:
-    """The same checks as load_report, for bytes that never were a file here."""
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError("baseline", None, f"{where} is not valid JSON ({exc})") from None
-    if not isinstance(report, dict) or report.get("spec_version") != "1" or not isinstance(report.get("metrics"), dict):
-        raise InputError("baseline", None, f"{where} is not a spec v1 report")
-    return report
+    """The same reading and checks as load_report, for bytes that never were a file here."""
+    return parse_report(data, "baseline", where=f"{where}: ")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import InputError
-from ..formats.fileio import read_bytes
+from ..formats.jsondoc import read_document
 
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 
@@ -78,9 +76,5 @@ def load_event(name: str, path: str) -> Event:
     """The payload at ``path`` (GITHUB_EVENT_PATH); an empty one when there is none."""
     if not path:
         return Event(name)
-    data = read_bytes(path)
-    try:
-        payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError("event", None, f"the event payload is not JSON ({exc})", path=path) from None
+    payload = read_document(path, "event")
     return Event(name, payload if isinstance(payload, dict) else {})

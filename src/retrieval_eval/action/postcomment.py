@@ -14,11 +14,11 @@ GitHub: the event's ``pull_requests`` or a search of open PRs by head commit.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..core.errors import InputError, UsageError
+from ..formats.jsondoc import parse_document
 from ..render import comment_marker
 from .baseline import MAX_ARCHIVE_BYTES, read_zip_member
 from .comment import TITLE, Posted, post_comment
@@ -145,8 +145,8 @@ def _verdict(report: bytes | None) -> str:
     if report is None:
         return ""
     try:
-        data = json.loads(report.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = parse_document(report, "report")
+    except InputError:
         return ""
     # The report comes from the fork's run: any shape is possible.
     verdict = data.get("verdict") if isinstance(data, dict) else None

@@ -20,9 +20,11 @@ def read_text(text: str | None, path: str | None) -> str:
         return text
     if path is None:
         raise UsageError("give the chunk text with --text TEXT or --file PATH ('-' reads stdin)")
-    from ..formats.fileio import read_bytes
+    from ..formats.jsondoc import max_document_bytes, read_document_bytes
 
-    data = sys.stdin.buffer.read() if path == "-" else read_bytes(path)
+    data = sys.stdin.buffer.read(max_document_bytes() + 1) if path == "-" else read_document_bytes(path, "text")
+    if len(data) > max_document_bytes():
+        raise InputError("text", None, f"larger than {max_document_bytes():,} bytes, the most a text may hold")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -70,11 +70,12 @@ def command(
     """
     from ..compare import build_comparison
     from ..core.significance import DEFAULT_SEED
-    from ..formats.fileio import write_atomic
+    from ..formats.fileio import refuse_output_over_input, write_atomic
     from ..formats.report import dump_report, load_report
     from ..pipeline.forking import shared_map, worker_count, workers_override
     from ..render import comparison_text
 
+    refuse_output_over_input([("--out", out)], [("base", base_path), ("head", head_path), ("judgments", judgments)])
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None

@@ -148,6 +148,13 @@ def command(
     Every input line is checked before anything is written; ids with white
     space are refused on the way out to the white-space separated formats.
     """
+    import os
+
+    from ..formats.fileio import refuse_output_over_input
+
+    beir_names = ("corpus.jsonl", "queries.jsonl", os.path.join("qrels", f"{split}.tsv"))
+    beir_files = [("BEIR", os.path.join(beir, name)) for name in beir_names] if beir else []
+    refuse_output_over_input([("--out", out), ("--corpus-out", corpus_out)], [("input", input_path), *beir_files])
     if beir is not None:
         from ..formats.beir import convert_beir
 

@@ -92,12 +92,14 @@ def command(
     from ..core.drift_fix import plan_fix
     from ..core.judgments import write_judgments
     from ..formats.corpus import read_corpus
-    from ..formats.fileio import write_atomic
+    from ..formats.fileio import refuse_output_over_input, write_atomic
     from ..formats.judgments import parse_judgments
     from ..render.drift import drift_payload, render_drift
     from ._progress import ProgressBar
 
     check_options(fix, dry_run, out, max_invalid_ratio)
+    # --out naming the judgments file is the default in-place repair; naming the corpus would replace it.
+    refuse_output_over_input([("--out", out)], [("corpus", corpus_path)])
     with collector_paused():
         judgments = parse_judgments(judgments_path)
         with ProgressBar("reading corpus") as bar:

@@ -11,18 +11,12 @@ from ._common import handles_errors
 
 def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
-    import json
-
     from ..compare import KIND
     from ..core.errors import InputError
-    from ..formats.fileio import read_bytes
+    from ..core.shapes import comparison_problem
+    from ..formats.jsondoc import read_document
 
-    try:
-        document = json.loads(read_bytes(path).decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError("comparison", None, "not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError("comparison", exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
+    document = read_document(path, "comparison")
     if not isinstance(document, dict) or document.get("kind") != KIND:
         raise InputError(
             "comparison",
@@ -31,7 +25,10 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
             path=path,
             hint="write one with: retrieval-eval compare --base BASE.json --head HEAD.json --out CMP.json",
         )
-    head_run = (document.get("head") or {}).get("run_sha256")
+    problem = comparison_problem(document)
+    if problem is not None:
+        raise InputError("comparison", None, str(problem), path=path)
+    head_run = document["head"].get("run_sha256")
     if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
         raise InputError(
             "comparison",
@@ -41,6 +38,19 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
             hint="compare again with --head set to the report you render",
         )
     return document
+
+
+def template_inputs(template_dir: str | None) -> list[tuple[str, str | None]]:
+    """The templates a render may read, as inputs an output must not replace."""
+    if not template_dir:
+        return []
+    import os
+
+    try:
+        names = os.listdir(template_dir)
+    except OSError:
+        return []  # the renderer refuses the folder itself, in its own words
+    return [("template", os.path.join(template_dir, name)) for name in names]
 
 
 @click.command()
@@ -76,10 +86,13 @@ def command(
     65,536 characters and a summary under 1 MiB by leaving out whole
     sections, with a note saying which.
     """
-    from ..formats.fileio import write_atomic
+    from ..formats.fileio import refuse_output_over_input, write_atomic
     from ..formats.report import load_report
     from ..render import render
 
+    refuse_output_over_input(
+        [("--out", out)], [("report", report_path), ("comparison", compare_path), *template_inputs(template_dir)]
+    )
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None
     text = render(kind, report=report, comparison=comparison, template_dir=template_dir, comment_id=comment_id)

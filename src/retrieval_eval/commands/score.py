@@ -12,9 +12,11 @@ import click
 
 from ..core.exits import exit_code
 from ..core.gates import GRAMMAR_HELP
+from ..formats.fileio import refuse_output_over_input
 from ..formats.report import write_report
 from ..pipeline.evaluate import evaluate, local_baseline, request_from_settings
 from ..pipeline.forking import worker_count, workers_override
+from ..pipeline.settings import inputs_of
 from ..render.terminal import render_score
 from ._common import (
     colour_option,
@@ -60,6 +62,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     2 when an input is refused.
     """
     settings = settings_from_options(options)
+    refuse_output_over_input([("--report", settings.report)], inputs_of(settings))
     request = request_from_settings(settings, baseline=local_baseline(settings), generated_at=generated_at(now))
     evaluation = evaluate(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:

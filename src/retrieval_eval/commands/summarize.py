@@ -21,7 +21,7 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
     """
     from ..formats.samples import read_samples
 
-    measurement = read_samples(name, samples_path)
+    measurement = read_samples(name, samples_path, source="samples")
     if as_json:
         print_json(measurement)
         return

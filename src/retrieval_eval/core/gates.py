@@ -113,6 +113,16 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
                 hint=f"add --judged {parts[0]}=SAMPLES.json",
             )
         return Gate(text, CI_LOWER, parts[0], _number(parts[2], text))
+    if parts[0] == WORST_STRATUM:
+        raise UsageError(
+            f"gate {text!r}: a worst-stratum gate needs a threshold, as worst-stratum:METRIC:THRESHOLD",
+            hint="worst-stratum:recall@5:0.7",
+        )
+    if parts[1:2] == [CI_LOWER]:
+        raise UsageError(
+            f"gate {text!r}: a ci-lower gate needs a threshold, as NAME:ci-lower:THRESHOLD",
+            hint="faithfulness:ci-lower:0.8",
+        )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
         _check_metric(parts[0], text, ks)
         return Gate(text, DELTA, parts[0], _number(parts[1], text), significant_only=True)

@@ -8,9 +8,10 @@ list, None), and never raises: a malformed field costs a number, not a run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
+
+from .shapes import MAX_MAGNITUDE
 
 DEFAULT_CUTOFF = 10  # the CLI's default -k, assumed when a report records none
 
@@ -29,9 +30,10 @@ def items(value: Any) -> list[Any]:
 
 
 def number(value: Any) -> float | None:
-    """A finite number as a float; None for anything else (a bool is not a number here)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
+    """A number within a report's bounds as a float; None for anything else (a bool is not a
+    number here). Past the bounds a value is damage, and using it could overflow."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+        return float(value)  # the comparison is exact for an integer of any size, and false for NaN
     return None
 
 

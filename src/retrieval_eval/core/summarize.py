@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 
 from .precision import DECIMALS
+from .shapes import MAX_MAGNITUDE
 
 CONFIDENCE = 0.95
 
@@ -85,6 +86,9 @@ def summarize_samples(samples: Sequence[float]) -> dict[str, object]:
         raise ValueError("at least one sample is needed")
     if not all(math.isfinite(v) for v in values):
         raise ValueError("samples must be finite numbers")
+    if not all(-MAX_MAGNITUDE <= v <= MAX_MAGNITUDE for v in values):
+        # A report holds no number past this bound, so it would refuse the measurement when read back.
+        raise ValueError(f"samples are too large (each must lie between -{MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g})")
     n = len(values)
     try:
         mean = math.fsum(values) / n

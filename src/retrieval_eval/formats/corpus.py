@@ -280,7 +280,11 @@ class _SnapshotParser:
         if self.skip(pos) != len(self.text):
             raise self.fail(self.skip(pos), "not valid JSON (extra data after the snapshot)")
         if "chunks" not in seen:
-            raise self.fail(0, "missing required field chunks")
+            raise self.fail(
+                0,
+                'missing required field chunks: a JSON snapshot must hold a "chunks" array of chunk objects '
+                "(a JSONL corpus holds one chunk object a line)",
+            )
 
     def members(self, pos: int, seen: set[str]) -> int:
         header: dict[str, Any] = {}
@@ -347,11 +351,16 @@ def corpus_from_records(
     return builder.finish(flags, "")
 
 
+_CHUNK_FIELDS = frozenset(("chunk_id", "doc_uri", "doc_revision", "ordinal", "text", "text_sha"))
+
+
 def detect_corpus_format(path: str) -> str:
-    """``jsonl`` when the first line is a whole object without ``chunks``, else ``json``.
+    """``jsonl`` when the first line is a whole object that looks like a chunk, else ``json``.
 
     A pretty-printed snapshot starts with a lone ``{``, which is not a whole
-    object; a one-line snapshot is a whole object that has ``chunks``.
+    object; a one-line snapshot is a whole object that has ``chunks``; an
+    object with no chunk field at all (``{}``) is taken for a snapshot, whose
+    refusal says what a snapshot must hold. A header line is JSONL's.
     """
     with open_binary(path) as handle:
         for raw in handle:
@@ -362,7 +371,9 @@ def detect_corpus_format(path: str) -> str:
                 first = json.loads(line)
             except (ValueError, RecursionError):
                 return "json"
-            return "jsonl" if isinstance(first, dict) and "chunks" not in first else "json"
+            if not isinstance(first, dict) or "chunks" in first:
+                return "json"
+            return "jsonl" if _is_header(first) or not _CHUNK_FIELDS.isdisjoint(first) else "json"
     return "jsonl"
 
 

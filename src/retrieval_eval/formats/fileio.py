@@ -1,20 +1,45 @@
-"""Reading user files with clear refusals, and writing ours atomically."""
+"""Reading user files with clear refusals, and writing ours atomically.
+
+Every output goes through :func:`atomic_writer`, which decides what the path is
+before anything is written:
+
+- a regular file (or none yet): a temporary file beside it, renamed over it at
+  the end, so readers see the old file or the new one, never half of either;
+- a symbolic link: the same, at the link's target, so the link stays a link;
+- a character device or a FIFO (``/dev/stdout``, ``/dev/null``, a pipe): written
+  through, as a shell redirection would, its write errors reported;
+- anything else (a directory, a socket, a block device): refused.
+
+A temporary file is removed when the write fails, on Ctrl-C, and on SIGTERM or
+SIGHUP. ``RETRIEVAL_EVAL_TEST_HOLD_WRITE=PATH`` is a test hook: once the whole
+content is in the temporary file, the writer creates ``PATH`` and waits there
+(up to 60 s) so a test can signal a process that is mid-write. Unset, it costs
+one environment look-up per file written.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import hashlib
+import io
 import os
-from collections.abc import Iterator
-from typing import BinaryIO, TextIO
+import signal
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO, TextIO
 
-from ..core.errors import InputError
+from ..core.errors import InputError, UsageError
 
 _REASONS = {
     errno.ENOENT: "no such file or directory",
     errno.EACCES: "permission denied",
     errno.EISDIR: "is a directory",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
 }
 
 
@@ -67,29 +92,120 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
+# The kinds of special file an output may not be, in the words of the refusal.
+_REFUSED_KINDS = (
+    (stat.S_ISDIR, "is a directory"),
+    (stat.S_ISSOCK, "is a socket"),
+    (stat.S_ISBLK, "is a block device"),
+)
+HOLD_WRITE_ENV = "RETRIEVAL_EVAL_TEST_HOLD_WRITE"
+
+
+class _Sink(io.FileIO):
+    """A file whose write errors name the output the user asked for.
+
+    Only this file's writes are turned into refusals, so an error reading an
+    input while the output is written (``convert`` streams) keeps its own words.
+    Once ``discard`` is called, writes are dropped: closing a handle after a
+    failure must not fail again.
+    """
+
+    def __init__(self, fd: int, shown: str) -> None:
+        super().__init__(fd, "wb", closefd=True)
+        self.shown = shown
+        self.discarded = False
+
+    def write(self, data: Any) -> int:
+        if self.discarded:
+            return len(data)
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise  # the reader of a pipe went away: the command's own handler decides
+        except OSError as exc:
+            raise cannot_write(self.shown, exc) from None
+
+    def discard(self) -> None:
+        self.discarded = True
+
+
+def _text_handle(sink: _Sink) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BufferedWriter(sink), encoding="utf-8", newline="\n")
+
+
+def _close_quietly(handle: io.TextIOWrapper, sink: _Sink) -> None:
+    sink.discard()
+    with contextlib.suppress(Exception):
+        handle.close()
+
+
+def output_kind(path: str) -> str:
+    """``file`` (a regular file, or nothing yet) or ``stream`` (a character device, a FIFO);
+    anything else is refused, naming the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "file"  # a new file, or a link to one not made yet
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return "stream"
+    reason = next((words for test, words in _REFUSED_KINDS if test(mode)), "is not a regular file")
+    raise InputError(f"cannot write {path}", None, reason, hint="give the path of a file to write")
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     """A text handle whose content replaces ``path`` only if the block ends normally.
 
-    Readers see the old file or the new one, never half of it; on any error
-    the old file is untouched. The temporary file lives beside the target so
-    the final rename stays on one filesystem; the target's mode is kept.
+    See the module's note for what each kind of path gets. On any error the
+    old file is untouched; the temporary file lives beside the (link's) target
+    so the final rename stays on one filesystem; the target's mode is kept.
     """
-    target = os.fspath(path)
+    shown = os.fspath(path)
+    if output_kind(shown) == "stream":
+        with _stream_writer(shown) as handle:
+            yield handle
+        return
+    # Follow a link to the file it names: replacing the link itself would leave that file as it was.
+    target = os.path.realpath(shown) if os.path.islink(shown) else shown
     directory = os.path.dirname(target) or "."
     try:
         os.makedirs(directory, exist_ok=True)
         fd, tmp_name = _create_beside(directory, os.path.basename(target))
     except OSError as exc:
-        raise cannot_write(path, exc) from None
+        raise cannot_write(shown, exc) from None
+    sink = _Sink(fd, shown)
+    handle = _text_handle(sink)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with _removed_on_signals(tmp_name):
             yield handle
-            _finish(handle, tmp_name, target)
+            _finish(handle, tmp_name, target, shown)
     except BaseException:
+        _close_quietly(handle, sink)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+
+
+@contextlib.contextmanager
+def _stream_writer(shown: str) -> Iterator[TextIO]:
+    """Write straight into a device or FIFO: nothing to rename, nothing to take back."""
+    try:
+        fd = os.open(shown, os.O_WRONLY | os.O_NOCTTY)
+    except OSError as exc:
+        raise cannot_write(shown, exc) from None
+    sink = _Sink(fd, shown)
+    handle = _text_handle(sink)
+    try:
+        yield handle
+        handle.flush()
+    except BaseException:
+        _close_quietly(handle, sink)
+        raise
+    handle.close()
 
 
 def _create_beside(directory: str, name: str) -> tuple[int, str]:
@@ -104,10 +220,11 @@ def _create_beside(directory: str, name: str) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
 
 
-def _finish(handle: TextIO, tmp_name: str, target: str) -> None:
-    """Flush the temporary file and rename it over ``target``; a failure names the target."""
+def _finish(handle: io.TextIOWrapper, tmp_name: str, target: str, shown: str) -> None:
+    """Flush the temporary file and rename it over ``target``; a failure names the path given."""
+    handle.flush()  # a failed write raises here, already naming the path
+    _hold_for_tests()
     try:
-        handle.flush()
         os.fsync(handle.fileno())
         try:
             mode = os.stat(target).st_mode & 0o7777
@@ -116,10 +233,102 @@ def _finish(handle: TextIO, tmp_name: str, target: str) -> None:
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except OSError as exc:
-        raise cannot_write(target, exc) from None
+        raise cannot_write(shown, exc) from None
+    handle.close()
+
+
+def _hold_for_tests() -> None:
+    marker = os.environ.get(HOLD_WRITE_ENV)
+    if not marker:
+        return
+    with open(marker, "w", encoding="utf-8"):
+        pass
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+# -- temporary files removed on SIGTERM and SIGHUP ----------------------------------
+
+_PENDING: set[str] = set()
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """Remove every temporary file being written, then let the signal do what it did before."""
+    for name in list(_PENDING):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    _PENDING.clear()
+    previous = _PREVIOUS.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+        return
+    signal.signal(signum, previous)
+    os.kill(os.getpid(), signum)
+
+
+_PREVIOUS: dict[int, Any] = {}
+
+
+@contextlib.contextmanager
+def _removed_on_signals(tmp_name: str) -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP remove ``tmp_name`` before they end the process.
+
+    Handlers can only be set on the main thread; elsewhere the file is still
+    removed on every exception, as before. A signal the process ignores stays ignored.
+    """
+    install = threading.current_thread() is threading.main_thread() and not _PENDING
+    installed = []
+    if install:
+        for signum in _SIGNALS:
+            previous = signal.getsignal(signum)
+            if previous is signal.SIG_IGN or previous is None:
+                continue
+            _PREVIOUS[signum] = previous
+            signal.signal(signum, _on_signal)
+            installed.append(signum)
+    _PENDING.add(tmp_name)
+    try:
+        yield
+    finally:
+        _PENDING.discard(tmp_name)
+        for signum in installed:
+            signal.signal(signum, _PREVIOUS.pop(signum))
 
 
 def write_atomic(path: str | os.PathLike[str], data: str) -> None:
     """Replace ``path`` with ``data`` atomically (see :func:`atomic_writer`)."""
     with atomic_writer(path) as handle:
         handle.write(data)
+
+
+# -- an output that is one of the inputs --------------------------------------------
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def refuse_output_over_input(
+    outputs: Iterable[tuple[str, str | None]], inputs: Iterable[tuple[str, str | None]]
+) -> None:
+    """Refuse an output (``(option, path)``) that is the same file as an input (``(role, path)``):
+    the same device and inode (a hard link, another spelling), or the same path once links are
+    resolved. Writing it would replace what is being read."""
+    given = [(role, path) for role, path in inputs if path and path != "-"]
+    for option, out in outputs:
+        if not out or output_kind(out) == "stream":
+            continue  # a device or a pipe is written through, never replaced
+        out_id, out_real = _identity(out), os.path.realpath(out)
+        for role, path in given:
+            same_inode = out_id is not None and out_id == _identity(path)
+            if same_inode or out_real == os.path.realpath(path):
+                raise UsageError(
+                    f"{option} {out} is also an input (the {role} file {path}); writing it would replace it",
+                    hint=f"give {option} a path of its own",
+                )

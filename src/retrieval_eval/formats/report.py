@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import InputError
-from .fileio import read_bytes
+from ..core.shapes import report_problem
+from .jsondoc import parse_document, read_document
 from .jsonout import write_json_atomic
 
 
@@ -25,17 +26,23 @@ def write_report(path: str, report: Mapping[str, Any]) -> None:
 
 def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    data = read_bytes(path)
-    try:
-        report = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputError(source, None, "not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(source, exc.lineno, f"not valid JSON ({exc.msg})", path=path) from None
+    return checked_report(read_document(path, source), source, path=path)
+
+
+def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:
+    """A report from bytes that never were a file here (a commit's blob, an artifact's member)."""
+    return checked_report(parse_document(data, source, where=where), source, where=where)
+
+
+def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
+    """``report`` when it has the shape of a report (spec v1 and our additions); else the first fault."""
     if not isinstance(report, dict):
-        raise InputError(source, None, "a report must be a JSON object", path=path)
+        raise InputError(source, None, f"{where}a report must be a JSON object", path=path)
     if report.get("spec_version") != "1":
-        raise InputError(source, None, 'not a spec v1 report (spec_version is not "1")', path=path)
+        raise InputError(source, None, f'{where}not a spec v1 report (spec_version is not "1")', path=path)
     if not isinstance(report.get("metrics"), dict):
-        raise InputError(source, None, "a report must carry a metrics object", path=path)
+        raise InputError(source, None, f"{where}a report must carry a metrics object", path=path)
+    problem = report_problem(report)
+    if problem is not None:
+        raise InputError(source, None, f"{where}{problem}", path=path)
     return report

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..core.errors import InputError
 from ..core.summarize import summarize_samples
-from .fileio import read_bytes
+from .jsondoc import read_document
 
 
-def read_samples(name: str, path: str) -> dict[str, Any]:
-    """A judged metric's samples file, summarized (mean, standard deviation, interval)."""
-    source = f"judged {name}"
-    try:
-        data = json.loads(read_bytes(path).decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(source, None, f"not valid JSON ({exc})", path=path) from None
+def read_samples(name: str, path: str, *, source: str | None = None) -> dict[str, Any]:
+    """A judged metric's samples file, summarized (mean, standard deviation, interval).
+
+    Messages name ``source``, ``judged NAME`` unless given.
+    """
+    source = source or f"judged {name}"
+    data = read_document(path, source)
     samples = data.get("samples") if isinstance(data, dict) else data
     if (
         not isinstance(samples, list)

@@ -217,6 +217,15 @@ def confine(path: Path, workspace: Path, *, shown: str) -> None:
         )
 
 
+def inputs_of(settings: Settings) -> list[tuple[str, str]]:
+    """Every file the evaluation reads, by role: what an output must never replace."""
+    baseline = settings.baseline.path if settings.baseline.kind == "path" else ""
+    named = [("judgments", settings.judgments), ("run", settings.run), ("corpus", settings.corpus)]
+    named += [("baseline", baseline), ("config", settings.config_file)]
+    named += [(f"judged {name}", path) for name, path in settings.judged]
+    return [(role, str(settings.resolve(path))) for role, path in named if path]
+
+
 def _beside(report: str, suffix: str) -> str:
     """Files derived from the report's name, so two instances with two reports never collide."""
     path = PurePosixPath(report)

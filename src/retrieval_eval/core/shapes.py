@@ -1,0 +1,218 @@
+"""The shapes of the documents we read back: a report and a comparison.
+
+``REPORT`` is spec/report.schema.json with our additions (``config``,
+``inputs``, ``queries``, ``validation``, ``per_query``, ``rankings``,
+``worst_stratum``, the drift and collapse sections) typed as ``build_report``
+writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
+metric, and using it (a difference, a square, a percentage) could overflow.
+``COMPARISON`` is the document ``compare`` writes (compare/document.py).
+
+A test checks that every report this shape accepts is valid under the spec's
+schema, and that the shapes agree with a full JSON Schema validator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .docshape import Checker, ShapeError
+
+# Larger than any metric, count or judged score a real report holds (a double is exact to 2**53),
+# small enough that sums, squares and percentages of such values stay finite.
+MAX_MAGNITUDE = 1e15
+
+NUMBER: dict[str, Any] = {"type": "number", "minimum": -MAX_MAGNITUDE, "maximum": MAX_MAGNITUDE}
+NUMBER_OR_NULL: dict[str, Any] = {**NUMBER, "type": ["number", "null"]}
+COUNT: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_MAGNITUDE}
+COUNT_OR_NULL: dict[str, Any] = {**COUNT, "type": ["integer", "null"]}
+STRING: dict[str, Any] = {"type": "string"}
+STRING_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
+STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
+STATUS: dict[str, Any] = {"enum": ["PASS", "FAIL", "INDETERMINATE"]}
+
+
+def _object(properties: dict[str, Any], required: tuple[str, ...] = (), **more: Any) -> dict[str, Any]:
+    shape: dict[str, Any] = {"type": "object", "properties": properties, **more}
+    if required:
+        shape["required"] = list(required)
+    return shape
+
+
+def _map(values: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": values}
+
+
+MEASUREMENT = _object(
+    {
+        "value": NUMBER,
+        "n": COUNT,
+        "stdev": NUMBER,
+        "ci": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
+        "deterministic": {"type": "boolean"},
+    },
+    ("value",),
+)
+
+REPORT: dict[str, Any] = _object(
+    {
+        "spec_version": {"const": "1"},
+        "tool": _object({"name": STRING, "version": STRING}, ("name", "version")),
+        "generated_at": STRING,
+        "config": _object(
+            {"k": {"type": "array", "items": COUNT}, "threshold": {**NUMBER, "type": "integer"}, "gain": STRING}
+        ),
+        "inputs": _object(
+            {"judgments_sha256": STRING_OR_NULL, "run_sha256": STRING_OR_NULL, "query_set_sha256": STRING_OR_NULL}
+        ),
+        "corpus": _object({"fingerprint": STRING_OR_NULL, "documents": COUNT, "chunks": COUNT}),
+        "judgments": _object(
+            {
+                "queries": COUNT,
+                "queries_scored": COUNT,
+                "labels": COUNT,
+                "fingerprint": STRING_OR_NULL,
+                "human_labels": COUNT,
+                "synthetic_labels": COUNT,
+                "drift": _object(
+                    {
+                        "valid": COUNT,
+                        "re_anchorable": COUNT,
+                        "merged": COUNT,
+                        "split": COUNT,
+                        "orphaned": COUNT,
+                        "invalid_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                    }
+                ),
+            },
+            ("queries", "labels"),
+        ),
+        "metrics": _map({"$ref": "#/$defs/measurement"}),
+        "per_stratum": _map(
+            _object({"n": COUNT, "queries": COUNT, "metrics": _map({"$ref": "#/$defs/measurement"})}, ("n",))
+        ),
+        "worst_stratum": _object({"metric": STRING, "name": STRING, "value": NUMBER}),
+        "verdict": _object(
+            {
+                "status": STATUS,
+                "reasons": STRINGS,
+                "gates": {
+                    "type": "array",
+                    "items": _object(
+                        {"expression": STRING, "status": STATUS, "observed": NUMBER, "baseline": NUMBER_OR_NULL},
+                        ("expression", "status"),
+                    ),
+                },
+            },
+            ("status",),
+        ),
+        "queries": _map(STRINGS),
+        "validation": _object({"ok": {"type": "boolean"}, "errors": STRINGS, "warnings": COUNT}),
+        "per_query": _map(_map(NUMBER)),
+        "rankings": _map(STRINGS),
+    },
+    ("spec_version", "tool", "generated_at", "corpus", "judgments", "metrics", "verdict"),
+    **{"$defs": {"measurement": MEASUREMENT}},
+)
+
+_SIDE = _object(
+    {
+        name: STRING_OR_NULL
+        for name in (
+            "generated_at",
+            "tool_version",
+            "judgments_sha256",
+            "run_sha256",
+            "query_set_sha256",
+            "corpus_fingerprint",
+            "verdict",
+        )
+    }
+)
+_MOVER = _object(
+    {
+        "query_id": STRING,
+        "query": STRING_OR_NULL,
+        "stratum": STRING_OR_NULL,
+        "base": NUMBER,
+        "head": NUMBER,
+        "delta": NUMBER,
+    },
+    ("query_id", "base", "head", "delta"),
+)
+COMPARISON: dict[str, Any] = _object(
+    {
+        "kind": STRING,
+        "version": {"const": 1},
+        "tool": _object({"name": STRING, "version": STRING}),
+        "primary": STRING,
+        "base": _SIDE,
+        "head": _SIDE,
+        "yardstick": STRING,
+        "comparable": {"type": "boolean"},
+        "comparability": {
+            "type": "array",
+            "items": _object(
+                {"code": STRING, "effect": STRING, "detail": STRING, "meaning": STRING, "metrics": STRINGS}, ("code",)
+            ),
+        },
+        "significance": _object(
+            {
+                "name": STRING,
+                "resamples": {"type": "integer"},
+                "seed": {"type": "integer"},
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "paired_queries": COUNT,
+            }
+        ),
+        "queries": _object({"paired": COUNT, "added": STRINGS, "removed": STRINGS}),
+        "metrics": _map(
+            _object(
+                {
+                    "base": NUMBER_OR_NULL,
+                    "head": NUMBER_OR_NULL,
+                    "delta": NUMBER_OR_NULL,
+                    "n": COUNT_OR_NULL,
+                    "ci": {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2},
+                    "p_value": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "significant": {"type": ["boolean", "null"]},
+                    "confounded": STRING_OR_NULL,
+                }
+            )
+        ),
+        "per_stratum": _map(
+            _object({"n": COUNT_OR_NULL, "base": NUMBER_OR_NULL, "head": NUMBER_OR_NULL, "delta": NUMBER_OR_NULL})
+        ),
+        "movers": _object(
+            {
+                "metric": STRING,
+                "down": COUNT,
+                "up": COUNT,
+                "unchanged": COUNT,
+                "drops": {"type": "array", "items": _MOVER},
+                "gains": {"type": "array", "items": _MOVER},
+            }
+        ),
+    },
+    ("kind", "version", "base", "head", "metrics"),
+)
+
+_REPORT = Checker(REPORT)
+_COMPARISON = Checker(COMPARISON)
+
+
+def report_problem(document: Any) -> ShapeError | None:
+    """The first way ``document`` is not a report we can use, or None."""
+    return _first_problem(_REPORT, document)
+
+
+def comparison_problem(document: Any) -> ShapeError | None:
+    """The first way ``document`` is not a comparison we can use, or None."""
+    return _first_problem(_COMPARISON, document)
+
+
+def _first_problem(checker: Checker, document: Any) -> ShapeError | None:
+    try:
+        checker.check(document)
+    except ShapeError as problem:
+        return problem
+    return None

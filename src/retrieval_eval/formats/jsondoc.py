@@ -1,0 +1,148 @@
+"""Reading one whole JSON document (a report, a comparison, samples, an event payload), bounded.
+
+Every whole-document reader goes through :func:`parse_document`, so each holds
+to the same limits and words its refusals the same way as the JSONL readers:
+
+- at most ``MAX_DOCUMENT_BYTES`` bytes (``RETRIEVAL_EVAL_MAX_DOCUMENT_BYTES``
+  raises it), read no further than one byte past the limit, so an endless
+  input (``/dev/zero``) is refused rather than read;
+- containers nested at most ``MAX_DEPTH`` deep (Python's json would raise
+  RecursionError near 1,000, and code that walks the value could fail sooner);
+- integers of at most ``MAX_INTEGER_DIGITS`` digits (Python refuses to convert
+  past 4,300, with a ValueError);
+- numbers a double can hold: ``1e400`` is refused rather than read as infinity,
+  and ``NaN`` and ``Infinity``, which no other JSON reader accepts, are refused;
+- UTF-8, with or without a byte order mark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import Any
+
+from ..core.errors import InputError
+from .fileio import cannot_read
+
+MAX_DOCUMENT_BYTES = 1 << 30
+SIZE_ENV = "RETRIEVAL_EVAL_MAX_DOCUMENT_BYTES"
+MAX_DEPTH = 64
+MAX_INTEGER_DIGITS = 100
+
+
+class _Refused(ValueError):
+    """A number the document may not hold; raised from inside the parser, reworded by the caller."""
+
+
+def _integer(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise _Refused(f"an integer of {digits} digits is longer than the {MAX_INTEGER_DIGITS} digits allowed")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise _Refused(f"the number {shown} is too large for a double")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_int=_integer, parse_float=_float, parse_constant=_constant)
+_PLAIN_DECODER = json.JSONDecoder(parse_constant=_constant)
+# A run of digits or an exponent long enough to need the checks above; only a document that holds
+# one (or a string that looks like one) pays for a Python call per number.
+_SUSPECT = re.compile(rf"\d{{{min(MAX_INTEGER_DIGITS, 300) + 1},}}|[eE][+-]?0*\d{{3,}}")
+
+
+def max_document_bytes() -> int:
+    """The size limit: ``RETRIEVAL_EVAL_MAX_DOCUMENT_BYTES`` when it is a positive whole number."""
+    setting = os.environ.get(SIZE_ENV, "").strip()
+    return int(setting) if setting.isdigit() and int(setting) > 0 else MAX_DOCUMENT_BYTES
+
+
+def _too_large(limit: int) -> str:
+    return f"larger than {limit:,} bytes, the most a document may hold (set {SIZE_ENV} to raise it)"
+
+
+def read_document_bytes(path: str, source: str) -> bytes:
+    """The file's bytes, refused past the size limit without reading further."""
+    limit = max_document_bytes()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise cannot_read(path, exc) from None
+    if len(data) > limit:
+        raise InputError(source, None, _too_large(limit), path=path)
+    return data
+
+
+def read_document(path: str, source: str) -> Any:
+    """The JSON value of the file at ``path``, within the limits above."""
+    return parse_document(read_document_bytes(path, source), source, path=path)
+
+
+def parse_document(data: bytes, source: str, *, path: str | None = None, where: str = "") -> Any:
+    """The JSON value of ``data``; every failure is an InputError for ``source``.
+
+    ``where`` names bytes that never were a file here (``"the report in artifact x: "``).
+    """
+    limit = max_document_bytes()
+    if len(data) > limit:
+        raise InputError(source, None, where + _too_large(limit), path=path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(source, line, where + "not valid UTF-8", path=path) from None
+    try:
+        decoder = _DECODER if _SUSPECT.search(text) else _PLAIN_DECODER
+        value = decoder.decode(text)
+    except _Refused as exc:
+        raise InputError(source, None, where + str(exc), path=path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(source, exc.lineno, f"{where}not valid JSON ({exc.msg})", path=path) from None
+    except RecursionError:
+        raise InputError(source, None, where + _too_deep(), path=path) from None
+    if _depth_exceeds(value, MAX_DEPTH):
+        raise InputError(source, None, where + _too_deep(), path=path)
+    return value
+
+
+def _too_deep() -> str:
+    return f"not valid JSON here (nested more than {MAX_DEPTH} levels deep)"
+
+
+_CONTAINERS = (dict, list)
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether containers nest deeper than ``limit`` (iteratively: the walk itself must not recurse).
+
+    A container of scalars only (most of a report: rankings, a query's values)
+    is passed over by one scan of its values' types.
+    """
+    level = [value] if isinstance(value, _CONTAINERS) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        deeper: list[Any] = []
+        for container in level:
+            children = container.values() if isinstance(container, dict) else container
+            if not _CONTAINER_TYPES.isdisjoint(map(type, children)):
+                deeper.extend(child for child in children if isinstance(child, _CONTAINERS))
+        level = deeper
+    return False
+
+
+_CONTAINER_TYPES = frozenset(_CONTAINERS)
