@@ -20,12 +20,16 @@ texts into lists of term ids, which is all the numeric lanes need.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 WORD_PATTERN = r"\w+"
 _WORDS = re.compile(WORD_PATTERN)
+# In ASCII text \w is [A-Za-z0-9_]: every other byte becomes a space, and a split finds the same words.
+_ASCII_WORD = frozenset((string.ascii_letters + string.digits + "_").encode("ascii"))
+_ASCII_SEPARATORS = bytes(byte if byte in _ASCII_WORD else 0x20 for byte in range(256))
 
 # Lucene's classic English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
 ENGLISH_STOP_WORDS = frozenset(
@@ -60,7 +64,11 @@ class TokenizerSpec:
 
 def words(text: str) -> list[str]:
     """Steps 1 and 2: the lower-cased words of ``text`` in reading order."""
-    return _WORDS.findall(text.lower())
+    lowered = text.lower()
+    if lowered.isascii():
+        # The regular expression's answer, about four times faster on the common (ASCII) chunk.
+        return lowered.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
+    return _WORDS.findall(lowered)
 
 
 class Tokenizer:
@@ -115,8 +123,14 @@ class TermIds:
     def document(self, text: str) -> list[int]:
         """A collection text: its term ids in reading order; new terms get new ids."""
         ids = self._ids
-        learn = self._learn
-        found = [ids[word] if word in ids else learn(word) for word in words(text)]
+        found_words = words(text)
+        try:
+            found = list(map(ids.__getitem__, found_words))
+        except KeyError:  # a word not seen before: learn it (and the others), then look again
+            for word in found_words:
+                if word not in ids:
+                    self._learn(word)
+            found = list(map(ids.__getitem__, found_words))
         return [ident for ident in found if ident >= 0] if -1 in found else found
 
     def query(self, text: str) -> list[int]:

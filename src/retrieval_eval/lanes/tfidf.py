@@ -66,11 +66,7 @@ class TfidfLane:
 
     def scores(self, query: list[int]) -> npt.NDArray[np.float64]:
         terms, weights = self.query_vector(query)
-        indptr, indices, data = self.by_term.indptr, self.by_term.indices, self.by_term.data
-        result = np.zeros(self.size)
-        # Within one term's column a key appears once, so fancy-index addition is exact;
-        # terms are added in ascending id order, the same order on every machine.
-        for term, weight in zip(terms.tolist(), weights.tolist()):
-            start, end = indptr[term], indptr[term + 1]
-            result[indices[start:end]] += weight * data[start:end]
+        # The query's columns times its weights: scipy adds each key's products in ascending
+        # term order, one after the other, so the sums are the same on every machine.
+        result: npt.NDArray[np.float64] = self.by_term[:, terms] @ weights
         return result

@@ -17,10 +17,9 @@ def top_indices(scores: npt.NDArray[np.floating], depth: int, decimals: int) -> 
     """Indices of the ``depth`` best positive scores: rounded score descending, then index ascending."""
     size = scores.shape[0]
     if depth < size:
-        best = np.argpartition(scores, size - depth)[size - depth :]
         # A score more than one unit of the last decimal below the depth-th best
         # rounds strictly below it, so it can never enter the head.
-        floor = max(float(scores[best].min()) - 10.0**-decimals, 0.0)
+        floor = max(float(np.partition(scores, size - depth)[size - depth]) - 10.0**-decimals, 0.0)
         candidates = np.flatnonzero(scores >= floor)
     else:
         candidates = np.arange(size)
