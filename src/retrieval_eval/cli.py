@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("compare", "Compare a head report with a base report: deltas, significance, movers."),
     "render": ("render", "Render a report (and its comparison) as a job summary, PR comment or text."),
     "action": ("action", "Run as the GitHub Action (inputs from INPUT_* variables)."),
+    "baseline": ("baseline", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),
+    "fuse": ("fuse", "Fuse runs by reciprocal rank fusion into one run."),
 }
 
 

@@ -1,0 +1,97 @@
+"""``retrieval-eval baseline``: a BM25 or TF-IDF floor run for the judged queries."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import handles_errors
+
+# Queries named on stderr before the rest are left to the sidecar.
+LISTED = 10
+
+
+def _names(queries: list[str]) -> str:
+    shown = ", ".join(queries[:LISTED])
+    return shown if len(queries) <= LISTED else f"{shown} and {len(queries) - LISTED} more"
+
+
+@click.command()
+@click.option("--method", required=True, type=click.Choice(["bm25", "tfidf"]), help="The lexical lane.")
+@click.option("--corpus", "corpus_path", required=True, metavar="PATH", help="Corpus snapshot (JSON or JSONL).")
+@click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
+@click.option("--out", required=True, metavar="PATH", help="Write the run here (atomically), and PATH.meta.json.")
+@click.option("--depth", default=100, show_default=True, type=int, help="Keys ranked per query.")
+@click.option(
+    "--granularity",
+    type=click.Choice(["chunk", "document"]),
+    default="chunk",
+    show_default=True,
+    help="Rank chunks (keys = chunk ids) or documents (keys = doc uris).",
+)
+@click.option("--k1", type=float, help="BM25 term-frequency saturation.  [default: 1.5]")
+@click.option("--b", type=float, help="BM25 length normalisation, 0 to 1.  [default: 0.75]")
+@click.option("--stem/--no-stem", default=False, show_default=True, help="Snowball English stemming.")
+@click.option(
+    "--stopwords",
+    type=click.Choice(["none", "english"]),
+    default="none",
+    show_default=True,
+    help="Stop words to drop (english: Lucene's 33 words).",
+)
+@click.option("--corpus-format", type=click.Choice(["auto", "json", "jsonl"]), default="auto", show_default=True)
+@handles_errors
+def command(
+    method: str,
+    corpus_path: str,
+    judgments_path: str,
+    out: str,
+    depth: int,
+    granularity: str,
+    k1: float | None,
+    b: float | None,
+    stem: bool,
+    stopwords: str,
+    corpus_format: str,
+) -> None:
+    """Write a BM25 or TF-IDF floor run for the judged queries over a corpus.
+
+    Query text comes from the judgments' `query` field; a query without text
+    is left out (and named on stderr). Needs the lanes extra:
+    pip install 'retrieval-eval[lanes]'.
+    """
+    from ..core.tokenize import TokenizerSpec
+    from ..pipeline.baseline import BaselineRequest, run_baseline
+
+    request = BaselineRequest(
+        method=method,
+        corpus_path=corpus_path,
+        judgments_path=judgments_path,
+        out=out,
+        depth=depth,
+        granularity=granularity,
+        k1=k1,
+        b=b,
+        tokenizer=TokenizerSpec(stem=stem, stopwords=stopwords),
+        corpus_format=corpus_format,
+    )
+    result = run_baseline(request)
+    queries = result.queries
+    if queries.without_text:
+        count = len(queries.without_text)
+        click.echo(
+            f"warning  {count} judged {'query has' if count == 1 else 'queries have'} no query text and "
+            f"{'is' if count == 1 else 'are'} left out of the run: {_names(queries.without_text)}",
+            err=True,
+        )
+    if queries.conflicting:
+        click.echo(
+            f"warning  labels give more than one query text for {_names(queries.conflicting)}; the first is used",
+            err=True,
+        )
+    ranked = result.meta["queries"]["ranked"]
+    unit = "chunks" if granularity == "chunk" else "documents"
+    click.echo(
+        f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}, "
+        f"and how they were made to {result.meta_path}",
+        err=True,
+    )

@@ -1,0 +1,47 @@
+"""Writing runs: JSONL lines with a fixed byte form, and the metadata sidecar beside them.
+
+A run line is ``{"query_id":...,"ranking":[...]}``, compact, non-ASCII kept
+as UTF-8, LF line ends: the same rankings give the same bytes everywhere.
+The sidecar ``<run>.meta.json`` says how the run was made (see README,
+"Baseline runs"); it is written after the run, so it can hold the run's hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .fileio import atomic_writer, write_atomic
+
+META_SUFFIX = ".meta.json"
+
+
+def run_line(query_id: str, ranking: list[str]) -> str:
+    return json.dumps({"query_id": query_id, "ranking": ranking}, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def write_run(path: str | os.PathLike[str], rankings: Iterable[tuple[str, list[str]]]) -> tuple[int, str]:
+    """Write the run atomically, one line per (query_id, ranking); (lines written, sha256 of the bytes)."""
+    digest = hashlib.sha256()
+    lines = 0
+    with atomic_writer(path) as handle:
+        for query_id, ranking in rankings:
+            line = run_line(query_id, ranking)
+            digest.update(line.encode("utf-8"))
+            handle.write(line)
+            lines += 1
+    return lines, digest.hexdigest()
+
+
+def meta_path(run_path: str | os.PathLike[str]) -> str:
+    return os.fspath(run_path) + META_SUFFIX
+
+
+def write_meta(run_path: str | os.PathLike[str], meta: Mapping[str, Any]) -> str:
+    """Write ``<run>.meta.json`` atomically and return its path."""
+    target = meta_path(run_path)
+    write_atomic(target, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    return target

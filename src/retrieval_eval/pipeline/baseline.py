@@ -1,0 +1,225 @@
+"""A lexical floor run (BM25 or TF-IDF) for the judged queries, over a corpus snapshot.
+
+corpus -> collection (chunks, or documents made of their chunks) -> term ids
+-> lane -> each judged query's top keys -> run JSONL + ``<run>.meta.json``.
+
+The collection is held in key order (chunk ids, or document uris), so the
+lanes break ties by key by comparing positions. Queries are written in
+query_id order (code points), one line each, an empty ranking when no query
+term occurs in the collection; a query without text is left out and named.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .. import __version__
+from ..core.errors import InputError, UsageError
+from ..core.identity import normalize
+from ..core.judgments import JudgmentSet, parse_judgments
+from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
+from ..formats.corpus import Corpus, read_corpus
+from ..formats.fileio import sha256_file
+from ..formats.runout import write_meta, write_run
+
+METHODS = ("bm25", "tfidf")
+GRANULARITIES = ("chunk", "document")
+DEFAULT_DEPTH = 100
+DEFAULT_K1 = 1.5
+DEFAULT_B = 0.75
+LIBRARIES = ("bm25s", "numpy", "scipy", "PyStemmer")
+
+
+@dataclass(frozen=True)
+class BaselineRequest:
+    method: str
+    corpus_path: str
+    judgments_path: str
+    out: str
+    depth: int = DEFAULT_DEPTH
+    granularity: str = "chunk"
+    k1: float | None = None  # None: the default, and the only value TF-IDF accepts
+    b: float | None = None
+    tokenizer: TokenizerSpec = field(default_factory=TokenizerSpec)
+    corpus_format: str = "auto"
+
+    def check(self) -> None:
+        if self.method not in METHODS:
+            raise UsageError(f"unknown method {self.method!r}; use one of {', '.join(METHODS)}")
+        if self.granularity not in GRANULARITIES:
+            raise UsageError(f"unknown granularity {self.granularity!r}; use one of {', '.join(GRANULARITIES)}")
+        if self.depth < 1:
+            raise UsageError(f"--depth must be at least 1, got {self.depth}")
+        if self.method != "bm25" and (self.k1 is not None or self.b is not None):
+            raise UsageError("--k1 and --b are BM25 parameters", hint="drop them, or use --method bm25")
+        if self.k1 is not None and not (math.isfinite(self.k1) and self.k1 >= 0):
+            raise UsageError(f"--k1 must be a finite number >= 0, got {self.k1}", hint="--k1 1.5")
+        if self.b is not None and not 0 <= self.b <= 1:
+            raise UsageError(f"--b must be between 0 and 1, got {self.b}", hint="--b 0.75")
+
+
+@dataclass(frozen=True)
+class Collection:
+    """What is ranked: keys in code point order, and each key's text."""
+
+    keys: list[str]
+    texts: list[str]
+    without_text: int  # chunks (or documents) left out because the corpus has no text for them
+
+
+def collection_of(corpus: Corpus, granularity: str) -> Collection:
+    """Chunks keyed by chunk id, or documents keyed by uri (their chunks' texts in reading order, one per line)."""
+    if granularity == "chunk":
+        pairs = [(key, text) for key, text in zip(corpus.ids, corpus.texts) if text is not None]
+        total = len(corpus.ids)
+    else:
+        texts = corpus.texts
+        pairs = []
+        for uri in corpus.documents:
+            parts = [texts[i] for i in corpus.chunks_of(uri) if texts[i] is not None]
+            if parts:
+                pairs.append((uri, "\n".join(parts)))  # type: ignore[arg-type]
+        total = len(corpus.documents)
+    pairs.sort()
+    return Collection([key for key, _ in pairs], [text for _, text in pairs], total - len(pairs))
+
+
+@dataclass(frozen=True)
+class QueryTexts:
+    """Each judged query's text (its first non-empty ``query``, NFC-normalized), in query_id order."""
+
+    texts: dict[str, str]
+    without_text: list[str]
+    conflicting: list[str]  # queries whose labels give more than one text; the first is used
+
+
+def query_texts(judgments: JudgmentSet) -> QueryTexts:
+    seen: dict[str, list[str]] = {}
+    for label in judgments.labels:
+        texts = seen.setdefault(label.query_id, [])
+        text = label.query
+        if text and text not in texts:
+            texts.append(text)
+    order = sorted(seen)
+    return QueryTexts(
+        {query: normalize(seen[query][0]) for query in order if seen[query]},
+        [query for query in order if not seen[query]],
+        [query for query in order if len(seen[query]) > 1],
+    )
+
+
+class Lane(Protocol):
+    decimals: int
+
+    def scores(self, query: list[int]) -> Any: ...
+
+
+@dataclass
+class BaselineResult:
+    queries: QueryTexts
+    meta: dict[str, Any]
+    meta_path: str
+    keys: int
+    empty: list[str] = field(default_factory=list)
+
+
+def _build_lane(request: BaselineRequest, documents: list[list[int]], vocabulary: dict[str, int]) -> tuple[Lane, dict]:
+    if request.method == "bm25":
+        from ..lanes.bm25 import BM25Lane, BM25Params
+
+        params = BM25Params(
+            DEFAULT_K1 if request.k1 is None else request.k1, DEFAULT_B if request.b is None else request.b
+        )
+        return BM25Lane(documents, vocabulary, params), params.describe()
+    from ..lanes import tfidf
+
+    return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
+
+
+def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict]:
+    documents = [term_ids.document(text) for text in collection.texts]
+    if not term_ids.vocabulary:
+        raise InputError(
+            "corpus", None, "no chunk text holds a word; a baseline needs words to match", path=request.corpus_path
+        )
+    return _build_lane(request, documents, term_ids.vocabulary)
+
+
+def _rankings(
+    lane: Lane, term_ids: TermIds, queries: QueryTexts, keys: list[str], depth: int, empty: list[str]
+) -> Iterator[tuple[str, list[str]]]:
+    from ..lanes.topk import top_indices
+
+    for query_id, text in queries.texts.items():
+        terms = term_ids.query(text)
+        if not terms:
+            empty.append(query_id)
+            yield query_id, []
+            continue
+        yield query_id, [keys[i] for i in top_indices(lane.scores(terms), depth, lane.decimals)]
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"retrieval-eval": __version__}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def run_baseline(request: BaselineRequest) -> BaselineResult:
+    """Write the floor run and its sidecar; refuse bad input before anything is written."""
+    from ..lanes import english_stemmer, require_lanes
+
+    request.check()
+    require_lanes(stem=request.tokenizer.stem)
+    queries = query_texts(parse_judgments(request.judgments_path))
+    if not queries.texts:
+        raise InputError(
+            "judgments",
+            None,
+            "no query has query text; a baseline searches with each query's `query` field",
+            path=request.judgments_path,
+        )
+    corpus = read_corpus(request.corpus_path, corpus_format=request.corpus_format)
+    described = corpus.describe()
+    collection = collection_of(corpus, request.granularity)
+    del corpus  # the collection keeps the texts it needs; the rest can go
+    if not collection.keys:
+        raise InputError("corpus", None, "no chunk has text; a baseline needs chunk texts", path=request.corpus_path)
+    stemmer = english_stemmer() if request.tokenizer.stem else None
+    term_ids = TermIds(Tokenizer(request.tokenizer, stemmer))
+    lane, parameters = _index(request, collection, term_ids)
+    empty: list[str] = []
+    rankings = _rankings(lane, term_ids, queries, collection.keys, request.depth, empty)
+    lines, run_sha = write_run(request.out, rankings)
+    meta = {
+        "command": "baseline",
+        "method": request.method,
+        "parameters": {**parameters, "depth": request.depth, "granularity": request.granularity},
+        "tokenizer": request.tokenizer.describe(),
+        "corpus": {
+            "sha256": described["sha256"],
+            "fingerprint": described["fingerprint"],
+            "chunker_fingerprint": described["chunker_fingerprint"],
+            "keys": len(collection.keys),
+            "without_text": collection.without_text,
+            "vocabulary": len(term_ids.vocabulary),
+        },
+        "judgments": {"sha256": sha256_file(request.judgments_path)},
+        "queries": {
+            "ranked": lines,
+            "no_known_term": empty,
+            "without_text": queries.without_text,
+            "conflicting_text": queries.conflicting,
+        },
+        "run": {"sha256": run_sha, "query_order": "query_id"},
+        "software": _versions(),
+    }
+    return BaselineResult(queries, meta, write_meta(request.out, meta), len(collection.keys), empty)
