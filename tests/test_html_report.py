@@ -332,3 +332,23 @@ def test_filtering_hides_the_queries_that_do_not_match(demo: dict[str, Path]) ->
     shown = [q for q in re.findall(r'<details class="query( hidden)?"[^>]*data-search="(\w+) ', dom) if not q[0]]
     # "refund" is in b1 and b2's text only.
     assert [q for _, q in shown] == ["b1", "b2"]
+
+
+# -- the action ---------------------------------------------------------------------------------
+
+
+def test_the_action_writes_the_page_beside_the_report(tmp_path: Path) -> None:
+    from action_workspace import make_workspace
+    from fake_github import FakeGitHub
+    from test_action_integration import REPO, act
+
+    workspace = make_workspace(tmp_path)
+    with FakeGitHub(repo=REPO).serve() as fake:
+        run = act(workspace, fake)
+    assert run.code == 0 and run.outputs["html-path"] == "retrieval-eval-report.html"
+    page = Page((workspace.root / run.outputs["html-path"]).read_text(encoding="utf-8"))
+    text = " ".join(" ".join(page.text).split())
+    assert "PASS" in text and "compared with the base branch" in text
+    # The base report found on the base branch gave its rankings: both sides are drawn.
+    markup = (workspace.root / run.outputs["html-path"]).read_text(encoding="utf-8")
+    assert 'class="side-base"' in markup and "carries no rankings" not in markup
