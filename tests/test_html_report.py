@@ -352,3 +352,15 @@ def test_the_action_writes_the_page_beside_the_report(tmp_path: Path) -> None:
     # The base report found on the base branch gave its rankings: both sides are drawn.
     markup = (workspace.root / run.outputs["html-path"]).read_text(encoding="utf-8")
     assert 'class="side-base"' in markup and "carries no rankings" not in markup
+
+
+def test_a_report_alone_draws_the_head_and_says_what_is_missing(tmp_path: Path) -> None:
+    head = score(tmp_path, "head", labels(3), run(3, misses=[1]))
+    head["judgments"]["drift"] = {"valid": 4, "orphaned": 1, "invalid_ratio": 0.2, "repair_command": "fix </pre> me"}
+    markup = html_report(head)
+    text = " ".join(" ".join(Page(markup).text).split())
+    assert "All 3 queries, lowest on recall@5 first. Each shows the top 5 of the head." in text
+    assert "No judgments were given (-j)" in text and "No corpus was given (--corpus)" in text
+    assert "20.0% of the labels no longer point at the live corpus" in text
+    assert "fix </pre> me" in text and 'class="side-base"' not in markup
+    assert shown_queries(head, None)[0] == "q01"  # the one that missed

@@ -24,8 +24,11 @@ MERMAID_VERSION = "11"
 
 
 @pytest.fixture(scope="module")
-def mermaid_js(request: pytest.FixtureRequest) -> Path:
-    folder = Path(request.config.cache.mkdir(f"mermaid-{MERMAID_VERSION}"))
+def mermaid_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Kept in pytest's cache between runs, or fetched for this run when the cache is off.
+    cache = getattr(request.config, "cache", None)
+    name = f"mermaid-{MERMAID_VERSION}"
+    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     script = folder / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
     if not script.exists():
         npm = shutil.which("npm")
