@@ -20,6 +20,7 @@ from ..formats.report import dump_report
 from ..pipeline.evaluate import Evaluation, evaluate, request_from_settings
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
+from ..render.html import html_report
 from .baseline import Baseline, BaselineContext, resolve_baseline
 from .comment import TITLE, Posted, publish_comment
 from .deps import Deps
@@ -66,6 +67,7 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
     try:
         outcome = score(settings, event, deps)
         rendered = render_outcome(settings, outcome)  # a broken user template is an input error too
+        rendered = dataclasses.replace(rendered, html=html_page(settings, outcome))
     except RetrievalEvalError as exc:
         publish_failure(settings, event, deps, exc)
         return EXIT_NO_ANSWER
@@ -117,6 +119,7 @@ def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str],
 class Rendered:
     summary: str
     comment: str
+    html: str = ""  # the HTML report, drawn by run_evaluate only: it reads the judgments and corpus again
 
 
 def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
@@ -144,10 +147,22 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
     return Rendered(draw("summary"), draw("comment"))
 
 
+def html_page(settings: Settings, outcome: Outcome) -> str:
+    """The HTML report, with the base report's rankings and the labels and chunk texts at hand."""
+    return html_report(
+        outcome.report,
+        outcome.comparison,
+        base=outcome.baseline.report,
+        judgments=str(settings.resolve(settings.judgments)),
+        corpus=str(settings.resolve(settings.corpus)) if settings.corpus else None,
+    )
+
+
 def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> None:
     write_text(settings.resolve(settings.report), dump_report(outcome.report))
     write_text(settings.resolve(settings.summary_file), rendered.summary)
     write_text(settings.resolve(settings.comment_file), rendered.comment)
+    write_text(settings.resolve(settings.html_file), rendered.html)
 
 
 def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
@@ -208,6 +223,7 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         posted,
         report=settings.report,
         summary=settings.summary_file,
+        html=settings.html_file,
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
     )
@@ -220,6 +236,7 @@ def output_values(
     *,
     report: str = "",
     summary: str = "",
+    html: str = "",
     breached: str = "",
     drift: str = "",
 ) -> dict[str, str]:
@@ -230,6 +247,7 @@ def output_values(
         "report-path": report,
         "summary-path": summary,
         "comment-path": settings.comment_file if settings else "",
+        "html-path": html,
         "comment-posted": "true" if posted.posted else "false",
         "comment-url": posted.url,
         "breached-gates": breached,

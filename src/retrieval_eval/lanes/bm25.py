@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import bm25s  # type: ignore[import-untyped]
+import bm25s
 import numpy as np
 import numpy.typing as npt
 

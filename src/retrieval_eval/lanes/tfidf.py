@@ -19,7 +19,7 @@ from collections import Counter
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp  # type: ignore[import-untyped]
+import scipy.sparse as sp
 
 # Cosines are in [0, 1] and computed in float64: six decimals are far from the noise.
 SCORE_DECIMALS = 6

@@ -20,10 +20,11 @@ from typing import Any, Protocol
 from .. import __version__
 from ..core.errors import InputError, UsageError
 from ..core.identity import normalize
-from ..core.judgments import JudgmentSet, parse_judgments
+from ..core.judgments import JudgmentSet
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
+from ..formats.judgments import parse_judgments
 from ..formats.runout import write_meta, write_run
 
 METHODS = ("bm25", "tfidf")
@@ -127,7 +128,9 @@ class BaselineResult:
     empty: list[str] = field(default_factory=list)
 
 
-def _build_lane(request: BaselineRequest, documents: list[list[int]], vocabulary: dict[str, int]) -> tuple[Lane, dict]:
+def _build_lane(
+    request: BaselineRequest, documents: list[list[int]], vocabulary: dict[str, int]
+) -> tuple[Lane, dict[str, Any]]:
     if request.method == "bm25":
         from ..lanes.bm25 import BM25Lane, BM25Params
 
@@ -140,7 +143,7 @@ def _build_lane(request: BaselineRequest, documents: list[list[int]], vocabulary
     return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
 
 
-def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict]:
+def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
     documents = [term_ids.document(text) for text in collection.texts]
     if not term_ids.vocabulary:
         raise InputError(

@@ -206,6 +206,10 @@ class Settings:
     def comment_file(self) -> str:
         return _beside(self.report, ".comment.md")
 
+    @property
+    def html_file(self) -> str:
+        return _beside(self.report, ".html")
+
 
 def confine(path: Path, workspace: Path, *, shown: str) -> None:
     """Refuse ``path`` when, links followed, it is not inside ``workspace``."""

@@ -1,0 +1,420 @@
+"""The HTML report: one self-contained page to inspect a run, and its comparison, query by query.
+
+The page holds the verdict and gates, the metrics with their intervals, a
+chart per stratum, the label drift, and the queries that moved most, each
+with the top k of base and head side by side. Everything is inline (style,
+SVG, one small script for sorting and filtering), and a Content-Security-
+Policy allows nothing else: no request leaves the page.
+
+User strings reach the template raw and Jinja escapes them (autoescape, in
+an environment of its own, apart from the Markdown one). Before that, each is
+made plain here: control and bidirectional-override characters are shown as
+their code points, so a query cannot reorder what the page shows.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
+from .charts import StratumPoint, stratum_chart
+from .escape import shorten
+from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
+from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
+from .tables import gate_marks
+
+DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
+QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
+TEXT_LIMIT = 300  # characters of a name, query or reason
+CHUNK_LIMIT = 600  # characters of a chunk's text
+OPEN_QUERIES = 3  # the first queries are shown unfolded
+
+# Characters that would be invisible or reorder text: C0/C1 controls (but tab and
+# newline, which whitespace folding handles), bidi embeddings, overrides and isolates.
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class HtmlInputs:
+    """What the page shows beyond the head report and the comparison."""
+
+    base: Mapping[str, Any] | None = None  # the base report: its rankings and per-query values
+    labels: Mapping[str, QueryLabels] = field(default_factory=dict)
+    texts: Mapping[str, str] = field(default_factory=dict)  # key -> chunk text
+    judgments_given: bool = False
+    corpus_given: bool = False
+
+
+def plain(value: Any, limit: int = TEXT_LIMIT) -> str:
+    """A user string on one line, hidden characters made visible, at most ``limit`` long."""
+    text = " ".join(_HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", str(value)).split())
+    return shorten(text, limit)
+
+
+def shown_queries(report: Mapping[str, Any], base: Mapping[str, Any] | None, limit: int = QUERY_LIMIT) -> list[str]:
+    """The queries the page shows: those whose primary metric moved most against the base
+    (then the lowest), or without a base the lowest first; ties by id."""
+    primary = primary_metric(report)
+    head, before = section(report, "per_query"), section(base, "per_query")
+
+    def order(query_id: str) -> tuple[float, float, str]:
+        now, then = _value(head, query_id, primary), _value(before, query_id, primary)
+        moved = abs(now - then) if now is not None and then is not None else 0.0
+        return (-moved, now if now is not None else -1.0, query_id)
+
+    return sorted(dict.fromkeys([*head, *before]), key=order)[:limit]
+
+
+def keys_shown(report: Mapping[str, Any], base: Mapping[str, Any] | None, queries: Sequence[str]) -> set[str]:
+    """Every key in the top k of either side of the shown queries: the chunk texts to look up."""
+    k = _top_k(report)
+    return {
+        key
+        for side in (report, base)
+        for query_id in queries
+        for key in items(section(side, "rankings").get(query_id))[:k]
+        if isinstance(key, str)
+    }
+
+
+def html_report(
+    report: Mapping[str, Any],
+    comparison: Mapping[str, Any] | None = None,
+    *,
+    base: Mapping[str, Any] | None = None,
+    judgments: str | None = None,
+    corpus: str | None = None,
+    query_limit: int = QUERY_LIMIT,
+) -> str:
+    """The page, reading the labels and chunk texts of the queries it shows from the files named."""
+    shown = shown_queries(report, base, query_limit)
+    expected = section(report, "inputs").get("judgments_sha256")
+    inputs = HtmlInputs(
+        base=base,
+        labels=read_query_labels(judgments, set(shown), expected_sha256=expected if isinstance(expected, str) else None)
+        if judgments
+        else {},
+        texts=read_chunk_texts(corpus, keys_shown(report, base, shown)) if corpus else {},
+        judgments_given=bool(judgments),
+        corpus_given=bool(corpus),
+    )
+    return render_html(report, comparison, inputs, query_limit=query_limit)
+
+
+def render_html(
+    report: Mapping[str, Any],
+    comparison: Mapping[str, Any] | None = None,
+    inputs: HtmlInputs | None = None,
+    *,
+    query_limit: int = QUERY_LIMIT,
+) -> str:
+    """The page for ``report`` (and its comparison with the base, when given)."""
+    from markupsafe import Markup  # Jinja's own dependency, loaded only when a page is drawn
+
+    view = build_html_view(report, comparison, inputs or HtmlInputs(), query_limit)
+    # The style sheet and the script are ours, shipped with the package and hashed in the CSP:
+    # the only strings the page takes as markup.
+    view["style"], view["script"] = Markup(view["style"]), Markup(view["script"])
+    return str(_template().render(**view))
+
+
+def build_html_view(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, inputs: HtmlInputs, query_limit: int
+) -> dict[str, Any]:
+    primary = primary_metric(report)
+    style, script = _asset("report.css.j2"), _asset("report.js.j2")
+    head_judgments = section(report, "judgments")
+    return {
+        "csp": (
+            "default-src 'none'; "
+            f"style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
+            "img-src data:; base-uri 'none'; form-action 'none'"
+        ),
+        "style": style,
+        "script": script,
+        "has_base": comparison is not None,
+        "primary": plain(primary, 60),
+        "verdict": _verdict(report, comparison, primary),
+        "scored": {
+            "queries": integer(head_judgments.get("queries")) or 0,
+            "scored": integer(head_judgments.get("queries_scored")) or 0,
+        },
+        "gates": _gates(report),
+        "reasons": [plain(r) for r in items(section(report, "verdict").get("reasons"))],
+        "metrics": _metrics(report, comparison, primary),
+        "strata": _strata(report, comparison, primary),
+        "comparability": [
+            {
+                "effect": plain(f.get("effect", ""), 20),
+                "detail": plain(f.get("detail", "")),
+                "meaning": plain(f.get("meaning", "")),
+            }
+            for f in map(mapping, items(mapping(comparison).get("comparability")))
+        ],
+        "drift": _drift(report),
+        "queries": _queries(report, inputs, primary, query_limit),
+        "footer": _footer(report, comparison),
+    }
+
+
+# -- the parts ----------------------------------------------------------------------------
+
+
+def _verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, str]:
+    status = plain(section(report, "verdict").get("status", "INDETERMINATE"), 20)
+    value = measured(report, primary)
+    moved = mapping(section(comparison, "metrics").get(primary))
+    line = "No metric was computed." if value is None else f"{primary} {fmt(value)}"
+    if value is not None and number(moved.get("delta")) is not None:
+        line += f", {fmt_delta(moved.get('delta'))} vs base"
+        if moved.get("confounded"):
+            line += " (confounded: the two sides were measured with different yardsticks)"
+        elif fmt_interval(moved.get("ci")) != "—":
+            sure = "significant" if moved.get("significant") else "not significant"
+            line += f", 95% interval {fmt_interval(moved.get('ci'))}, {sure}"
+    return {"status": status, "tone": status.lower(), "headline": plain(line, 400)}
+
+
+def _gates(report: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
+        expression = str(gate.get("expression", ""))
+        status = plain(gate.get("status", ""), 20)
+        reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
+        rows.append(
+            {"expression": plain(expression, 80), "status": status, "tone": status.lower(), "reason": plain(reason)}
+        )
+    return rows
+
+
+def _metrics(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+    marks = gate_marks(report)
+    compared = section(comparison, "metrics")
+    names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
+    names.sort(key=lambda n: (n != primary, n not in marks))
+    rows = []
+    for name in names:
+        moved = mapping(compared.get(name))
+        head = moved.get("head", measured(report, name))
+        rows.append(
+            {
+                "name": plain(name, 60),
+                "primary": name == primary,
+                "base": fmt(moved.get("base")),
+                "head": fmt(head),
+                "head_value": number(head),
+                "delta": "—" if moved.get("confounded") else fmt_delta(moved.get("delta")),
+                "delta_value": None if moved.get("confounded") else number(moved.get("delta")),
+                "interval": "confounded" if moved.get("confounded") else fmt_interval(moved.get("ci")),
+                "p": "—" if moved.get("confounded") else fmt_p(moved.get("p_value")),
+                "p_value": number(moved.get("p_value")),
+                "significant": moved.get("significant") is True and not moved.get("confounded"),
+                "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(marks.get(name, ""), ""),
+            }
+        )
+    return rows
+
+
+def _strata(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:
+    head, compared = section(report, "per_stratum"), section(comparison, "per_stratum")
+    points, rows = [], []
+    for name in dict.fromkeys([*head, *compared]):
+        moved, entry = mapping(compared.get(name)), mapping(head.get(name))
+        value = number(moved.get("head")) if "head" in moved else measured(entry, primary)
+        n = integer(moved.get("n")) if integer(moved.get("n")) is not None else integer(entry.get("n"))
+        point = StratumPoint(
+            name=plain(name, 200),
+            head=value,
+            base=number(moved.get("base")),
+            value=fmt(value),
+            delta=fmt_delta(moved.get("delta")),
+            delta_value=number(moved.get("delta")),
+        )
+        points.append(point)
+        rows.append({"point": point, "n": n if n is not None else "—", "base": fmt(moved.get("base"))})
+    worst = section(report, "worst_stratum")
+    return {
+        "rows": rows,
+        "chart": stratum_chart(points),
+        "worst": plain(worst.get("name"), 200) if isinstance(worst.get("name"), str) else None,
+    }
+
+
+def _drift(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    drift = section(section(report, "judgments"), "drift")
+    if not drift:
+        return None
+    counts = [
+        (name.replace("_", "-"), integer(drift.get(name)))
+        for name in ("valid", "re_anchorable", "merged", "split", "orphaned")
+        if integer(drift.get(name)) is not None
+    ]
+    ratio = number(drift.get("invalid_ratio"))
+    command = drift.get("repair_command")
+    return {
+        "counts": counts,
+        "ratio": None if ratio is None else f"{ratio:.1%}",
+        "stale": ratio is not None and ratio > 0,
+        "changes": [plain(change, 500) for change in items(drift.get("changes"))],
+        "repair_command": command if isinstance(command, str) and command else None,
+    }
+
+
+def _queries(report: Mapping[str, Any], inputs: HtmlInputs, primary: str, limit: int) -> dict[str, Any]:
+    base = inputs.base
+    shown = shown_queries(report, base, limit)
+    everyone = len(dict.fromkeys([*section(report, "per_query"), *section(base, "per_query")]))
+    threshold = integer(section(report, "config").get("threshold")) or DEFAULT_THRESHOLD
+    k = _top_k(report)
+    rows = [_query(query_id, report, inputs, primary, threshold, k) for query_id in shown]
+    for row in rows[:OPEN_QUERIES]:
+        row["open"] = True
+    return {
+        "rows": rows,
+        "total": everyone,
+        "left_out": everyone - len(rows),
+        "k": k,
+        "order": "moved most on" if base is not None else "lowest on",
+        "has_base": base is not None,
+        "base_rankings": base is not None and isinstance(mapping(base).get("rankings"), Mapping),
+        "judgments_given": inputs.judgments_given,
+        "corpus_given": inputs.corpus_given,
+    }
+
+
+def _query(query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary: str, threshold: int, k: int) -> Row:
+    labels = inputs.labels.get(query_id)
+    head_values = mapping(section(report, "per_query").get(query_id))
+    base_values = mapping(section(inputs.base, "per_query").get(query_id))
+    head_top = _ranking(report, query_id, k)
+    base_top = _ranking(inputs.base, query_id, k)
+    now, then = number(head_values.get(primary)), number(base_values.get(primary))
+    delta = None if now is None or then is None else now - then
+    grades = labels.grades if labels else {}
+    return {
+        "id": plain(query_id, 120),
+        "text": plain(labels.text) if labels and labels.text else "",
+        "stratum": plain(labels.stratum, 80) if labels and labels.stratum else "",
+        "base": fmt(then),
+        "head": fmt(now),
+        "head_value": now,
+        "delta": fmt_delta(delta),
+        "delta_value": delta,
+        "tone": _tone(delta),
+        "metrics": [
+            _query_metric(name, base_values.get(name), head_values.get(name))
+            for name in dict.fromkeys([*head_values, *base_values])
+        ],
+        "ranks": [
+            {
+                "rank": rank + 1,
+                "base": _entry(base_top, rank, head_top, grades, threshold, inputs),
+                "head": _entry(head_top, rank, base_top, grades, threshold, inputs),
+            }
+            for rank in range(max(len(head_top), len(base_top)))
+        ],
+        "open": False,
+    }
+
+
+def _entry(
+    side: list[str], rank: int, other: list[str], grades: Mapping[str, int], threshold: int, inputs: HtmlInputs
+) -> Row | None:
+    if rank >= len(side):
+        return None
+    key = side[rank]
+    grade = grades.get(key)
+    if grade is None:
+        label, tone = "unjudged", "unjudged"
+    elif grade >= threshold:
+        label, tone = f"grade {grade}", "relevant"
+    else:
+        label, tone = "not relevant" + (f" (grade {grade})" if grade else ""), "not-relevant"
+    elsewhere = other.index(key) + 1 if key in other else None
+    return {
+        "key": plain(key, 200),
+        "label": label if inputs.judgments_given else "",
+        "tone": tone if inputs.judgments_given else "",
+        "text": plain(inputs.texts[key], CHUNK_LIMIT) if key in inputs.texts else "",
+        "other_rank": elsewhere,
+    }
+
+
+def _footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+    tool, inputs = section(report, "tool"), section(report, "inputs")
+    parts = [
+        f"{tool.get('name', 'retrieval-eval')} {tool.get('version', '')}",
+        f"judgments {str(inputs.get('judgments_sha256') or '—')[:12]}",
+        f"run {str(inputs.get('run_sha256') or '—')[:12]}",
+    ]
+    if comparison is not None:
+        parts.append(f"base run {str(section(comparison, 'base').get('run_sha256') or '—')[:12]}")
+    parts.append(f"generated {report.get('generated_at', '—')}")
+    return plain(" · ".join(parts), 400)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _top_k(report: Mapping[str, Any]) -> int:
+    return (cutoffs(report) or [10])[0]
+
+
+def _ranking(report: Mapping[str, Any] | None, query_id: str, k: int) -> list[str]:
+    return [key for key in items(section(report, "rankings").get(query_id))[:k] if isinstance(key, str)]
+
+
+def _value(per_query: Mapping[str, Any], query_id: str, metric: str) -> float | None:
+    return number(mapping(per_query.get(query_id)).get(metric))
+
+
+def _query_metric(name: str, before: Any, after: Any) -> Row:
+    then, now = number(before), number(after)
+    delta = None if then is None or now is None else now - then
+    return {
+        "name": plain(name, 60),
+        "base": fmt(then),
+        "head": fmt(now),
+        "delta": fmt_delta(delta),
+        "tone": _tone(delta),
+    }
+
+
+def _tone(delta: float | None) -> str:
+    """How a change is coloured: down, up, or not at all when there is none."""
+    return "" if delta is None or round(delta, 4) == 0 else ("down" if delta < 0 else "up")
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+@cache
+def _asset(name: str) -> str:
+    """A style sheet or script shipped beside the templates, inlined as is (its hash goes in the CSP)."""
+    return (files("retrieval_eval") / "templates" / name).read_text(encoding="utf-8")
+
+
+@cache
+def _template() -> Any:
+    """The page template, in an autoescaping environment of its own: every string is escaped as HTML."""
+    from jinja2 import PackageLoader, StrictUndefined, select_autoescape
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(
+        loader=PackageLoader("retrieval_eval", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("report.html.j2")

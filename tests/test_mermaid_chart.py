@@ -1,0 +1,141 @@
+"""The summary's per-stratum chart stays legible at any number of strata and any name length.
+
+The chart is drawn by a real Mermaid (11, from the npm registry) in headless
+Chromium, and the bounding boxes of its axis labels are measured: no two may
+overlap. Mermaid is fetched once into pytest's cache; where npm or the registry
+is unavailable, or Chromium is missing, the test is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser import dump_dom, needs_chromium
+from retrieval_eval.render import render
+
+MERMAID_VERSION = "11"
+
+
+@pytest.fixture(scope="module")
+def mermaid_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Kept in pytest's cache between runs, or fetched for this run when the cache is off.
+    cache = getattr(request.config, "cache", None)
+    name = f"mermaid-{MERMAID_VERSION}"
+    folder = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
+    script = folder / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+    if not script.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip("npm is not installed, so Mermaid cannot be fetched")
+        try:
+            subprocess.run(
+                [
+                    npm,
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--silent",
+                    "--prefix",
+                    str(folder),
+                    f"mermaid@{MERMAID_VERSION}",
+                ],
+                capture_output=True,
+                timeout=300,
+                check=True,
+            )
+        except (subprocess.SubprocessError, OSError) as exc:
+            pytest.skip(f"Mermaid could not be fetched from the npm registry: {exc}")
+    return script
+
+
+def report_with_strata(names: list[str]) -> dict[str, Any]:
+    strata = {
+        name: {"n": 3, "queries": 3, "metrics": {"recall@5": {"value": round(i / len(names), 3), "n": 3}}}
+        for i, name in enumerate(names)
+    }
+    return {
+        "config": {"k": [5]},
+        "metrics": {"recall@5": {"value": 0.5, "n": 3 * len(names)}},
+        "per_stratum": strata,
+        "judgments": {"queries": 3 * len(names), "queries_scored": 3 * len(names)},
+        "verdict": {"status": "PASS"},
+    }
+
+
+def mermaid_block(markdown: str) -> str:
+    found = re.search(r"```mermaid\n(.*?)```", markdown, re.S)
+    assert found, "the summary has no Mermaid chart"
+    return found.group(1)
+
+
+def label_boxes(chart: str, mermaid: Path, directory: Path) -> list[tuple[str, float, float, float, float]]:
+    """(text, left, top, right, bottom) of every axis label of the chart as Mermaid draws it."""
+    page = directory / "chart.html"
+    source = chart.replace("&", "&amp;").replace("<", "&lt;")
+    page.write_text(
+        f"""<!DOCTYPE html><html><body><pre id="source">{source}</pre><div id="chart"></div><pre id="boxes"></pre>
+<script src="{mermaid.resolve().as_uri()}"></script>
+<script>
+mermaid.initialize({{ startOnLoad: false }});
+mermaid.render("strata", document.getElementById("source").textContent).then(function (drawn) {{
+  document.getElementById("chart").innerHTML = drawn.svg;
+  var labels = document.querySelectorAll("#chart svg .left-axis .label text, #chart svg .bottom-axis .label text");
+  document.getElementById("boxes").textContent = JSON.stringify(Array.prototype.map.call(labels, function (t) {{
+    var b = t.getBoundingClientRect();
+    return [t.textContent, b.left, b.top, b.right, b.bottom];
+  }}));
+}}).catch(function (error) {{ document.getElementById("boxes").textContent = "error: " + error; }});
+</script></body></html>""",
+        encoding="utf-8",
+    )
+    dom = dump_dom(page, directory / "profile", budget_ms=10_000)
+    found = re.search(r'<pre id="boxes">(.*?)</pre>', dom, re.S)
+    assert found and found.group(1).startswith("["), f"Mermaid did not draw the chart: {found and found.group(1)}"
+    return [tuple(box) for box in json.loads(found.group(1))]  # type: ignore[misc]
+
+
+def overlaps(boxes: list[tuple[str, float, float, float, float]]) -> list[tuple[str, str]]:
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+    ]
+
+
+@pytest.mark.browser
+@needs_chromium
+@pytest.mark.parametrize(
+    "names",
+    [
+        [f"s{i:02d}" for i in range(30)],  # thirty strata
+        [f"stratum {i} " + "x" * 24 for i in range(8)],  # names longer than the label limit
+        [f"topic-{i:02d}-long-descriptive-name" for i in range(30)],  # both
+    ],
+    ids=["30-strata", "long-names", "30-long-names"],
+)
+def test_stratum_labels_never_overlap_in_the_rendered_chart(names: list[str], mermaid_js: Path, tmp_path: Path) -> None:
+    chart = mermaid_block(render("summary", report=report_with_strata(names)))
+    boxes = label_boxes(chart, mermaid_js, tmp_path)
+    drawn = [box for box in boxes if box[0].startswith(("s", "topic"))]
+    assert len(drawn) == len(names), "every stratum has its label"
+    assert all(box[3] > box[1] and box[4] > box[2] for box in drawn), "labels have a size"
+    assert overlaps(boxes) == []
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_measure_finds_the_overlap_of_the_old_vertical_chart(mermaid_js: Path, tmp_path: Path) -> None:
+    """The same chart with categories along the bottom, as it was drawn before: labels collide."""
+    chart = mermaid_block(
+        render("summary", report=report_with_strata([f"topic-{i:02d}-long-descriptive-name" for i in range(30)]))
+    )
+    vertical = re.sub(r"^---\n.*?\n---\n", "", chart, flags=re.S).replace("xychart-beta horizontal", "xychart-beta")
+    assert overlaps(label_boxes(vertical, mermaid_js, tmp_path))
