@@ -20,6 +20,7 @@ from ..formats import config as config_file
 from ..pipeline.settings import BY_NAME, CONFIG_KEYS, DEFAULT_CONFIG, Runner, Settings, SettingsError, Values
 from ..pipeline.settings import parse_settings as parse_values
 from ..pipeline.timestamps import generated_at as stamp
+from ..render.terminal import clean
 
 __all__ = ["EXIT_BAD_ANSWER", "EXIT_NO_ANSWER", "EXIT_OK"]
 
@@ -31,7 +32,6 @@ def fail(message: str, hint: str | None = None) -> None:
 
     Messages quote file contents and arguments: their control characters are shown, not obeyed.
     """
-    from ..render.terminal import clean
 
     click.echo(f"error  {clean(message)}", err=True)
     if hint:

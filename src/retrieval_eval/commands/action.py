@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import click
 
+from ..action.main import main
+
 
 @click.command(context_settings={"ignore_unknown_options": False})
 def command() -> None:
@@ -16,6 +18,5 @@ def command() -> None:
     Exit code 0 on PASS, 1 on FAIL or INDETERMINATE, 2 when the inputs cannot
     be read. See docs/action.md for the inputs and outputs.
     """
-    from ..action.main import main
 
     raise SystemExit(main())

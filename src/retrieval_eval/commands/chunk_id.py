@@ -7,6 +7,8 @@ import sys
 import click
 
 from ..core.errors import InputError, UsageError
+from ..core.identity import chunk_id, normalize, text_sha
+from ..formats.jsondoc import max_document_bytes, read_document_bytes
 from ._common import handles_errors, json_option, print_json
 
 IDENTITY_OPTIONS = ("--doc-uri", "--doc-revision", "--ordinal", "--chunker")
@@ -20,7 +22,6 @@ def read_text(text: str | None, path: str | None) -> str:
         return text
     if path is None:
         raise UsageError("give the chunk text with --text TEXT or --file PATH ('-' reads stdin)")
-    from ..formats.jsondoc import max_document_bytes, read_document_bytes
 
     data = sys.stdin.buffer.read(max_document_bytes() + 1) if path == "-" else read_document_bytes(path, "text")
     if len(data) > max_document_bytes():
@@ -58,7 +59,6 @@ def command(
     A chunk_id needs --doc-uri, --doc-revision, --ordinal and --chunker;
     --text-sha and --normalize need only the text.
     """
-    from ..core.identity import chunk_id, normalize, text_sha
 
     if want_sha and want_normalized:
         raise UsageError("choose one of --text-sha and --normalize")

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
+from ..compare import build_comparison
+from ..core.errors import InputError
 from ..core.gates import GRAMMAR_HELP
+from ..core.labelindex import LabelIndex
+from ..core.significance import DEFAULT_SEED
+from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.judgments import read_label_index
+from ..formats.report import dump_report, load_report
+from ..pipeline.forking import shared_map, worker_count, workers_override
+from ..render import comparison_text
 from ._common import handles_errors, json_option, print_json
-
-if TYPE_CHECKING:
-    from ..core.labelindex import LabelIndex
 
 
 def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
-    from ..core.errors import InputError
-    from ..formats.judgments import read_label_index
 
     index = read_label_index(path)
     recorded = (head.get("inputs") or {}).get("judgments_sha256")
@@ -68,12 +72,6 @@ def command(
     --judgments is given, the base rankings are scored again under the head's
     yardstick; otherwise the deltas they touch are marked confounded.
     """
-    from ..compare import build_comparison
-    from ..core.significance import DEFAULT_SEED
-    from ..formats.fileio import refuse_output_over_input, write_atomic
-    from ..formats.report import dump_report, load_report
-    from ..pipeline.forking import shared_map, worker_count, workers_override
-    from ..render import comparison_text
 
     refuse_output_over_input([("--out", out)], [("base", base_path), ("head", head_path), ("judgments", judgments)])
     base = load_report(base_path, source="base")

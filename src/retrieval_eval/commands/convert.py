@@ -7,13 +7,21 @@ which must see every line of a query before it can order it).
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 
 import click
 
 from ..core.errors import UsageError
-from ..formats.fileio import atomic_writer
+from ..core.judgments import iter_canonical_lines
+from ..core.runs import dedupe_head
+from ..formats.beir import convert_beir
+from ..formats.fileio import atomic_writer, open_binary, refuse_output_over_input
+from ..formats.judgments import parse_judgments
+from ..formats.qrels import beir_lines, check_token, qrels_lines, read_beir_qrels, read_trec_qrels
+from ..formats.runs import iter_run_jsonl, parse_run
 from ..render.terminal import clean
 from ._common import handles_errors
 
@@ -24,7 +32,6 @@ FORMATS = LABEL_FORMATS + RUN_FORMATS
 
 def detect_input_format(path: str) -> str:
     """Guess the input format from the name, then from the first line."""
-    from ..formats.fileio import open_binary
 
     if path.endswith(".tsv"):
         return "beir-qrels"
@@ -47,16 +54,12 @@ def detect_input_format(path: str) -> str:
 
 
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
-    from ..formats.judgments import parse_judgments
-    from ..formats.qrels import read_beir_qrels, read_trec_qrels
 
     readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
     return readers[fmt](path)
 
 
 def label_lines(path: str, source: str, target: str) -> Iterator[str]:
-    from ..core.judgments import iter_canonical_lines
-    from ..formats.qrels import beir_lines, qrels_lines
 
     judgments = read_labels(path, source)
     if target == "judgments":
@@ -71,10 +74,6 @@ def _source_name(fmt: str) -> str:
 
 def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
     """One TREC line per distinct key, scores falling with rank so trec_eval keeps the order."""
-    from ..core.runs import dedupe_head
-    from ..formats.fileio import open_binary
-    from ..formats.qrels import check_token
-    from ..formats.runs import iter_run_jsonl
 
     check_token(tag, "tag", "convert", None)
     with open_binary(path) as handle:
@@ -87,9 +86,6 @@ def jsonl_to_trec(path: str, tag: str) -> Iterator[str]:
 
 
 def trec_to_jsonl(path: str) -> Iterator[str]:
-    import json
-
-    from ..formats.runs import parse_run
 
     run = parse_run(path, run_format="trec")
     for query_id in sorted(run.rankings):
@@ -148,16 +144,11 @@ def command(
     Every input line is checked before anything is written; ids with white
     space are refused on the way out to the white-space separated formats.
     """
-    import os
-
-    from ..formats.fileio import refuse_output_over_input
 
     beir_names = ("corpus.jsonl", "queries.jsonl", os.path.join("qrels", f"{split}.tsv"))
     beir_files = [("BEIR", os.path.join(beir, name)) for name in beir_names] if beir else []
     refuse_output_over_input([("--out", out), ("--corpus-out", corpus_out)], [("input", input_path), *beir_files])
     if beir is not None:
-        from ..formats.beir import convert_beir
-
         count = write_lines(convert_beir(beir, split, target=target, input_path=input_path, corpus_out=corpus_out), out)
         if out:
             click.echo(f"wrote {count} lines to {clean(out)}", err=True)

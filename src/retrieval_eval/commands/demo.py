@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from importlib.resources import as_file, files
+
 import click
 
 from ._common import handles_errors
+from .score import command as score
 
 DEMO_GATES = ("recall@5:0.8", "recall@5:-0.05", "worst-stratum:recall@5:0.6", "ndcg@10:0.7")
 DEMO_NOW = "2026-11-29T12:00:00Z"
@@ -22,9 +25,6 @@ def command(ctx: click.Context, as_json: bool, color: str) -> None:
     strata, a run, a corpus snapshot and the base branch's report. The command
     it runs is printed first so you can run it on your own files.
     """
-    from importlib.resources import as_file, files
-
-    from .score import command as score
 
     with as_file(files("retrieval_eval") / "demo") as folder:
         args = [

@@ -8,9 +8,16 @@ from collections.abc import Iterator
 
 import click
 
+from ..core.drift import check_drift
+from ..core.drift_fix import plan_fix
 from ..core.errors import UsageError
-from ..formats.corpus import CORPUS_FORMATS
+from ..core.judgments import write_judgments
+from ..formats.corpus import CORPUS_FORMATS, read_corpus
+from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.judgments import parse_judgments
+from ..render.drift import drift_payload, render_drift
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
+from ._progress import ProgressBar
 
 
 def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: float) -> None:
@@ -88,14 +95,6 @@ def command(
     the share of labels needing attention (after the fix, with --fix) is at
     most --max-invalid-ratio, 1 when it is above, 2 when an input is refused.
     """
-    from ..core.drift import check_drift
-    from ..core.drift_fix import plan_fix
-    from ..core.judgments import write_judgments
-    from ..formats.corpus import read_corpus
-    from ..formats.fileio import refuse_output_over_input, write_atomic
-    from ..formats.judgments import parse_judgments
-    from ..render.drift import drift_payload, render_drift
-    from ._progress import ProgressBar
 
     check_options(fix, dry_run, out, max_invalid_ratio)
     # --out naming the judgments file is the default in-place repair; naming the corpus would replace it.

@@ -7,15 +7,19 @@ from typing import Any
 
 import click
 
+from ..compare import KIND
+from ..core.errors import InputError, UsageError
+from ..core.shapes import comparison_problem
+from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.jsondoc import read_document
+from ..formats.report import load_report
+from ..render import render
+from ..render.html import html_report
 from ._common import handles_errors
 
 
 def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
-    from ..compare import KIND
-    from ..core.errors import InputError
-    from ..core.shapes import comparison_problem
-    from ..formats.jsondoc import read_document
 
     document = read_document(path, "comparison")
     if not isinstance(document, dict) or document.get("kind") != KIND:
@@ -54,8 +58,6 @@ def template_inputs(template_dir: str | None) -> list[tuple[str, str | None]]:
 
 def load_base(path: str, comparison: dict[str, Any] | None) -> dict[str, Any]:
     """The base report, refused when the comparison was made against another one."""
-    from ..core.errors import InputError
-    from ..formats.report import load_report
 
     base = load_report(path, source="base")
     compared = ((comparison or {}).get("base") or {}).get("run_sha256")
@@ -72,7 +74,6 @@ def load_base(path: str, comparison: dict[str, Any] | None) -> dict[str, Any]:
 
 def refuse_misplaced_options(kind: str, **given: str | None) -> None:
     """--base, -j and --corpus feed the HTML page only; --template-dir the Markdown kinds only."""
-    from ..core.errors import UsageError
 
     html_only = [name for name in ("base_path", "judgments", "corpus") if given[name]]
     if kind != "html" and html_only:
@@ -135,9 +136,6 @@ def command(
     sections, with a note saying which. The HTML page shows the queries that
     moved most one by one, base and head rankings side by side.
     """
-    from ..formats.fileio import refuse_output_over_input, write_atomic
-    from ..formats.report import load_report
-    from ..render import render
 
     refuse_misplaced_options(kind, base_path=base_path, judgments=judgments, corpus=corpus, template_dir=template_dir)
     refuse_output_over_input(
@@ -154,8 +152,6 @@ def command(
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None
     if kind == "html":
-        from ..render.html import html_report
-
         base = load_base(base_path, comparison) if base_path else None
         text = html_report(report, comparison, base=base, judgments=judgments, corpus=corpus)
     else:

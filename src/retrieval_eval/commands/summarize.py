@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..formats.samples import read_samples
+from ..render.terminal import clean
 from ._common import handles_errors, json_option, print_json
 
 
@@ -19,13 +21,11 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
     report: value (mean), n, stdev (n-1) and a 95% Student-t interval, never
     clamped to [0, 1]. One sample has no interval.
     """
-    from ..formats.samples import read_samples
 
     measurement = read_samples(name, samples_path, source="samples")
     if as_json:
         print_json(measurement)
         return
-    from ..render.terminal import clean
 
     line = f"{clean(name)}  {measurement['value']:.6f}  n={measurement['n']}"
     if "ci" in measurement:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import click
 
-from ..core.validate import RunFacts
+from ..core.validate import RunFacts, validate, validate_with_run
+from ..formats.fileio import open_binary
+from ..formats.judgments import parse_judgments
+from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..render.terminal import render_validation
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 
 
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
-    from ..formats.fileio import open_binary
-    from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 
     fmt = detect_format(path) if run_format == "auto" else run_format
     keys: dict[str, set[str]] = {}
@@ -45,9 +47,6 @@ def command(judgments: str, run_path: str | None, run_format: str, threshold: in
     Exit code 0 when there is no error (warnings allowed), 1 when the set is
     unsound, 2 when a file cannot be read.
     """
-    from ..core.validate import validate, validate_with_run
-    from ..formats.judgments import parse_judgments
-    from ..render.terminal import render_validation
 
     judgment_set = parse_judgments(judgments)
     if run_path:

@@ -10,20 +10,17 @@ comparison of two reports on one yardstick never needs it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core.errors import UsageError
 from ..core.lenient import cutoffs, section
 from ..core.metrics import is_positive_decimal
+from ..core.scoring import ScoreConfig, index_judgments, score_rankings
 from .sides import PerQuery, Sides
-
-if TYPE_CHECKING:
-    from ..core.scoring import ScoreConfig
 
 
 def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
     """The report's configuration as a ScoreConfig, or None when it is not one we can score with."""
-    from ..core.errors import UsageError
-    from ..core.scoring import ScoreConfig
 
     config = section(report, "config")
     try:
@@ -53,7 +50,6 @@ def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str]]:
     Returns per-query values and, for metrics the stored rankings are too
     short to score again, why. Callers check ``rescore_blocker`` first.
     """
-    from ..core.scoring import index_judgments, score_rankings
 
     config = score_config(sides.head)
     assert sides.judgments is not None and config is not None  # what rescore_blocker checked
