@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .metrics import primary_metric_at
 from .shapes import MAX_MAGNITUDE
-
-DEFAULT_CUTOFF = 10  # the CLI's default -k, assumed when a report records none
 
 
 def mapping(value: Any) -> Mapping[str, Any]:
@@ -57,5 +56,5 @@ def cutoffs(report: Any) -> list[int]:
 
 
 def primary_metric(report: Any) -> str:
-    """The metric a one-number summary uses, as ``ScoreConfig.primary``: recall at the first cutoff."""
-    return f"recall@{(cutoffs(report) or [DEFAULT_CUTOFF])[0]}"
+    """The metric a one-number summary uses (the default cutoffs when the report records none)."""
+    return primary_metric_at(cutoffs(report))

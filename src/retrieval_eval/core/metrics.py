@@ -15,6 +15,15 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+# The cutoffs when none are given (the one place this default lives), and the metric a
+# one-number summary uses: recall at the first cutoff given.
+DEFAULT_CUTOFFS: tuple[int, ...] = (10,)
+
+
+def primary_metric_at(cutoffs: Sequence[int]) -> str:
+    return f"recall@{(cutoffs or DEFAULT_CUTOFFS)[0]}"
+
+
 GAINS = ("exponential", "linear")
 
 

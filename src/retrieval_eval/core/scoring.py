@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from .errors import UsageError
 from .labelindex import LabelIndex
 from .metrics import (
+    DEFAULT_CUTOFFS,
     GAINS,
     RankedQuery,
     gain_function,
     is_positive_decimal,
     metric_names,
+    primary_metric_at,
     score_query,
 )
 from .precision import DECIMALS
@@ -47,7 +49,7 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    k: tuple[int, ...] = (10,)
+    k: tuple[int, ...] = DEFAULT_CUTOFFS
     threshold: int = 1
     gain: str = "exponential"
 
@@ -66,7 +68,7 @@ class ScoreConfig:
     @property
     def primary(self) -> str:
         """The metric a one-number summary uses: recall at the first cutoff given."""
-        return f"recall@{self.k[0]}"
+        return primary_metric_at(self.k)
 
     def as_dict(self) -> dict[str, object]:
         return {"k": list(self.k), "threshold": self.threshold, "gain": self.gain}

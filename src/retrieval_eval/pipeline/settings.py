@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.gates import parse_gate, split_gate_list
-from ..core.metrics import GAINS, is_positive_decimal
+from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.scoring import parse_cutoffs
 from ..formats.runs import RUN_FORMATS
 
@@ -54,7 +54,9 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("judgments", "", "Judgments JSONL (required)", "-j, --judgments"),
     Setting("run", "", "The run: JSONL or a TREC run file (required)", "-r, --run"),
-    Setting("k", "10", "Cutoffs, e.g. `5,10,20`; the first names the primary metric", "-k"),
+    Setting(
+        "k", ",".join(map(str, DEFAULT_CUTOFFS)), "Cutoffs, e.g. `5,10,20`; the first names the primary metric", "-k"
+    ),
     Setting("threshold", "1", "Lowest grade that counts as relevant", "--threshold"),
     Setting("gain", "exponential", "nDCG gain: `exponential` (2^g-1) or `linear` (trec_eval's)", "--gain"),
     Setting("run-format", "auto", "`auto` (detected), `jsonl` or `trec`", "--run-format"),
@@ -282,7 +284,7 @@ class Values:
 def parse_settings(values: Values, *, runner: Runner, config_file: str = "", token: str = "") -> Settings:
     """Every setting from ``values``; raises SettingsError naming each bad one."""
     mode = values.parse("mode", _choice(MODES), "evaluate")
-    k = values.parse("k", _cutoffs, (10,))
+    k = values.parse("k", _cutoffs, DEFAULT_CUTOFFS)
     path = _inside_path if values.confined else _any_path
     settings = Settings(
         mode=mode,
