@@ -81,6 +81,8 @@ REPORT: dict[str, Any] = _object(
                         "split": COUNT,
                         "orphaned": COUNT,
                         "invalid_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                        "changes": {"type": "array", "items": STRING},
+                        "repair_command": STRING,
                     }
                 ),
             },
