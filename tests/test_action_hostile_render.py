@@ -236,3 +236,7 @@ def test_a_template_that_asks_too_much_is_refused_and_the_failure_published(
     assert "template summary.md.j2:1" in ws.summary()
     assert ws.outputs()["verdict"] == "ERROR"
     assert "template summary.md.j2:1" in str(ours(fake)[0]["body"])
+    # The answer was reached before the template failed: it is kept in the report file, and said so.
+    assert ws.outputs()["report-path"] == "retrieval-eval-report.json"
+    assert json.loads((ws.root / "retrieval-eval-report.json").read_text())["verdict"]["status"] in ("PASS", "FAIL")
+    assert "is in retrieval-eval-report.json" in ws.summary()

@@ -66,10 +66,25 @@ class Outcome:
 def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
     try:
         outcome = score(settings, event, deps)
+    except RetrievalEvalError as exc:
+        publish_failure(settings, event, deps, exc)
+        return EXIT_NO_ANSWER
+    try:
         rendered = render_outcome(settings, outcome)  # a broken user template is an input error too
         rendered = dataclasses.replace(rendered, html=html_page(settings, outcome))
     except RetrievalEvalError as exc:
-        publish_failure(settings, event, deps, exc)
+        # The answer exists: keep it in the report file, and say why nothing else shows it.
+        kept = _write_quietly(settings, settings.report, dump_report(outcome.report))
+        where = f"it is in {settings.report}" if kept else "it could not be written either"
+        publish_failure(
+            settings,
+            event,
+            deps,
+            exc,
+            cause="The summary or comment could not be rendered",
+            consequence=f"the answer ({outcome.verdict.status}) is not shown here; {where}",
+            report=settings.report if kept else "",
+        )
         return EXIT_NO_ANSWER
     try:
         write_files(settings, outcome, rendered)
@@ -284,10 +299,12 @@ def publish_early_failure(files: RunnerFiles, exc: RetrievalEvalError) -> None:
     files.outputs(output_values("ERROR", None, Posted()))
 
 
-def publish_failure(settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, **wording: str) -> None:
+def publish_failure(
+    settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, *, report: str = "", **wording: str
+) -> None:
     """Inputs unreadable (or an output unwritable): say so everywhere, including the comment, so an
-    old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint."""
-
+    old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint;
+    ``report``: the report file, when one was still written."""
     summary = failure_markdown(exc, **wording)
     body = f"{comment_marker(settings.comment_id)}\n{summary}"
     # A file that cannot be written either is what ``exc`` already explains; the rest still goes out.
@@ -296,7 +313,9 @@ def publish_failure(settings: Settings, event: Event, deps: Deps, exc: Retrieval
     deps.files.summary(summary)
     _error_annotations(deps.console, exc)
     posted = publish_comment(settings, event, deps, body)
-    values = output_values("ERROR", settings, posted, summary=settings.summary_file if summary_written else "")
+    values = output_values(
+        "ERROR", settings, posted, report=report, summary=settings.summary_file if summary_written else ""
+    )
     if not comment_written:
         values["comment-path"] = ""
     deps.files.outputs(values)
