@@ -181,3 +181,45 @@ CASES += [
         stdout_has='"d1",\n      "d3",\n      "d2",\n      "d4"',
     ),
 ]
+
+# 12: endless inputs. Every line reader stops at a line limit and a file limit (both settable), so
+# /dev/zero (one line that never ends) and an endless stream of lines are refused, never read whole.
+SMALL_LIMITS = {"RETRIEVAL_EVAL_MAX_LINE_BYTES": "65536", "RETRIEVAL_EVAL_MAX_INPUT_BYTES": "1048576"}
+LINE_PAST = "a line is longer than 65,536 bytes, the most accepted (set RETRIEVAL_EVAL_MAX_LINE_BYTES to raise it)"
+ENDLESS = [
+    ("judgments", ("validate", "-j", "/dev/zero"), "judgments:1: " + LINE_PAST),
+    ("run", ("score", "-j", "j.jsonl", "-r", "/dev/zero"), "run:1: " + LINE_PAST),
+    ("trec-run", ("score", "-j", "j.jsonl", "-r", "/dev/zero", "--run-format", "trec"), "run:1: " + LINE_PAST),
+    ("corpus", ("drift", "-j", "j.jsonl", "-c", "/dev/zero"), "corpus:1: " + LINE_PAST),
+    ("convert-input", ("convert", "/dev/zero", "--to", "trec-qrels"), "input:1: " + LINE_PAST),
+    ("qrels", ("convert", "/dev/zero", "--from", "trec-qrels", "--to", "judgments"), "qrels:1: " + LINE_PAST),
+    ("validate-run", ("validate", "-j", "j.jsonl", "-r", "/dev/zero"), "run:1: " + LINE_PAST),
+]
+for name, argv, message in ENDLESS:
+    CASES.append(
+        HostileCase("12", f"dev-zero-as-{name}", argv, files={"j.jsonl": LABEL}, env=SMALL_LIMITS, stderr_has=message)
+    )
+CASES += [
+    HostileCase(
+        "12",
+        "many-short-lines-past-the-file-limit",
+        ("validate", "-j", "j.jsonl"),
+        files={"j.jsonl": LABEL * 40_000},
+        env=SMALL_LIMITS,
+        stderr_has="judgments: the file is longer than 1,048,576 bytes",
+    ),
+    HostileCase(
+        "12",
+        "dev-zero-with-the-default-limits",
+        ("validate", "-j", "/dev/zero"),
+        stderr_has="judgments:1: a line is longer than 268,435,456 bytes",
+    ),
+    HostileCase(
+        "12",
+        "a-long-line-under-the-limit-still-reads",
+        ("validate", "-j", "j.jsonl", "--json"),
+        files={"j.jsonl": b'{"query_id": "q1", "doc_uri": "d1", "relevance": 1, "notes": "' + b"x" * 60_000 + b'"}\n'},
+        env=SMALL_LIMITS,
+        exit_code=0,
+    ),
+]

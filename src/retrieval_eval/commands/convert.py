@@ -19,6 +19,7 @@ from ..core.judgments import iter_canonical_lines
 from ..core.runs import dedupe_head
 from ..formats.beir import convert_beir
 from ..formats.fileio import atomic_writer, open_binary, refuse_output_over_input
+from ..formats.jsonl import iter_raw_lines
 from ..formats.judgments import parse_judgments
 from ..formats.qrels import beir_lines, check_token, qrels_lines, read_beir_qrels, read_trec_qrels
 from ..formats.runs import iter_run_jsonl, parse_run
@@ -38,7 +39,7 @@ def detect_input_format(path: str) -> str:
     if path.endswith((".qrels", ".qrel")):
         return "trec-qrels"
     with open_binary(path) as handle:
-        for raw in handle:
+        for raw in iter_raw_lines(handle, path=path):
             line = raw.removeprefix(b"\xef\xbb\xbf").strip()
             if not line or line.startswith((b"#", b"//")):
                 continue

@@ -82,7 +82,7 @@ def _text_field(record: dict[str, Any], name: str, source: str, line: int, *, re
 
 def _rows(path: Path, source: str, digest: Any = None) -> Iterator[tuple[int, dict[str, Any]]]:
     with open_binary(path) as handle:
-        for line, raw in iter_lines(handle, digest):
+        for line, raw in iter_lines(handle, digest, source=source, path=str(path)):
             yield line, expect_object(decode_line(raw, source, line, str(path)), source, line, str(path))
 
 

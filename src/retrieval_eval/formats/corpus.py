@@ -37,8 +37,9 @@ from typing import Any, BinaryIO
 from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
 from ..core.errors import InputError, UsageError
 from ..core.identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
-from .fileio import open_binary, read_bytes
-from .jsonl import BOM, decode_line, expect_object, iter_lines
+from .fileio import open_binary
+from .jsondoc import read_document_bytes
+from .jsonl import BOM, decode_line, expect_object, iter_lines, iter_raw_lines
 
 CORPUS_FORMATS = ("auto", "json", "jsonl")
 FINGERPRINTS = ("corpus_fingerprint", "chunker_fingerprint")
@@ -186,7 +187,7 @@ def read_jsonl_corpus(handle: BinaryIO, where: _Where) -> tuple[CorpusBuilder, s
     builder = CorpusBuilder(where)
     digest = hashlib.sha256()
     first = True
-    for line, raw in iter_lines(handle, digest):
+    for line, raw in iter_lines(handle, digest, source=where.source, path=where.path):
         if raw.startswith(b"//"):
             raise where.error(line, "comments are not allowed in a corpus")
         record = expect_object(decode_line(raw, where.source, line, where.path), where.source, line, where.path)
@@ -363,7 +364,7 @@ def detect_corpus_format(path: str) -> str:
     refusal says what a snapshot must hold. A header line is JSONL's.
     """
     with open_binary(path) as handle:
-        for raw in handle:
+        for raw in iter_raw_lines(handle, source="corpus", path=path):
             line = raw.removeprefix(BOM).strip()
             if not line:
                 continue
@@ -393,7 +394,7 @@ def read_corpus(
     where = _Where(path, source)
     flags = {"corpus_fingerprint": corpus_fingerprint, "chunker_fingerprint": chunker_fingerprint}
     if fmt == "json":
-        data = read_bytes(path)
+        data = read_document_bytes(path, source)  # bounded: a snapshot is one document
         builder = read_snapshot(data, where, progress)
         return builder.finish(flags, hashlib.sha256(data).hexdigest())
     with open_binary(path) as handle:

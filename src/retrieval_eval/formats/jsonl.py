@@ -26,6 +26,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError
@@ -163,21 +164,66 @@ BLOCK = 1 << 20
 READ_AHEAD_FROM = 8 * BLOCK
 
 
-def iter_raw_lines(handle: BinaryIO, digest: Any = None) -> Iterator[bytes]:
+MAX_LINE_BYTES = 256 << 20  # a 100 MB line works; /dev/zero (no line end, ever) is refused
+MAX_INPUT_BYTES = 64 << 30  # far past any judgment set or run; an endless stream is refused
+LINE_ENV = "RETRIEVAL_EVAL_MAX_LINE_BYTES"
+INPUT_ENV = "RETRIEVAL_EVAL_MAX_INPUT_BYTES"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one line, and how large one file, a line reader accepts."""
+
+    line: int = MAX_LINE_BYTES
+    total: int = MAX_INPUT_BYTES
+
+    @classmethod
+    def from_environment(cls) -> Limits:
+        """The defaults, or what ``RETRIEVAL_EVAL_MAX_LINE_BYTES`` / ``..._INPUT_BYTES`` say."""
+        return cls(_positive(LINE_ENV, MAX_LINE_BYTES), _positive(INPUT_ENV, MAX_INPUT_BYTES))
+
+
+def _positive(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else default
+
+
+def iter_raw_lines(
+    handle: BinaryIO, digest: Any = None, *, source: str = "input", path: str | None = None
+) -> Iterator[bytes]:
     """Yield the file's lines (without their ``\\n``), feeding ``digest`` every byte.
 
     Reading in large blocks lets one pass both hash the file and split it,
     which costs less than hashing line by line. At most about one block's
-    worth of lines is held at a time (a few with read-ahead).
+    worth of lines is held at a time (a few with read-ahead). A line cut by
+    block ends is kept in parts and joined once, so an endless line costs
+    linear time; past :class:`Limits` it is refused with its line number.
     """
-    pending = b""
+    limits = Limits.from_environment()
+    pending: list[bytes] = []
+    pending_size = total = 0
+    lineno = 0
     for lines in _split_blocks(handle, digest):
-        lines[0] = pending + lines[0]  # only the line cut by the block boundary is copied again
-        pending = lines.pop()
+        total += sum(map(len, lines)) + len(lines) - 1
+        if total > limits.total:
+            raise InputError(source, None, _too_large("the file", limits.total, INPUT_ENV), path=path)
+        if len(lines) > 1 and pending:
+            lines[0] = b"".join([*pending, lines[0]])  # only the line cut by block ends is copied again
+            pending, pending_size = [], 0
+        last = lines.pop()
+        pending.append(last)
+        pending_size += len(last)
+        if pending_size > limits.line:
+            raise InputError(source, lineno + len(lines) + 1, _too_large("a line", limits.line, LINE_ENV), path=path)
+        lineno += len(lines)
         yield from lines
         del lines  # before the next block is read, not after
-    if pending:
-        yield pending
+    if pending_size:
+        yield b"".join(pending)
+
+
+def _too_large(what: str, limit: int, variable: str) -> str:
+    return f"{what} is longer than {limit:,} bytes, the most accepted (set {variable} to raise it)"
 
 
 def _split_blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
@@ -269,9 +315,13 @@ def clean_line(raw: bytes | memoryview, first: bool) -> bytes | memoryview:
     return raw
 
 
-def iter_lines(handle: BinaryIO, digest: Any = None) -> Iterator[tuple[int, bytes]]:
-    """Yield (line number, bytes without the BOM and line end), blank lines skipped."""
-    for lineno, raw in enumerate(iter_raw_lines(handle, digest), 1):
+def iter_lines(
+    handle: BinaryIO, digest: Any = None, *, source: str = "input", path: str | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, bytes without the BOM and line end), blank lines skipped.
+
+    ``source`` and ``path`` name the file when a line or the file is past its limit."""
+    for lineno, raw in enumerate(iter_raw_lines(handle, digest, source=source, path=path), 1):
         stripped = clean_line(raw, lineno == 1)
         if stripped:
             yield lineno, stripped  # type: ignore[misc]  # bytes in, bytes out
@@ -285,7 +335,7 @@ def iter_objects(
     comments: bool = False,
 ) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """Yield (line number, object) per line; with ``comments``, ``//`` lines as str."""
-    for lineno, raw in iter_lines(handle):
+    for lineno, raw in iter_lines(handle, source=source, path=path):
         if raw.startswith(b"//"):
             if comments:
                 yield lineno, raw.decode("utf-8", errors="replace")

@@ -34,7 +34,7 @@ def iter_judgment_lines(
     handle: BinaryIO, *, source: str = "judgments", path: str | None = None, digest: Any = None
 ) -> Iterator[JudgmentLine]:
     """Each label line checked, and each comment line, in file order (``digest`` sees every byte)."""
-    for line, raw in iter_lines(handle, digest):
+    for line, raw in iter_lines(handle, digest, source=source, path=path):
         if raw.startswith(b"//"):  # comments are allowed in judgments files
             yield line, raw.decode("utf-8", errors="replace"), None
             continue

@@ -48,7 +48,7 @@ def _record(query_id: str, doc_id: str, grade: int) -> dict[str, Any]:
 def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
     labels = []
     with open_binary(path) as handle:
-        for line, raw in iter_lines(handle):
+        for line, raw in iter_lines(handle, source=source, path=path):
             text = _decode(raw, source, line, path)
             if text.startswith("#"):
                 continue
@@ -65,7 +65,7 @@ def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
 def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
     labels: list[Judgment] = []
     with open_binary(path) as handle:
-        for line, raw in iter_lines(handle):
+        for line, raw in iter_lines(handle, source=source, path=path):
             fields = _decode(raw, source, line, path).split("\t")
             if len(labels) == 0 and fields[:2] == ["query-id", "corpus-id"]:
                 continue

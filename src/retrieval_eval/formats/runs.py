@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 from ..core.errors import InputError, UsageError
 from ..core.runs import Run, dedupe_head
 from .fileio import open_binary
-from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines
+from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines, iter_raw_lines
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
 
@@ -96,7 +96,7 @@ def iter_run_jsonl(
 ) -> Iterator[tuple[int, str, list[str]]]:
     """Yield (line, query_id, ranking), refusing a query that appears twice."""
     seen = QueriesSeen(path)
-    for line, raw in iter_lines(handle, digest):
+    for line, raw in iter_lines(handle, digest, source="run", path=path):
         query_id, ranking = read_run_record(raw, line, path)
         seen.see(query_id, line)
         yield line, query_id, ranking
@@ -123,7 +123,7 @@ def iter_trec_run(
 
     As in trec_eval, fields after the run tag are ignored; the first six are checked.
     """
-    for line, raw in iter_lines(handle, digest):
+    for line, raw in iter_lines(handle, digest, source="run", path=path):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -147,7 +147,7 @@ def check_run_format(run_format: str) -> None:
 def detect_format(path: str) -> str:
     """``jsonl`` when the first non-blank line starts like JSON (``{``, ``[`` or ``"``), else ``trec``."""
     with open_binary(path) as handle:
-        for raw in handle:
+        for raw in iter_raw_lines(handle, source="run", path=path):
             stripped = raw.removeprefix(BOM).strip()
             if stripped:
                 return "jsonl" if stripped[:1] in (b"{", b"[", b'"') else "trec"
@@ -194,7 +194,7 @@ class RunCollector:
 
 def _collect_jsonl(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
     collector = RunCollector(run, judged, path)
-    for line, raw in iter_lines(handle, digest):
+    for line, raw in iter_lines(handle, digest, source="run", path=path):
         collector.add(line, *read_head(raw, line, path, depth_of))
 
 

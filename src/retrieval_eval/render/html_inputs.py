@@ -35,7 +35,7 @@ def read_query_labels(
     digest = hashlib.sha256()
     found: dict[str, QueryLabels] = {}
     with open_binary(path) as handle:
-        for line, raw in iter_lines(handle, digest):
+        for line, raw in iter_lines(handle, digest, source="judgments", path=path):
             if raw.startswith(b"//"):
                 continue  # judgments files may hold comment lines
             record = expect_object(decode_line(raw, "judgments", line, path), "judgments", line, path)
