@@ -223,3 +223,43 @@ CASES += [
         exit_code=0,
     ),
 ]
+
+# 20: the qrels iteration column (subtopics, judgment groups) is never dropped silently.
+SUBTOPIC_QRELS = b"q1 0 d1 1\nq1 1 d1 0\nq1 0 d2 1\n"
+
+
+def _keeps_iteration(tmp: Path) -> None:
+    lines = (tmp / "out.jsonl").read_text().splitlines()
+    assert [line.count('"qrels_iteration"') for line in lines] == [1, 1, 1], lines
+
+
+CASES += [
+    HostileCase(
+        "20",
+        "convert-warns-and-keeps-the-iteration-column",
+        ("convert", "s.qrels", "--to", "judgments", "--out", "out.jsonl"),
+        files={"s.qrels": SUBTOPIC_QRELS},
+        exit_code=0,
+        stderr_has="warning  qrels: the iteration column holds 2 values (0, 1)",
+        check=_keeps_iteration,
+    ),
+    HostileCase(
+        "20",
+        "validate-names-the-column-behind-the-duplicates",
+        ("validate", "-j", "j.jsonl"),
+        files={
+            "j.jsonl": b'{"query_id":"q1","doc_uri":"d1","relevance":1,"qrels_iteration":"0"}\n'
+            b'{"query_id":"q1","doc_uri":"d1","relevance":0,"qrels_iteration":"1"}\n'
+        },
+        exit_code=1,
+        stdout_has="the labels differ in qrels_iteration (0, 1), the TREC qrels iteration column",
+    ),
+    HostileCase(
+        "20",
+        "one-iteration-value-changes-nothing",
+        ("convert", "s.qrels", "--to", "judgments"),
+        files={"s.qrels": b"q1 0 d1 1\nq1 0 d2 0\n"},
+        exit_code=0,
+        stdout_has='{"query_id":"q1","doc_uri":"d1","relevance":1}\n{"query_id":"q1","doc_uri":"d2","relevance":0}',
+    ),
+]

@@ -56,7 +56,9 @@ def detect_input_format(path: str) -> str:
 
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
 
-    readers = {"judgments": parse_judgments, "trec-qrels": read_trec_qrels, "beir-qrels": read_beir_qrels}
+    if fmt == "trec-qrels":
+        return read_trec_qrels(path, warn=lambda message: click.echo(f"warning  {clean(message)}", err=True))
+    readers = {"judgments": parse_judgments, "beir-qrels": read_beir_qrels}
     return readers[fmt](path)
 
 

@@ -197,8 +197,53 @@ def canonical_record(record: dict[str, Any]) -> dict[str, Any]:
     return ordered
 
 
+class ExactNumber(float):
+    """A number in a field we do not interpret, kept as it was written.
+
+    A rewrite (``drift --fix``, ``convert``) must give back what it did not read: ``1e400``
+    is no float (it would come back as ``Infinity``, which no JSON reader takes) and
+    ``1e-400`` would come back as ``0.0``. The value compares as the float it is; the text
+    is what is written.
+    """
+
+    text: str
+
+    def __new__(cls, text: str) -> ExactNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
 def canonical_line(record: dict[str, Any]) -> str:
-    return json.dumps(canonical_record(record), ensure_ascii=False, separators=(",", ":"))
+    ordered = canonical_record(record)
+    if not _holds_exact(ordered):
+        return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
+    return _dump_exact(ordered)
+
+
+def _holds_exact(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, ExactNumber):
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def _dump_exact(value: Any) -> str:
+    """Compact JSON, as json.dumps writes it, with every ExactNumber's own text."""
+    if isinstance(value, ExactNumber):
+        return value.text
+    if isinstance(value, dict):
+        items = (json.dumps(key, ensure_ascii=False) + ":" + _dump_exact(item) for key, item in value.items())
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_dump_exact(item) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def iter_canonical_lines(judgments: JudgmentSet) -> Iterator[str]:

@@ -26,6 +26,9 @@ HUMAN = "human:"
 SYNTHETIC = "synthetic:"
 
 
+QRELS_ITERATION = "qrels_iteration"
+
+
 @dataclass(eq=False, slots=True)
 class QueryIndex:
     """One query's labels.
@@ -42,6 +45,9 @@ class QueryIndex:
     texts: tuple[str, ...] = ()
     strata: tuple[str, ...] = ()
     repeats: dict[str, list[int]] | None = None
+    # Distinct values of qrels_iteration, which `convert` keeps from a TREC qrels file whose
+    # iteration column holds more than one value (subtopics, judgment groups).
+    iterations: tuple[str, ...] = ()
     unknown_provenance: list[int] | None = None  # lines whose labeled_by names no known source
 
     def add(self, key: str, relevance: int, record: dict[str, Any]) -> bool:
@@ -53,6 +59,9 @@ class QueryIndex:
         stratum = record.get("stratum")
         if stratum and stratum not in self.strata:
             self.strata += (stratum,)
+        iteration = record.get(QRELS_ITERATION)
+        if iteration is not None and str(iteration) not in self.iterations:
+            self.iterations += (str(iteration),)
         previous = self.grades.get(key)
         if previous is None:
             self.grades[key] = relevance

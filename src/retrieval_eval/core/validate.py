@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .judgments import JudgmentSet
-from .labelindex import LabelIndex, QueryIndex, as_label_index
+from .labelindex import QRELS_ITERATION, LabelIndex, QueryIndex, as_label_index
 
 ERROR = "error"
 WARNING = "warning"
@@ -91,10 +91,16 @@ def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:
 def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[Issue]:
     for key, lines in (query.repeats or {}).items():
         where = ", ".join(str(line) for line in lines)
+        why = ""
+        if len(query.iterations) > 1:
+            why = (
+                f"; the labels differ in {QRELS_ITERATION} ({', '.join(query.iterations)}), the TREC qrels "
+                "iteration column, which judgments do not have: split the qrels file by that column"
+            )
         yield Issue(
             "duplicate-label",
             f"{query_id} {key}",
-            f"query {query_id} labels {key} more than once (lines {where}); keep one label",
+            f"query {query_id} labels {key} more than once (lines {where}){why}; keep one label",
         )
     if not query.texts:
         yield Issue("missing-query-text", query_id, f"query {query_id} has no query text on any line")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError
+from ..core.judgments import ExactNumber
 
 _orjson: Any
 try:  # optional: pip install 'retrieval-eval[fast]'
@@ -127,6 +128,13 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
             path=path,
         )
     return value
+
+
+def decode_keeping_numbers(raw: bytes | memoryview, source: str, lineno: int, path: str | None) -> Any:
+    """Like :func:`decode_exactly`, with every non-integer number kept as written
+    (:class:`~retrieval_eval.core.judgments.ExactNumber`), for files we write back."""
+    decode_exactly(raw, source, lineno, path)  # the refusals, word for word
+    return json.loads(str(raw, "utf-8"), parse_float=ExactNumber, parse_constant=_refuse_constant)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

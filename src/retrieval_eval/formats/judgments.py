@@ -24,16 +24,24 @@ from ..core.judgments import (
 )
 from ..core.labelindex import LabelIndex
 from .fileio import open_binary
-from .jsonl import decode_line, expect_object, iter_lines
+from .jsonl import decode_keeping_numbers, decode_line, expect_object, iter_lines
 
 # (line, record, its checked fields), or (line, comment text, None) for a ``//`` line.
 JudgmentLine = tuple[int, Any, JudgmentFields | None]
 
 
 def iter_judgment_lines(
-    handle: BinaryIO, *, source: str = "judgments", path: str | None = None, digest: Any = None
+    handle: BinaryIO,
+    *,
+    source: str = "judgments",
+    path: str | None = None,
+    digest: Any = None,
+    exact_numbers: bool = False,
 ) -> Iterator[JudgmentLine]:
-    """Each label line checked, and each comment line, in file order (``digest`` sees every byte)."""
+    """Each label line checked, and each comment line, in file order (``digest`` sees every byte).
+
+    ``exact_numbers``: the records will be written back, so a number no rule reads keeps its
+    text (``1e400`` stays ``1e400``), see :class:`~retrieval_eval.core.judgments.ExactNumber`."""
     for line, raw in iter_lines(handle, digest, source=source, path=path):
         if raw.startswith(b"//"):  # comments are allowed in judgments files
             yield line, raw.decode("utf-8", errors="replace"), None
@@ -46,6 +54,8 @@ def iter_judgment_lines(
         if fields is None:
             record = expect_object(decode_line(raw, source, line, path), source, line, path)
             fields = check_judgment_record(record, line, source=source, path=path)
+            if exact_numbers and _holds_float(record):
+                record = decode_keeping_numbers(raw, source, line, path)
         yield line, record, fields
 
 
@@ -54,7 +64,7 @@ def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     labels: list[Judgment] = []
     comments: dict[int, list[str]] = {}
     with open_binary(path) as handle:
-        for line, item, fields in iter_judgment_lines(handle, source=source, path=path):
+        for line, item, fields in iter_judgment_lines(handle, source=source, path=path, exact_numbers=True):
             if fields is None:
                 comments.setdefault(len(labels), []).append(item)
             else:
@@ -89,3 +99,16 @@ def _keys_by_line(path: str, source: str) -> Iterator[tuple[int, str, str]]:
             if fields is not None:
                 query_id, doc_uri, _relevance, chunk_id = fields
                 yield line, query_id, chunk_id if chunk_id is not None else doc_uri
+
+
+def _holds_float(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float):
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False

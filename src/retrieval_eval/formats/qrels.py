@@ -10,11 +10,12 @@ formats and are refused on the way out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..core.errors import InputError
 from ..core.judgments import Judgment, JudgmentSet, judgment_from_record
+from ..core.labelindex import QRELS_ITERATION
 from .fileio import open_binary
 from .jsonl import iter_lines
 
@@ -45,8 +46,12 @@ def _record(query_id: str, doc_id: str, grade: int) -> dict[str, Any]:
     return {"query_id": query_id, "doc_uri": doc_id, "relevance": grade}
 
 
-def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
-    labels = []
+def read_trec_qrels(path: str, *, source: str = "qrels", warn: Callable[[str], None] | None = None) -> JudgmentSet:
+    """TREC qrels as judgments. The iteration column (the second) means nothing to judgments;
+    when it holds more than one value (subtopics, judgment groups), each label keeps it as
+    ``qrels_iteration`` and ``warn`` is told, since labels that differ only in it become
+    duplicates that validation refuses."""
+    rows = []
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle, source=source, path=path):
             text = _decode(raw, source, line, path)
@@ -57,8 +62,19 @@ def read_trec_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
                 raise InputError(
                     source, line, f"expected 4 columns (query iteration doc relevance), got {len(fields)}", path=path
                 )
-            record = _record(fields[0], fields[2], _grade(fields[3], source, line, path))
-            labels.append(judgment_from_record(record, line, source=source, path=path))
+            rows.append((line, fields[1], _record(fields[0], fields[2], _grade(fields[3], source, line, path))))
+    iterations = sorted({iteration for _, iteration, _ in rows})
+    if len(iterations) > 1:
+        shown = ", ".join(iterations[:5]) + (", ..." if len(iterations) > 5 else "")
+        if warn is not None:
+            warn(
+                f"{source}: the iteration column holds {len(iterations)} values ({shown}); judgments have no "
+                f"such column, so each label keeps it as {QRELS_ITERATION}, and labels that differ only in it "
+                "are duplicates: split the file by that column if they are subtopics or judgment groups"
+            )
+        for _, iteration, record in rows:
+            record[QRELS_ITERATION] = iteration
+    labels = [judgment_from_record(record, line, source=source, path=path) for line, _, record in rows]
     return _non_empty(labels, source, path)
 
 
@@ -100,11 +116,13 @@ def check_token(value: str, what: str, source: str, line: int | None) -> str:
 
 
 def qrels_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
-    """``query 0 key relevance`` per label, in file order; the key is the chunk id when there is one."""
+    """``query iteration key relevance`` per label, in file order; the key is the chunk id when there is
+    one, the iteration ``0`` unless the label kept one from a qrels file (``qrels_iteration``)."""
     for label in labels:
         query_id = check_token(label.query_id, "query_id", source, label.line)
         key = check_token(label.key, "chunk_id" if label.chunk_id else "doc_uri", source, label.line)
-        yield f"{query_id} 0 {key} {label.relevance}"
+        iteration = check_token(str(label.record.get(QRELS_ITERATION, "0")), QRELS_ITERATION, source, label.line)
+        yield f"{query_id} {iteration} {key} {label.relevance}"
 
 
 def beir_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
