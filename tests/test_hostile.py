@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_github import BOT, FakeGitHub
 from hostile.case import HostileCase
 
 AREAS = sorted(p.stem for p in (Path(__file__).parent / "hostile").glob("cases_*.py"))
@@ -22,8 +24,37 @@ def all_cases() -> list[HostileCase]:
     return cases
 
 
+PR = 7
+
+
+def pull_request_env(tmp_path: Path, api_url: str) -> dict[str, str]:
+    event = tmp_path.parent / f"{tmp_path.name}-event.json"
+    payload = {"number": PR, "pull_request": {"number": PR, "base": {"sha": "0" * 40, "ref": "main"}}}
+    event.write_text(json.dumps(payload))
+    return {
+        "INPUT_API-URL": api_url,
+        "GITHUB_REPOSITORY": "octo/widgets",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+
+
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.id)
 def test_hostile_input_is_refused_cleanly(case: HostileCase, tmp_path: Path) -> None:
+    if not case.github:
+        run_case(case, tmp_path, {})
+        return
+    with FakeGitHub(repo="octo/widgets").serve() as fake:
+        run_case(case, tmp_path, pull_request_env(tmp_path, fake.url))
+        ours = [c for c in fake.comments.get(PR, []) if c["user"] == BOT]
+        if case.comment_has is None:
+            assert not ours
+        else:
+            assert len(ours) == 1, fake.comments
+            assert case.comment_has in str(ours[0]["body"]), ours[0]["body"]
+
+
+def run_case(case: HostileCase, tmp_path: Path, github_env: dict[str, str]) -> None:
     for name, data in case.files.items():
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -31,7 +62,7 @@ def test_hostile_input_is_refused_cleanly(case: HostileCase, tmp_path: Path) -> 
     if case.setup is not None:
         case.setup(tmp_path)
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in case.argv]
-    env = {**os.environ, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
+    env = {**os.environ, **github_env, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
     done = subprocess.run(
         [sys.executable, "-m", "retrieval_eval", *argv],
         capture_output=True,

@@ -28,6 +28,10 @@ class HostileCase:
     check: Callable[[Path], None] | None = None
     env: dict[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    # Run against the fake GitHub (a real local server) on a pull request: the case must end
+    # with our comment on it, so the pull request hears of the failure, never an old PASS.
+    github: bool = False
+    comment_has: str | None = ""  # what our comment must say; None: no comment can be posted
 
     @property
     def id(self) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..core.errors import RetrievalEvalError
+from ..pipeline.settings import DEFAULT_API_URL
 from ..render import comment_marker
 from .deps import Deps
-from .event import Event
-from .github import Forbidden, GitHubError
-from .publish import upsert_comment
-from .settings import Settings
+from .event import Event, load_event
+from .github import Forbidden, GitHubClient, GitHubError
+from .publish import Console, upsert_comment
+from .settings import Runner, Settings, input_value
 
 TITLE = "retrieval-eval"
 
@@ -63,3 +66,32 @@ def comment_target(settings: Settings, event: Event, deps: Deps) -> int | None:
         deps.console.log(f"{TITLE}: could not look up the pull request of {settings.runner.sha[:12]} ({exc})")
         return None
     return next((p.number for p in pulls if p.state == "open"), None)
+
+
+def post_without_settings(env: Mapping[str, str], runner: Runner, console: Console, body: str) -> Posted:
+    """When the settings themselves are wrong, the error still reaches the pull request, so an old
+    PASS is not left standing: token, API root and comment id as the inputs give them (their
+    defaults where those are wrong too), the pull request from the event, when it can be read."""
+    token = input_value(env, "github-token")
+    if not token or not runner.repository:
+        return Posted()
+    try:
+        number = load_event(runner.event_name, runner.event_path).pr_number
+    except RetrievalEvalError:
+        return Posted()
+    if number is None:
+        return Posted()
+    comment_id = input_value(env, "comment-id") or "default"
+    try:
+        marker = comment_marker(comment_id)
+    except RetrievalEvalError:
+        marker = comment_marker("default")
+    api_url = input_value(env, "api-url") or env.get("GITHUB_API_URL", "") or DEFAULT_API_URL
+    try:
+        posted = upsert_comment(
+            GitHubClient(api_url, token), runner.repository, number, f"{marker}\n{body}", marker=marker
+        )
+    except (GitHubError, ValueError) as exc:
+        console.command("notice", f"The PR comment was not posted ({exc}).", title=TITLE)
+        return Posted()
+    return Posted(True, posted.url)

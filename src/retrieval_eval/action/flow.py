@@ -9,6 +9,7 @@ half of the fork recipe, posting a comment another run rendered.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
 from ..render.html import html_report
 from .baseline import Baseline, BaselineContext, resolve_baseline
-from .comment import TITLE, Posted, publish_comment
+from .comment import TITLE, Posted, post_without_settings, publish_comment
 from .deps import Deps
 from .driftcheck import drift_annotation, invalid_ratio
 from .event import Event
@@ -34,7 +35,7 @@ from .publish import (
     emit_annotations,
     write_text,
 )
-from .settings import Settings, SettingsError
+from .settings import Runner, Settings, SettingsError
 
 
 @dataclass(frozen=True)
@@ -292,11 +293,15 @@ def _error_annotations(console: Console, exc: RetrievalEvalError) -> None:
     emit_annotations(console, [Annotation("error", f"{TITLE}: cannot run", p) for p in problems])
 
 
-def publish_early_failure(files: RunnerFiles, exc: RetrievalEvalError) -> None:
-    """Before settings exist: the summary, the annotations and the outputs still say why."""
-    files.summary(failure_markdown(exc))
+def publish_early_failure(
+    files: RunnerFiles, exc: RetrievalEvalError, *, env: Mapping[str, str], runner: Runner
+) -> None:
+    """Before settings exist: the summary, the annotations, the comment and the outputs still say why."""
+    summary = failure_markdown(exc)
+    files.summary(summary)
     _error_annotations(files.console, exc)
-    files.outputs(output_values("ERROR", None, Posted()))
+    posted = post_without_settings(env, runner, files.console, summary)
+    files.outputs(output_values("ERROR", None, posted))
 
 
 def publish_failure(

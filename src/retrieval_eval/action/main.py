@@ -56,7 +56,7 @@ def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], Non
         settings = load_settings(env, runner)
         event = load_event(runner.event_name, runner.event_path)
     except RetrievalEvalError as exc:
-        publish_early_failure(files, exc)
+        publish_early_failure(files, exc, env=env, runner=runner)
         return EXIT_NO_ANSWER
     deps = Deps(
         console=console,
