@@ -291,7 +291,12 @@ def test_bad_settings_are_all_reported(tmp_path: Path, fake: FakeGitHub) -> None
         assert name in summary
     assert ws.outputs()["verdict"] == "ERROR"
     assert len([line for line in stdout.getvalue().splitlines() if line.startswith("::error")]) == 3
-    assert not fake.requests
+    # The pull request hears of it too, so an earlier PASS does not stand: the error comment.
+    body = str(ours(fake)[0]["body"])
+    assert "could not answer" in body and "missing required inputs: judgments, run" in body
+    env["INPUT_COMMENT"] = "off"
+    fake.comments.clear()
+    assert main(env, stdout=io.StringIO()) == 2 and not ours(fake)
 
 
 def test_config_file_supplies_inputs(tmp_path: Path, fake: FakeGitHub) -> None:

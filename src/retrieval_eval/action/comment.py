@@ -73,7 +73,7 @@ def post_without_settings(env: Mapping[str, str], runner: Runner, console: Conso
     PASS is not left standing: token, API root and comment id as the inputs give them (their
     defaults where those are wrong too), the pull request from the event, when it can be read."""
     token = input_value(env, "github-token")
-    if not token or not runner.repository:
+    if not token or not runner.repository or input_value(env, "comment") == "off":
         return Posted()
     try:
         number = load_event(runner.event_name, runner.event_path).pr_number
