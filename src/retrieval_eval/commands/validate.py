@@ -50,7 +50,7 @@ def command(judgments: str, run_path: str | None, run_format: str, threshold: in
 
     judgment_set = parse_judgments(judgments)
     if run_path:
-        judged = {label.query_id for label in judgment_set.labels}
+        judged = {label.query_id for label in judgment_set.labels} | {m.query_id for m in judgment_set.no_answer}
         result = validate_with_run(judgment_set, run_facts(run_path, run_format, judged), threshold=threshold)
     else:
         result = validate(judgment_set, threshold=threshold)

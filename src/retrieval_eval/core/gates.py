@@ -8,8 +8,14 @@ Grammar (one expression per gate):
   recall@5:-0.02:significant    delta, failing only on a drop that is also significant
   worst-stratum:recall@5:0.7    every scored stratum must reach 0.7
   faithfulness:ci-lower:0.8     a judged metric's 95% interval must start at 0.8 or above
+  false_abstention_rate:<=0.02  absolute, "at most": the metric must be 0.02 or below
+  floor:recall@10:+0.05         the run must beat the floor run by at least 0.05
+  floor:recall@10:+0.05:significant
+                                fails only when the shortfall is significant: the margin's
+                                whole 95% interval lies below 0.05
 
-A signed number makes a delta gate; an unsigned one an absolute gate.
+A signed number makes a delta gate; an unsigned one an absolute gate; ``<=``
+before the number turns an absolute gate into an upper bound.
 Values are compared after rounding to 12 decimals, as reports store them.
 
 The verdict is the worst of: the base status (INDETERMINATE when the judgment
@@ -27,7 +33,8 @@ from typing import Any
 
 from .comparison import Comparison
 from .errors import UsageError
-from .metrics import BY_NAME, describe_known, known_metric
+from .lenient import mapping, number
+from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
 from .precision import DECIMALS
 
 PASS = "PASS"
@@ -39,11 +46,14 @@ ABSOLUTE = "absolute"
 DELTA = "delta"
 WORST_STRATUM = "worst-stratum"
 CI_LOWER = "ci-lower"
+FLOOR = "floor"
+AT_MOST = "<="
 
 GRAMMAR_HELP = (
     "recall@5:0.7 (at least 0.7), recall@5:-0.02 (drop at most 0.02 from the baseline), "
     "recall@5:-0.02:significant (fail only on a significant drop), "
-    "worst-stratum:recall@5:0.7, faithfulness:ci-lower:0.8"
+    "worst-stratum:recall@5:0.7, faithfulness:ci-lower:0.8, false_abstention_rate:<=0.02 (at most), "
+    "floor:recall@10:+0.05 (beat the floor run by 0.05)"
 )
 
 
@@ -54,6 +64,7 @@ class Gate:
     metric: str
     threshold: float
     significant_only: bool = False
+    at_most: bool = False  # an absolute gate written METRIC:<=X
 
 
 @dataclass(frozen=True)
@@ -91,11 +102,21 @@ def _check_metric(metric: str, expression: str, ks: tuple[int, ...]) -> None:
             hint=f"gates look like {GRAMMAR_HELP}",
         )
     base, _, cutoff = metric.partition("@")
-    if BY_NAME[base].at_cutoff and int(cutoff) not in ks:
+    if base in BY_NAME and BY_NAME[base].at_cutoff and int(cutoff) not in ks:
         listed = ",".join(str(k) for k in ks)
         raise UsageError(
             f"gate {expression!r}: {metric} is not computed at the cutoffs given (-k {listed})",
             hint=f"add {cutoff} to -k, e.g. -k {listed},{cutoff}",
+        )
+
+
+def _check_ranking_metric(metric: str, expression: str, ks: tuple[int, ...], what: str) -> None:
+    """A metric measured per query: the one kind strata and floors are compared on."""
+    _check_metric(metric, expression, ks)
+    if metric in SET_METRICS:
+        raise UsageError(
+            f"gate {expression!r}: {metric} is measured over the whole set, so it has no {what}",
+            hint=f"gate it on its own, e.g. {metric}:0.9",
         )
 
 
@@ -104,7 +125,7 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
     text = expression.strip()
     parts = text.split(":")
     if len(parts) == 3 and parts[0] == WORST_STRATUM:
-        _check_metric(parts[1], text, ks)
+        _check_ranking_metric(parts[1], text, ks, "value per stratum")
         return Gate(text, WORST_STRATUM, parts[1], _number(parts[2], text))
     if len(parts) == 3 and parts[1] == CI_LOWER:
         if judged is None or parts[0] not in judged:
@@ -113,6 +134,8 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
                 hint=f"add --judged {parts[0]}=SAMPLES.json",
             )
         return Gate(text, CI_LOWER, parts[0], _number(parts[2], text))
+    if parts[0] == FLOOR:
+        return _parse_floor(text, parts, ks)
     if parts[0] == WORST_STRATUM:
         raise UsageError(
             f"gate {text!r}: a worst-stratum gate needs a threshold, as worst-stratum:METRIC:THRESHOLD",
@@ -126,6 +149,9 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
         _check_metric(parts[0], text, ks)
         return Gate(text, DELTA, parts[0], _number(parts[1], text), significant_only=True)
+    if len(parts) == 2 and parts[1].startswith(AT_MOST):
+        _check_metric(parts[0], text, ks)
+        return Gate(text, ABSOLUTE, parts[0], _number(parts[1][len(AT_MOST) :], text), at_most=True)
     if len(parts) == 2 and parts[1]:
         _check_metric(parts[0], text, ks)
         kind = DELTA if parts[1][0] in "+-" else ABSOLUTE
@@ -133,10 +159,21 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
+def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
+    significant = len(parts) == 4 and parts[3] == "significant"
+    if len(parts) != 3 and not significant:
+        raise UsageError(
+            f"gate {text!r}: a floor gate reads floor:METRIC:MARGIN, optionally followed by :significant",
+            hint="floor:recall@10:+0.05",
+        )
+    _check_ranking_metric(parts[1], text, ks, "margin over a floor run")
+    return Gate(text, FLOOR, parts[1], _number(parts[2], text), significant_only=significant)
+
+
 def gate_metric(expression: str) -> str:
     """The metric a gate expression names, read by the grammar above without checking it."""
     parts = expression.split(":")
-    return parts[1] if parts[0] == WORST_STRATUM and len(parts) > 1 else parts[0]
+    return parts[1] if parts[0] in (WORST_STRATUM, FLOOR) and len(parts) > 1 else parts[0]
 
 
 def split_gate_list(text: str) -> list[str]:
@@ -153,6 +190,7 @@ class GateContext:
     judged: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     comparison: Comparison | None = None
     scored: bool = True
+    floor: Mapping[str, Any] | None = None  # the report's floor section, when a floor run was asked for
 
 
 def _fmt(value: float) -> str:
@@ -174,9 +212,30 @@ def _not_scored(gate: Gate) -> GateResult:
     )
 
 
+def _at_most(gate: Gate, observed: float) -> GateResult:
+    observed = round(observed, DECIMALS)
+    what = f"{gate.expression}: {gate.metric} is {_fmt(observed)}"
+    if observed <= round(gate.threshold, DECIMALS):
+        return GateResult(gate.expression, PASS, f"{what}, at or below {_fmt(gate.threshold)}", observed)
+    return GateResult(gate.expression, FAIL, f"{what}, above {_fmt(gate.threshold)}", observed)
+
+
+def _not_measured(gate: Gate) -> GateResult:
+    if gate.metric in SET_METRICS:
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: no query is marked no_answer in the judgments, so abstention was not measured; "
+            'add lines like {"query_id": ..., "query": ..., "expect": "no_answer"}',
+        )
+    return _not_scored(gate)
+
+
 def _absolute(gate: Gate, context: GateContext) -> GateResult:
     if gate.metric not in context.metrics:
-        return _not_scored(gate)
+        return _not_measured(gate)
+    if gate.at_most:
+        return _at_most(gate, context.metrics[gate.metric])
     return _at_least(gate, context.metrics[gate.metric], gate.metric)
 
 
@@ -211,7 +270,7 @@ def _ci_lower(gate: Gate, context: GateContext) -> GateResult:
 def _delta(gate: Gate, context: GateContext) -> GateResult:
     comparison = context.comparison
     if gate.metric not in context.metrics:
-        return _not_scored(gate)
+        return _not_measured(gate)
     if comparison is None:
         return GateResult(
             gate.expression,
@@ -272,7 +331,50 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
     )
 
 
-_EVALUATORS = {ABSOLUTE: _absolute, DELTA: _delta, WORST_STRATUM: _worst_stratum, CI_LOWER: _ci_lower}
+def _floor(gate: Gate, context: GateContext) -> GateResult:
+    if gate.metric not in context.metrics:
+        return _not_scored(gate)
+    floor = context.floor
+    if floor is None:
+        return GateResult(
+            gate.expression,
+            INDETERMINATE,
+            f"{gate.expression}: no floor run was given; pass --floor FLOOR_RUN (or floor: bm25 with a corpus)",
+        )
+    if floor.get("unavailable"):
+        return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: {floor['unavailable']}")
+    row = mapping(mapping(floor.get("metrics")).get(gate.metric))
+    margin, head, low = number(row.get("margin")), number(row.get("head")), number(row.get("floor"))
+    if margin is None or head is None or low is None:
+        return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: the floor has no {gate.metric}")
+    what = f"{gate.expression}: {gate.metric} is {_fmt(head)} against the floor's {_fmt(low)}, a margin of {margin:+.4f}"
+    if round(margin, DECIMALS) >= round(gate.threshold, DECIMALS):
+        return GateResult(gate.expression, PASS, f"{what}, at or above {gate.threshold:+g}", head, low)
+    if gate.significant_only:
+        ci = row.get("ci")
+        upper = number(ci[1]) if isinstance(ci, list) and len(ci) == 2 else None
+        if upper is None:
+            return GateResult(
+                gate.expression, INDETERMINATE, f"{what}, and the margin has no interval to test", head, low
+            )
+        if round(upper, DECIMALS) >= round(gate.threshold, DECIMALS):
+            return GateResult(
+                gate.expression,
+                PASS,
+                f"{what}, below {gate.threshold:+g} but not significantly (95% interval up to {upper:+.4f})",
+                head,
+                low,
+            )
+    return GateResult(gate.expression, FAIL, f"{what}, below {gate.threshold:+g}", head, low)
+
+
+_EVALUATORS = {
+    ABSOLUTE: _absolute,
+    DELTA: _delta,
+    WORST_STRATUM: _worst_stratum,
+    CI_LOWER: _ci_lower,
+    FLOOR: _floor,
+}
 
 
 def evaluate_gate(gate: Gate, context: GateContext) -> GateResult:

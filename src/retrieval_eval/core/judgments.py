@@ -3,6 +3,11 @@
 Reading a file of them is :mod:`retrieval_eval.formats.judgments`; the
 canonical text of a set (for rewriting one) is built here.
 
+A line may also mark a query that has no answer in the corpus
+(``{"query_id": ..., "query": ..., "expect": "no_answer"}``, no ``doc_uri``,
+no ``relevance``): a :class:`NoAnswer`. Such a query is measured on abstaining
+(returning nothing), never on ranking.
+
 A judgment keeps the whole object it was read from (``record``), so unknown
 fields survive a rewrite; the typed attributes are the ones the engine reads.
 """
@@ -21,6 +26,7 @@ from .identity import is_chunk_id, is_text_sha
 SCHEMA_ORDER = (
     "query_id",
     "query",
+    "expect",
     "doc_uri",
     "chunk_id",
     "text_sha",
@@ -46,6 +52,10 @@ _OPTIONAL_STRINGS = (
 JudgmentFields = tuple[str, str, int, str | None]
 # 2**g - 1 must stay a finite double for nDCG's exponential gain.
 MAX_RELEVANCE = 1000
+# The one expectation a line can state: the corpus holds no answer to the query.
+NO_ANSWER = "no_answer"
+# What makes a line a label; a no-answer line names none of them.
+_LABEL_FIELDS = ("doc_uri", "chunk_id", "relevance")
 
 
 @dataclass(frozen=True)
@@ -75,15 +85,31 @@ class Judgment:
 
 
 @dataclass(frozen=True)
-class JudgmentSet:
-    """Labels in file order, with ``//`` comment lines remembered by position.
+class NoAnswer:
+    """A line saying the corpus holds no answer to ``query_id``."""
 
-    ``comments`` maps the number of labels that precede a comment to the
-    comment lines at that point, so a rewrite puts each comment back where it was.
+    query_id: str
+    record: dict[str, Any]
+    line: int
+
+    @property
+    def query(self) -> str | None:
+        return self.record.get("query")
+
+
+@dataclass(frozen=True)
+class JudgmentSet:
+    """Labels in file order, with the other lines remembered by position.
+
+    ``comments`` maps the number of labels that precede a line that is not a
+    label (a ``//`` comment, or a no-answer line in canonical form) to those
+    lines at that point, so a rewrite puts each back where it was;
+    ``no_answer`` holds the no-answer lines as read.
     """
 
     labels: tuple[Judgment, ...]
     comments: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    no_answer: tuple[NoAnswer, ...] = ()
 
     def by_query(self) -> dict[str, list[Judgment]]:
         grouped: dict[str, list[Judgment]] = {}
@@ -133,6 +159,30 @@ def check_judgment_record(
     problem in schema order).
     """
     return common_judgment_fields(record) or _check_in_order(record, line, source, path)
+
+
+def check_judgment_line(
+    record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
+) -> JudgmentFields | NoAnswer:
+    """Check one object of a judgments file: a label, or a no-answer line (it has ``expect``)."""
+    if "expect" not in record:
+        return check_judgment_record(record, line, source=source, path=path)
+    query_id = _require_string(record, "query_id", (source, line, path))
+    if record["expect"] != NO_ANSWER:
+        raise InputError(source, line, f'expect must be "{NO_ANSWER}", the one expectation a line states', path=path)
+    named = [name for name in _LABEL_FIELDS if name in record]
+    if named:
+        raise InputError(
+            source,
+            line,
+            f"a no_answer line must not carry {', '.join(named)}: it says the corpus holds no answer "
+            "(label chunks on lines of their own)",
+            path=path,
+        )
+    for name in _OPTIONAL_STRINGS:
+        if name in record and not isinstance(record[name], str):
+            raise InputError(source, line, f"{name} must be a string", path=path)
+    return NoAnswer(query_id, record, line)
 
 
 def common_judgment_fields(record: Any) -> JudgmentFields | None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .judgments import JudgmentFields, JudgmentSet
+from .judgments import JudgmentFields, JudgmentSet, NoAnswer
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.
 HUMAN = "human:"
@@ -49,16 +49,12 @@ class QueryIndex:
     # iteration column holds more than one value (subtopics, judgment groups).
     iterations: tuple[str, ...] = ()
     unknown_provenance: list[int] | None = None  # lines whose labeled_by names no known source
+    no_answer: bool = False  # a line says the corpus holds no answer to this query
 
     def add(self, key: str, relevance: int, record: dict[str, Any]) -> bool:
         """Count one label; True when its key was labeled before."""
         self.labels += 1
-        text = record.get("query")
-        if text and text not in self.texts:
-            self.texts += (text,)
-        stratum = record.get("stratum")
-        if stratum and stratum not in self.strata:
-            self.strata += (stratum,)
+        self.describe(record)
         iteration = record.get(QRELS_ITERATION)
         if iteration is not None and str(iteration) not in self.iterations:
             self.iterations += (str(iteration),)
@@ -69,6 +65,15 @@ class QueryIndex:
         if relevance > previous:
             self.grades[key] = relevance
         return True
+
+    def describe(self, record: dict[str, Any]) -> None:
+        """Keep the query text and stratum a line gives, when new."""
+        text = record.get("query")
+        if text and text not in self.texts:
+            self.texts += (text,)
+        stratum = record.get("stratum")
+        if stratum and stratum not in self.strata:
+            self.strata += (stratum,)
 
     def drop_zero_grades(self) -> None:
         if 0 in self.grades.values():
@@ -115,6 +120,14 @@ class LabelIndex:
         if provenance is not None:
             self._count_provenance(query, provenance, line)
 
+    def add_no_answer(self, marker: NoAnswer) -> None:
+        """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""
+        query = self.queries.get(marker.query_id)
+        if query is None:
+            query = self.queries[marker.query_id] = QueryIndex()
+        query.no_answer = True
+        query.describe(marker.record)
+
     def _count_provenance(self, query: QueryIndex, provenance: str, line: int) -> None:
         if provenance.startswith(HUMAN):
             self.human_labels += 1
@@ -142,8 +155,14 @@ class LabelIndex:
     def from_judgments(cls, judgments: JudgmentSet) -> LabelIndex:
         index = cls()
         labels = judgments.labels
-        for label in labels:
-            index.add((label.query_id, label.doc_uri, label.relevance, label.chunk_id), label.record, label.line)
+        lines: list[Any] = list(labels)
+        if judgments.no_answer:  # in file order, so texts and strata come first-seen first, as when streaming
+            lines = sorted([*labels, *judgments.no_answer], key=lambda item: item.line)
+        for item in lines:
+            if isinstance(item, NoAnswer):
+                index.add_no_answer(item)
+            else:
+                index.add((item.query_id, item.doc_uri, item.relevance, item.chunk_id), item.record, item.line)
         index.finish(lambda: ((label.line, label.query_id, label.key) for label in labels))
         return index
 

@@ -107,6 +107,14 @@ REGISTRY: tuple[Metric, ...] = (
 )
 BY_NAME = {metric.name: metric for metric in REGISTRY}
 
+# Measured over the whole set rather than per query, from whether each ranking is empty
+# (computed in core/scoring.py; no score threshold anywhere). Reported only when the
+# judgments mark a query no_answer.
+SET_METRICS: dict[str, str] = {
+    "abstention_rate": "share of no_answer queries whose ranking is empty or absent from the run",
+    "false_abstention_rate": "share of scored (answerable) queries whose ranking is empty or absent",
+}
+
 
 def metric_names(ks: tuple[int, ...]) -> list[str]:
     """Every metric label a report holds for these cutoffs, in registry order."""
@@ -143,6 +151,8 @@ def known_metric(name: str) -> bool:
     The cutoff must be written as reports write it (ASCII digits, no leading
     zero): ``recall@05`` would name a metric no report holds.
     """
+    if name in SET_METRICS:
+        return True
     base, sep, cutoff = name.partition("@")
     metric = BY_NAME.get(base)
     if metric is None:
@@ -163,4 +173,4 @@ def is_positive_decimal(text: str) -> bool:
 
 def describe_known() -> str:
     parts = [f"{m.name}@k" if m.at_cutoff else m.name for m in REGISTRY]
-    return ", ".join(parts)
+    return ", ".join([*parts, *SET_METRICS])

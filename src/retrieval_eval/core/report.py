@@ -64,6 +64,12 @@ def policy_notes(scores: Scores) -> list[str]:
             _plural(len(scores.missing_from_run), "judged query", "judged queries")
             + f" {'was' if one else 'were'} not in the run and scored 0"
         )
+    if scores.no_answer:
+        notes.append(
+            _plural(len(scores.no_answer), "query is", "queries are")
+            + " marked no_answer: left out of the ranking metrics and measured on abstaining "
+            + f"(abstention_rate: {len(scores.abstained)} of {len(scores.no_answer)} returned nothing)"
+        )
     if scores.unjudged:
         one = len(scores.unjudged) == 1
         notes.append(
@@ -148,6 +154,8 @@ def report_body(
     assembled once the verdict is decided (:func:`with_verdict`), never patched.
     """
     metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
+    for name, (value, n) in scores.abstention().items():
+        metrics[name] = measurement(value, n)
     for name, judged in inputs.judged.items():
         metrics[name] = dict(judged)
     report: dict[str, Any] = {
@@ -176,6 +184,10 @@ def report_body(
         "with_duplicates": scores.with_duplicates,
         "unjudged": scores.unjudged,
     }
+    if scores.no_answer:
+        report["queries"].update(
+            no_answer=scores.no_answer, abstained=scores.abstained, false_abstentions=scores.false_abstentions
+        )
     report["validation"] = {
         "ok": validation.ok,
         "errors": validation.error_codes(),

@@ -12,6 +12,11 @@ Policy, written down because every choice here changes a number:
   queries where that happened are listed in ``with_duplicates``;
 - averages are arithmetic means over scored queries, summed with math.fsum
   so they do not depend on query order;
+- a query marked no_answer is measured on abstaining only: it is left out of
+  the ranking metrics and listed in ``no_answer``; a query *abstains* when
+  its ranking is empty or it is absent from the run (no score threshold);
+  ``abstention_rate`` is the share of no-answer queries that abstain, and
+  ``false_abstention_rate`` the share of scored queries that do;
 - per-query values are kept rounded to 12 decimals, as the report prints
   them; averages are taken over the unrounded values.
 """
@@ -87,6 +92,7 @@ class QueryLabels:
     n_relevant: int
     ideal: tuple[float, ...]
     stratum: str | None
+    no_answer: bool = False
 
 
 def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLabels]:
@@ -103,7 +109,7 @@ def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLa
         grades = query.grades
         n_relevant = sum(1 for grade in grades.values() if grade >= threshold)
         ideal = sorted((gain_of[g] for g in grades.values() if g > 0), reverse=True)[:depth]
-        indexed[query_id] = QueryLabels(grades, n_relevant, tuple(ideal), query.stratum)
+        indexed[query_id] = QueryLabels(grades, n_relevant, tuple(ideal), query.stratum, query.no_answer)
     return indexed
 
 
@@ -150,10 +156,22 @@ class Scores:
     missing_from_run: list[str] = field(default_factory=list)
     with_duplicates: list[str] = field(default_factory=list)
     unjudged: list[str] = field(default_factory=list)
+    no_answer: list[str] = field(default_factory=list)  # queries marked no_answer, measured on abstaining only
+    abstained: list[str] = field(default_factory=list)  # no-answer queries with an empty or absent ranking
+    false_abstentions: list[str] = field(default_factory=list)  # scored queries with an empty or absent ranking
 
     @property
     def scored(self) -> list[str]:
         return sorted(self.per_query)
+
+    def abstention(self) -> dict[str, tuple[float, int]]:
+        """(value, queries it is over) of each abstention metric; none unless a query is marked no_answer."""
+        if not self.no_answer:
+            return {}
+        rates = {"abstention_rate": (len(self.abstained) / len(self.no_answer), len(self.no_answer))}
+        if self.per_query:
+            rates["false_abstention_rate"] = (len(self.false_abstentions) / len(self.per_query), len(self.per_query))
+        return rates
 
     def worst_stratum(self) -> dict[str, object] | None:
         """The scored stratum lowest on the primary metric; ties go to the first name."""
@@ -254,7 +272,7 @@ class HeadScorer:
     def score_head(self, query_id: str, head: list[str]) -> None:
         """Score a head as soon as it is read (a query with nothing to find is not scored)."""
         labels = self.indexed.get(query_id)
-        if labels is not None and labels.n_relevant:
+        if labels is not None and labels.n_relevant and not labels.no_answer:
             self.early[query_id] = (head, self._score(query_id, labels, head))
 
     def scored(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
@@ -289,6 +307,11 @@ def score_rankings(
     columns = scorer.columns
     for query_id in sorted(indexed):
         labels = indexed[query_id]
+        if labels.no_answer:
+            scores.no_answer.append(query_id)
+            if not rankings.get(query_id):
+                scores.abstained.append(query_id)
+            continue
         if labels.n_relevant == 0:
             scores.without_positives.append(query_id)
             continue
@@ -296,6 +319,8 @@ def score_rankings(
         if ranking is None:
             scores.missing_from_run.append(query_id)
             ranking = []
+        if not ranking:
+            scores.false_abstentions.append(query_id)
         depth = depth_for(labels, config)
         if len(ranking) > depth:
             ranking = ranking[:depth]

@@ -21,6 +21,7 @@ WARNING = "warning"
 CODES: dict[str, str] = {
     "duplicate-label": ERROR,
     "conflicting-stratum": ERROR,
+    "no-answer-with-positives": ERROR,
     "missing-query-text": WARNING,
     "conflicting-query-text": WARNING,
     "no-positives": WARNING,
@@ -111,7 +112,14 @@ def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[
     if len(query.strata) > 1:
         names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
-    if max(query.grades.values(), default=0) < threshold:
+    if query.no_answer and query.grades:  # grade-0 keys are dropped once read: what is left is positive
+        keys = ", ".join(sorted(query.grades))
+        yield Issue(
+            "no-answer-with-positives",
+            query_id,
+            f"query {query_id} is marked no_answer but labels {keys} relevant; drop one or the other",
+        )
+    elif max(query.grades.values(), default=0) < threshold and not query.no_answer:
         yield Issue(
             "no-positives",
             query_id,

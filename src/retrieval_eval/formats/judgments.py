@@ -18,7 +18,9 @@ from ..core.judgments import (
     Judgment,
     JudgmentFields,
     JudgmentSet,
-    check_judgment_record,
+    NoAnswer,
+    canonical_line,
+    check_judgment_line,
     common_judgment_fields,
     no_judgment_error,
 )
@@ -26,8 +28,8 @@ from ..core.labelindex import LabelIndex
 from .fileio import open_binary
 from .jsonl import decode_keeping_numbers, decode_line, expect_object, iter_lines
 
-# (line, record, its checked fields), or (line, comment text, None) for a ``//`` line.
-JudgmentLine = tuple[int, Any, JudgmentFields | None]
+# (line, record, its checked fields or its NoAnswer), or (line, comment text, None) for a ``//`` line.
+JudgmentLine = tuple[int, Any, JudgmentFields | NoAnswer | None]
 
 
 def iter_judgment_lines(
@@ -53,7 +55,7 @@ def iter_judgment_lines(
         fields = common_judgment_fields(record)
         if fields is None:
             record = expect_object(decode_line(raw, source, line, path), source, line, path)
-            fields = check_judgment_record(record, line, source=source, path=path)
+            fields = check_judgment_line(record, line, source=source, path=path)
             if exact_numbers and _holds_float(record):
                 record = decode_keeping_numbers(raw, source, line, path)
         yield line, record, fields
@@ -63,15 +65,19 @@ def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     """Read and check a judgments JSONL file, keeping every record and comment."""
     labels: list[Judgment] = []
     comments: dict[int, list[str]] = {}
+    no_answer: list[NoAnswer] = []
     with open_binary(path) as handle:
         for line, item, fields in iter_judgment_lines(handle, source=source, path=path, exact_numbers=True):
             if fields is None:
                 comments.setdefault(len(labels), []).append(item)
+            elif isinstance(fields, NoAnswer):
+                no_answer.append(fields)
+                comments.setdefault(len(labels), []).append(canonical_line(item))
             else:
                 labels.append(Judgment(fields[0], fields[1], fields[2], fields[3], item, line))
-    if not labels:
+    if not labels and not no_answer:
         raise no_judgment_error(source, path)
-    return JudgmentSet(tuple(labels), {at: tuple(lines) for at, lines in comments.items()})
+    return JudgmentSet(tuple(labels), {at: tuple(lines) for at, lines in comments.items()}, tuple(no_answer))
 
 
 def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
@@ -84,9 +90,11 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     digest = hashlib.sha256()
     with open_binary(path) as handle:
         for line, record, fields in iter_judgment_lines(handle, source=source, path=path, digest=digest):
-            if fields is not None:
+            if isinstance(fields, NoAnswer):
+                index.add_no_answer(fields)
+            elif fields is not None:
                 index.add(fields, record, line)
-    if not index.labels:
+    if not index.queries:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()
     index.finish(lambda: _keys_by_line(path, source))
@@ -96,7 +104,7 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
 def _keys_by_line(path: str, source: str) -> Iterator[tuple[int, str, str]]:
     with open_binary(path) as handle:
         for line, _record, fields in iter_judgment_lines(handle, source=source, path=path):
-            if fields is not None:
+            if fields is not None and not isinstance(fields, NoAnswer):
                 query_id, doc_uri, _relevance, chunk_id = fields
                 yield line, query_id, chunk_id if chunk_id is not None else doc_uri
 

@@ -21,6 +21,7 @@ from .. import __version__
 from ..core.errors import InputError, UsageError
 from ..core.identity import normalize
 from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
@@ -98,13 +99,17 @@ class QueryTexts:
     conflicting: list[str]  # queries whose labels give more than one text; the first is used
 
 
-def query_texts(judgments: JudgmentSet) -> QueryTexts:
+def query_texts(judgments: JudgmentSet | LabelIndex) -> QueryTexts:
+    """The text of every judged query, no-answer queries included (a floor is asked them too)."""
     seen: dict[str, list[str]] = {}
-    for label in judgments.labels:
-        texts = seen.setdefault(label.query_id, [])
-        text = label.query
-        if text and text not in texts:
-            texts.append(text)
+    if isinstance(judgments, LabelIndex):
+        seen = {query_id: list(query.texts) for query_id, query in judgments.queries.items()}
+    else:
+        for item in sorted([*judgments.labels, *judgments.no_answer], key=lambda item: item.line):
+            texts = seen.setdefault(item.query_id, [])
+            text = item.query
+            if text and text not in texts:
+                texts.append(text)
     order = sorted(seen)
     return QueryTexts(
         {query: normalize(seen[query][0]) for query in order if seen[query]},
@@ -176,9 +181,36 @@ def _versions() -> dict[str, str | None]:
     return versions
 
 
+@dataclass
+class Ranked:
+    """A floor's rankings, in query_id order, and what the sidecar says of how they were made."""
+
+    rankings: list[tuple[str, list[str]]]
+    parameters: dict[str, Any]
+    keys: int
+    without_text: int
+    vocabulary: int
+    empty: list[str]
+
+
+def rank_queries(request: BaselineRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
+    """Rank every query with text over the corpus (the lanes must be importable: see require_lanes)."""
+    from ..lanes import english_stemmer
+
+    collection = collection_of(corpus, request.granularity)
+    if not collection.keys:
+        raise InputError("corpus", None, "no chunk has text; a baseline needs chunk texts", path=request.corpus_path)
+    stemmer = english_stemmer() if request.tokenizer.stem else None
+    term_ids = TermIds(Tokenizer(request.tokenizer, stemmer))
+    lane, parameters = _index(request, collection, term_ids)
+    empty: list[str] = []
+    rankings = list(_rankings(lane, term_ids, queries, collection.keys, request.depth, empty))
+    return Ranked(rankings, parameters, len(collection.keys), collection.without_text, len(term_ids.vocabulary), empty)
+
+
 def run_baseline(request: BaselineRequest) -> BaselineResult:
     """Write the floor run and its sidecar; refuse bad input before anything is written."""
-    from ..lanes import english_stemmer, require_lanes
+    from ..lanes import require_lanes
 
     request.check()
     require_lanes(stem=request.tokenizer.stem)
@@ -192,37 +224,37 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
         )
     corpus = read_corpus(request.corpus_path, corpus_format=request.corpus_format)
     described = corpus.describe()
-    collection = collection_of(corpus, request.granularity)
-    del corpus  # the collection keeps the texts it needs; the rest can go
-    if not collection.keys:
-        raise InputError("corpus", None, "no chunk has text; a baseline needs chunk texts", path=request.corpus_path)
-    stemmer = english_stemmer() if request.tokenizer.stem else None
-    term_ids = TermIds(Tokenizer(request.tokenizer, stemmer))
-    lane, parameters = _index(request, collection, term_ids)
-    empty: list[str] = []
-    rankings = _rankings(lane, term_ids, queries, collection.keys, request.depth, empty)
-    lines, run_sha = write_run(request.out, rankings)
+    ranked = rank_queries(request, queries, corpus)
+    del corpus  # the rankings are made; the texts can go
+    lines, run_sha = write_run(request.out, ranked.rankings)
     meta = {
         "command": "baseline",
-        "method": request.method,
-        "parameters": {**parameters, "depth": request.depth, "granularity": request.granularity},
-        "tokenizer": request.tokenizer.describe(),
+        **describe_floor(request, ranked),
         "corpus": {
             "sha256": described["sha256"],
             "fingerprint": described["fingerprint"],
             "chunker_fingerprint": described["chunker_fingerprint"],
-            "keys": len(collection.keys),
-            "without_text": collection.without_text,
-            "vocabulary": len(term_ids.vocabulary),
+            "keys": ranked.keys,
+            "without_text": ranked.without_text,
+            "vocabulary": ranked.vocabulary,
         },
         "judgments": {"sha256": sha256_file(request.judgments_path)},
         "queries": {
             "ranked": lines,
-            "no_known_term": empty,
+            "no_known_term": ranked.empty,
             "without_text": queries.without_text,
             "conflicting_text": queries.conflicting,
         },
         "run": {"sha256": run_sha, "query_order": "query_id"},
         "software": _versions(),
     }
-    return BaselineResult(queries, meta, write_meta(request.out, meta), len(collection.keys), empty)
+    return BaselineResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
+
+
+def describe_floor(request: BaselineRequest, ranked: Ranked) -> dict[str, Any]:
+    """How a floor was made: method, parameters and tokenizer (the sidecar's, and the report's)."""
+    return {
+        "method": request.method,
+        "parameters": {**ranked.parameters, "depth": request.depth, "granularity": request.granularity},
+        "tokenizer": request.tokenizer.describe(),
+    }
