@@ -11,6 +11,7 @@ exist: not finding it is an input error.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import zipfile
 import zlib
@@ -19,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..core.errors import InputError
-from ..formats.report import load_report, parse_report
+from ..formats.report import load_report_hashed, parse_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound
@@ -40,6 +41,7 @@ class Baseline:
     reason: str = ""  # why there is none
     notes: tuple[str, ...] = ()  # sources that failed for a reason worth telling
     no_base_branch: bool = False  # the event (a push, a schedule) has nothing to compare with
+    sha256: str | None = None  # of the report's bytes as read (a file, a blob, an artifact's member)
 
 
 @dataclass
@@ -60,8 +62,8 @@ def resolve_baseline(ctx: BaselineContext) -> Baseline:
     if spec.kind == "none":
         return Baseline(None, reason="the baseline input is 'none', so nothing is compared")
     if spec.kind == "path":
-        path = ctx.settings.resolve(spec.path)
-        return Baseline(load_report(str(path)), source=spec.path)
+        report, sha256 = load_report_hashed(str(ctx.settings.resolve(spec.path)))
+        return Baseline(report, source=spec.path, sha256=sha256)
     if spec.kind == "git":
         return _explicit(ctx, spec, _from_git_ref(ctx, spec.ref, spec.path))
     if spec.kind == "artifact":
@@ -129,13 +131,13 @@ def _from_git_commit(ctx: BaselineContext, sha: str, path: str) -> Baseline | No
     data = ctx.git.show(sha, path)
     if data is None:
         return None
-    return Baseline(_parse(data, f"{path} at {sha[:12]}"), source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
+    return _parsed(data, f"{path} at {sha[:12]}", source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
 
 
 def _from_git_ref(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
     data = ctx.git.show(ref, path)
     if data is not None:
-        return Baseline(_parse(data, f"{path} at {ref}"), source=f"{path} at {ref}, {FROM_CHECKOUT}")
+        return _parsed(data, f"{path} at {ref}", source=f"{path} at {ref}, {FROM_CHECKOUT}")
     if not ctx.git.has_commit(ref):
         ctx.notes.append(f"{ref} is not in the checkout")
     # GitHub knows the branch as "release", the checkout as "origin/release".
@@ -155,9 +157,7 @@ def _from_contents(ctx: BaselineContext, ref: str, path: str) -> Baseline | None
     except GitHubError as exc:
         ctx.notes.append(f"the Contents API could not be read ({exc})")
         return None
-    return Baseline(
-        _parse(data, f"{path} at {ref[:12]}"), source=f"{path} at {ref[:12]}, read through the Contents API"
-    )
+    return _parsed(data, f"{path} at {ref[:12]}", source=f"{path} at {ref[:12]}, read through the Contents API")
 
 
 def _from_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | None:
@@ -192,9 +192,7 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
             continue
         archive = ctx.github.download_artifact(ctx.repo, artifact.id)
         data = _report_member(archive, _member_names(ctx.settings), f"artifact {name}")
-        return Baseline(
-            _parse(data, f"artifact {name}"), source=f"artifact {name} of run {artifact.run_id} on {branch}"
-        )
+        return _parsed(data, f"artifact {name}", source=f"artifact {name} of run {artifact.run_id} on {branch}")
     return None
 
 
@@ -253,6 +251,11 @@ def _inflate(zipped: zipfile.ZipFile, member: zipfile.ZipInfo, *, where: str, so
                 )
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _parsed(data: bytes, where: str, *, source: str) -> Baseline:
+    """A baseline from bytes, with the sha256 of exactly those bytes."""
+    return Baseline(_parse(data, where), source=source, sha256=hashlib.sha256(data).hexdigest())
 
 
 def _parse(data: bytes, where: str) -> dict[str, Any]:

@@ -110,7 +110,10 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     baseline = resolve_baseline(BaselineContext(settings, event, deps.git, deps.github))
     gates, skipped = applicable_gates(settings, baseline)
     request = request_from_settings(
-        dataclasses.replace(settings, gates=tuple(gates)), baseline=baseline.report, generated_at=deps.now()
+        dataclasses.replace(settings, gates=tuple(gates)),
+        baseline=baseline.report,
+        generated_at=deps.now(),
+        baseline_sha256=baseline.sha256,
     )
     return Outcome(evaluate(request, workers=deps.workers), baseline, skipped)
 

@@ -42,6 +42,9 @@ SCORE_SETTINGS = (
     "judged",
     "report",
     "corpus",
+    "floor",
+    "easy-set",
+    "answer-in-query",
     "collapse-to-documents",
     "max-drift",
     "fail-on-indeterminate",
@@ -63,7 +66,10 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     """
     settings = settings_from_options(options)
     refuse_output_over_input([("--report", settings.report)], inputs_of(settings))
-    request = request_from_settings(settings, baseline=local_baseline(settings), generated_at=generated_at(now))
+    baseline, baseline_sha256 = local_baseline(settings)
+    request = request_from_settings(
+        settings, baseline=baseline, generated_at=generated_at(now), baseline_sha256=baseline_sha256
+    )
     evaluation = evaluate(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:
         write_report(str(settings.resolve(settings.report)), evaluation.report)

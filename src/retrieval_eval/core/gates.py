@@ -347,7 +347,9 @@ def _floor(gate: Gate, context: GateContext) -> GateResult:
     margin, head, low = number(row.get("margin")), number(row.get("head")), number(row.get("floor"))
     if margin is None or head is None or low is None:
         return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: the floor has no {gate.metric}")
-    what = f"{gate.expression}: {gate.metric} is {_fmt(head)} against the floor's {_fmt(low)}, a margin of {margin:+.4f}"
+    what = (
+        f"{gate.expression}: {gate.metric} is {_fmt(head)} against the floor's {_fmt(low)}, a margin of {margin:+.4f}"
+    )
     if round(margin, DECIMALS) >= round(gate.threshold, DECIMALS):
         return GateResult(gate.expression, PASS, f"{what}, at or above {gate.threshold:+g}", head, low)
     if gate.significant_only:

@@ -119,6 +119,10 @@ class ReportInputs:
     judged: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     drift: dict[str, Any] | None = None  # judgments.drift, when the labels were checked against a corpus
+    # Receipts: the exact bytes of the base report compared with, and of the floor run, hashed
+    # (None: there was none), so reports committed on the base branch form a hash chain.
+    baseline_sha256: str | None = None
+    floor_sha256: str | None = None
 
 
 def build_report(
@@ -167,6 +171,8 @@ def report_body(
             "judgments_sha256": inputs.judgments_sha256,
             "run_sha256": inputs.run_sha256,
             "query_set_sha256": index.query_set_sha256(),
+            "baseline_sha256": inputs.baseline_sha256,
+            "floor_sha256": inputs.floor_sha256,
         },
         "corpus": inputs.corpus,
         "judgments": _labels_summary(index, scores, inputs.drift),

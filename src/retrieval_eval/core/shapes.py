@@ -2,7 +2,7 @@
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
 ``inputs``, ``queries``, ``validation``, ``per_query``, ``rankings``,
-``worst_stratum``, the drift and collapse sections) typed as ``build_report``
+``worst_stratum``, the drift, collapse, floor and sensitivity sections) typed as ``build_report``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
 ``COMPARISON`` is the document ``compare`` writes (compare/document.py).
@@ -53,6 +53,19 @@ MEASUREMENT = _object(
     ("value",),
 )
 
+# One metric of the floor section: the floor's value, the run's, the margin and its interval.
+MARGIN = _object(
+    {
+        "floor": NUMBER,
+        "head": NUMBER,
+        "margin": NUMBER_OR_NULL,
+        "n": COUNT,
+        "ci": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
+        "p_value": {"type": "number", "minimum": 0, "maximum": 1},
+        "significant": {"type": "boolean"},
+    }
+)
+
 REPORT: dict[str, Any] = _object(
     {
         "spec_version": {"const": "1"},
@@ -62,7 +75,13 @@ REPORT: dict[str, Any] = _object(
             {"k": {"type": "array", "items": COUNT}, "threshold": {**NUMBER, "type": "integer"}, "gain": STRING}
         ),
         "inputs": _object(
-            {"judgments_sha256": STRING_OR_NULL, "run_sha256": STRING_OR_NULL, "query_set_sha256": STRING_OR_NULL}
+            {
+                "judgments_sha256": STRING_OR_NULL,
+                "run_sha256": STRING_OR_NULL,
+                "query_set_sha256": STRING_OR_NULL,
+                "baseline_sha256": STRING_OR_NULL,
+                "floor_sha256": STRING_OR_NULL,
+            }
         ),
         "corpus": _object({"fingerprint": STRING_OR_NULL, "documents": COUNT, "chunks": COUNT}),
         "judgments": _object(
@@ -111,9 +130,30 @@ REPORT: dict[str, Any] = _object(
         "validation": _object({"ok": {"type": "boolean"}, "errors": STRINGS, "warnings": COUNT}),
         "per_query": _map(_map(NUMBER)),
         "rankings": _map(STRINGS),
+        "floor": _object(
+            {
+                "source": STRING,
+                "unavailable": STRING,
+                "run_sha256": STRING,
+                "queries": COUNT,
+                "metrics": _map({"$ref": "#/$defs/margin"}),
+                "per_stratum": _map(_object({"n": COUNT, "metrics": _map({"$ref": "#/$defs/margin"})})),
+            }
+        ),
+        "sensitivity": _object(
+            {
+                "metric": STRING,
+                "skipped": STRING,
+                "hit_rate": _object({"overall": NUMBER_OR_NULL, "per_stratum": _map(NUMBER)}),
+                "warnings": {
+                    "type": "array",
+                    "items": _object({"code": STRING, "subject": STRING, "message": STRING}, ("code", "message")),
+                },
+            }
+        ),
     },
     ("spec_version", "tool", "generated_at", "corpus", "judgments", "metrics", "verdict"),
-    **{"$defs": {"measurement": MEASUREMENT}},
+    **{"$defs": {"measurement": MEASUREMENT, "margin": MARGIN}},
 )
 
 _SIDE = _object(

@@ -33,6 +33,8 @@ CODES: dict[str, str] = {
     "run-keys-unmatched": WARNING,
     "run-repeated-key": WARNING,
     "chunk-run-vs-document-labels": WARNING,
+    "easy-set": WARNING,  # these two need a corpus: core/sensitivity.py
+    "answer-in-query": WARNING,
 }
 # A stratum with fewer scored queries than this gives an average too noisy to gate on.
 THIN_STRATUM = 5

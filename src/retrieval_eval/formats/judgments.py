@@ -52,7 +52,7 @@ def iter_judgment_lines(
         # in-range integer reads the same whatever the parser. Anything else is read again
         # exactly and checked field by field, for the exact refusal.
         record = decode_line(raw, source, line, path, numbers_matter=False)
-        fields = common_judgment_fields(record)
+        fields: JudgmentFields | NoAnswer | None = common_judgment_fields(record)
         if fields is None:
             record = expect_object(decode_line(raw, source, line, path), source, line, path)
             fields = check_judgment_line(record, line, source=source, path=path)

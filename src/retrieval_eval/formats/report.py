@@ -5,13 +5,14 @@ What a report holds is built by :mod:`retrieval_eval.core.report`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import InputError
 from ..core.shapes import report_problem
-from .jsondoc import parse_document, read_document
+from .jsondoc import parse_document, read_document, read_document_bytes
 from .jsonout import write_json_atomic
 
 
@@ -27,6 +28,12 @@ def write_report(path: str, report: Mapping[str, Any]) -> None:
 def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
     return checked_report(read_document(path, source), source, path=path)
+
+
+def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[dict[str, Any], str]:
+    """A report and the sha256 of the very bytes it was read from (a receipt names them)."""
+    data = read_document_bytes(path, source)
+    return checked_report(parse_document(data, source, path=path), source, path=path), hashlib.sha256(data).hexdigest()
 
 
 def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:

@@ -22,12 +22,14 @@ from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.scoring import ScoreConfig, Scores
+from ..core.sensitivity import Thresholds
 from ..core.validate import Validation, validate
 from ..formats.fileio import sha256_file
 from ..formats.judgments import read_label_index
-from ..formats.report import load_report
+from ..formats.report import load_report_hashed
 from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
+from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -47,6 +49,9 @@ class ScoreRequest:
     collapse_to_documents: bool = False
     max_drift: float | None = None  # with a corpus: the share of stale labels that fails the verdict
     repair_command: str = ""  # with a corpus: the command that re-anchors what can be, as the user would type it
+    baseline_sha256: str | None = None  # of the base report's bytes as read (the report records it)
+    floor: str = ""  # a floor run's path, or "bm25" (computed over the corpus)
+    sensitivity: Thresholds = field(default_factory=Thresholds)  # with a corpus: the eval-set checks
 
 
 @dataclass(frozen=True)
@@ -65,9 +70,12 @@ def parse_gates(request: ScoreRequest) -> list[Gate]:
     return [parse_gate(text, ks=request.config.k, judged=request.judged) for text in request.gates]
 
 
-def gate_context(scores: Scores, request: ScoreRequest, comparison: Comparison | None) -> GateContext:
+def gate_context(
+    scores: Scores, request: ScoreRequest, comparison: Comparison | None, floor: Mapping[str, Any] | None = None
+) -> GateContext:
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
-    return GateContext(scores.metrics, strata, request.judged, comparison, bool(scores.per_query))
+    metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
+    return GateContext(metrics, strata, request.judged, comparison, bool(scores.per_query), floor)
 
 
 def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, workers: int = 0) -> Evaluation:
@@ -99,14 +107,23 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, wor
         reading.close()
     validation = validate(index, threshold=request.config.threshold)
     changes = _corpus_changes(index.fingerprints, stage.report_corpus(), request) if stage.drift else []
+    lexical = lexical_checks(
+        LexicalRequest(request.floor, request.corpus_path, request.sensitivity),
+        index,
+        stage,
+        scores,
+        map_blocks=shared_map(workers),
+    )
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
         judged=dict(request.judged),
         corpus=stage.report_corpus(),
-        extra=stage.report_extra(),
+        extra={**stage.report_extra(), **lexical.sections()},
         drift=_drift_section(stage, changes, request.repair_command),
+        baseline_sha256=request.baseline_sha256,
+        floor_sha256=lexical.floor_sha256,
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
@@ -115,9 +132,10 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, wor
         if request.baseline is None
         else compare_reports(request.baseline, body, judgments=index, map_blocks=shared_map(workers))
     )
-    results = [evaluate_gate(g, gate_context(scores, request, comparison)) for g in gates]
+    context = gate_context(scores, request, comparison, lexical.floor if request.floor else None)
+    results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
-    notes = policy_notes(scores) + stage.notes(index, scores)
+    notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     verdict = decide(blocking_findings(scores, validation), notes, results)
     return Evaluation(with_verdict(body, verdict), scores, validation, verdict, comparison, tuple(changes))
 
@@ -144,9 +162,16 @@ def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult
 # -- from settings to a request: the one translation the CLI, the action and the library share --
 
 
-def request_from_settings(settings: Settings, *, baseline: Mapping[str, Any] | None, generated_at: str) -> ScoreRequest:
+def request_from_settings(
+    settings: Settings,
+    *,
+    baseline: Mapping[str, Any] | None,
+    generated_at: str,
+    baseline_sha256: str | None = None,
+) -> ScoreRequest:
     """The request for ``settings``; ``baseline`` is the base report, found by the caller
-    (a path on the command line; git, the Contents API or an artifact in the action)."""
+    (a path on the command line; git, the Contents API or an artifact in the action), and
+    ``baseline_sha256`` the hash of its bytes as read."""
     judged = {name: read_samples(name, str(settings.resolve(path))) for name, path in settings.judged}
     return ScoreRequest(
         judgments_path=str(settings.resolve(settings.judgments)),
@@ -161,6 +186,9 @@ def request_from_settings(settings: Settings, *, baseline: Mapping[str, Any] | N
         collapse_to_documents=settings.collapse_to_documents,
         max_drift=settings.max_drift,
         repair_command=repair_command(settings.judgments, settings.corpus) if settings.corpus else "",
+        baseline_sha256=baseline_sha256,
+        floor=settings.floor if settings.floor in ("", "bm25") else str(settings.resolve(settings.floor)),
+        sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
     )
 
 
@@ -169,12 +197,15 @@ def repair_command(judgments: str, corpus: str) -> str:
     return f"retrieval-eval drift -j {shlex.quote(judgments)} -c {shlex.quote(corpus)} --fix"
 
 
-def local_baseline(settings: Settings) -> Mapping[str, Any] | None:
-    """The base report outside a workflow: a path, or none (``auto`` has no base branch to ask)."""
+def local_baseline(settings: Settings) -> tuple[Mapping[str, Any] | None, str | None]:
+    """The base report outside a workflow, and the sha256 of its bytes as read: a path, or
+    none (``auto`` has no base branch to ask)."""
     spec = settings.baseline
     if spec.kind in ("git", "artifact"):
         raise UsageError(
             f"baseline {spec.describe()!r} is found by the action, which knows the base branch",
             hint="give the base report's path, e.g. --baseline base-report.json",
         )
-    return load_report(str(settings.resolve(spec.path))) if spec.kind == "path" else None
+    if spec.kind != "path":
+        return None, None
+    return load_report_hashed(str(settings.resolve(spec.path)))

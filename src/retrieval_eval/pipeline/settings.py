@@ -77,6 +77,25 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "corpus", "", "Corpus snapshot: adds label drift (and the fingerprint check)", "--corpus", shown_default="none"
     ),
+    Setting(
+        "floor",
+        "",
+        "A floor run to report the margin over (and gate with `floor:` gates), or `bm25` (computed over the corpus)",
+        "--floor",
+        shown_default="none",
+    ),
+    Setting(
+        "easy-set",
+        "0.95",
+        "With a corpus: warn when the BM25 floor reaches this hit rate at the first cutoff (`off`: no check)",
+        "--easy-set",
+    ),
+    Setting(
+        "answer-in-query",
+        "8",
+        "With a corpus: warn when a query repeats this many consecutive words of a relevant text (`off`: no check)",
+        "--answer-in-query",
+    ),
     Setting("collapse-to-documents", "false", "Score a chunk run against document labels", "--collapse-to-documents"),
     Setting(
         "max-drift",
@@ -174,6 +193,9 @@ class Settings:
     gates: tuple[str, ...]
     judged: tuple[tuple[str, str], ...]
     corpus: str
+    floor: str
+    easy_set: float | None
+    answer_in_query: int | None
     collapse_to_documents: bool
     max_drift: float | None
     baseline: BaselineSpec
@@ -227,6 +249,7 @@ def inputs_of(settings: Settings) -> list[tuple[str, str]]:
     """Every file the evaluation reads, by role: what an output must never replace."""
     baseline = settings.baseline.path if settings.baseline.kind == "path" else ""
     named = [("judgments", settings.judgments), ("run", settings.run), ("corpus", settings.corpus)]
+    named += [("floor", settings.floor)] if settings.floor != "bm25" else []
     named += [("baseline", baseline), ("config", settings.config_file)]
     named += [(f"judged {name}", path) for name, path in settings.judged]
     return [(role, str(settings.resolve(path))) for role, path in named if path]
@@ -298,6 +321,9 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         gates=tuple(_gates(values, k)),
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
+        floor=values.parse("floor", _floor(path), ""),
+        easy_set=values.parse("easy-set", _off_or(_ratio), 0.95),
+        answer_in_query=values.parse("answer-in-query", _off_or(_span), 8),
         collapse_to_documents=values.parse("collapse-to-documents", _boolean, False),
         max_drift=values.parse("max-drift", _ratio, None),
         baseline=values.parse("baseline", _baseline(path), BaselineSpec("none")),
@@ -324,6 +350,8 @@ def _check_together(settings: Settings, values: Values) -> None:
     """Rules between settings, and the required ones, all reported with the others."""
     if settings.max_drift is not None and not settings.corpus:
         values.problem("max-drift", "drift is measured against a corpus; set corpus too")
+    if settings.floor == "bm25" and not settings.corpus:
+        values.problem("floor", "bm25 is computed over a corpus; set corpus too")
     if settings.collapse_to_documents and not settings.corpus:
         values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
     missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
@@ -371,6 +399,31 @@ def _ratio(text: str) -> float | None:
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{text!r} must be a ratio between 0 and 1 (e.g. 0.05), or empty to only warn")
     return value
+
+
+def _off_or(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``off`` turns a check off (None); anything else is read by ``parse``."""
+
+    def read(text: str) -> Any:
+        if text == "off":
+            return None
+        value = parse(text)
+        if value is None:
+            raise ValueError(f"{text!r}: give a value, or off")
+        return value
+
+    return read
+
+
+def _span(text: str) -> int:
+    if not is_positive_decimal(text):
+        raise ValueError(f"{text!r} must be a positive whole number of words (e.g. 8), or off")
+    return int(text)
+
+
+def _floor(path: PathParser) -> Callable[[str], str]:
+    """``bm25``, a run path, or empty (no floor)."""
+    return lambda text: text if text in ("", "bm25") else path("floor.jsonl")(text)
 
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")

@@ -1,0 +1,218 @@
+"""The floor and the eval-set sensitivity check of one evaluation.
+
+- **Floor** (setting ``floor``): a run file scored against the same judgments (its
+  ``<run>.meta.json`` sidecar, when it describes that very file, says how it was made),
+  or ``bm25``: the BM25 floor computed here, over the corpus, through the same code as
+  ``retrieval-eval baseline --method bm25`` with its defaults. The report's ``floor``
+  section holds each metric's margin over it (core/floor.py).
+- **Sensitivity** (with a corpus): the ``easy-set`` check runs the BM25 floor and the
+  ``answer-in-query`` check reads the chunk texts (core/sensitivity.py); their warnings
+  go in the report's ``sensitivity`` section.
+
+BM25 needs the ``lanes`` extra. Without it the floor is reported unavailable (a gate on
+it is INDETERMINATE, with the install line) and the easy-set check is skipped with the
+same notice; nothing fails for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import UsageError
+from ..core.floor import floor_section, unavailable_floor
+from ..core.labelindex import LabelIndex
+from ..core.scoring import ScoreConfig, Scores, score_rankings
+from ..core.sensitivity import Thresholds, answer_in_query_issues, easy_set_issues
+from ..core.significance import BlockMap
+from ..core.validate import Issue, ordered
+from ..formats.jsondoc import read_document
+from ..formats.runout import meta_path, run_line
+
+if TYPE_CHECKING:
+    from ..core.corpus import Corpus
+    from .corpus_stage import CorpusStage
+
+BM25 = "bm25"
+LANES_NOTICE = "install retrieval-eval[lanes] for the floor: pip install 'retrieval-eval[lanes]'"
+_PROVENANCE = ("method", "parameters", "tokenizer")
+
+
+def lanes_missing() -> str | None:
+    """Why the BM25 lanes cannot run here, or None when they can."""
+    from ..lanes import require_lanes
+
+    try:
+        require_lanes()
+    except UsageError:
+        return LANES_NOTICE
+    return None
+
+
+@dataclass(frozen=True)
+class FloorRun:
+    scores: Scores
+    about: dict[str, Any]  # source, run_sha256 and, when known, method, parameters, tokenizer
+
+
+def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: ScoreConfig) -> FloorRun:
+    """BM25 with ``baseline``'s defaults over chunks (documents when no label names a chunk)."""
+    from .baseline import BaselineRequest, describe_floor, query_texts, rank_queries
+
+    granularity = "chunk" if index.chunk_ids else "document"
+    request = BaselineRequest(BM25, corpus_path, "", "", granularity=granularity)
+    ranked = rank_queries(request, query_texts(index), corpus)
+    digest = hashlib.sha256()
+    for query_id, ranking in ranked.rankings:  # the bytes `baseline` would write
+        digest.update(run_line(query_id, ranking).encode("utf-8"))
+    scores = score_rankings(index, dict(ranked.rankings), config)
+    return FloorRun(scores, {"source": BM25, "run_sha256": digest.hexdigest(), **describe_floor(request, ranked)})
+
+
+def file_floor(path: str, index: LabelIndex, stage: CorpusStage, config: ScoreConfig) -> FloorRun:
+    """A floor run file, scored as the run is (collapsed to documents when the run is)."""
+    scores, run = stage.score_run(index, path, config)
+    about: dict[str, Any] = {"source": "run", "run_sha256": run.sha256}
+    about.update(_provenance(path, run.sha256))
+    return FloorRun(scores, about)
+
+
+def _provenance(path: str, sha256: str) -> dict[str, Any]:
+    """Method, parameters and tokenizer from the run's sidecar, when it describes these very bytes."""
+    sidecar = meta_path(path)
+    if not os.path.isfile(sidecar):
+        return {}
+    meta = read_document(sidecar, "floor sidecar")
+    run = meta.get("run") if isinstance(meta, dict) else None
+    if not isinstance(run, dict) or run.get("sha256") != sha256:
+        return {}
+    return {name: meta[name] for name in _PROVENANCE if name in meta}
+
+
+def strata_members(index: LabelIndex, scores: Scores) -> dict[str, list[str]]:
+    """Each stratum's scored queries."""
+    members: dict[str, list[str]] = {}
+    for query_id in scores.per_query:
+        stratum = index.queries[query_id].stratum
+        if stratum is not None:
+            members.setdefault(stratum, []).append(query_id)
+    return members
+
+
+@dataclass
+class Lexical:
+    """What the floor and the sensitivity check add to a report."""
+
+    floor: dict[str, Any] | None = None
+    floor_sha256: str | None = None
+    sensitivity: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def sections(self) -> dict[str, Any]:
+        """The report's ``floor`` and ``sensitivity`` sections, those there are."""
+        found = {"floor": self.floor, "sensitivity": self.sensitivity}
+        return {name: value for name, value in found.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class LexicalRequest:
+    floor: str  # "", "bm25" or a run path
+    corpus_path: str | None
+    thresholds: Thresholds
+
+
+def lexical_checks(
+    request: LexicalRequest,
+    index: LabelIndex,
+    stage: CorpusStage,
+    scores: Scores,
+    *,
+    map_blocks: BlockMap = map,
+) -> Lexical:
+    corpus = stage.corpus
+    if request.floor == BM25 and corpus is None:
+        raise UsageError("the bm25 floor is computed over a corpus; give one", hint="--corpus corpus.json --floor bm25")
+    wants_bm25 = request.floor == BM25 or (corpus is not None and request.thresholds.easy_set is not None)
+    missing = lanes_missing() if wants_bm25 else None
+    bm25 = (
+        bm25_floor(index, corpus, request.corpus_path or "", scores.config)
+        if wants_bm25 and missing is None and corpus is not None
+        else None
+    )
+    result = Lexical()
+    floor = bm25 if request.floor == BM25 else None
+    if request.floor and request.floor != BM25:
+        floor = file_floor(request.floor, index, stage, scores.config)
+    if floor is not None:
+        members = strata_members(index, scores)
+        result.floor = floor_section(scores, floor.scores, members, about=floor.about, map_blocks=map_blocks)
+        result.floor_sha256 = floor.about["run_sha256"]
+    elif request.floor == BM25 and missing is not None:
+        result.floor = unavailable_floor(BM25, f"no floor: {missing}")
+        result.notes.append(f"the bm25 floor was not computed: {missing}")
+    if corpus is not None:
+        result.sensitivity = sensitivity_section(index, corpus, scores.config, request.thresholds, bm25, missing)
+    return result
+
+
+def sensitivity_section(
+    index: LabelIndex,
+    corpus: Corpus,
+    config: ScoreConfig,
+    thresholds: Thresholds,
+    bm25: FloorRun | None,
+    missing: str | None,
+) -> dict[str, Any]:
+    """The report's ``sensitivity`` section: thresholds, the floor's hit rate, the warnings."""
+    metric = f"hit_rate@{config.k[0]}"
+    section: dict[str, Any] = {
+        "metric": metric,
+        "thresholds": {"easy_set": thresholds.easy_set, "answer_in_query": thresholds.answer_span},
+    }
+    issues: list[Issue] = []
+    if thresholds.easy_set is not None:
+        if bm25 is None:
+            section["skipped"] = f"easy-set: {missing}"
+        else:
+            floor = bm25.scores
+            section["floor"] = {key: bm25.about[key] for key in ("source", "method", "parameters", "run_sha256")}
+            section["hit_rate"] = {
+                "overall": floor.metrics.get(metric),
+                "per_stratum": {name: s.metrics[metric] for name, s in floor.strata.items() if s.n},
+            }
+            issues += easy_set_issues(floor, metric, thresholds.easy_set)
+    if thresholds.answer_span is not None:
+        issues += answer_in_query_issues(
+            query_texts_of(index), relevant_keys(index, config.threshold), key_text(corpus), thresholds.answer_span
+        )
+    section["warnings"] = [issue.as_dict() for issue in ordered(issues)]
+    return section
+
+
+def query_texts_of(index: LabelIndex) -> dict[str, str]:
+    from .baseline import query_texts
+
+    return query_texts(index).texts
+
+
+def relevant_keys(index: LabelIndex, threshold: int) -> dict[str, list[str]]:
+    return {
+        query_id: [key for key, grade in query.grades.items() if grade >= threshold]
+        for query_id, query in index.queries.items()
+    }
+
+
+def key_text(corpus: Corpus) -> Callable[[str], str | None]:
+    """A key's text: its chunk's, or its document's chunks in reading order, one per line."""
+
+    def text_of(key: str) -> str | None:
+        position = corpus.position.get(key)
+        if position is not None:
+            return corpus.texts[position]
+        parts = [corpus.texts[i] for i in corpus.chunks_of(key)]
+        return "\n".join(part for part in parts if part) or None
+
+    return text_of
