@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "action": ("action", "Run as the GitHub Action (inputs from INPUT_* variables)."),
     "baseline": ("baseline", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),
     "fuse": ("fuse", "Fuse runs by reciprocal rank fusion into one run."),
+    "verify-chain": ("verify_chain", "Check that reports, oldest first, link up by their baseline hashes."),
 }
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..core.validate import RunFacts, validate, validate_with_run
+from ..core.errors import UsageError
+from ..core.judgments import JudgmentSet
+from ..core.sensitivity import Thresholds
+from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
 from ..formats.fileio import open_binary
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
@@ -33,27 +36,88 @@ def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     return RunFacts(keys, sorted(repeated), sorted(set(keys) - judged))
 
 
+def _thresholds(easy_set: str, answer_in_query: str) -> Thresholds:
+    from ..pipeline.settings import parse_answer_in_query, parse_easy_set
+
+    try:
+        return Thresholds(parse_easy_set(easy_set), parse_answer_in_query(answer_in_query))
+    except ValueError as exc:
+        raise UsageError(str(exc), hint="--easy-set 0.95 --answer-in-query 8 (or off)") from None
+
+
+def _eval_set_issues(
+    judgments: JudgmentSet, corpus_path: str, cutoff: int, threshold: int, thresholds: Thresholds
+) -> tuple[list[Issue], str | None]:
+    """The sensitivity warnings as validation issues, and why the easy-set check was skipped."""
+    from ..core.labelindex import LabelIndex
+    from ..core.scoring import ScoreConfig
+    from ..pipeline.floor import check_eval_set
+
+    config = ScoreConfig(k=(cutoff,), threshold=threshold)
+    found = check_eval_set(LabelIndex.from_judgments(judgments), corpus_path, config, thresholds)
+    issues = [Issue(w["code"], w["subject"], w["message"]) for w in found["warnings"]]
+    return issues, found.get("skipped")
+
+
 @click.command()
 @click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments JSONL.")
 @click.option("-r", "--run", "run_path", metavar="PATH", help="Also check a run against the judgments.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
 @click.option("--threshold", type=int, default=1, show_default=True, help="Lowest grade that counts as relevant.")
+@click.option(
+    "--corpus",
+    "corpus_path",
+    metavar="PATH",
+    help="Also check that the set can tell retrievers apart (easy-set, answer-in-query).",
+)
+@click.option(
+    "-k", "cutoff", type=int, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
+)
+@click.option(
+    "--easy-set",
+    default="0.95",
+    show_default=True,
+    help="With --corpus: warn when the BM25 floor reaches this hit rate (off: no check).",
+)
+@click.option(
+    "--answer-in-query",
+    default="8",
+    show_default=True,
+    help="With --corpus: warn when a query repeats this many consecutive words of a relevant text (off: no check).",
+)
 @json_option
 @colour_option
 @handles_errors
-def command(judgments: str, run_path: str | None, run_format: str, threshold: int, as_json: bool, color: str) -> None:
+def command(
+    judgments: str,
+    run_path: str | None,
+    run_format: str,
+    threshold: int,
+    corpus_path: str | None,
+    cutoff: int,
+    easy_set: str,
+    answer_in_query: str,
+    as_json: bool,
+    color: str,
+) -> None:
     """Report every problem of a judgment set, errors first, in a stable order.
 
     Exit code 0 when there is no error (warnings allowed), 1 when the set is
     unsound, 2 when a file cannot be read.
     """
 
+    thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
     judgment_set = parse_judgments(judgments)
     if run_path:
         judged = {label.query_id for label in judgment_set.labels} | {m.query_id for m in judgment_set.no_answer}
         result = validate_with_run(judgment_set, run_facts(run_path, run_format, judged), threshold=threshold)
     else:
         result = validate(judgment_set, threshold=threshold)
+    if corpus_path and thresholds is not None:
+        issues, skipped = _eval_set_issues(judgment_set, corpus_path, cutoff, threshold, thresholds)
+        result = Validation(ordered([*result.issues, *issues]), result.queries, result.labels)
+        if skipped:
+            click.echo(f"note  {skipped}", err=True)
     if as_json:
         print_json(result.as_dict())
     else:

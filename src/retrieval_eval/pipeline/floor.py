@@ -216,3 +216,13 @@ def key_text(corpus: Corpus) -> Callable[[str], str | None]:
         return "\n".join(part for part in parts if part) or None
 
     return text_of
+
+
+def check_eval_set(index: LabelIndex, corpus_path: str, config: ScoreConfig, thresholds: Thresholds) -> dict[str, Any]:
+    """The sensitivity section for a judgment set and a corpus, without a run (``validate --corpus``)."""
+    from ..formats.corpus import read_corpus
+
+    corpus = read_corpus(corpus_path)
+    missing = lanes_missing() if thresholds.easy_set is not None else None
+    bm25 = bm25_floor(index, corpus, corpus_path, config) if thresholds.easy_set is not None and not missing else None
+    return sensitivity_section(index, corpus, config, thresholds, bm25, missing)

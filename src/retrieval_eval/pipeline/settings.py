@@ -322,8 +322,8 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
         floor=values.parse("floor", _floor(path), ""),
-        easy_set=values.parse("easy-set", _off_or(_ratio), 0.95),
-        answer_in_query=values.parse("answer-in-query", _off_or(_span), 8),
+        easy_set=values.parse("easy-set", parse_easy_set, 0.95),
+        answer_in_query=values.parse("answer-in-query", parse_answer_in_query, 8),
         collapse_to_documents=values.parse("collapse-to-documents", _boolean, False),
         max_drift=values.parse("max-drift", _ratio, None),
         baseline=values.parse("baseline", _baseline(path), BaselineSpec("none")),
@@ -419,6 +419,10 @@ def _span(text: str) -> int:
     if not is_positive_decimal(text):
         raise ValueError(f"{text!r} must be a positive whole number of words (e.g. 8), or off")
     return int(text)
+
+
+parse_easy_set: Callable[[str], float | None] = _off_or(_ratio)
+parse_answer_in_query: Callable[[str], int | None] = _off_or(_span)
 
 
 def _floor(path: PathParser) -> Callable[[str], str]:

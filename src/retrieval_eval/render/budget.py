@@ -78,10 +78,19 @@ def _drop_gates(view: View) -> str | None:
     return "the gate list (gate marks stay in the metric table)"
 
 
+def _floor_strata(view: View) -> str | None:
+    if not view["floor"]["strata"]:
+        return None
+    view["floor"]["strata"] = []
+    return "the margin over the floor per stratum"
+
+
 # Fixed order: least informative first. Each step keeps every table whole.
 REDUCTIONS: tuple[Reduction, ...] = (
     _keep_movers(3),
     _keep_rows("strata", 10),
+    _floor_strata,
+    _keep_rows("eval_set", 10),
     _keep_rows("reasons", 10),
     _only_confounds,
     _keep_rows("comparability", 5),

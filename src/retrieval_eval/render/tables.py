@@ -142,3 +142,35 @@ def finding_rows(comparison: Mapping[str, Any] | None) -> list[Row]:
 
 def reason_rows(report: Mapping[str, Any]) -> list[str]:
     return [escape_markdown(r, limit=REASON_LIMIT) for r in items(section(report, "verdict").get("reasons"))]
+
+
+def floor_marks(report: Mapping[str, Any]) -> dict[str, str]:
+    """The worst status of the ``floor:`` gates per metric."""
+    gates = [g for g in map(mapping, items(section(report, "verdict").get("gates")))]
+    floor_gates = [g for g in gates if str(g.get("expression", "")).startswith("floor:")]
+    return gate_marks({"verdict": {"gates": floor_gates}})
+
+
+def margin_row(name: str, row: Mapping[str, Any], gate: str = "") -> Row:
+    """One metric's margin over the floor; a bold margin has an interval that excludes 0."""
+    margin = fmt_delta(row.get("margin"))
+    return {
+        "name": escape_name(name),
+        "floor": fmt(row.get("floor")),
+        "head": fmt(row.get("head")),
+        "margin": f"**{margin}**" if row.get("significant") is True else margin,
+        "interval": fmt_interval(row.get("ci")),
+        "gate": gate,
+    }
+
+
+def floor_stratum_rows(floor: Mapping[str, Any], primary: str) -> list[Row]:
+    """Each stratum's margin on the primary metric, in the report's order (worst first)."""
+    rows = []
+    for name, entry in section(floor, "per_stratum").items():
+        row = mapping(section(entry, "metrics").get(primary))
+        if row:
+            rows.append(
+                {**margin_row(primary, row), "name": escape_markdown(name, limit=80), "n": integer(entry.get("n")) or 0}
+            )
+    return rows

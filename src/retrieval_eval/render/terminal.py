@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
-from ..core.metrics import REGISTRY
+from ..core.metrics import REGISTRY, SET_METRICS
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20
@@ -54,6 +54,10 @@ def metric_table(report: Mapping[str, Any]) -> list[str]:
             rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
         elif metric.name in metrics:
             rows.append(f"{metric.name:<12}{fmt(value_of(metrics[metric.name])):>10}")
+    for name in SET_METRICS:
+        if name in metrics:
+            measurement = mapping(metrics[name])
+            rows.append(f"{name:<22}{fmt(value_of(measurement)):>10}  n={clean(measurement.get('n'))}")
     for name, measurement in metrics.items():
         if mapping(measurement).get("deterministic") is False:
             rows.append(judged_row(clean(name), mapping(measurement)))
@@ -89,6 +93,60 @@ def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
             continue
         mark = style("  ← worst", "FAIL") if name == worst else ""
         lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{mark}")
+    return lines
+
+
+def _signed(value: Any) -> str:
+    figure = number(value)
+    return "—" if figure is None else f"{figure:+.4f}"
+
+
+def _margin(row: Mapping[str, Any]) -> str:
+    ci = [number(v) for v in items(row.get("ci"))]
+    interval = f"  [{ci[0]:+.4f}, {ci[1]:+.4f}]" if len(ci) == 2 and None not in ci else ""
+    mark = "  significant" if row.get("significant") is True else ""
+    return (
+        f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {_signed(row.get('margin'))}{interval}{mark}"
+    )
+
+
+def floor_lines(report: Mapping[str, Any]) -> list[str]:
+    """The margin over the floor on the primary cutoff's metrics, and per stratum on the primary one."""
+    floor = section(report, "floor")
+    if not floor:
+        return []
+    if floor.get("unavailable"):
+        return [f"floor  {clean(floor.get('unavailable'))}"]
+    primary = primary_metric(report)
+    cutoff = primary.partition("@")[2]
+    source = clean(floor.get("method") or floor.get("source"))
+    lines = [f"margin over the floor ({source}; floor, run, margin, 95% interval)"]
+    for name, row in section(floor, "metrics").items():
+        if "@" not in name or name.endswith("@" + cutoff):
+            lines.append(f"  {clean(name):<14}{_margin(mapping(row))}")
+    strata = section(floor, "per_stratum")
+    if strata:
+        lines.append(f"  per stratum, {primary}")
+        for name, entry in strata.items():
+            row = mapping(section(entry, "metrics").get(primary))
+            lines.append(f"    {clean(name):<12}{_margin(row)}  n={clean(mapping(entry).get('n'))}")
+    return lines
+
+
+def eval_set_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+    """The eval-set sensitivity warnings, and a check that was skipped."""
+    sensitivity = section(report, "sensitivity")
+    warnings = [mapping(w) for w in items(sensitivity.get("warnings"))]
+    skipped = sensitivity.get("skipped")
+    if not warnings and not skipped:
+        return []
+    lines = ["eval set"]
+    for warning in warnings:
+        lines.append(
+            f"  {style('warning', 'INDETERMINATE')}  {clean(warning.get('code'))}  {clean(warning.get('message'))}"
+        )
+    if skipped:
+        lines.append(f"  note     {clean(skipped)}")
     return lines
 
 
@@ -129,6 +187,8 @@ def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
         [header(report)],
         metric_table(report),
         strata_lines(report, style),
+        floor_lines(report),
+        eval_set_lines(report, style),
         gate_lines(report, style),
         reason_lines(report),
         [f"verdict  {style(status, status)}"],

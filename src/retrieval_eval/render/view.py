@@ -17,9 +17,13 @@ from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
+    REASON_LIMIT,
     compact_metric_rows,
     finding_rows,
+    floor_marks,
+    floor_stratum_rows,
     gate_rows,
+    margin_row,
     metric_rows,
     mover_rows,
     reason_rows,
@@ -68,6 +72,8 @@ def build_view(
         },
         "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
         "significance": significance_line(comparison),
+        "floor": floor_view(report, primary, kind),
+        "eval_set": eval_set_view(report),
         "worst": worst_stratum(report),
         "drift": drift_warning(report),
         "corpus_changes": corpus_changes(report),
@@ -127,6 +133,47 @@ def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
         f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
         f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0."
     )
+
+
+def floor_view(report: Mapping[str, Any], primary: str, kind: str) -> dict[str, Any]:
+    """The margin over the floor run: every metric (the comment: the primary cutoff's and the gated
+    ones), and the primary metric per stratum. ``shown`` is false when no floor was asked for."""
+    floor = section(report, "floor")
+    unavailable = floor.get("unavailable")
+    marks = floor_marks(report)
+    cutoff = primary.partition("@")[2]
+    rows = [
+        margin_row(str(name), mapping(row), marks.get(str(name), ""))
+        for name, row in section(floor, "metrics").items()
+        if kind != "comment" or name in marks or "@" not in str(name) or str(name).endswith("@" + cutoff)
+    ]
+    source = floor.get("method") or floor.get("source") or "floor"
+    sha = floor.get("run_sha256")
+    return {
+        "shown": bool(floor),
+        "source": escape_markdown(source, limit=40) + (f", run {_short_hash(sha)}" if sha else ""),
+        "unavailable": escape_markdown(unavailable, limit=REASON_LIMIT) if isinstance(unavailable, str) else None,
+        "rows": rows,
+        "strata": floor_stratum_rows(floor, primary),
+    }
+
+
+def eval_set_view(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The eval-set sensitivity warnings (easy-set, answer-in-query), and why a check was skipped."""
+    sensitivity = section(report, "sensitivity")
+    rows = [
+        {
+            "code": escape_markdown(warning.get("code", ""), limit=40),
+            "message": escape_markdown(warning.get("message", ""), limit=REASON_LIMIT),
+        }
+        for warning in map(mapping, items(sensitivity.get("warnings")))
+    ]
+    skipped = sensitivity.get("skipped")
+    return {
+        "rows": rows,
+        "total": len(rows),
+        "skipped": escape_markdown(skipped, limit=REASON_LIMIT) if isinstance(skipped, str) else None,
+    }
 
 
 def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
