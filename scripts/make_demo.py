@@ -2,7 +2,12 @@
 
 The demo is a small invented help centre for a note-taking app: three strata of
 six queries, chunk-level labels with text hashes, a corpus snapshot, the head
-run, and a baseline report scored from a base run. Run from the repository root:
+run, and a baseline report scored from a base run. Two more queries have no
+answer in the corpus (``expect: no_answer``): the head run abstains on them (an
+empty ranking), the base run did not. The billing and account documents come with
+distractors (chunks that share the queries' words without answering them), so a
+BM25 floor has to discriminate there; the sync stratum has none, on purpose, and
+is the easy stratum the eval-set check warns about. Run from the repository root:
 
     python scripts/make_demo.py
 """
@@ -64,6 +69,29 @@ DOCS = {
         "Attachments larger than 25 MB are skipped during import.",
         "Imported notes keep their creation dates and tags.",
     ],
+    # Distractors: the queries' words, none of their answers.
+    "help://billing/price-history": [
+        "The yearly price and the monthly price of the free plan are both zero.",
+        "Price changes: a new monthly price applies from the next monthly billing date.",
+        "Yearly versus monthly: the yearly price is shown per month on the pricing page.",
+        "Price questions about yearly or monthly plans go to the billing team.",
+        "Team plans have their own monthly price and yearly price.",
+        "Students get a discount for teams of any size on the education plan.",
+    ],
+    "help://account/security-faq": [
+        "Your password is never sent by email; a reset link is sent instead.",
+        "A password reset does not sign you out of Google.",
+        "Password rules: at least ten characters, and not a password used before.",
+        "Changing your password signs out every other device.",
+        "Forgot the email address of your account? Contact support.",
+        "A reset password for a shared notebook is not needed: sharing uses your account.",
+        "Shared note links never expire; reset a link to revoke it.",
+        "The password reset page links to the help on expired trials.",
+        "Password reset link emails come from the no-reply address.",
+        "An expired card does not reset your password or your link settings.",
+        "Expired share links can be reset by the notebook owner.",
+        "Expired links in imported notes are kept as plain text.",
+    ],
 }
 QUERIES = {  # query id: (stratum, text, [(doc, chunk ordinal, grade)])
     "b1": (
@@ -93,8 +121,12 @@ QUERIES = {  # query id: (stratum, text, [(doc, chunk ordinal, grade)])
     "s5": ("sync", "import from Evernote", [("help://sync/import", 0, 3), ("help://sync/import", 2, 1)]),
     "s6": ("sync", "large attachments import", [("help://sync/import", 1, 3)]),
 }
+NO_ANSWER = {  # query id: (stratum, text): the corpus holds no answer
+    "n1": ("account", "is there a Linux desktop app"),
+    "n2": ("billing", "can I pay with cryptocurrency"),
+}
 # Ranked (doc, ordinal) per query: the head retriever, then the base branch's.
-HEAD_MISSES = {"b6": 3, "a6": 5, "s6": 6, "a4": 1}
+HEAD_MISSES = {"b6": 3, "a6": 5, "s6": 6, "a4": 1, "n1": 0, "n2": 0}  # it abstains on both no-answer queries
 BASE_MISSES = {"b6": 5, "a6": 5, "s6": 7, "s4": 5, "a4": 2}
 
 
@@ -107,7 +139,12 @@ def all_chunks() -> list[tuple[str, int]]:
 
 
 def ranking(query: str, misses: dict[str, int]) -> list[str]:
-    """The relevant chunks first (pushed down by `misses` places), then the rest in a fixed order."""
+    """The relevant chunks first (pushed down by `misses` places), then the rest in a fixed order.
+
+    A no-answer query gets the fixed order alone, unless it is in ``misses`` with 0: an empty ranking.
+    """
+    if query in NO_ANSWER:
+        return [] if misses.get(query) == 0 else [chunk_key(d, o) for d, o in all_chunks()][:10]
     relevant = [chunk_key(d, o) for d, o, g in QUERIES[query][2] if g > 0]
     others = [chunk_key(d, o) for d, o in all_chunks() if chunk_key(d, o) not in relevant]
     rotated = others[len(query) * 3 % len(others) :] + others[: len(query) * 3 % len(others)]
@@ -139,6 +176,10 @@ def main() -> None:
                     "stratum": stratum,
                 }
             )
+    for qid, (stratum, text) in NO_ANSWER.items():
+        labels.append(
+            {"query_id": qid, "query": text, "expect": "no_answer", "labeled_by": "human:demo", "stratum": stratum}
+        )
     write_jsonl(OUT / "judgments.jsonl", labels)
     chunks = [
         {
@@ -153,9 +194,10 @@ def main() -> None:
     ]
     snapshot = {"corpus_fingerprint": CHUNKER, "chunker_fingerprint": CHUNKER, "chunks": chunks}
     (OUT / "corpus.json").write_text(json.dumps(snapshot, indent=2) + "\n")
-    write_jsonl(OUT / "run.jsonl", [{"query_id": q, "ranking": ranking(q, HEAD_MISSES)} for q in QUERIES])
+    queries = [*QUERIES, *NO_ANSWER]
+    write_jsonl(OUT / "run.jsonl", [{"query_id": q, "ranking": ranking(q, HEAD_MISSES)} for q in queries])
     base_run = OUT / "base-run.jsonl"
-    write_jsonl(base_run, [{"query_id": q, "ranking": ranking(q, BASE_MISSES)} for q in QUERIES])
+    write_jsonl(base_run, [{"query_id": q, "ranking": ranking(q, BASE_MISSES)} for q in queries])
     subprocess.run(
         [
             sys.executable,
@@ -168,6 +210,10 @@ def main() -> None:
             str(base_run),
             "-k",
             "5,10",
+            "--corpus",
+            str(OUT / "corpus.json"),
+            "--easy-set",
+            "off",
             "--now",
             "2026-11-01T09:00:00Z",
             "--out",

@@ -9,7 +9,14 @@ import click
 from ._common import handles_errors
 from .score import command as score
 
-DEMO_GATES = ("recall@5:0.8", "recall@5:-0.05", "worst-stratum:recall@5:0.6", "ndcg@10:0.7")
+DEMO_GATES = (
+    "recall@5:0.8",
+    "recall@5:-0.05",
+    "worst-stratum:recall@5:0.6",
+    "ndcg@10:0.7",
+    "abstention_rate:0.9",
+    "false_abstention_rate:<=0.02",
+)
 DEMO_NOW = "2026-11-29T12:00:00Z"
 
 
@@ -22,8 +29,10 @@ def command(ctx: click.Context, as_json: bool, color: str) -> None:
     """Score the bundled help-centre example against its baseline, with gates.
 
     The example lives in the package (retrieval_eval/demo/): judgments with
-    strata, a run, a corpus snapshot and the base branch's report. The command
-    it runs is printed first so you can run it on your own files.
+    strata and two no-answer queries, a run, a corpus snapshot and the base
+    branch's report. The BM25 floor is computed over the corpus when the lanes
+    extra is installed (without it the output says how to install it). The
+    command it runs is printed first so you can run it on your own files.
     """
 
     with as_file(files("retrieval_eval") / "demo") as folder:
@@ -36,6 +45,10 @@ def command(ctx: click.Context, as_json: bool, color: str) -> None:
             "5,10",
             "--baseline",
             str(folder / "baseline.json"),
+            "--corpus",
+            str(folder / "corpus.json"),
+            "--floor",
+            "bm25",
             "--now",
             DEMO_NOW,
             "--color",

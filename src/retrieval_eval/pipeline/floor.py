@@ -151,7 +151,7 @@ def lexical_checks(
         result.floor = floor_section(scores, floor.scores, members, about=floor.about, map_blocks=map_blocks)
         result.floor_sha256 = floor.about["run_sha256"]
     elif request.floor == BM25 and missing is not None:
-        result.floor = unavailable_floor(BM25, f"no floor: {missing}")
+        result.floor = unavailable_floor(BM25, f"the bm25 floor was not computed: {missing}")
         result.notes.append(f"the bm25 floor was not computed: {missing}")
     if corpus is not None:
         result.sensitivity = sensitivity_section(index, corpus, scores.config, request.thresholds, bm25, missing)
@@ -175,7 +175,7 @@ def sensitivity_section(
     issues: list[Issue] = []
     if thresholds.easy_set is not None:
         if bm25 is None:
-            section["skipped"] = f"easy-set: {missing}"
+            section["skipped"] = f"the easy-set check was skipped: {missing}"
         else:
             floor = bm25.scores
             section["floor"] = {key: bm25.about[key] for key in ("source", "method", "parameters", "run_sha256")}

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from ..core.judgments import check_judgment_record
+from ..core.judgments import NoAnswer, check_judgment_line
 from ..formats.corpus import read_corpus
 from ..formats.fileio import open_binary
 from ..formats.jsonl import decode_line, expect_object, iter_lines
@@ -39,12 +39,15 @@ def read_query_labels(
             if raw.startswith(b"//"):
                 continue  # judgments files may hold comment lines
             record = expect_object(decode_line(raw, "judgments", line, path), "judgments", line, path)
-            query_id, doc_uri, relevance, chunk_id = check_judgment_record(record, line, path=path)
+            fields = check_judgment_line(record, line, path=path)
+            query_id = fields.query_id if isinstance(fields, NoAnswer) else fields[0]
             if query_id not in wanted:
                 continue
             labels = found.setdefault(query_id, QueryLabels())
-            key = chunk_id if chunk_id is not None else doc_uri
-            labels.grades[key] = max(relevance, labels.grades.get(key, 0))
+            if not isinstance(fields, NoAnswer):  # a no-answer line labels no key
+                _query, doc_uri, relevance, chunk_id = fields
+                key = chunk_id if chunk_id is not None else doc_uri
+                labels.grades[key] = max(relevance, labels.grades.get(key, 0))
             labels.text = labels.text or _text(record.get("query"))
             labels.stratum = labels.stratum or _text(record.get("stratum"))
     if expected_sha256 and digest.hexdigest() != expected_sha256:
