@@ -122,6 +122,68 @@ def hostile_text_escaped(directory: Path) -> Case:
     return head, _compare(directory, base, head)
 
 
+def _floored(
+    directory: Path, rows: list[dict[str, Any]], head_run: list[dict[str, Any]], gates: list[str], floor: bool
+) -> dict[str, Any]:
+    from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+    floor_path = str(write_jsonl(directory / "floor-run.jsonl", run(misses=range(12)))) if floor else ""
+    request = ScoreRequest(
+        str(write_jsonl(directory / "head-judgments.jsonl", rows)),
+        str(write_jsonl(directory / "head-run.jsonl", head_run)),
+        ScoreConfig(k=(5, 10)),
+        gates=gates,
+        generated_at=NOW,
+        floor=floor_path,
+    )
+    return evaluate(request).report
+
+
+NO_ANSWER = [{"query_id": f"n{i}", "query": f"unanswerable question {i}", "expect": "no_answer"} for i in range(4)]
+
+
+def floor_and_abstention_gates(directory: Path) -> Case:
+    """A floor run and four no-answer queries (the run abstains on three): each gate kind passing and failing."""
+    head_run = run(misses=[2]) + [{"query_id": f"n{i}", "ranking": [] if i else ["doc://0/a"]} for i in range(4)]
+    gates = [
+        "floor:recall@5:+0.2",
+        "floor:recall@5:+0.3:significant",
+        "floor:recall@5:+0.5:significant",
+        "abstention_rate:0.7",
+        "abstention_rate:0.9",
+        "false_abstention_rate:<=0.02",
+    ]
+    return _floored(directory, labels() + NO_ANSWER, head_run, gates, floor=True), None
+
+
+def floor_and_abstention_indeterminate(directory: Path) -> Case:
+    """No floor run and no no-answer query: the floor and abstention gates cannot be decided; the eval set is easy."""
+    report = _floored(directory, labels(), run(), ["floor:recall@5:+0.05", "false_abstention_rate:<=0.02"], floor=False)
+    report["sensitivity"] = {
+        "metric": "hit_rate@5",
+        "warnings": [
+            {"code": "easy-set", "subject": "faq", "message": "on stratum faq the BM25 floor reaches hit_rate@5 1.000"},
+            {"code": "answer-in-query", "subject": "q1", "message": "query q1 repeats 9 words of `its` <b>answer</b>"},
+        ],
+    }
+    return report, None
+
+
+def floor_unavailable(directory: Path) -> Case:
+    """floor: bm25 asked for where the lanes extra is missing: a notice, and the gate INDETERMINATE."""
+    report = _floored(directory, labels(), run(), ["recall@5:0.5"], floor=False)
+    notice = "the bm25 floor was not computed: install retrieval-eval[lanes] for the floor"
+    report["floor"] = {"source": "bm25", "unavailable": notice}
+    report["sensitivity"] = {
+        "metric": "hit_rate@5",
+        "skipped": "the easy-set check was skipped: install it",
+        "warnings": [],
+    }
+    return report, None
+
+
 CASES: dict[str, Callable[[Path], Case]] = {
     "pass_without_baseline": pass_without_baseline,
     "delta_fail": delta_fail,
@@ -133,4 +195,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "drift_after_rechunk": drift_after_rechunk,
     "oversized_truncated": oversized_truncated,
     "hostile_text_escaped": hostile_text_escaped,
+    "floor_and_abstention_gates": floor_and_abstention_gates,
+    "floor_and_abstention_indeterminate": floor_and_abstention_indeterminate,
+    "floor_unavailable": floor_unavailable,
 }

@@ -36,6 +36,9 @@ KINDS = {
     "drift_after_rechunk": ("comment", "summary"),
     "oversized_truncated": ("comment",),
     "hostile_text_escaped": ("comment", "summary"),
+    "floor_and_abstention_gates": ("comment", "summary"),
+    "floor_and_abstention_indeterminate": ("comment", "summary"),
+    "floor_unavailable": ("comment", "summary"),
 }
 
 

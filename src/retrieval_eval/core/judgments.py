@@ -164,12 +164,13 @@ def check_judgment_record(
 def check_judgment_line(
     record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
 ) -> JudgmentFields | NoAnswer:
-    """Check one object of a judgments file: a label, or a no-answer line (it has ``expect``)."""
-    if "expect" not in record:
+    """Check one object of a judgments file: a label, or a no-answer line (``"expect": "no_answer"``).
+
+    Any other ``expect`` is an unknown field of a label, as it was before the field was known.
+    """
+    if record.get("expect") != NO_ANSWER:
         return check_judgment_record(record, line, source=source, path=path)
     query_id = _require_string(record, "query_id", (source, line, path))
-    if record["expect"] != NO_ANSWER:
-        raise InputError(source, line, f'expect must be "{NO_ANSWER}", the one expectation a line states', path=path)
     named = [name for name in _LABEL_FIELDS if name in record]
     if named:
         raise InputError(
@@ -206,6 +207,7 @@ def common_judgment_fields(record: Any) -> JudgmentFields | None:
         and type(relevance) is int
         and 0 <= relevance <= MAX_RELEVANCE
         and [*map(type, record.values())].count(str) == len(record) - 1
+        and "expect" not in record  # a no-answer line, or a label that states one: the full checks decide
     ):
         return None
     chunk = get("chunk_id")

@@ -147,11 +147,12 @@ def floor_view(report: Mapping[str, Any], primary: str, kind: str) -> dict[str, 
         for name, row in section(floor, "metrics").items()
         if kind != "comment" or name in marks or "@" not in str(name) or str(name).endswith("@" + cutoff)
     ]
-    source = floor.get("method") or floor.get("source") or "floor"
+    source = floor.get("source")
+    name = escape_markdown(floor.get("method") or (source if source != "run" else None) or "floor run", limit=40)
     sha = floor.get("run_sha256")
     return {
         "shown": bool(floor),
-        "source": escape_markdown(source, limit=40) + (f", run {_short_hash(sha)}" if sha else ""),
+        "source": name + (f" {_short_hash(sha)}" if sha else ""),
         "unavailable": escape_markdown(unavailable, limit=REASON_LIMIT) if isinstance(unavailable, str) else None,
         "rows": rows,
         "strata": floor_stratum_rows(floor, primary),
