@@ -26,6 +26,22 @@ def test_demo_runs_the_whole_pipeline_and_passes() -> None:
     for part in ("$ retrieval-eval score", "metric", "strata", "gates", "verdict  PASS"):
         assert part in result.stdout
     assert "\x1b[" not in result.stdout
+    # The floor, the abstention rates and the deliberately easy stratum (the lanes extra is installed here).
+    assert "margin over the floor (bm25;" in result.stdout
+    assert "  recall@5      0.6944  0.8889  +0.1944" in result.stdout
+    assert "abstention_rate           1.0000  n=2" in result.stdout
+    assert "false_abstention_rate     0.0000  n=18" in result.stdout
+    assert "easy-set  on stratum sync the BM25 floor reaches hit_rate@5 1.000 over 6 queries" in result.stdout
+
+
+def test_demo_without_the_lanes_extra_says_how_to_get_the_floor_and_still_passes(tmp_path: Path) -> None:
+    # A module that refuses to import stands in for bm25s not being installed.
+    (tmp_path / "bm25s.py").write_text('raise ImportError("not installed")\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    result = run_cli("demo", "--color", "never", env=env)
+    assert result.code == 0, result.stderr
+    assert "floor  the bm25 floor was not computed: install retrieval-eval[lanes] for the floor" in result.stdout
+    assert "verdict  PASS" in result.stdout and "margin over the floor" not in result.stdout
 
 
 def test_colour_choices_and_no_color() -> None:
