@@ -29,9 +29,14 @@ RUN python -c "import sys, tomllib; p = tomllib.load(open('pyproject.toml', 'rb'
  && pip install --no-cache-dir -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt
 
-# A numeric extra (numpy and friends, tens of MB) belongs in a layer of its own here,
-# between the core's dependencies and the package: the layers above stay small and
-# cached, and its size shows up on its own line of `docker history`.
+# The "lanes" extra (bm25s, numpy, scipy, PyStemmer: the BM25 floor computed in the job,
+# floor: bm25, and the eval-set check) in a layer of its own, between the core's
+# dependencies and the package: the layers above stay small and cached, and its size
+# shows up on its own line of `docker history` (docs/action.md, "Image").
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['lanes']))" \
+      > /tmp/lanes.txt \
+ && pip install --no-cache-dir -r /tmp/lanes.txt \
+ && rm /tmp/lanes.txt
 
 COPY README.md ./
 COPY src ./src
