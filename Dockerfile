@@ -32,11 +32,15 @@ RUN python -c "import sys, tomllib; p = tomllib.load(open('pyproject.toml', 'rb'
 # The "lanes" extra (bm25s, numpy, scipy, PyStemmer: the BM25 floor computed in the job,
 # floor: bm25, and the eval-set check) in a layer of its own, between the core's
 # dependencies and the package: the layers above stay small and cached, and its size
-# shows up on its own line of `docker history` (docs/action.md, "Image").
+# shows up on its own line of `docker history` (docs/action.md, "Image"). numpy's and
+# scipy's own test suites (never imported at run time) are removed in the same layer.
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['lanes']))" \
       > /tmp/lanes.txt \
  && pip install --no-cache-dir -r /tmp/lanes.txt \
- && rm /tmp/lanes.txt
+ && rm /tmp/lanes.txt \
+ && python -c "import numpy, scipy, os; print(os.path.dirname(numpy.__path__[0]))" > /tmp/site \
+ && find "$(cat /tmp/site)/numpy" "$(cat /tmp/site)/scipy" -depth -type d -name tests -exec rm -rf {} + \
+ && rm /tmp/site
 
 COPY README.md ./
 COPY src ./src

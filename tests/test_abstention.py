@@ -253,3 +253,10 @@ def test_the_schema_and_the_reader_agree_on_no_answer_lines(
     else:
         with pytest.raises(InputError):
             parse_judgments(path)
+
+
+def test_converting_to_qrels_says_that_no_answer_lines_are_left_out(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "j.jsonl", ROWS)
+    result = run_cli("convert", str(path), "--to", "trec-qrels")
+    assert result.code == 0 and result.stdout.count("\n") == 4
+    assert "warning  3 no_answer lines cannot be written as qrels and are left out" in result.stderr

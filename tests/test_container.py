@@ -211,7 +211,7 @@ def base_image() -> str:
     )
 
 
-def test_the_image_adds_no_git_and_under_60_mb(image: str) -> None:
+def test_the_image_adds_no_git_and_under_60_mb_besides_the_lanes(image: str) -> None:
     git = subprocess.run(
         ["docker", "run", "--rm", "--entrypoint", "sh", image, "-c", "command -v git"],
         capture_output=True,
@@ -231,5 +231,15 @@ def test_the_image_adds_no_git_and_under_60_mb(image: str) -> None:
         )
         return int(inspected.stdout)
 
-    added = size(image) - size(base_image())
+    # The lanes extra (numpy, scipy, bm25s, PyStemmer: 172 MB measured) has its own layer and budget.
+    history = subprocess.run(
+        ["docker", "history", "--no-trunc", "--human=false", "--format", "{{.Size}}\t{{.CreatedBy}}", image],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lanes = sum(int(line.split("\t")[0]) for line in history.stdout.splitlines() if "['lanes']" in line)
+    assert 0 < lanes < 200 * 1000 * 1000, f"the lanes layer takes {lanes / 1e6:.1f} MB"
+    added = size(image) - size(base_image()) - lanes
     assert 0 < added < 60 * 1000 * 1000, f"the layers on top of {base_image()} take {added / 1e6:.1f} MB"

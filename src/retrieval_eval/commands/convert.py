@@ -68,6 +68,13 @@ def label_lines(path: str, source: str, target: str) -> Iterator[str]:
     if target == "judgments":
         return iter_canonical_lines(judgments)
     writer = qrels_lines if target == "trec-qrels" else beir_lines
+    if judgments.no_answer:  # qrels hold grades of documents; "no answer" has no place there
+        count = len(judgments.no_answer)
+        click.echo(
+            f"warning  {count} no_answer line{'s' if count > 1 else ''} cannot be written as qrels and "
+            f"{'are' if count > 1 else 'is'} left out",
+            err=True,
+        )
     return writer(judgments.labels, source=_source_name(source))
 
 
