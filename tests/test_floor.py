@@ -190,3 +190,15 @@ def test_reports_chain_by_the_hash_of_the_baseline_bytes_and_verify_chain_says_w
     (tmp_path / "bad.json").write_text("{not json")
     unreadable = run_cli("verify-chain", str(a), str(tmp_path / "bad.json"))
     assert unreadable.code == 2 and "not valid JSON" in unreadable.stderr and "Traceback" not in unreadable.stderr
+
+
+def test_computing_the_bm25_floor_leaves_no_thread_behind(tmp_path: Path) -> None:
+    import threading
+
+    demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+    before = threading.active_count()
+    request = ScoreRequest(
+        str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), corpus_path=str(demo / "corpus.json"), floor="bm25"
+    )
+    assert evaluate(request).report["floor"]["source"] == "bm25"
+    assert threading.active_count() == before  # a live thread would keep the pipeline from forking workers

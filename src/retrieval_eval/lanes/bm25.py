@@ -15,6 +15,8 @@ We hand bm25s term ids from our tokenizer, so tokenization is ours.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import bm25s
@@ -43,8 +45,27 @@ class BM25Lane:
     def __init__(self, documents: list[list[int]], vocabulary: dict[str, int], params: BM25Params) -> None:
         self.model = bm25s.BM25(k1=params.k1, b=params.b, method=VARIANT)
         # No empty token: every query reaching us has at least one known term.
-        self.model.index((documents, vocabulary), create_empty_token=False, show_progress=False)
+        with _no_progress_monitor():
+            self.model.index((documents, vocabulary), create_empty_token=False, show_progress=False)
 
     def scores(self, query: list[int]) -> npt.NDArray[np.float32]:
         result: npt.NDArray[np.float32] = self.model.get_scores_from_ids(query)
         return result
+
+
+@contextmanager
+def _no_progress_monitor() -> Iterator[None]:
+    """bm25s makes hidden tqdm progress bars when tqdm is installed, and tqdm's first bar starts
+    a monitor thread that lives as long as the process. A live thread stops the pipeline from
+    forking workers (pipeline/forking.py), so the monitor is kept off while the index is built."""
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+    except ImportError:  # bm25s then makes no bar at all
+        yield
+        return
+    interval = tqdm.monitor_interval
+    tqdm.monitor_interval = 0
+    try:
+        yield
+    finally:
+        tqdm.monitor_interval = interval
