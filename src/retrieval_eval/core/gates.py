@@ -15,7 +15,9 @@ Grammar (one expression per gate):
                                 whole 95% interval lies below 0.05
 
 A signed number makes a delta gate; an unsigned one an absolute gate; ``<=``
-before the number turns an absolute gate into an upper bound.
+before the number turns an absolute gate into an upper bound. A metric may be
+named as ir_measures or trec_eval name it (``nDCG@10:0.5``, ``P_5:-0.02``); the gate
+reads our metric of that meaning (:mod:`.aliases`) and its reasons use our name.
 Values are compared after rounding to 12 decimals, as reports store them.
 
 The verdict is the worst of: the base status (INDETERMINATE when the judgment
@@ -31,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .aliases import canonical_metric
 from .comparison import Comparison
 from .errors import UsageError
 from .lenient import mapping, number
@@ -95,7 +98,12 @@ def _number(text: str, expression: str) -> float:
     return value
 
 
-def _check_metric(metric: str, expression: str, ks: tuple[int, ...]) -> None:
+def _check_metric(name: str, expression: str, ks: tuple[int, ...]) -> str:
+    """Our name for the metric a gate names (ir_measures' and trec_eval's spellings resolve), checked."""
+    try:
+        metric = canonical_metric(name)
+    except UsageError as exc:
+        raise UsageError(f"gate {expression!r}: {exc.message}", hint=exc.hint) from None
     if not known_metric(metric):
         raise UsageError(
             f"gate {expression!r}: unknown metric {metric!r}; known metrics: {describe_known()}",
@@ -108,16 +116,18 @@ def _check_metric(metric: str, expression: str, ks: tuple[int, ...]) -> None:
             f"gate {expression!r}: {metric} is not computed at the cutoffs given (-k {listed})",
             hint=f"add {cutoff} to -k, e.g. -k {listed},{cutoff}",
         )
+    return metric
 
 
-def _check_ranking_metric(metric: str, expression: str, ks: tuple[int, ...], what: str) -> None:
+def _check_ranking_metric(name: str, expression: str, ks: tuple[int, ...], what: str) -> str:
     """A metric measured per query: the one kind strata and floors are compared on."""
-    _check_metric(metric, expression, ks)
+    metric = _check_metric(name, expression, ks)
     if metric in SET_METRICS:
         raise UsageError(
             f"gate {expression!r}: {metric} is measured over the whole set, so it has no {what}",
             hint=f"gate it on its own, e.g. {metric}:0.9",
         )
+    return metric
 
 
 def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any] | None = None) -> Gate:
@@ -125,8 +135,8 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
     text = expression.strip()
     parts = text.split(":")
     if len(parts) == 3 and parts[0] == WORST_STRATUM:
-        _check_ranking_metric(parts[1], text, ks, "value per stratum")
-        return Gate(text, WORST_STRATUM, parts[1], _number(parts[2], text))
+        metric = _check_ranking_metric(parts[1], text, ks, "value per stratum")
+        return Gate(text, WORST_STRATUM, metric, _number(parts[2], text))
     if len(parts) == 3 and parts[1] == CI_LOWER:
         if judged is None or parts[0] not in judged:
             raise UsageError(
@@ -147,15 +157,15 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
             hint="faithfulness:ci-lower:0.8",
         )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
-        _check_metric(parts[0], text, ks)
-        return Gate(text, DELTA, parts[0], _number(parts[1], text), significant_only=True)
+        metric = _check_metric(parts[0], text, ks)
+        return Gate(text, DELTA, metric, _number(parts[1], text), significant_only=True)
     if len(parts) == 2 and parts[1].startswith(AT_MOST):
-        _check_metric(parts[0], text, ks)
-        return Gate(text, ABSOLUTE, parts[0], _number(parts[1][len(AT_MOST) :], text), at_most=True)
+        metric = _check_metric(parts[0], text, ks)
+        return Gate(text, ABSOLUTE, metric, _number(parts[1][len(AT_MOST) :], text), at_most=True)
     if len(parts) == 2 and parts[1]:
-        _check_metric(parts[0], text, ks)
+        metric = _check_metric(parts[0], text, ks)
         kind = DELTA if parts[1][0] in "+-" else ABSOLUTE
-        return Gate(text, kind, parts[0], _number(parts[1], text))
+        return Gate(text, kind, metric, _number(parts[1], text))
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
@@ -166,14 +176,18 @@ def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
             f"gate {text!r}: a floor gate reads floor:METRIC:MARGIN, optionally followed by :significant",
             hint="floor:recall@10:+0.05",
         )
-    _check_ranking_metric(parts[1], text, ks, "margin over a floor run")
-    return Gate(text, FLOOR, parts[1], _number(parts[2], text), significant_only=significant)
+    metric = _check_ranking_metric(parts[1], text, ks, "margin over a floor run")
+    return Gate(text, FLOOR, metric, _number(parts[2], text), significant_only=significant)
 
 
 def gate_metric(expression: str) -> str:
-    """The metric a gate expression names, read by the grammar above without checking it."""
+    """The metric a gate expression names (by our name), read by the grammar above without checking it."""
     parts = expression.split(":")
-    return parts[1] if parts[0] in (WORST_STRATUM, FLOOR) and len(parts) > 1 else parts[0]
+    named = parts[1] if parts[0] in (WORST_STRATUM, FLOOR) and len(parts) > 1 else parts[0]
+    try:
+        return canonical_metric(named)
+    except UsageError:  # a name for a metric not computed: it matches no row, as written
+        return named
 
 
 def split_gate_list(text: str) -> list[str]:
