@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from . import __version__
+from ._version import __version__
 
 # name -> (module under retrieval_eval.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {

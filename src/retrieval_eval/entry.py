@@ -12,7 +12,7 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args == ["--version"]:
-        from . import __version__
+        from ._version import __version__
 
         sys.stdout.write(f"retrieval-eval {__version__}\n")
         raise SystemExit(0)

@@ -18,7 +18,8 @@ from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
 from ..formats.report import dump_report
-from ..pipeline.evaluate import Evaluation, evaluate, request_from_settings
+from ..pipeline.evaluate import evaluate, request_from_settings
+from ..pipeline.results import Evaluation
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
 from ..render.html import html_report

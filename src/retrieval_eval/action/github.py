@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 
 JSON = "application/vnd.github+json"
 RAW = "application/vnd.github.raw+json"

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..compare import build_comparison
-from ..core.errors import InputError
+from ..compare.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
 from ..core.significance import DEFAULT_SEED
@@ -24,16 +24,7 @@ def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
 
     index = read_label_index(path)
-    recorded = (head.get("inputs") or {}).get("judgments_sha256")
-    if recorded and index.sha256 != recorded:
-        raise InputError(
-            "judgments",
-            None,
-            "this is not the judgments file the head report was scored with "
-            "(its sha256 differs from the report's inputs.judgments_sha256)",
-            path=path,
-            hint="pass the judgments file of the head branch, unchanged since it was scored",
-        )
+    check_head_judgments(index.sha256, head, path)
     return index
 
 

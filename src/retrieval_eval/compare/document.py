@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison import Comparison, MetricDelta
+from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
@@ -60,3 +61,17 @@ def _ci(value: Any) -> tuple[float, float] | None:
     if isinstance(value, list) and len(value) == 2 and all(number(v) is not None for v in value):
         return float(value[0]), float(value[1])
     return None
+
+
+def check_head_judgments(sha256: str | None, head: Mapping[str, Any], path: str) -> None:
+    """Refuse judgments that are not the ones the head report was scored with."""
+    recorded = section(head, "inputs").get("judgments_sha256")
+    if recorded and sha256 != recorded:
+        raise InputError(
+            "judgments",
+            None,
+            "this is not the judgments file the head report was scored with "
+            "(its sha256 differs from the report's inputs.judgments_sha256)",
+            path=path,
+            hint="pass the judgments file of the head branch, unchanged since it was scored",
+        )

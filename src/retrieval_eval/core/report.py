@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .. import __version__
+from .._version import __version__
 from .gates import Verdict
 from .labelindex import LabelIndex
 from .precision import DECIMALS

@@ -5,6 +5,7 @@ Reading one from a file (run JSONL or TREC) is :mod:`retrieval_eval.formats.runs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -23,6 +24,22 @@ class Run:
     queries: int = 0
     sha256: str = ""
     format: str = "jsonl"
+
+
+@dataclass(frozen=True)
+class RunRows:
+    """A run held in memory as its file would hold it: what the library scores without a file.
+
+    ``ranked`` holds (query_id, ranking) in order, as run JSONL lines do; ``scored`` holds
+    (query_id, doc_id, score), as TREC run lines do, and is ordered by trec_eval's rule when
+    read. ``by_score`` says which of the two is the run. ``sha256`` names the content (the
+    file's bytes when it was read from one).
+    """
+
+    ranked: tuple[tuple[str, Sequence[str]], ...] = ()
+    scored: tuple[tuple[str, str, float], ...] = ()
+    by_score: bool = False
+    sha256: str = ""
 
 
 def dedupe_head(ranking: list[str], depth: int | None) -> tuple[list[str], int | None]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError, UsageError
-from ..core.runs import Run, dedupe_head
+from ..core.runs import Run, RunRows, dedupe_head
 from .fileio import open_binary
 from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines, iter_raw_lines
 
@@ -252,9 +252,16 @@ class _TrecPool:
 
 
 def _collect_trec(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: Any, path: str, digest: Any) -> None:
+    collect_scored(
+        ((q, d, s) for _line, q, d, s in iter_trec_run(handle, path=path, digest=digest)), run, depth_of, judged
+    )
+
+
+def collect_scored(rows: Iterable[tuple[str, str, float]], run: Run, depth_of: DepthOf | None, judged: Any) -> None:
+    """Fill ``run`` from (query_id, doc_id, score) rows, as trec_eval orders them (see _TrecPool)."""
     pools: dict[str, _TrecPool] = {}
     unjudged: set[str] = set()
-    for _line, query_id, doc_id, score in iter_trec_run(handle, path=path, digest=digest):
+    for query_id, doc_id, score in rows:
         if judged is not None and query_id not in judged:
             unjudged.add(query_id)
             continue
@@ -271,6 +278,22 @@ def _collect_trec(handle: BinaryIO, run: Run, depth_of: DepthOf | None, judged: 
     run.with_duplicates.sort()
     run.unjudged = sorted(unjudged)
     run.queries = len(pools) + len(unjudged)
+
+
+def run_from_rows(rows: RunRows, *, depth: int | DepthOf | None = None, judged: Any = None) -> Run:
+    """The run held in ``rows``, read exactly as :func:`parse_run` reads the file that holds them."""
+    depth_of: DepthOf | None = (lambda _q: depth) if isinstance(depth, int) else depth
+    run = Run(format="trec" if rows.by_score else "jsonl", sha256=rows.sha256)
+    if rows.by_score:
+        collect_scored(rows.scored, run, depth_of, judged)
+    else:
+        collector = RunCollector(run, judged, None)
+        for line, (query_id, ranking) in enumerate(rows.ranked, 1):
+            head, first_repeat = dedupe_head(list(ranking), depth_of(query_id) if depth_of else None)
+            collector.add(line, query_id, head, len(ranking), first_repeat)
+    run.with_duplicates.sort()
+    run.unjudged.sort()
+    return run
 
 
 def parse_run(

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .. import __version__
+from .._version import __version__
 from ..core.errors import InputError, UsageError
 from ..core.identity import normalize
 from ..core.judgments import Judgment, JudgmentSet, NoAnswer

@@ -121,7 +121,10 @@ class CorpusStage:
             return score_run_file(index, run_path, config, run_format=run_format, reading=reading)
         indexed = index_judgments(index, config)
         # Whole rankings: the cutoff counts documents, so it can only apply after the collapse.
-        run = parse_run(run_path, judged=indexed, run_format=run_format)
+        if reading is None:
+            run = parse_run(run_path, judged=indexed, run_format=run_format)
+        else:
+            run = reading.run(depth_of=None, judged=indexed)
         for query_id, chunks in run.rankings.items():
             self.collapsed[query_id] = collapse_ranking(chunks, self.corpus, received=run.received.get(query_id))
         rankings = {query_id: c.documents for query_id, c in self.collapsed.items()}

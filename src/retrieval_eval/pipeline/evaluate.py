@@ -16,14 +16,15 @@ from typing import Any
 from ..compare import Comparison, compare_reports
 from ..core.drift import corpus_changes
 from ..core.errors import UsageError
-from ..core.gates import Gate, GateContext, GateResult, Verdict, decide, evaluate_gate, max_drift_gate, parse_gate
+from ..core.gates import Gate, GateContext, GateResult, decide, evaluate_gate, max_drift_gate, parse_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
+from ..core.runs import RunRows
 from ..core.scoring import ScoreConfig, Scores
 from ..core.sensitivity import Thresholds
-from ..core.validate import Validation, validate
+from ..core.validate import validate
 from ..formats.fileio import sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.report import load_report_hashed
@@ -31,6 +32,7 @@ from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
+from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
 
@@ -52,18 +54,10 @@ class ScoreRequest:
     baseline_sha256: str | None = None  # of the base report's bytes as read (the report records it)
     floor: str = ""  # a floor run's path, or "bm25" (computed over the corpus)
     sensitivity: Thresholds = field(default_factory=Thresholds)  # with a corpus: the eval-set checks
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Everything one evaluation found; ``report`` is assembled from the rest, once."""
-
-    report: dict[str, Any]
-    scores: Scores
-    validation: Validation
-    verdict: Verdict
-    comparison: Comparison | None
-    corpus_changes: tuple[str, ...] = ()
+    # Inputs held in memory (the library's): the paths above then only name them in messages.
+    judgments_set: JudgmentSet | None = None
+    judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
+    run_rows: RunRows | None = None
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
@@ -78,8 +72,8 @@ def gate_context(
     return GateContext(metrics, strata, request.judged, comparison, bool(scores.per_query), floor)
 
 
-def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, workers: int = 0) -> Evaluation:
-    """Score a run file against a judgments file and decide the verdict.
+def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
+    """Score a run against judgments (files, or held in memory) and decide the verdict.
 
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
     A library call works in one process; the CLI and the action ask for
@@ -93,10 +87,12 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, wor
         request.run_format,
         None if request.collapse_to_documents else request.config.max_k,
         split_for(workers),
+        rows=request.run_rows,
     )
+    judgments = request.judgments_set
     try:
         # Streamed into a compact index: the labels' records are never all held at once.
-        index = read_label_index(request.judgments_path) if judgments is None else LabelIndex.from_judgments(judgments)
+        index = read_label_index(request.judgments_path) if judgments is None else _held_index(request, judgments)
         stage = CorpusStage.load(
             request.corpus_path, request.judgments_path, collapse=request.collapse_to_documents, judgments=judgments
         )
@@ -138,6 +134,12 @@ def evaluate(request: ScoreRequest, *, judgments: JudgmentSet | None = None, wor
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     verdict = decide(blocking_findings(scores, validation), notes, results)
     return Evaluation(with_verdict(body, verdict), scores, validation, verdict, comparison, tuple(changes))
+
+
+def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
+    index = LabelIndex.from_judgments(judgments)
+    index.sha256 = request.judgments_sha256
+    return index
 
 
 def _corpus_changes(

@@ -33,9 +33,17 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..core.errors import InputError
-from ..core.runs import Run
+from ..core.runs import Run, RunRows
 from ..formats.jsonl import BLOCK, clean_line
-from ..formats.runs import DepthOf, RunCollector, check_run_format, detect_format, parse_run, read_head
+from ..formats.runs import (
+    DepthOf,
+    RunCollector,
+    check_run_format,
+    detect_format,
+    parse_run,
+    read_head,
+    run_from_rows,
+)
 from .forking import (
     Claims,
     MessageReader,
@@ -466,25 +474,33 @@ def _announce(result: RangeResult, on_head: OnHead | None) -> None:
 class RunReading:
     """A run being read: started early (see the module docstring), finished by :meth:`run`."""
 
-    def __init__(self, path: str, run_format: str, min_depth: int | None, split: Split | None = None) -> None:
-        """``split`` says how many workers may help; none by default (a library call runs in one process)."""
+    def __init__(
+        self, path: str, run_format: str, min_depth: int | None, split: Split | None = None, rows: RunRows | None = None
+    ) -> None:
+        """``split`` says how many workers may help; none by default (a library call runs in one process).
+        ``rows``: the run held in memory (``path`` then only names it), read in this process."""
         check_run_format(run_format)
         self.path = path
         self.run_format = run_format
         self.min_depth = min_depth
+        self.rows = rows
         self.ranges: RangeReader | None = None
         split = split if split is not None else split_for(0)
-        size = _splittable_size(path, run_format, split) if min_depth is not None else None
+        size = _splittable_size(path, run_format, split) if min_depth is not None and rows is None else None
         if size is not None and min_depth is not None:
             try:
                 self.ranges = RangeReader(path, size, min_depth, split)
             except OSError:  # workers only save time: read in this process, where parse_run words any refusal
                 self.ranges = None
 
-    def run(self, *, depth_of: DepthOf, judged: Collection[str] | None, on_head: OnHead | None = None) -> Run:
-        """The run, heads cut at ``depth_of``; ``on_head`` hears of judged heads early when ranges are read."""
+    def run(self, *, depth_of: DepthOf | None, judged: Collection[str] | None, on_head: OnHead | None = None) -> Run:
+        """The run, heads cut at ``depth_of`` (whole rankings for None); ``on_head`` hears of judged
+        heads early when ranges are read."""
+        if self.rows is not None:
+            return run_from_rows(self.rows, depth=depth_of, judged=judged)
         if self.ranges is None:
             return parse_run(self.path, depth=depth_of, judged=judged, run_format=self.run_format)
+        assert depth_of is not None  # ranges are read only for a depth (see __init__)
         assert self.min_depth is not None
         # Only judged queries are told; any other one is fitted to its depth while merging.
         deeper = {query: depth for query in judged or {} if (depth := depth_of(query)) > self.min_depth}

@@ -1,0 +1,354 @@
+"""The Python API: load judgments and runs, evaluate, compare, check drift (docs/api.md).
+
+Everything here is exported from ``retrieval_eval`` and listed in its ``__all__``; the rest of
+the package is private and may change. Functions take what a notebook holds (paths, plain
+dicts, pandas DataFrames, ir_measures / ir_datasets qrels) and run the one pipeline the CLI
+and the action run, so ``evaluate()`` returns the very :class:`Evaluation` the CLI reports from.
+
+Start-up, measured (bench/import_bench.py, median of 30 processes on the 2-core CI machine):
+``python -c "import retrieval_eval"`` took 8.3 ms when the package held only its version
+(``python -c pass``: 7.5 ms); importing the pipeline at import time would make it about 90 ms,
+and ``dataclasses`` alone about 17 ms. ``--version`` and every command import the package
+root, so its cost is everyone's. Hence this module and :mod:`.pipeline.results` import only
+the standard library's cheapest modules and :mod:`.core.errors` when loaded, and each function
+imports the layers it runs inside its body: the first call pays for them (about 80 ms, once),
+``import retrieval_eval`` does not (about 9 ms, within the issue's 2x of today).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+from .core.errors import InputError, RetrievalEvalError, UsageError
+from .pipeline.results import Comparison, Evaluation, Frozen, MetricChange, Record, import_pandas, json_copy
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pandas
+
+    from .core.judgments import JudgmentSet
+    from .core.runs import RunRows
+
+    PathLike = str | os.PathLike[str]
+
+__all__ = [
+    "Comparison",
+    "Drift",
+    "Evaluation",
+    "InputError",
+    "Judgments",
+    "MetricChange",
+    "Record",
+    "RetrievalEvalError",
+    "Run",
+    "UsageError",
+    "canonical_metric",
+    "compare_evaluations",
+    "drift",
+    "evaluate",
+    "load_judgments",
+    "load_run",
+]
+
+
+def _as_path(value: object) -> str | None:
+    """The path ``value`` names, or None when it is not a path."""
+    if isinstance(value, str):
+        return value
+    return str(os.fspath(value)) if isinstance(value, os.PathLike) else None
+
+
+class Judgments(Frozen):
+    """Relevance labels, checked, held in memory; named by ``sha256`` (see :func:`load_judgments`)."""
+
+    __slots__ = ("_labels", "sha256", "source")
+    _labels: JudgmentSet
+    sha256: str
+    source: str
+
+    def __init__(self, labels: JudgmentSet, sha256: str, source: str) -> None:
+        self._set(_labels=labels, sha256=sha256, source=source)
+
+    def __repr__(self) -> str:
+        return f"<Judgments: {len(self)} labels, {len(self.query_ids)} queries, from {self.source}>"
+
+    def __len__(self) -> int:
+        return len(self._labels.labels)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The judged queries, sorted."""
+        return self._labels.query_ids()
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query_id: {key: relevance}}``, the qrels dict of pytrec_eval and ir_measures
+        (a key is a label's chunk_id when it has one, else its doc_uri)."""
+        qrels: dict[str, dict[str, int]] = {}
+        for label in self._labels.labels:
+            qrels.setdefault(label.query_id, {})[label.key] = label.relevance
+        return qrels
+
+
+class Run(Frozen):
+    """A run, checked, held in memory; named by ``sha256`` (see :func:`load_run`)."""
+
+    __slots__ = ("_rows", "sha256", "source")
+    _rows: RunRows
+    sha256: str
+    source: str
+
+    def __init__(self, rows: RunRows, source: str) -> None:
+        self._set(_rows=rows, sha256=rows.sha256, source=source)
+
+    def __repr__(self) -> str:
+        kind = "scored" if self._rows.by_score else "ranked"
+        return f"<Run ({kind}): {len(self.to_dict())} queries, from {self.source}>"
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """``{query_id: [ids in rank order]}``; a scored run ordered as trec_eval orders it."""
+        if not self._rows.by_score:
+            return {query: list(ranking) for query, ranking in self._rows.ranked}
+        from .formats.runs import run_from_rows
+
+        return run_from_rows(self._rows).rankings
+
+
+def load_judgments(source: object, *, format: str = "auto") -> Judgments:  # noqa: A002 (the field's word)
+    """Judgments from a path (judgments JSONL, TREC qrels or BEIR qrels; ``format`` says which
+    when ``auto`` would guess wrong), a qrels dict ``{"q1": {"d1": 2}}``, (query_id, doc_id,
+    relevance) rows (ir_measures' and ir_datasets' qrels included), judgment records, or a
+    pandas DataFrame. Refuses bad input with :class:`InputError`, naming the line or row."""
+    if isinstance(source, Judgments):
+        return source
+    path = _as_path(source)
+    if path is not None:
+        from .formats.objects import read_judgments_file
+
+        labels, sha256 = read_judgments_file(path, format)
+        return Judgments(labels, sha256, path)
+    from .formats.objects import canonical_judgments_sha256, judgments_from_object
+
+    labels = judgments_from_object(source)
+    return Judgments(labels, canonical_judgments_sha256(labels), type(source).__name__)
+
+
+def load_run(source: object, *, format: str = "auto") -> Run:  # noqa: A002
+    """A run from a path (run JSONL or TREC run; ``format`` ``jsonl`` or ``trec`` to force), a
+    dict of rankings ``{"q1": ["d3", "d1"]}`` or of scores ``{"q1": {"d3": 12.5}}``,
+    (query_id, doc_id, score) rows, or a pandas DataFrame. Scores are ordered as trec_eval
+    orders them: score descending, ties by document id descending."""
+    if isinstance(source, Run):
+        return source
+    path = _as_path(source)
+    if path is not None:
+        from .formats.objects import read_run_file
+
+        return Run(read_run_file(path, format), path)
+    from .formats.objects import run_from_object
+
+    return Run(run_from_object(source), type(source).__name__)
+
+
+def canonical_metric(name: str) -> str:
+    """Our name for a metric named in ir_measures' or trec_eval's spelling (``nDCG@10`` and
+    ``ndcg_cut_10`` are ``ndcg@10``); our own names come back unchanged. Refuses, with
+    :class:`UsageError`, a name of a metric this version does not compute."""
+    from .core.aliases import canonical_metric as resolve
+    from .core.metrics import describe_known, known_metric
+
+    resolved = resolve(name)
+    if not known_metric(resolved):
+        raise UsageError(f"unknown metric {name!r}; known metrics: {describe_known()}")
+    return resolved
+
+
+def evaluate(
+    judgments: object,
+    run: object,
+    *,
+    k: int | Iterable[int] | str = 10,
+    threshold: int = 1,
+    gain: str = "exponential",
+    gates: str | Iterable[str] = (),
+    baseline: Evaluation | Mapping[str, Any] | PathLike | None = None,
+    corpus: PathLike | None = None,
+    collapse_to_documents: bool = False,
+    max_drift: float | None = None,
+    generated_at: str | None = None,
+) -> Evaluation:
+    """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
+
+    ``judgments`` and ``run``: anything :func:`load_judgments` and :func:`load_run` take; a
+    path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
+    (``10``, ``(5, 10)`` or ``"5,10"``); the first names the primary metric. ``gates``: gate
+    expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
+    side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
+    snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
+    8601; default SOURCE_DATE_EPOCH, else the clock).
+    """
+    from .core.gates import split_gate_list
+    from .core.scoring import ScoreConfig
+    from .pipeline.evaluate import ScoreRequest
+    from .pipeline.evaluate import evaluate as run_pipeline
+    from .pipeline.timestamps import generated_at as stamp
+
+    held_judgments, judgments_path = _judgments_for_pipeline(judgments)
+    rows, run_path = _run_for_pipeline(run)
+    gate_list = split_gate_list(gates) if isinstance(gates, str) else [g for g in gates]
+    request = ScoreRequest(
+        judgments_path=judgments_path,
+        run_path=run_path,
+        config=ScoreConfig(k=_cutoffs(k), threshold=threshold, gain=gain),
+        gates=gate_list,
+        baseline=_report_of(baseline, "baseline"),
+        generated_at=stamp(now=generated_at, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH")),
+        corpus_path=os.fspath(corpus) if corpus is not None else None,
+        collapse_to_documents=collapse_to_documents,
+        max_drift=max_drift,
+        judgments_set=held_judgments._labels if held_judgments else None,
+        judgments_sha256=held_judgments.sha256 if held_judgments else None,
+        run_rows=rows,
+    )
+    return run_pipeline(request)
+
+
+def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
+    """A JSONL file is streamed by the pipeline, as the CLI streams it; anything else is loaded."""
+    path = _as_path(judgments)
+    if path is not None:
+        from .formats.objects import judgments_file_format
+
+        if judgments_file_format(path) == "jsonl":
+            return None, path
+    loaded = load_judgments(judgments)
+    return loaded, loaded.source
+
+
+def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
+    path = _as_path(run)
+    if path is not None:
+        return None, path
+    loaded = load_run(run)
+    return loaded._rows, loaded.source
+
+
+def _cutoffs(k: int | Iterable[int] | str) -> tuple[int, ...]:
+    if isinstance(k, str):
+        from .core.scoring import parse_cutoffs
+
+        try:
+            return parse_cutoffs(k)
+        except ValueError as exc:
+            raise UsageError(f"k {k!r}: {exc}") from None
+    return (k,) if isinstance(k, int) else tuple(k)
+
+
+def _report_of(side: object, what: str) -> dict[str, Any] | None:
+    """A report from an Evaluation, a report dict or a report file's path."""
+    if side is None:
+        return None
+    if isinstance(side, Evaluation):
+        return side.report
+    path = _as_path(side)
+    if path is not None:
+        from .formats.report import load_report
+
+        return load_report(path, source=what)
+    if isinstance(side, Mapping):
+        return dict(side)
+    raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
+
+
+def compare_evaluations(
+    base: Evaluation | Mapping[str, Any] | PathLike,
+    head: Evaluation | Mapping[str, Any] | PathLike,
+    *,
+    judgments: object = None,
+    resamples: int = 10_000,
+    seed: int | None = None,
+) -> Comparison:
+    """Compare a head with a base, as ``retrieval-eval compare`` does: each metric's delta
+    with a paired-bootstrap 95% interval over the queries both sides scored.
+
+    (Not named ``compare``: ``retrieval_eval.compare`` is the comparison layer's package, and
+    Python binds a subpackage to its parent's attribute when it loads, over any function there.)
+
+    ``judgments``: the head's judgments (anything :func:`load_judgments` takes), for query
+    strata and for rescoring the base when the two were scored with different judgments,
+    threshold or gain; refused when they are not the ones the head was scored with.
+    """
+    from .compare import build_comparison
+    from .compare.result import check_head_judgments
+    from .core.labelindex import LabelIndex
+    from .core.significance import DEFAULT_SEED
+
+    base_report = _report_of(base, "base")
+    head_report = _report_of(head, "head")
+    assert base_report is not None and head_report is not None
+    index = None
+    if judgments is not None:
+        loaded = load_judgments(judgments)
+        check_head_judgments(loaded.sha256, head_report, loaded.source)
+        index = LabelIndex.from_judgments(loaded._labels)
+    document = build_comparison(
+        base_report,
+        head_report,
+        judgments=index,
+        resamples=resamples,
+        seed=DEFAULT_SEED if seed is None else seed,
+    )
+    return Comparison(document)
+
+
+class Drift(Frozen):
+    """Which labels still point at the live corpus (docs/drift.md), as ``retrieval-eval drift --json``
+    reports it."""
+
+    __slots__ = ("_payload",)
+    _payload: dict[str, Any]
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        self._set(_payload=json_copy(dict(payload)))
+
+    def __repr__(self) -> str:
+        return f"<Drift: {self.invalid_ratio:.1%} of {self.summary['labels']} labels no longer point at the corpus>"
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Labels per status (valid, re_anchorable, merged, split, orphaned), invalid_ratio,
+        recoverable and needs_human."""
+        return dict(self._payload["summary"])
+
+    @property
+    def invalid_ratio(self) -> float:
+        """Share of labels that are not VALID, repairable ones included."""
+        return float(self._payload["summary"]["invalid_ratio"])
+
+    @property
+    def labels(self) -> list[dict[str, Any]]:
+        """One entry per label: its line, query, key, status, the rule that decided, the target."""
+        return [dict(entry) for entry in self._payload["labels"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(json_copy(self._payload))
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per label."""
+        return import_pandas("Drift.to_pandas()").DataFrame(self.labels)
+
+
+def drift(judgments: object, corpus: PathLike) -> Drift:
+    """Check every label against a corpus snapshot (JSON, or JSONL with one chunk a line), as
+    ``retrieval-eval drift`` does (without ``--fix``: nothing is written)."""
+    from .core.drift import check_drift
+    from .formats.corpus import read_corpus
+    from .render.drift import drift_payload
+
+    loaded = load_judgments(judgments)
+    corpus_path = os.fspath(corpus)
+    snapshot = read_corpus(corpus_path)
+    result = check_drift(loaded._labels, snapshot)
+    return Drift(drift_payload(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path))

@@ -1,0 +1,285 @@
+"""What an evaluation and a comparison give back: the library's result objects.
+
+:class:`Evaluation` is what :func:`.evaluate.evaluate` returns, so the CLI, the action and the
+Python API report from one object. :class:`Comparison` is a read-only view of a comparison
+document (what ``retrieval-eval compare`` writes).
+
+Everything a caller reads is a copy or an immutable value: ``to_dict()`` is the report (or the
+comparison document) as JSON would hold it, ``to_pandas()`` its frames, ``iter_records()``
+ir_measures-style (query_id, measure, value) records. Names are always ours (``ndcg@10``);
+a lookup by name also takes ir_measures' and trec_eval's spellings.
+
+Start-up: ``import retrieval_eval`` loads this module, so it imports nothing but the
+standard library's cheapest modules at import time. ``dataclasses`` alone (with ``inspect``,
+``enum`` and ``re``) costs about 10 ms here, more than ``import retrieval_eval`` took in all
+(8 ms, median of 30 processes, bench/import_bench.py); hence plain classes with
+``__slots__`` and the name resolver and pandas imported inside the methods that use them.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Iterator, Mapping
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pandas
+
+    from ..core.comparison import Comparison as GateComparison
+    from ..core.gates import Verdict
+    from ..core.scoring import Scores
+    from ..core.validate import Validation
+
+Record = namedtuple("Record", ["query_id", "measure", "value"])
+Record.__doc__ = "One per-query value, as ir_measures' iter_calc yields it: (query_id, measure, value)."
+
+PANDAS_HINT = "pip install pandas"
+
+
+class Frozen:
+    """Attributes set once, in ``__init__``, and never again."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; '{name}' cannot be set")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; '{name}' cannot be deleted")
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (dicts, lists, scalars): what to_dict() hands out."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
+def import_pandas(method: str) -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ModuleNotFoundError(f"{method} needs pandas, which is not installed: {PANDAS_HINT}") from None
+    return pandas
+
+
+def resolve(name: str) -> str:
+    """Our name for a metric named in any accepted spelling (see core/aliases.py)."""
+    from ..core.aliases import canonical_metric
+
+    return canonical_metric(name)
+
+
+class Evaluation(Frozen):
+    """Everything one evaluation found; ``report`` is assembled from the rest, once.
+
+    The attributes set in ``__init__`` are the pipeline's own (the CLI and the action read
+    them); the methods and properties below are the stable, documented surface.
+    """
+
+    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes")
+    report: dict[str, Any]
+    scores: Scores
+    validation: Validation
+    verdict: Verdict
+    comparison: GateComparison | None
+    corpus_changes: tuple[str, ...]
+
+    def __init__(
+        self,
+        report: dict[str, Any],
+        scores: Scores,
+        validation: Validation,
+        verdict: Verdict,
+        comparison: GateComparison | None,
+        corpus_changes: tuple[str, ...] = (),
+    ) -> None:
+        self._set(
+            report=report,
+            scores=scores,
+            validation=validation,
+            verdict=verdict,
+            comparison=comparison,
+            corpus_changes=corpus_changes,
+        )
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value:.4f}" for name, value in list(self.metrics.items())[:3])
+        return f"<Evaluation {self.status}: {len(self.report['per_query'])} queries scored, {shown}>"
+
+    @property
+    def status(self) -> str:
+        """The verdict: ``PASS``, ``FAIL`` or ``INDETERMINATE``."""
+        return str(self.verdict.status)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why the verdict is what it is: failed gates, blocking findings, notes."""
+        return tuple(self.verdict.reasons)
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """Each metric's mean over the scored queries (a new dict each time)."""
+        return {name: float(m["value"]) for name, m in self.report["metrics"].items() if "value" in m}
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """Each scored query's values, by query id (a new dict each time)."""
+        return {query: dict(values) for query, values in self.report["per_query"].items()}
+
+    @property
+    def strata(self) -> dict[str, dict[str, float]]:
+        """Each scored stratum's means, worst first on the primary metric."""
+        strata = self.report.get("per_stratum", {})
+        return {
+            name: {metric: m["value"] for metric, m in entry["metrics"].items()}
+            for name, entry in strata.items()
+            if "metrics" in entry
+        }
+
+    @property
+    def primary(self) -> str:
+        """The metric one-number summaries use: recall at the first cutoff."""
+        return f"recall@{self.report['config']['k'][0]}"
+
+    @property
+    def baseline_comparison(self) -> Comparison | None:
+        """The comparison with the baseline given to evaluate(), or None without one."""
+        if self.comparison is None or self.comparison.document is None:
+            return None
+        return Comparison(self.comparison.document)
+
+    def value(self, metric: str) -> float:
+        """The mean of one metric, named ours (``ndcg@10``) or the field's way (``nDCG@10``)."""
+        return self.metrics[resolve(metric)]
+
+    def worst_queries(self, metric: str | None = None, n: int = 10) -> list[tuple[str, float]]:
+        """The ``n`` scored queries lowest on ``metric`` (the primary one by default), lowest
+        first, ties by query id."""
+        name = resolve(metric) if metric else self.primary
+        rows = [(values[name], query) for query, values in self.report["per_query"].items()]
+        return [(query, value) for value, query in sorted(rows)[:n]]
+
+    def iter_records(self) -> Iterator[Record]:
+        """(query_id, measure, value) for every scored query and metric, as ir_measures'
+        iter_calc yields them; measures by our names."""
+        for query, values in self.report["per_query"].items():
+            for measure, value in values.items():
+                yield Record(query, measure, value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report, as ``retrieval-eval score --json`` prints it (a copy)."""
+        return dict(json_copy(self.report))
+
+    def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
+        """(per_query, aggregate): per-query values (index ``query_id``, a column per metric)
+        and means (index ``metric``, a column ``all`` and one per scored stratum)."""
+        pd = import_pandas("Evaluation.to_pandas()")
+        per_query = pd.DataFrame.from_dict(self.per_query, orient="index")
+        per_query.index.name = "query_id"
+        columns: dict[str, Mapping[str, float]] = {"all": self.metrics, **self.strata}
+        aggregate = pd.DataFrame(columns, index=list(self.metrics))
+        aggregate.index.name = "metric"
+        return per_query, aggregate
+
+
+class MetricChange(Frozen):
+    """One metric across a comparison: base, head, delta and the paired bootstrap's verdict.
+
+    ``ci`` is the 95% interval of the delta; ``confounded`` says why the delta means nothing
+    when the two sides were measured with different yardsticks.
+    """
+
+    __slots__ = ("metric", "base", "head", "delta", "ci", "p_value", "significant", "confounded", "n")
+    metric: str
+    base: float | None
+    head: float | None
+    delta: float | None
+    ci: tuple[float, float] | None
+    p_value: float | None
+    significant: bool | None
+    confounded: str | None
+    n: int | None
+
+    def __init__(self, metric: str, row: Mapping[str, Any]) -> None:
+        ci = row.get("ci")
+        self._set(
+            metric=metric,
+            base=row.get("base"),
+            head=row.get("head"),
+            delta=row.get("delta"),
+            ci=(float(ci[0]), float(ci[1])) if ci else None,
+            p_value=row.get("p_value"),
+            significant=row.get("significant"),
+            confounded=row.get("confounded"),
+            n=row.get("n"),
+        )
+
+    def __repr__(self) -> str:
+        ci = f" [{self.ci[0]:+.4f}, {self.ci[1]:+.4f}]" if self.ci else ""
+        delta = "n/a" if self.delta is None else f"{self.delta:+.4f}"
+        return f"<MetricChange {self.metric}: {delta}{ci}>"
+
+
+class Comparison(Frozen):
+    """A head against a base: each metric's delta with a 95% interval, and whether the two
+    were measured alike. A read-only view of the comparison document."""
+
+    __slots__ = ("_document",)
+    _document: dict[str, Any]
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self._set(_document=json_copy(dict(document)))
+
+    def __repr__(self) -> str:
+        return f"<Comparison of {len(self._document.get('metrics', {}))} metrics, comparable={self.comparable}>"
+
+    @property
+    def comparable(self) -> bool:
+        """False when a change of yardstick confounds every delta (see ``to_dict()['comparability']``)."""
+        return bool(self._document.get("comparable"))
+
+    @property
+    def primary(self) -> str:
+        return str(self._document.get("primary"))
+
+    @property
+    def metrics(self) -> dict[str, MetricChange]:
+        return {name: MetricChange(name, row) for name, row in self._document.get("metrics", {}).items()}
+
+    def metric(self, name: str) -> MetricChange:
+        """One metric's change, named ours or the field's way."""
+        resolved = resolve(name)
+        return MetricChange(resolved, self._document["metrics"][resolved])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison document, as ``retrieval-eval compare --json`` prints it (a copy)."""
+        return dict(json_copy(self._document))
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per metric: base, head, delta, ci_low, ci_high, p_value, significant, confounded."""
+        pd = import_pandas("Comparison.to_pandas()")
+        rows = {
+            name: {
+                "base": c.base,
+                "head": c.head,
+                "delta": c.delta,
+                "ci_low": c.ci[0] if c.ci else None,
+                "ci_high": c.ci[1] if c.ci else None,
+                "p_value": c.p_value,
+                "significant": c.significant,
+                "confounded": c.confounded,
+            }
+            for name, c in self.metrics.items()
+        }
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.name = "metric"
+        return frame
