@@ -190,7 +190,7 @@ def test_without_pandas_to_pandas_says_how_to_install_it_and_the_rest_works(monk
 def test_importing_the_package_loads_no_layer() -> None:
     """What keeps ``import retrieval_eval`` cheap (bench/import_bench.py measures it)."""
     code = "import sys, retrieval_eval; print(sorted(m for m in sys.modules if m in WATCH or m.startswith(PKG)))"
-    watch = "WATCH = {'dataclasses', 'typing', 'json', 'pandas'}; PKG = 'retrieval_eval.'; "
+    watch = "WATCH = {'collections', 'dataclasses', 'typing', 'json', 'pandas'}; PKG = 'retrieval_eval.'; "
     done = subprocess.run([sys.executable, "-c", watch + code], capture_output=True, text=True, check=True)
     loaded = eval(done.stdout)  # a printed list of names
     assert loaded == [

@@ -12,17 +12,17 @@ a lookup by name also takes ir_measures' and trec_eval's spellings.
 Start-up: ``import retrieval_eval`` loads this module, so it imports nothing but the
 standard library's cheapest modules at import time. ``dataclasses`` alone (with ``inspect``,
 ``enum`` and ``re``) costs about 10 ms here, more than ``import retrieval_eval`` took in all
-(8 ms, median of 30 processes, bench/import_bench.py); hence plain classes with
-``__slots__`` and the name resolver and pandas imported inside the methods that use them.
+(8 ms, median of 30 processes, bench/import_bench.py), and ``collections`` about 1 ms, as much
+as the package's own import took; hence plain classes with ``__slots__``, abstract types named
+for the type checker only, and the name resolver and pandas imported inside the methods that
+use them.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
-from collections.abc import Iterator, Mapping
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
     import pandas
@@ -32,8 +32,31 @@ if TYPE_CHECKING:
     from ..core.scoring import Scores
     from ..core.validate import Validation
 
-Record = namedtuple("Record", ["query_id", "measure", "value"])
-Record.__doc__ = "One per-query value, as ir_measures' iter_calc yields it: (query_id, measure, value)."
+
+class Record(tuple):  # type: ignore[type-arg]  # (str, str, float); a namedtuple would import collections (1 ms)
+    """One per-query value, as ir_measures' iter_calc yields it: (query_id, measure, value)."""
+
+    __slots__ = ()
+    _fields = ("query_id", "measure", "value")
+
+    def __new__(cls, query_id: str, measure: str, value: float) -> Record:
+        return tuple.__new__(cls, (query_id, measure, value))
+
+    @property
+    def query_id(self) -> str:
+        return str(self[0])
+
+    @property
+    def measure(self) -> str:
+        return str(self[1])
+
+    @property
+    def value(self) -> float:
+        return float(self[2])
+
+    def __repr__(self) -> str:
+        return f"Record(query_id={self[0]!r}, measure={self[1]!r}, value={self[2]!r})"
+
 
 PANDAS_HINT = "pip install pandas"
 
