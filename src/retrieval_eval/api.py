@@ -169,7 +169,7 @@ def evaluate(
     judgments: object,
     run: object,
     *,
-    k: int | Iterable[int] | str = 10,
+    k: int | Iterable[int] | str | None = None,
     threshold: int = 1,
     gain: str = "exponential",
     gates: str | Iterable[str] = (),
@@ -183,7 +183,7 @@ def evaluate(
 
     ``judgments`` and ``run``: anything :func:`load_judgments` and :func:`load_run` take; a
     path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
-    (``10``, ``(5, 10)`` or ``"5,10"``); the first names the primary metric. ``gates``: gate
+    (``10``, ``(5, 10)`` or ``"5,10"``; by default the CLI's); the first names the primary metric. ``gates``: gate
     expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
@@ -235,7 +235,11 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
     return loaded._rows, loaded.source
 
 
-def _cutoffs(k: int | Iterable[int] | str) -> tuple[int, ...]:
+def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[int, ...]:
+    if k is None:
+        from .core.metrics import DEFAULT_CUTOFFS
+
+        return DEFAULT_CUTOFFS
     if isinstance(k, str):
         from .core.scoring import parse_cutoffs
 

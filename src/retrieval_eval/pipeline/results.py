@@ -171,7 +171,9 @@ class Evaluation(Frozen):
     @property
     def primary(self) -> str:
         """The metric one-number summaries use: recall at the first cutoff."""
-        return f"recall@{self.report['config']['k'][0]}"
+        from ..core.lenient import primary_metric
+
+        return primary_metric(self.report)
 
     @property
     def baseline_comparison(self) -> Comparison | None:
