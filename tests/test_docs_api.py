@@ -1,6 +1,7 @@
 """docs/api.md runs: every example in it is a doctest, run in order as a notebook would run it.
 
-The ranx section runs only where ranx is installed (it is not a test dependency: it brings numba).
+The ranx section is run on its own, so that where ranx cannot be installed (it brings numba)
+the rest still runs; the test extra installs it.
 """
 
 from __future__ import annotations
