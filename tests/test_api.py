@@ -50,7 +50,7 @@ def write_canonical(tmp: Path) -> tuple[Path, Path, Path]:
     run = tmp / "run.jsonl"
     run.write_text("".join(compact({"query_id": q, "ranking": r}) for q, r in RANKINGS.items()))
     base = retrieval_eval.evaluate(QRELS, BASE_RANKINGS, k=(3, 5), gain="linear", generated_at=NOW)
-    (tmp / "base.json").write_text(json.dumps(base.to_dict()))
+    (tmp / "base.json").write_text(json.dumps(base.to_dict(), indent=2) + "\n")  # as score --report writes it
     return judgments, run, tmp / "base.json"
 
 

@@ -198,12 +198,14 @@ def evaluate(
     held_judgments, judgments_path = _judgments_for_pipeline(judgments)
     rows, run_path = _run_for_pipeline(run)
     gate_list = split_gate_list(gates) if isinstance(gates, str) else [g for g in gates]
+    base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
     request = ScoreRequest(
         judgments_path=judgments_path,
         run_path=run_path,
         config=ScoreConfig(k=_cutoffs(k), threshold=threshold, gain=gain),
         gates=gate_list,
-        baseline=_report_of(baseline, "baseline"),
+        baseline=base_report,
+        baseline_sha256=base_sha256,
         generated_at=stamp(now=generated_at, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH")),
         corpus_path=os.fspath(corpus) if corpus is not None else None,
         collapse_to_documents=collapse_to_documents,
@@ -251,21 +253,34 @@ def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[int, ...]:
 
 
 def _report_of(side: object, what: str) -> dict[str, Any] | None:
-    """A report from an Evaluation, a report dict or a report file's path."""
+    return _hashed_report_of(side, what)[0]
+
+
+def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A report from an Evaluation, a report dict or a report file's path, and the SHA-256 of
+    its bytes: the file's, or (held in memory) those of the file ``score --report`` writes for it."""
     if side is None:
-        return None
-    if isinstance(side, Evaluation):
-        return side.report
+        return None, None
     path = _as_path(side)
     if path is not None:
-        from .formats.report import load_report
+        from .formats.report import load_report_hashed
 
-        return load_report(path, source=what)
+        return load_report_hashed(path, source=what)
     from collections.abc import Mapping  # here: collections costs 1 ms at import (see the docstring)
 
-    if isinstance(side, Mapping):
-        return dict(side)
-    raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
+    if isinstance(side, Evaluation):
+        report = side.report
+    elif isinstance(side, Mapping):
+        from .formats.report import checked_report
+
+        report = checked_report(dict(side), what)
+    else:
+        raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
+    import hashlib
+
+    from .formats.report import dump_report
+
+    return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
 
 
 def compare_evaluations(
