@@ -62,6 +62,13 @@ def unchanged(name: str, original: bytes) -> Any:
     return check
 
 
+def absent(name: str) -> Any:
+    def check(tmp: Path) -> None:
+        assert not (tmp / name).exists(), f"{name} was written"
+
+    return check
+
+
 def no_leftovers(tmp: Path) -> None:
     assert not list(tmp.glob(".*.tmp")), list(tmp.glob(".*.tmp"))
 
@@ -152,6 +159,25 @@ for name, argv, files, victim in (
         {"run.jsonl": RUN},
         "run.jsonl",
     ),
+    ("fuse-run", ("fuse", "a.jsonl", "b.jsonl", "--out", "b.jsonl"), {"a.jsonl": RUN, "b.jsonl": RUN}, "b.jsonl"),
+    (
+        "fuse-sidecar",  # --out f.jsonl also writes f.jsonl.meta.json
+        ("fuse", "a.jsonl", "f.jsonl.meta.json", "--out", "f.jsonl"),
+        {"a.jsonl": RUN, "f.jsonl.meta.json": RUN},
+        "f.jsonl.meta.json",
+    ),
+    (
+        "baseline-judgments",
+        ("baseline", "--method", "bm25", "--corpus", "c.json", "-j", "j.jsonl", "--out", "j.jsonl"),
+        {"c.json": DRIFT_CORPUS, "j.jsonl": DRIFT_JUDGMENTS},
+        "j.jsonl",
+    ),
+    (
+        "baseline-corpus-is-the-sidecar",
+        ("baseline", "--method", "tfidf", "--corpus", "c.meta.json", "-j", "j.jsonl", "--out", "c"),
+        {"c.meta.json": DRIFT_CORPUS, "j.jsonl": DRIFT_JUDGMENTS},
+        "c.meta.json",
+    ),
 ):
     CASES.append(
         HostileCase(
@@ -163,6 +189,21 @@ for name, argv, files, victim in (
             check=unchanged(victim, files[victim]),
         )
     )
+
+CASES.append(
+    HostileCase(
+        "3",
+        "convert-two-outputs-one-file",
+        ("convert", "--beir", "beir", "--to", "judgments", "--out", "x.jsonl", "--corpus-out", "./x.jsonl"),
+        {
+            "beir/corpus.jsonl": b'{"_id": "d1", "title": "t", "text": "hello"}\n',
+            "beir/queries.jsonl": b'{"_id": "q1", "text": "hello"}\n',
+            "beir/qrels/test.tsv": b"query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+        },
+        stderr_has="--corpus-out ./x.jsonl is the same file as --out x.jsonl",
+        check=absent("x.jsonl"),
+    )
+)
 
 # -- 5: whole documents nested deeply, long integers, too large ----------------------------
 READERS = (

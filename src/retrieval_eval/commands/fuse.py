@@ -35,7 +35,7 @@ def command(
     fused. Equal scores are ordered by key; queries by query_id.
     """
     from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
-    from ..formats.runout import write_meta, write_run
+    from ..formats.runout import refuse_run_over_input, write_meta, write_run
     from ..formats.runs import parse_run
 
     if len(runs) < 2:
@@ -50,6 +50,7 @@ def command(
         chosen = parse_weights(weights, len(runs)) if weights is not None else (1.0,) * len(runs)
     except ValueError as exc:
         raise UsageError(f"--weights {weights!r}: {exc}", hint="--weights " + ",".join("1" * len(runs))) from None
+    refuse_run_over_input(out, [("run", path) for path in runs])
     read = [parse_run(path, run_format=run_format) for path in runs]
     for path, run in zip(runs, read):
         if run.with_duplicates:

@@ -321,6 +321,7 @@ def refuse_output_over_input(
     the same device and inode (a hard link, another spelling), or the same path once links are
     resolved. Writing it would replace what is being read."""
     given = [(role, path) for role, path in inputs if path and path != "-"]
+    _refuse_shared_output([(option, out) for option, out in outputs if out and output_kind(out) == "file"])
     for option, out in outputs:
         if not out or output_kind(out) == "stream":
             continue  # a device or a pipe is written through, never replaced
@@ -332,3 +333,17 @@ def refuse_output_over_input(
                     f"{option} {out} is also an input (the {role} file {path}); writing it would replace it",
                     hint=f"give {option} a path of its own",
                 )
+
+
+def _refuse_shared_output(outputs: list[tuple[str, str]]) -> None:
+    """Two outputs naming one file: the second written would replace the first."""
+    seen: dict[str, tuple[str, str]] = {}
+    for option, out in outputs:
+        real = os.path.realpath(out)
+        if real in seen:
+            first, first_path = seen[real]
+            raise UsageError(
+                f"{option} {out} is the same file as {first} {first_path}; one would replace the other",
+                hint=f"give {option} a path of its own",
+            )
+        seen[real] = (option, out)

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .fileio import atomic_writer, write_atomic
+from .fileio import atomic_writer, refuse_output_over_input, write_atomic
 
 META_SUFFIX = ".meta.json"
 
@@ -38,6 +38,12 @@ def write_run(path: str | os.PathLike[str], rankings: Iterable[tuple[str, list[s
 
 def meta_path(run_path: str | os.PathLike[str]) -> str:
     return os.fspath(run_path) + META_SUFFIX
+
+
+def refuse_run_over_input(out: str, inputs: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse a run output whose file, or whose sidecar, is one of ``inputs`` (``(role, path)``):
+    both are replaced, and the sidecar's name is one the user never typed."""
+    refuse_output_over_input([("--out", out), ("the sidecar of --out", meta_path(out))], inputs)
 
 
 def write_meta(run_path: str | os.PathLike[str], meta: Mapping[str, Any]) -> str:

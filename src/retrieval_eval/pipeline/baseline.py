@@ -26,7 +26,7 @@ from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
 from ..formats.judgments import parse_judgments
-from ..formats.runout import write_meta, write_run
+from ..formats.runout import refuse_run_over_input, write_meta, write_run
 
 METHODS = ("bm25", "tfidf")
 GRANULARITIES = ("chunk", "document")
@@ -214,6 +214,7 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
     from ..lanes import require_lanes
 
     request.check()
+    refuse_run_over_input(request.out, [("corpus", request.corpus_path), ("judgments", request.judgments_path)])
     require_lanes(stem=request.tokenizer.stem)
     queries = query_texts(parse_judgments(request.judgments_path))
     if not queries.texts:
