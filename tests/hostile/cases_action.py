@@ -36,6 +36,18 @@ def with_runner_folder(tmp: Path) -> None:
     (tmp / "runner").mkdir()
 
 
+def with_a_fifo(name: str):  # type: ignore[no-untyped-def]
+    def setup(tmp: Path) -> None:
+        with_runner_folder(tmp)
+        os.mkfifo(tmp / "runner" / name)
+
+    return setup
+
+
+def summary_written(tmp: Path) -> None:
+    assert "retrieval-eval" in (tmp / "runner" / "summary.md").read_text()
+
+
 def outputs_say(verdict: str):  # type: ignore[no-untyped-def]
     def check(tmp: Path) -> None:
         assert f"verdict={verdict}" in (tmp / "runner" / "output").read_text()
@@ -145,6 +157,28 @@ CASES = [
     ),
     HostileCase(
         "12b",
+        "output-a-pipe-nobody-reads",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(GITHUB_OUTPUT="{tmp}/runner/output.fifo"),
+        setup=with_a_fifo("output.fifo"),
+        stdout_has="GITHUB_OUTPUT points to",
+        check=summary_written,
+        timeout=30,
+    ),
+    HostileCase(
+        "12b",
+        "summary-a-pipe-nobody-reads",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(GITHUB_STEP_SUMMARY="{tmp}/runner/summary.fifo"),
+        setup=with_a_fifo("summary.fifo"),
+        stdout_has="GITHUB_STEP_SUMMARY points to",
+        check=outputs_say("PASS"),
+        timeout=30,
+    ),
+    HostileCase(
+        "12b",
         "event-file-unreadable-and-summary-missing",
         ("action",),
         files=WORKSPACE,
@@ -192,7 +226,12 @@ CASES = [
 
 # A refusal reaches the pull request as our error comment; a broken runner file does not stop the
 # answer from reaching it; an event that cannot be read names no pull request to comment on.
-COMMENT = {"12b-summary-folder-missing": "PASS", "12b-output-folder-missing": "PASS"}
+COMMENT = {
+    "12b-summary-folder-missing": "PASS",
+    "12b-output-folder-missing": "PASS",
+    "12b-output-a-pipe-nobody-reads": "PASS",
+    "12b-summary-a-pipe-nobody-reads": "PASS",
+}
 NO_COMMENT = {"12b-event-file-unreadable-and-summary-missing"}
 CASES = [
     dataclasses.replace(

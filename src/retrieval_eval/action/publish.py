@@ -10,7 +10,11 @@ file, in the heredoc form when a value spans lines.
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import secrets
+import select
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -23,6 +27,8 @@ from .github import Comment, GitHubClient, GitHubError
 
 MAX_ANNOTATIONS = 10  # per kind: more is noise, and the runner caps them anyway
 MAX_COMMENT_CHARS = 65536  # GitHub refuses longer comment bodies
+# How long a runner file (a FIFO whose reader stalled) may keep a write waiting.
+RUNNER_FILE_SECONDS = 30.0
 
 # The secrets of the run in progress (``scrubbing``): taken out of everything published below.
 _SECRETS: ContextVar[tuple[str, ...]] = ContextVar("secrets", default=())
@@ -144,12 +150,33 @@ class RunnerFiles:
         if not path or any(problem.startswith(variable) for problem in self.broken):
             return
         try:
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write(scrubbed(text))
+            append_within(path, scrubbed(text).encode("utf-8"), RUNNER_FILE_SECONDS)
         except OSError as exc:
             problem = f"{variable} points to {path}, which cannot be written ({_why(exc)})"
             self.broken.append(problem)
             self.console.command("error", problem, title="retrieval-eval")
+
+
+def append_within(path: str, data: bytes, seconds: float) -> None:
+    """Append ``data`` to ``path``, giving up after ``seconds`` (TimeoutError) rather than waiting forever.
+
+    A runner file may be a FIFO: with no reader, opening it would block for good (here it fails
+    at once, ENXIO); with a reader that stops reading, a write would block once the pipe is full.
+    The file is opened non-blocking and each write waits for room until the deadline.
+    """
+    deadline = time.monotonic() + seconds
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    raise TimeoutError(errno.ETIMEDOUT, f"nothing read it for {seconds:g} s") from None
+    finally:
+        os.close(fd)
 
 
 def _why(exc: OSError) -> str:
@@ -157,6 +184,8 @@ def _why(exc: OSError) -> str:
         return "its folder does not exist"
     if isinstance(exc, IsADirectoryError):
         return "it is a folder"
+    if exc.errno == errno.ENXIO:
+        return "it is a pipe nobody reads"
     return exc.strerror or str(exc)
 
 
