@@ -98,3 +98,21 @@ def test_metric_names_and_plain_text_stay_readable() -> None:
 def test_a_metric_name_that_looks_like_a_sha_is_escaped() -> None:
     assert escape_name("recall@5") == "recall@5"
     assert escape_name("deadbeef") == "`deadbeef`"
+
+
+def _unicode_controls_and_formats() -> list[str]:
+    """Every Cc and Cf character this Python's Unicode database knows: the oracle for the hand list."""
+    import unicodedata
+
+    return [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cc", "Cf")]
+
+
+def test_every_control_and_format_character_is_shown_by_code_point() -> None:
+    from retrieval_eval.render.html import plain
+
+    for char in _unicode_controls_and_formats():
+        if char.isspace():
+            continue  # folded into one space, as any white space
+        shown = escape_markdown(f"a{char}b")
+        assert shown == f"a⟨U+{ord(char):04X}⟩b", (hex(ord(char)), shown)
+        assert plain(f"a{char}b") == f"a<U+{ord(char):04X}>b", hex(ord(char))

@@ -158,3 +158,32 @@ CASES.append(
         stderr_has="template comment.md.j2",
     )
 )
+
+
+# -- 17: characters that draw nothing (Unicode format and control characters) still show ---------
+def _report_with_stratum(name: str) -> bytes:
+    import json
+
+    report = json.loads(REPORT)
+    strata = report["per_stratum"]
+    strata[name] = strata.pop(next(iter(strata)))
+    return json.dumps(report).encode()
+
+
+for label, hidden in [
+    ("tag-characters", "\U000e0041\U000e0042"),  # invisible letters: text a reviewer cannot see
+    ("word-joiner", "\u2060"),
+    ("byte-order-mark", "\ufeff"),
+    ("arabic-number-sign", "\u0600"),
+]:
+    CASES.append(
+        HostileCase(
+            item="17",
+            name=f"stratum-{label}-shown",
+            argv=("render", "--report", "report.json", "--format", "summary"),
+            files={"report.json": _report_with_stratum(f"billing{hidden}x")},
+            exit_code=0,
+            stdout_has=f"billing⟨U+{ord(hidden[0]):04X}⟩",
+            check=None,
+        )
+    )

@@ -49,9 +49,17 @@ _AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?<=gh-)(?=[0-9])")
 # A run of 7 to 40 hex digits is linked to the commit it names, when there is one; in a
 # code span it is not, and it still copies as it reads.
 _SHA = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z])")
-# Controls, and the marks that reorder text (U+202E shows "txt.exe" as "exe.txt"): shown
-# by their code point, so a reviewer reads what is there.
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Every control (Cc) and format (Cf) character of Unicode: the marks that reorder text (U+202E
+# shows "txt.exe" as "exe.txt"), and those that draw nothing at all (tag characters spell a whole
+# hidden sentence, joiners, U+FEFF). Each is shown by its code point, so a reviewer reads what is
+# there. Listed by hand, not built from unicodedata at start-up; a test checks it against it.
+HIDDEN_CLASS = (
+    "\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
+_INVISIBLE = re.compile(f"[{HIDDEN_CLASS}]")
 _LINE_START = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|[-+](?=\s|$))")
 # Metric names from our registry need no escaping (an @ after a letter is no mention).
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(@[0-9]{1,6})?")

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
 from .charts import StratumPoint, stratum_chart
-from .escape import shorten
+from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .tables import gate_marks
@@ -36,9 +36,9 @@ TEXT_LIMIT = 300  # characters of a name, query or reason
 CHUNK_LIMIT = 600  # characters of a chunk's text
 OPEN_QUERIES = 3  # the first queries are shown unfolded
 
-# Characters that would be invisible or reorder text: C0/C1 controls (but tab and
-# newline, which whitespace folding handles), bidi embeddings, overrides and isolates.
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters that would be invisible or reorder text, as in Markdown (but tab and newline,
+# which whitespace folding handles).
+_HIDDEN = re.compile(f"(?![\t\n])[{HIDDEN_CLASS}]")
 
 Row = dict[str, Any]
 
