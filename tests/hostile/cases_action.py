@@ -117,6 +117,26 @@ CASES = [
     ),
     HostileCase(
         "10",
+        "config-key-given-twice",  # a reviewer reads the first; YAML keeps the last
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"k: [10]\nthreshold: 1\n\n# ...\nk: [1]\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="5: the key 'k' is given twice",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
+        "config-nested-key-given-twice",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"drift:\n  max: 0.1\n  max: 0.9\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="3: the key 'max' is given twice",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
         "config-too-large",
         ("action",),
         files={**WORKSPACE, ".retrieval-eval.yml": b"# padding\n" * 40_000},

@@ -83,9 +83,19 @@ def _load(text: str, source: str) -> Any:
 
 def _check_shape(events: Any, source: str) -> None:
     depth = 0
+    # Per open container: the keys seen (None in a sequence), and whether the next node is a key.
+    open_containers: list[tuple[set[str] | None, list[bool]]] = []
     for event in events:
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise ConfigError([f"config: {source} uses a YAML anchor or alias; write each value out"])
+        if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            _refuse_repeated_key(event, open_containers, source)
+        if isinstance(event, yaml.MappingStartEvent):
+            open_containers.append((set(), [True]))
+        elif isinstance(event, yaml.SequenceStartEvent):
+            open_containers.append((None, [False]))
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            open_containers.pop()
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -96,6 +106,21 @@ def _check_shape(events: Any, source: str) -> None:
             if event.value.lstrip("+-").isdigit():
                 line = event.start_mark.line + 1 if event.start_mark is not None else "?"
                 raise ConfigError([f"config: {source}:{line}: a number of {len(event.value)} digits is no setting"])
+
+
+def _refuse_repeated_key(event: Any, open_containers: list[tuple[set[str] | None, list[bool]]], source: str) -> None:
+    """A key given twice in one mapping: YAML keeps the last, while a reviewer reads the first."""
+    if not open_containers:
+        return
+    keys, at_key = open_containers[-1]
+    if keys is None:
+        return
+    if at_key[0] and isinstance(event, yaml.ScalarEvent):
+        if event.value in keys:
+            line = event.start_mark.line + 1 if event.start_mark is not None else "?"
+            raise ConfigError([f"config: {source}:{line}: the key {event.value!r} is given twice; keep one"])
+        keys.add(event.value)
+    at_key[0] = not at_key[0]
 
 
 _LISTS_BY_LINE = ("gates", "judged")
