@@ -9,6 +9,7 @@ what still can be.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -259,3 +260,34 @@ CASES = [
     )
     for case in CASES
 ]
+
+
+def endless_rendered_comment(tmp: Path) -> None:
+    """The fork recipe's second workflow reads files a first run left: one may be huge (a sparse
+    file costs no disk); a link to /dev/zero is already refused as leaving the workspace."""
+    with_runner_folder(tmp)
+    with open(tmp / "retrieval-eval-report.comment.md", "wb") as handle:
+        handle.truncate(65 << 20)
+
+
+def workflow_run_event(tmp: Path) -> None:
+    endless_rendered_comment(tmp)
+    event = {"workflow_run": {"id": 1, "event": "pull_request", "head_sha": "a" * 40, "pull_requests": [{"number": 7}]}}
+    (tmp / "run-event.json").write_text(json.dumps(event))
+
+
+CASES.append(
+    HostileCase(
+        "12b",
+        "post-comment-reads-a-huge-comment-file",
+        ("action",),
+        env=runner(
+            **{"INPUT_MODE": "post-comment", "GITHUB_EVENT_NAME": "workflow_run"},
+            GITHUB_EVENT_PATH="{tmp}/run-event.json",
+        ),
+        setup=workflow_run_event,
+        stdout_has="is larger than 67,108,864 bytes",
+        github=True,
+        comment_has=None,
+    )
+)

@@ -15,12 +15,12 @@ GitHub: the event's ``pull_requests`` or a search of open PRs by head commit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from ..core.errors import InputError, UsageError
 from ..formats.jsondoc import parse_document
 from ..render import comment_marker
-from .baseline import MAX_ARCHIVE_BYTES, read_zip_member
+from .baseline import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, read_zip_member
 from .comment import TITLE, Posted, post_comment
 from .deps import Deps
 from .event import PULL_REQUEST_EVENTS, Event, TriggeringRun
@@ -76,8 +76,8 @@ def rendered_files(settings: Settings, run: TriggeringRun, deps: Deps) -> Render
     comment_path = settings.resolve(settings.comment_file)
     if comment_path.is_file():
         report_path = settings.resolve(settings.report)
-        report = report_path.read_bytes() if report_path.is_file() else None
-        return Rendered(_text(comment_path.read_bytes(), settings.comment_file), report, settings.comment_file)
+        report = _bounded(report_path, "report") if report_path.is_file() else None
+        return Rendered(_text(_bounded(comment_path, "comment"), settings.comment_file), report, settings.comment_file)
     found = _from_artifacts(settings, run, deps)
     if found is None:
         raise InputError(
@@ -152,3 +152,15 @@ def _verdict(report: bytes | None) -> str:
     verdict = data.get("verdict") if isinstance(data, dict) else None
     status = verdict.get("status") if isinstance(verdict, dict) else None
     return status if status in ("PASS", "FAIL", "INDETERMINATE", "ERROR") else ""
+
+
+def _bounded(path: Path, source: str) -> bytes:
+    """A file another run left in the workspace, read no further than an artifact member may be."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_MEMBER_BYTES + 1)
+    except OSError as exc:
+        raise InputError(source, None, f"cannot read {path} ({exc.strerror or exc})") from None
+    if len(data) > MAX_MEMBER_BYTES:
+        raise InputError(source, None, f"{path} is larger than {MAX_MEMBER_BYTES:,} bytes; a rendered {source} is not")
+    return data
