@@ -181,6 +181,7 @@ def test_sharing_the_resamples_with_workers_changes_no_number(monkeypatch: pytes
     head = {q: {"m": v["m"] + rng.uniform(-0.2, 0.3), "n": rng.choice([0.0, 1.0])} for q, v in base.items()}
     alone = paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9)
     monkeypatch.setattr(significance, "SHARE_FROM", 0)
+    monkeypatch.setattr(significance, "_numpy_draws", lambda: None)  # the pure path shares its blocks
     forked = []
 
     def shared(function: Any, items: Any) -> list[Any]:

@@ -6,7 +6,13 @@ goes to the click application in :mod:`retrieval_eval.cli`.
 
 from __future__ import annotations
 
+import os
 import sys
+
+# numpy's BLAS would start a thread per core for the bootstrap's small matrix products
+# (core/fastdraws.py): on a shared runner they spin and double the CPU time for no gain.
+# Set before numpy loads; a value the user set is kept.
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -16,6 +22,8 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"retrieval-eval {__version__}\n")
         raise SystemExit(0)
+    for name in _ONE_THREAD:
+        os.environ.setdefault(name, "1")
     from .cli import cli
 
     cli.main(args=args, prog_name="retrieval-eval")

@@ -30,7 +30,9 @@ metric, plus a lane that counts draws), so one table look-up and one integer
 sum per draw serve every metric; draws are made in bulk from random bytes; and
 queries whose deltas are all zero are never drawn one by one: how many of the
 ``n`` draws land on a changed query is itself drawn (a binomial), and only
-those draws are made.
+those draws are made. Where numpy is installed (the ``fast`` extra), the same
+words of the same generators are spent the same way by :mod:`.fastdraws`, about
+ten times faster: the draws, and so every interval and p-value, are identical.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from types import ModuleType
 from typing import Protocol
 
 from .precision import DECIMALS, UNITS
@@ -65,6 +68,12 @@ _TABLE_SIZE = 1 << 16
 Drawer = Callable[[random.Random, int], int]
 # One block's resampled sums, a tuple of one sum per column for each resample.
 Block = list[tuple[int, ...]]
+
+
+class Uniform(Protocol):
+    """A source of uniform floats in [0, 1): ``random.Random``, or the same words read by numpy."""
+
+    def random(self) -> float: ...
 
 
 class BlockMap(Protocol):
@@ -168,29 +177,42 @@ def paired_bootstrap(
 
 
 def resample_sums(
-    columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap = map
+    columns: Sequence[Sequence[int]],
+    *,
+    resamples: int,
+    seed: int,
+    map_blocks: BlockMap = map,
+    use_numpy: bool | None = None,
 ) -> list[list[int]]:
     """For each column, the sums of ``resamples`` resamples of its values, drawn jointly.
 
     Every column has one value per query; resample ``b`` draws the same query
-    indices for every column.
+    indices for every column. ``use_numpy``: None takes numpy where it is
+    installed; False keeps to the standard library (the same sums, slower).
     """
     # Metrics often agree query by query (recall and hit rate with one relevant label
     # each): such columns are resampled once, which narrows every packed value.
     distinct = list(dict.fromkeys(tuple(column) for column in columns))
-    sums = _joint_sums(distinct, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    sums = _joint_sums(distinct, resamples=resamples, seed=seed, map_blocks=map_blocks, use_numpy=use_numpy)
     by_column = dict(zip(distinct, sums))
     return [list(by_column[tuple(column)]) for column in columns]
 
 
 def _joint_sums(
-    columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap
+    columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap, use_numpy: bool | None
 ) -> list[list[int]]:
     n = len(columns[0]) if columns else 0
     changed = [i for i in range(n) if any(column[i] for column in columns)]
     if not changed:
         return [[0] * resamples for _ in columns]
-    packer = Packer.for_columns([[column[i] for i in changed] for column in columns], draws=n)
+    values = [[column[i] for i in changed] for column in columns]
+    fast = _numpy_draws() if use_numpy is not False else None
+    if fast is not None and fast.fits(values, n):
+        sums: list[list[int]] = fast.joint_sums(
+            values, n=n, resamples=resamples, seed=seed, block_size=RESAMPLES_PER_BLOCK
+        )
+        return sums
+    packer = Packer.for_columns(values, draws=n)
     draw = _table_drawer(packer) if len(changed) <= _TABLE_SIZE else _general_drawer(packer)
 
     def block(number: int) -> Block:
@@ -204,6 +226,15 @@ def _joint_sums(
     blocks = range(-(-resamples // RESAMPLES_PER_BLOCK))
     drawn = map_blocks(block, blocks) if resamples * len(changed) >= SHARE_FROM else map(block, blocks)
     return [list(per_column) for per_column in zip(*(totals for part in drawn for totals in part))]
+
+
+def _numpy_draws() -> ModuleType | None:
+    """The numpy path, where numpy is installed."""
+    try:
+        from . import fastdraws
+    except ImportError:
+        return None
+    return fastdraws
 
 
 @dataclass(frozen=True)
@@ -277,7 +308,7 @@ def _general_drawer(packer: Packer) -> Drawer:
     return draw
 
 
-def binomial(rng: random.Random, trials: int, p: float) -> int:
+def binomial(rng: Uniform, trials: int, p: float) -> int:
     """How many of ``trials`` independent draws succeed, each with probability ``p``.
 
     Written out (rather than ``random.binomialvariate``, Python 3.12+) so every
@@ -294,7 +325,7 @@ def binomial(rng: random.Random, trials: int, p: float) -> int:
     return _binomial_btrs(rng, trials, p)
 
 
-def _binomial_inversion(rng: random.Random, trials: int, p: float) -> int:
+def _binomial_inversion(rng: Uniform, trials: int, p: float) -> int:
     """Walk the distribution from 0 until a uniform is used up (cheap for small means)."""
     q = 1.0 - p
     ratio = p / q
@@ -309,7 +340,7 @@ def _binomial_inversion(rng: random.Random, trials: int, p: float) -> int:
     return k
 
 
-def _binomial_btrs(rng: random.Random, trials: int, p: float) -> int:
+def _binomial_btrs(rng: Uniform, trials: int, p: float) -> int:
     """Hörmann's transformed rejection with squeeze, for means of 10 and more."""
     q = 1.0 - p
     spread = math.sqrt(trials * p * q)

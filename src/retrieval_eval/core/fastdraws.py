@@ -1,0 +1,197 @@
+"""The bootstrap's resamples drawn with numpy: the same draws as the pure-Python path, bit for bit.
+
+Block ``k`` of :mod:`.significance` reads one ``random.Random("{seed}:{k}")``.
+That generator is a Mersenne Twister whose whole state ``getstate()`` gives
+away, and numpy's ``MT19937`` takes the same state, so numpy produces the very
+32-bit words Python would. What remains is to spend the words as Python does:
+
+- ``random()`` (the binomial) takes two words: ``(a >> 5, b >> 6)`` into 53 bits;
+- the table drawer's ``randbytes(2 c)`` takes ``ceil(c / 2)`` words and reads
+  each as two 16-bit numbers, low half first; when ``c`` is odd the last word
+  gives only its high half (``getrandbits`` keeps the top bits of a partial
+  word), and a number at or above the table's limit is a rejection, drawn again
+  by the next call;
+- the general drawer's ``randrange(m)`` takes one word per attempt, its top
+  ``m.bit_length()`` bits, again until one is below ``m``.
+
+Where each call starts and how many of its numbers are accepted is found in
+Python from running counts of accepted numbers (a few operations per call);
+which query each accepted number picks, and the sums over every column, are
+then made for a whole block at once: a count per (resample, query), and one
+matrix product with the columns. The columns are split into 24-bit halves so
+that every product and partial sum is an integer below 2**53, exact in floating
+point whatever the summation order; :func:`fits` says when that holds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .significance import binomial
+
+_SPLIT = 24  # low half of a column value: its bottom 24 bits
+_EXACT = 1 << 53  # every integer below this is exact in a float64
+_TABLE_BITS = 16  # the table drawer's numbers (see significance._table_drawer)
+_CELLS = 1 << 22  # counts held at once: resamples x queries of one matrix product
+
+
+def fits(columns: Sequence[Sequence[int]], draws: int) -> bool:
+    """Whether sums of ``draws`` values of these columns stay exact on this path."""
+    largest = max((abs(v) for column in columns for v in column), default=0)
+    return draws * (largest >> _SPLIT) < _EXACT and draws << _SPLIT < _EXACT and draws * largest < 1 << 62
+
+
+class Picks:
+    """Turns words into the query each accepted number picks, or ``m`` for none."""
+
+    def __init__(self, m: int) -> None:
+        self.m = m
+        self.table = m <= 1 << _TABLE_BITS
+        self.per_word = 2 if self.table else 1
+        if self.table:
+            limit = (1 << _TABLE_BITS) - (1 << _TABLE_BITS) % m
+            numbers = np.arange(1 << _TABLE_BITS, dtype=np.int64)
+            self.lookup = np.where(numbers < limit, numbers % m, m)
+            self.acceptance = limit / (1 << _TABLE_BITS)
+        else:
+            self.shift = 32 - m.bit_length()
+            self.acceptance = m / (1 << m.bit_length())
+
+    def units(self, words: Any) -> Any:
+        """Each unit's pick: 16-bit halves (low first) for the table, whole words otherwise."""
+        if self.table:
+            return self.lookup[words.astype("<u4").view("<u2")]
+        picks = (words >> np.uint32(self.shift)).astype(np.int64)
+        picks[picks >= self.m] = self.m
+        return picks
+
+
+class WordStream:
+    """The 32-bit outputs of one ``random.Random``, read ahead in bulk by numpy, with their picks."""
+
+    def __init__(self, rng: random.Random, picks: Picks, expected: int) -> None:
+        internal = rng.getstate()[1]
+        self._bits = np.random.MT19937()
+        self._bits.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": np.array(internal[:624], dtype=np.uint32), "pos": internal[624]},
+        }
+        self.picks = picks
+        self.words: Any = np.empty(0, dtype=np.uint32)
+        self.keys: Any = np.empty(0, dtype=np.int64)  # each unit's pick
+        self.accepted: Any = np.zeros(1, dtype=np.int64)  # accepted picks before each unit
+        self.position = 0  # the next word to spend
+        self._add(expected)
+
+    def ensure(self, count: int) -> None:
+        """Holds at least ``count`` words past the position."""
+        missing = self.position + count - len(self.words)
+        if missing > 0:
+            self._add(max(missing, len(self.words) // 4))
+
+    def _add(self, count: int) -> None:
+        words = self._bits.random_raw(count).astype(np.uint32)
+        keys = self.picks.units(words)
+        running = np.cumsum(keys < self.picks.m)
+        if len(self.words):  # rarely: the first estimate of the words needed fell short
+            running += self.accepted[-1]
+            words, keys = np.concatenate([self.words, words]), np.concatenate([self.keys, keys])
+        self.words, self.keys = words, keys
+        self.accepted = np.concatenate([self.accepted[:-1], [self.accepted[-1]], running])
+
+    def random(self) -> float:
+        """``random.Random.random()``: 53 bits from two words."""
+        self.ensure(2)
+        a, b = int(self.words[self.position]), int(self.words[self.position + 1])
+        self.position += 2
+        return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0)
+
+
+def joint_sums(
+    columns: Sequence[Sequence[int]], *, n: int, resamples: int, seed: int, block_size: int
+) -> list[list[int]]:
+    """Each column's resampled sums, as ``significance._joint_sums`` draws them.
+
+    ``columns`` hold the changed queries' values only; the other ``n - m``
+    queries add nothing and are counted out by the same binomial draws.
+    """
+    m = len(columns[0])
+    picks = Picks(m)
+    low = np.array([[v & ((1 << _SPLIT) - 1) for v in column] for column in columns], dtype=np.float64).T
+    high = np.array([[v >> _SPLIT for v in column] for column in columns], dtype=np.float64).T
+    halves = np.vstack([np.hstack([low, high]), np.zeros((1, 2 * len(columns)))])  # row m: no pick
+    totals: list[list[int]] = [[] for _ in columns]
+    for number in range(-(-resamples // block_size)):
+        count = min(block_size, resamples - number * block_size)
+        keys, starts = _block_picks(picks, random.Random(f"{seed}:{number}"), n, count)
+        for part in _sums(keys, starts, halves, m):
+            for c, sums in enumerate(part):
+                totals[c].extend(sums)
+    return totals
+
+
+def _block_picks(picks: Picks, rng: random.Random, n: int, count: int) -> tuple[Any, list[int]]:
+    """One block's picks in stream order, and where each resample's picks start."""
+    per_word = picks.per_word
+    m = picks.m
+    # Enough words for the block in one go, most of the time: m picks a resample on average.
+    stream = WordStream(rng, picks, int(count * (m / (per_word * picks.acceptance) + 8) * 1.02) + 1024)
+    unused: list[tuple[int, int]] = []  # unit ranges spent on something other than a pick
+    starts = []
+    for _ in range(count):
+        starts.append(stream.position * per_word)
+        before = stream.position
+        hits = n if m == n else binomial(stream, n, m / n)
+        unused.append((before * per_word, stream.position * per_word))
+        while hits > 0:
+            hits -= _draw_call(picks, stream, hits, unused)
+    starts.append(stream.position * per_word)
+    keys = stream.keys[: stream.position * per_word]
+    for first, last in unused:
+        keys[first:last] = m
+    return keys, starts
+
+
+def _draw_call(picks: Picks, stream: WordStream, hits: int, unused: list[tuple[int, int]]) -> int:
+    """One call of the pure path's drawer for ``hits`` draws: how many it accepted."""
+    if picks.table:
+        words = (hits + 1) // 2
+        stream.ensure(words)
+        first = 2 * stream.position
+        accepted = int(stream.accepted[first + hits] - stream.accepted[first])
+        if hits % 2:
+            # The odd call's last word gives its high half only: its low half is skipped.
+            skipped = first + hits - 1
+            unused.append((skipped, skipped + 1))
+            accepted += int(stream.accepted[skipped + 2] - stream.accepted[skipped + 1])
+            accepted -= int(stream.accepted[skipped + 1] - stream.accepted[skipped])
+        stream.position += words
+        return accepted
+    # The general drawer: one word per attempt, the call ends at its hits-th accepted word.
+    stream.ensure(hits)
+    target = stream.accepted[stream.position] + hits
+    while stream.accepted[-1] < target:
+        stream.ensure(len(stream.words) - stream.position + hits)
+    stream.position = int(np.searchsorted(stream.accepted, target, side="left"))
+    return hits
+
+
+def _sums(keys: Any, starts: list[int], halves: Any, m: int) -> list[list[list[int]]]:
+    """Per group of resamples, each column's sums: counts per (resample, query) times the columns."""
+    columns = halves.shape[1] // 2
+    group = max(1, _CELLS // (m + 1))
+    parts = []
+    for first in range(0, len(starts) - 1, group):
+        bounds = starts[first : min(first + group, len(starts) - 1) + 1]
+        for row in range(1, len(bounds) - 1):  # resample `row` of the group counts in row `row`
+            keys[bounds[row] : bounds[row + 1]] += row * (m + 1)
+        counts = np.bincount(keys[bounds[0] : bounds[-1]], minlength=(len(bounds) - 1) * (m + 1))
+        product = counts.reshape(len(bounds) - 1, m + 1).astype(np.float64) @ halves
+        exact = product.astype(np.int64)
+        sums = (exact[:, columns:] << _SPLIT) + exact[:, :columns]
+        parts.append(sums.T.tolist())
+    return parts
