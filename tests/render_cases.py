@@ -56,6 +56,23 @@ def not_significant_drop(directory: Path) -> Case:
     return head, _compare(directory, base, head)
 
 
+def holm_unmarks_a_drop(directory: Path) -> Case:
+    """Four of 40 queries drop: each metric's own test calls it (p about 0.03), Holm's over seven does not.
+
+    The :significant gate keeps its own, unadjusted test (it named recall@5 in advance) and fails.
+    """
+    base = score(directory, "base", labels(), run())
+    head = score(
+        directory,
+        "head",
+        labels(),
+        run(misses=[3, 11, 25, 36]),
+        gates=["recall@5:-0.02:significant"],
+        baseline=base,
+    )
+    return head, _compare(directory, base, head)
+
+
 def indeterminate_nothing_scored(directory: Path) -> Case:
     unjudged = [{**row, "relevance": 0} for row in labels(6)]
     base = score(directory, "base", labels(6), run(6))
@@ -189,6 +206,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "delta_fail": delta_fail,
     "significant_drop": significant_drop,
     "not_significant_drop": not_significant_drop,
+    "holm_unmarks_a_drop": holm_unmarks_a_drop,
     "indeterminate_nothing_scored": indeterminate_nothing_scored,
     "judgments_rescored": judgments_rescored,
     "drift_warning": drift_warning,

@@ -30,6 +30,7 @@ KINDS = {
     "delta_fail": ("comment",),
     "significant_drop": ("comment",),
     "not_significant_drop": ("comment",),
+    "holm_unmarks_a_drop": ("comment", "summary"),
     "indeterminate_nothing_scored": ("comment",),
     "judgments_rescored": ("comment", "summary"),
     "drift_warning": ("comment",),

@@ -14,6 +14,8 @@ from ..core.comparison import difference
 from ..core.labelindex import LabelIndex
 from ..core.lenient import measured, section
 from ..core.precision import DECIMALS
+from ..core.significance import BlockMap, paired_bootstrap
+from .deltas import adjust_family
 from .sides import Pairing, Sides
 
 MOVERS = 10  # listed each way
@@ -29,37 +31,63 @@ def query_facts(judgments: LabelIndex | None) -> dict[str, dict[str, str | None]
 
 
 def stratum_rows(
-    sides: Sides, pairing: Pairing, primary: str, facts: Facts, *, rescored: bool
+    sides: Sides,
+    pairing: Pairing,
+    primary: str,
+    facts: Facts,
+    *,
+    rescored: bool,
+    resamples: int,
+    seed: int,
+    map_blocks: BlockMap = map,
 ) -> dict[str, dict[str, Any]]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported.
 
-    A rescored base has no stratum averages of its own, so without pairing its strata are left out.
+    Paired strata carry their own bootstrap (the stratum's queries resampled
+    within it), with Holm's adjustment over the strata. A rescored base has no
+    stratum averages of its own, so without pairing its strata are left out.
     """
     names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
     paired = bool(facts) and pairing.available
     rows = {}
     for name in names:
         if paired:
+            members = [q for q in pairing.ids if facts.get(q, {}).get("stratum") == name]
             rows[name] = _paired_stratum(
-                pairing, primary, [q for q in pairing.ids if facts.get(q, {}).get("stratum") == name]
+                pairing, primary, members, resamples=resamples, seed=seed, map_blocks=map_blocks
             )
         elif not rescored:
             base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
             rows[name] = {"n": None, "base": base, "head": head, "delta": difference(base, head)}
-    return rows
+    return adjust_family(rows) if paired else rows
 
 
 def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
     return measured(section(report, "per_stratum").get(name), metric)
 
 
-def _paired_stratum(pairing: Pairing, primary: str, members: list[str]) -> dict[str, Any]:
+def _paired_stratum(
+    pairing: Pairing, primary: str, members: list[str], *, resamples: int, seed: int, map_blocks: BlockMap
+) -> dict[str, Any]:
     assert pairing.base is not None and pairing.head is not None
     if not members:
-        return {"n": 0, "base": None, "head": None, "delta": None}
-    base = round(math.fsum(pairing.base[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
-    head = round(math.fsum(pairing.head[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
-    return {"n": len(members), "base": base, "head": head, "delta": difference(base, head)}
+        return {"n": 0, "base": None, "head": None, "delta": None, "ci": None, "p_value": None, "significant": None}
+    base_values = {q: {primary: pairing.base[q].get(primary, 0.0)} for q in members}
+    head_values = {q: {primary: pairing.head[q].get(primary, 0.0)} for q in members}
+    base = round(math.fsum(v[primary] for v in base_values.values()) / len(members), DECIMALS)
+    head = round(math.fsum(v[primary] for v in head_values.values()) / len(members), DECIMALS)
+    boot = paired_bootstrap(base_values, head_values, [primary], resamples=resamples, seed=seed, map_blocks=map_blocks)[
+        primary
+    ]
+    return {
+        "n": len(members),
+        "base": base,
+        "head": head,
+        "delta": difference(base, head),
+        "ci": [boot.low, boot.high],
+        "p_value": boot.p_value,
+        "significant": boot.significant,
+    }
 
 
 Move = tuple[float, str, float, float]  # (delta, query id, base, head)

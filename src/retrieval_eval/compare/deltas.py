@@ -15,7 +15,7 @@ from typing import Any
 from ..core.comparison import difference
 from ..core.lenient import measured
 from ..core.precision import DECIMALS
-from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, BlockMap, Bootstrap, paired_bootstrap
+from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, BlockMap, Bootstrap, holm, paired_bootstrap
 from .sides import Pairing, Sides, deterministic, metric_names
 from .yardstick import Yardstick
 
@@ -31,6 +31,23 @@ def metric_rows(
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
         values = point_values(sides, pairing, metric, rescored=yardstick.status == "rescored")
         rows[metric] = metric_row(values, boots.get(metric), confounded)
+    return adjust_family(rows)
+
+
+def adjust_family(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Adds Holm's adjusted p-value over the rows that show a test (a p-value, not confounded).
+
+    ``p_value`` and ``significant`` stay the row's own test; ``p_adjusted`` and
+    ``significant_adjusted`` (adjusted p at most 1 - confidence) account for the
+    others shown beside it. Rows without a test get None.
+    """
+    family = {name: row["p_value"] for name, row in rows.items() if row.get("p_value") is not None}
+    family = {name: p for name, p in family.items() if not rows[name].get("confounded")}
+    adjusted = holm(family)
+    for name, row in rows.items():
+        p = adjusted.get(name)
+        row["p_adjusted"] = p
+        row["significant_adjusted"] = None if p is None else p <= round(1.0 - CONFIDENCE, DECIMALS)
     return rows
 
 
@@ -98,5 +115,6 @@ def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
         "confidence": CONFIDENCE,
         "interval": "percentile, linear interpolation between order statistics",
         "p_value": "two-sided, (r + 1) / (B + 1)",
+        "adjustment": "Holm-Bonferroni over the metrics tested; separately over the strata (p_adjusted)",
         "paired_queries": len(pairing.ids),
     }

@@ -59,7 +59,16 @@ def build_comparison(
         "significance": method(pairing, resamples=resamples, seed=seed),
         "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
         "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, map_blocks=map_blocks),
-        "per_stratum": stratum_rows(sides, pairing, primary, facts, rescored=yardstick.status == "rescored"),
+        "per_stratum": stratum_rows(
+            sides,
+            pairing,
+            primary,
+            facts,
+            rescored=yardstick.status == "rescored",
+            resamples=resamples,
+            seed=seed,
+            map_blocks=map_blocks,
+        ),
         "movers": movers(pairing, primary, facts),
     }
 

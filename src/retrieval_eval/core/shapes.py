@@ -217,12 +217,26 @@ COMPARISON: dict[str, Any] = _object(
                     "ci": {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2},
                     "p_value": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
                     "significant": {"type": ["boolean", "null"]},
+                    "p_adjusted": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "significant_adjusted": {"type": ["boolean", "null"]},
                     "confounded": STRING_OR_NULL,
                 }
             )
         ),
         "per_stratum": _map(
-            _object({"n": COUNT_OR_NULL, "base": NUMBER_OR_NULL, "head": NUMBER_OR_NULL, "delta": NUMBER_OR_NULL})
+            _object(
+                {
+                    "n": COUNT_OR_NULL,
+                    "base": NUMBER_OR_NULL,
+                    "head": NUMBER_OR_NULL,
+                    "delta": NUMBER_OR_NULL,
+                    "ci": {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2},
+                    "p_value": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "significant": {"type": ["boolean", "null"]},
+                    "p_adjusted": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "significant_adjusted": {"type": ["boolean", "null"]},
+                }
+            )
         ),
         "movers": _object(
             {

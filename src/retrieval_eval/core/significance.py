@@ -146,6 +146,24 @@ def summarize(sums: list[int], *, observed: int, n: int, confidence: float = CON
     )
 
 
+def holm(p_values: Mapping[str, float]) -> dict[str, float]:
+    """Holm-Bonferroni adjusted p-values of one family of tests, by name.
+
+    The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), each
+    adjusted value is at least the one before it in that order (so the
+    ordering is kept), and none exceeds 1. A test is significant at level
+    alpha when its adjusted value is at most alpha; the chance of calling any
+    true null significant stays at most alpha, whatever the tests' dependence.
+    """
+    ordered = sorted(p_values, key=lambda name: (p_values[name], name))
+    adjusted: dict[str, float] = {}
+    running = 0.0
+    for rank, name in enumerate(ordered):
+        running = max(running, min(1.0, (len(ordered) - rank) * p_values[name]))
+        adjusted[name] = round(running, DECIMALS)
+    return {name: adjusted[name] for name in p_values}
+
+
 def paired_bootstrap(
     base: Mapping[str, Mapping[str, float]],
     head: Mapping[str, Mapping[str, float]],

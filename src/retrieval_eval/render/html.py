@@ -28,7 +28,7 @@ from .charts import StratumPoint, stratum_chart
 from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
-from .tables import gate_marks
+from .tables import adjusted_mark, gate_marks
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
 QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
@@ -179,7 +179,7 @@ def _verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
         if moved.get("confounded"):
             line += " (confounded: the two sides were measured with different yardsticks)"
         elif fmt_interval(moved.get("ci")) != "—":
-            sure = "significant" if moved.get("significant") else "not significant"
+            sure = "significant" if adjusted_mark(moved) else "not significant"
             line += f", 95% interval {fmt_interval(moved.get('ci'))}, {sure}"
     return {"status": status, "tone": status.lower(), "headline": plain(line, 400)}
 
@@ -217,7 +217,7 @@ def _metrics(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
                 "interval": "confounded" if moved.get("confounded") else fmt_interval(moved.get("ci")),
                 "p": "—" if moved.get("confounded") else fmt_p(moved.get("p_value")),
                 "p_value": number(moved.get("p_value")),
-                "significant": moved.get("significant") is True and not moved.get("confounded"),
+                "significant": adjusted_mark(moved) and not moved.get("confounded"),
                 "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(marks.get(name, ""), ""),
             }
         )

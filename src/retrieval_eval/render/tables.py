@@ -33,7 +33,7 @@ def metric_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None,
 def metric_row(
     name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str], primary: str
 ) -> Row:
-    significant = compared.get("significant") is True
+    significant = adjusted_mark(compared)
     confounded = compared.get("confounded")
     delta = fmt_delta(compared.get("delta"))
     return {
@@ -45,10 +45,18 @@ def metric_row(
         "delta": f"**{delta}**" if significant and not confounded else delta + (" ⚠️" if confounded else ""),
         "interval": "confounded" if confounded else fmt_interval(compared.get("ci")),
         "p": "—" if confounded else fmt_p(compared.get("p_value")),
+        "p_adjusted": "—" if confounded else fmt_p(compared.get("p_adjusted")),
         "significant": significant,
         "confounded": escape_markdown(confounded) if confounded else None,
         "gate": marks.get(name, ""),
     }
+
+
+def adjusted_mark(compared: Mapping[str, Any]) -> bool:
+    """Significant after Holm's adjustment; a comparison made before it gives its own test."""
+    if "significant_adjusted" in compared:
+        return compared.get("significant_adjusted") is True
+    return compared.get("significant") is True
 
 
 def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
@@ -89,7 +97,8 @@ def _stratum_row(name: Any, entry: Mapping[str, Any], moved: Mapping[str, Any], 
         "head_value": number(value),
         "base": fmt(moved.get("base")),
         "base_value": number(moved.get("base")),
-        "delta": fmt_delta(moved.get("delta")),
+        "delta": f"**{fmt_delta(moved.get('delta'))}**" if adjusted_mark(moved) else fmt_delta(moved.get("delta")),
+        "p_adjusted": fmt_p(moved.get("p_adjusted")),
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, section
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
+from .tables import adjusted_mark
 from .terminal import clean, render_score
 
 
@@ -22,7 +23,7 @@ def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
 
 
 def _metric_line(name: str, row: Mapping[str, Any]) -> str:
-    mark = "  confounded" if row.get("confounded") else ("  significant" if row.get("significant") else "")
+    mark = "  confounded" if row.get("confounded") else ("  significant" if adjusted_mark(row) else "")
     return (
         f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
         f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip()

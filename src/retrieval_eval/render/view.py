@@ -18,6 +18,7 @@ from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
     REASON_LIMIT,
+    adjusted_mark,
     compact_metric_rows,
     finding_rows,
     floor_marks,
@@ -120,7 +121,7 @@ def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
     interval = fmt_interval(moved.get("ci"))
     if interval == "—":
         return f"{text} ({versus})"
-    verdict = "significant" if moved.get("significant") else "not significant"
+    verdict = "significant" if adjusted_mark(moved) else "not significant"
     return f"{text} ({versus}, 95% interval {interval}, {verdict})"
 
 
@@ -129,9 +130,13 @@ def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
     paired, resamples = integer(method.get("paired_queries")), integer(method.get("resamples"))
     if not paired or not resamples:
         return None
+    seed = integer(method.get("seed"))
+    intervals = f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples (seed {seed})"
+    if "adjustment" not in method:  # a comparison made before the adjustment marks by each test alone
+        return f"{intervals}; a bold Δ has a 95% interval that excludes 0."
     return (
-        f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples "
-        f"(seed {integer(method.get('seed'))}); a bold Δ has a 95% interval that excludes 0."
+        f"{intervals}; a bold Δ is significant at 5% after Holm's adjustment over the metrics tested "
+        "(the strata apart); p is each test's own."
     )
 
 
