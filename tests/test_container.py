@@ -243,3 +243,23 @@ def test_the_image_adds_no_git_and_under_60_mb_besides_the_lanes(image: str) -> 
     assert 0 < lanes < 200 * 1000 * 1000, f"the lanes layer takes {lanes / 1e6:.1f} MB"
     added = size(image) - size(base_image()) - lanes
     assert 0 < added < 60 * 1000 * 1000, f"the layers on top of {base_image()} take {added / 1e6:.1f} MB"
+
+
+def test_the_image_draws_the_bootstrap_with_numpy(image: str) -> None:
+    """numpy is in the image, stripped of what is never imported, and draws what the pure path draws."""
+    probe = (
+        "import random; "
+        "from retrieval_eval.core.significance import _numpy_draws, resample_sums; "
+        "assert _numpy_draws() is not None; "
+        "columns = [[random.Random(i).randint(-9, 9) for i in range(999)]]; "
+        "assert resample_sums(columns, resamples=300, seed=1) == resample_sums(columns, resamples=300, seed=1, "
+        "use_numpy=False); print('same')"
+    )
+    result = subprocess.run(
+        ["docker", "run", "--rm", "--entrypoint", "python", image, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "same", result.stderr[-2000:]
