@@ -22,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chunk-id": ("chunk_id", "Print the chunk_id, text_sha or normalized text of a chunk."),
     "demo": ("demo", "Score the bundled example, with a baseline and gates."),
     "compare": ("compare", "Compare a head report with a base report: deltas, significance, movers."),
+    "history": (
+        "history",
+        "Follow the primary and gated metrics over reports, with breaks where the yardstick changed.",
+    ),
     "render": ("render", "Render a report (and its comparison) as a job summary, PR comment, text or an HTML page."),
     "action": ("action", "Run as the GitHub Action (inputs from INPUT_* variables)."),
     "baseline": ("baseline", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),

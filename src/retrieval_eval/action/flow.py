@@ -28,6 +28,7 @@ from .comment import TITLE, Posted, post_without_settings, publish_comment
 from .deps import Deps
 from .driftcheck import drift_annotation, invalid_ratio
 from .event import Event
+from .history import base_history
 from .postcomment import post_rendered_comment
 from .publish import (
     Annotation,
@@ -72,7 +73,8 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
         publish_failure(settings, event, deps, exc)
         return EXIT_NO_ANSWER
     try:
-        rendered = render_outcome(settings, outcome)  # a broken user template is an input error too
+        history = base_history(settings, event, deps.git, outcome.baseline, outcome.report, deps.now())
+        rendered = render_outcome(settings, outcome, history)  # a broken user template is an input error too
         rendered = dataclasses.replace(rendered, html=html_page(settings, outcome))
     except RetrievalEvalError as exc:
         # The answer exists: keep it in the report file, and say why nothing else shows it.
@@ -142,7 +144,7 @@ class Rendered:
     html: str = ""  # the HTML report, drawn by run_evaluate only: it reads the judgments and corpus again
 
 
-def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
+def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any] | None = None) -> Rendered:
     template_dir = str(settings.resolve(settings.template_dir)) if settings.template_dir else None
     baseline = outcome.baseline
     note = BaselineNote(
@@ -162,6 +164,7 @@ def render_outcome(settings: Settings, outcome: Outcome) -> Rendered:
             template_dir=template_dir,
             comment_id=settings.comment_id,
             baseline=note,
+            history=history,
         )
 
     return Rendered(draw("summary"), draw("comment"))

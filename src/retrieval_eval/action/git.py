@@ -38,10 +38,32 @@ T = TypeVar("T")
 _UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error)
 
 
+MAX_WALK = 1_000  # commits walked for a file's history: a bound on time, said when reached
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    """One version of a file: the commit that brought it (first parents), when, and its bytes."""
+
+    commit: str
+    timestamp: int  # the committer's time, seconds since the epoch
+    data: bytes
+
+
+@dataclass(frozen=True)
+class FileHistory:
+    """A file's versions, newest first, and why the walk stopped before the first commit."""
+
+    versions: list[FileVersion]
+    cut: str = ""  # "" when the walk reached the file's first version or the limit
+
+
 class Git(Protocol):
     def has_commit(self, rev: str) -> bool: ...
 
     def show(self, rev: str, path: str) -> bytes | None: ...
+
+    def file_history(self, rev: str, path: str, limit: int) -> FileHistory: ...
 
 
 @dataclass
@@ -63,6 +85,57 @@ class GitObjects:
             return None if commit is None else self._file(commit, path)
 
         return self._guard(read)
+
+    def file_history(self, rev: str, path: str, limit: int) -> FileHistory:
+        """The last ``limit`` versions of ``path`` along ``rev``'s first parents, newest first.
+
+        A version is dated by the commit that brought it; a merge counts as the first
+        parent's line, as ``git log --first-parent`` would show it. The walk stops at the
+        file's first version, at a commit the checkout lacks (a shallow clone: ``cut``
+        says so) or after ``MAX_WALK`` commits.
+        """
+        found = self._guard(lambda: self._walk(rev, path, limit))
+        return found if found is not None else FileHistory([], cut=f"{rev} could not be read from the checkout")
+
+    def _walk(self, rev: str, path: str, limit: int) -> FileHistory:
+        sha = self._resolve_commit_sha(rev)
+        versions: list[FileVersion] = []
+        newer: tuple[str, bytes, str] | None = None  # (commit, object, blob): the oldest commit yet with these bytes
+        for _ in range(MAX_WALK):
+            commit = None if sha is None else self._peel_to_commit(sha)
+            if commit is None:
+                if newer is None:
+                    return FileHistory(versions, cut=f"commit {rev[:12]} is not in the checkout")
+                cut = f"the checkout has no history before commit {newer[0][:12]} (a shallow clone)"
+                return FileHistory(self._with(versions, newer), cut=cut)
+            blob = self._blob(commit, path)
+            if newer is not None and blob != newer[2]:
+                versions, newer = self._with(versions, newer), None
+                if len(versions) >= limit:
+                    return FileHistory(versions)
+            if blob is None:
+                return FileHistory(versions)  # older than the file's first version
+            newer = (str(sha), commit, blob)
+            parents = [line[7:47].decode("ascii") for line in _headers(commit) if line.startswith(b"parent ")]
+            if not parents:
+                return FileHistory(self._with(versions, newer))  # the root commit
+            sha = parents[0]
+        return FileHistory(self._with(versions, newer), cut=f"the walk stopped after {MAX_WALK} commits")
+
+    def _with(self, versions: list[FileVersion], newer: tuple[str, bytes, str] | None) -> list[FileVersion]:
+        if newer is None:
+            return versions
+        sha, commit, blob = newer
+        found = self._object(blob)
+        if found is None or found[0] != b"blob":
+            return versions
+        return [*versions, FileVersion(sha, _committer_time(commit), found[1])]
+
+    def _resolve_commit_sha(self, rev: str) -> str | None:
+        parsed = _REV.fullmatch(rev)
+        if parsed is None or parsed["steps"]:
+            return None
+        return self._resolve(parsed["name"])
 
     def _guard(self, read: Callable[[], T]) -> T | None:
         try:
@@ -172,6 +245,12 @@ class GitObjects:
     # -- trees -----------------------------------------------------------------------
 
     def _file(self, commit: bytes, path: str) -> bytes | None:
+        sha = self._blob(commit, path)
+        blob = None if sha is None else self._object(sha)
+        return blob[1] if blob is not None and blob[0] == b"blob" else None
+
+    def _blob(self, commit: bytes, path: str) -> str | None:
+        """The name of the file's blob at ``commit``, without reading the blob."""
         sha, mode = _header(commit, b"tree"), b"40000"
         for part in [part for part in path.split("/") if part]:
             tree = None if sha is None or mode != b"40000" else self._object(sha)
@@ -183,8 +262,7 @@ class GitObjects:
             mode, sha = entry
         if sha is None or not mode.startswith(b"100"):
             return None  # a folder, a symbolic link or a submodule, not a file
-        blob = self._object(sha)
-        return blob[1] if blob is not None and blob[0] == b"blob" else None
+        return sha
 
     # -- objects ---------------------------------------------------------------------
 
@@ -421,6 +499,14 @@ def _header(obj: bytes, key: bytes) -> str | None:
             value = line[len(key) + 1 :].decode("ascii")
             return value if _HEX.fullmatch(value) else None
     return None
+
+
+def _committer_time(commit: bytes) -> int:
+    """Seconds since the epoch from ``committer Name <email> 1767225600 +0000``."""
+    for line in _headers(commit):
+        if line.startswith(b"committer "):
+            return int(line.rsplit(b" ", 2)[1])
+    return 0
 
 
 def _tree_entry(tree: bytes, name: bytes) -> tuple[bytes, str] | None:

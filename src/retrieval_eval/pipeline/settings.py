@@ -75,6 +75,12 @@ SETTINGS: tuple[Setting, ...] = (
         where=_WORKFLOW,
     ),
     Setting(
+        "history",
+        "20",
+        "Base-branch reports charted in the summary, from `baseline-path`'s git history; `0`: none",
+        where=_WORKFLOW,
+    ),
+    Setting(
         "corpus", "", "Corpus snapshot: adds label drift (and the fingerprint check)", "--corpus", shown_default="none"
     ),
     Setting(
@@ -137,6 +143,7 @@ SETTINGS: tuple[Setting, ...] = (
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 CONFIG_KEYS = tuple(s.name for s in SETTINGS if CONFIG in s.where)
 ACTION_REPORT_DEFAULT = "retrieval-eval-report.json"
+MAX_HISTORY = 200  # reports read from the base branch's history, at most
 
 
 class SettingsError(UsageError):
@@ -209,6 +216,7 @@ class Settings:
     config_file: str
     github_token: str = field(repr=False, default="")
     confined: bool = False  # in a workflow: every path must stay inside the workspace
+    history: int = 20  # base-branch reports in the summary's history; 0: none
 
     def resolve(self, path: str) -> Path:
         """A path as the user wrote it, anchored at the workspace when relative.
@@ -338,6 +346,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         config_file=config_file,
         github_token=token,
         confined=values.confined,
+        history=values.parse("history", _history, 20),
     )
     _check_together(settings, values)
     if values.problems:
@@ -386,6 +395,12 @@ def _cutoffs(text: str) -> tuple[int, ...]:
 def _positive_int(text: str) -> int:
     if not is_positive_decimal(text):
         raise ValueError(f"{text!r} must be a positive whole number (the lowest relevant grade), e.g. 1")
+    return int(text)
+
+
+def _history(text: str) -> int:
+    if not text.isdigit() or int(text) > MAX_HISTORY:
+        raise ValueError(f"{text!r} must be a whole number from 0 (no history) to {MAX_HISTORY}, e.g. 20")
     return int(text)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from ..core.errors import UsageError
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .escape import escape_markdown
+from .history import history_text, history_view
 from .marker import check_marker, comment_marker
 from .text import comparison_text, render_text
 from .view import BaselineNote, build_view
@@ -45,6 +46,7 @@ __all__ = [
     "comparison_text",
     "escape_markdown",
     "render",
+    "render_history",
 ]
 
 
@@ -56,13 +58,15 @@ def render(
     template_dir: str | None = None,
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
+    history: Mapping[str, Any] | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
     ``comparison`` is a document from ``compare.build_comparison``, or the
     ``Comparison`` an evaluation carries (its document is rendered).
     ``baseline`` says where the comparison came from, when the caller found it
-    (the action); it is drawn by the templates' ``baseline`` block.
+    (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a
+    document of ``compare.build_history`` (the summary's ``history`` block).
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -75,11 +79,22 @@ def render(
         return render_text(report, comparison)
     from .sandbox import template_drawer  # Jinja, loaded only now that Markdown is drawn
 
-    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline)
+    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline, history=history)
     text = fit(view, template_drawer(kind, template_dir), BUDGETS[kind])
     if kind == "comment":
         check_marker(text, marker, template_dir)
     return text
+
+
+def render_history(history: Mapping[str, Any], kind: str) -> str:
+    """A history document alone: ``text``, or ``summary`` (the job summary's history block)."""
+    if kind == "text":
+        return history_text(history)
+    if kind != "summary":
+        raise UsageError(f"unknown format {kind!r}; choose text or summary")
+    from .sandbox import template_drawer
+
+    return template_drawer("history", None)({"history": history_view(history)})
 
 
 def _document(comparison: Any) -> Mapping[str, Any] | None:

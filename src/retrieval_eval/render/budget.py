@@ -71,6 +71,13 @@ def _gated_metrics_only(view: View) -> str | None:
     return "metrics that are neither primary nor gated"
 
 
+def _drop_history(view: View) -> str | None:
+    if not view.get("history"):
+        return None
+    view["history"] = None
+    return "the history on the base branch"
+
+
 def _drop_gates(view: View) -> str | None:
     if not view["gates"]:
         return None
@@ -96,6 +103,7 @@ REDUCTIONS: tuple[Reduction, ...] = (
     _keep_rows("comparability", 5),
     _few_confounds,
     _keep_movers(0),
+    _drop_history,
     _keep_rows("strata", 0),
     _gated_metrics_only,
     _drop_gates,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label
+from .history import history_view
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
@@ -52,6 +53,7 @@ def build_view(
     kind: str,
     marker: str,
     baseline: BaselineNote | None = None,
+    history: Mapping[str, Any] | None = None,
 ) -> View:
     primary = primary_metric(report)
     rows = metric_rows(report, comparison, primary)
@@ -90,6 +92,7 @@ def build_view(
         "yardstick": escape_markdown(mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
         "queries": queries(comparison),
         "footer": footer(report, comparison),
+        "history": history_view(history) if kind == "summary" else None,
         "omitted": [],  # filled by the budget, when it has to leave something out
     }
 

@@ -1,0 +1,80 @@
+"""The base branch's history for the job summary: its last reports, read from the checkout's git objects.
+
+The reports are the versions of ``baseline-path`` along the base commit's first
+parents (the line of the base branch), newest first, read by ``GitObjects``
+like the baseline itself: nothing is fetched and no git binary is needed.
+
+A default checkout (``fetch-depth: 1``) holds no history of the base branch.
+The history is then the base report the comparison used, if any, and this
+pull request, and the summary says that ``fetch-depth: 0`` gives the rest.
+Artifacts of past runs are not read for it: each holds a whole report (5 MB
+for 10,000 queries) behind its own download, on every pull request run, while
+a full clone of the repository is a one-time cost the checkout step already
+knows how to pay.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ..compare.history import Point, build_history, history_metrics
+from ..core.errors import InputError
+from ..formats.jsondoc import parse_document
+from .baseline import Baseline
+from .event import PULL_REQUEST_EVENTS, Event
+from .git import FileHistory, Git
+from .settings import Settings
+
+THIS_PR = "this PR"
+FETCH_HINT = "set fetch-depth: 0 in actions/checkout to chart the base branch's history"
+
+
+def base_history(
+    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Mapping[str, Any], now: str
+) -> dict[str, Any] | None:
+    """The history document for the summary, or None when it is off or there is no base branch."""
+    if settings.history == 0 or event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
+        return None
+    found = git.file_history(event.base_sha, settings.baseline_path, settings.history)
+    points, unreadable = _points(found)
+    if not points and baseline.report is not None:
+        points = [Point(event.base_sha[:7], None, baseline.report)]
+    history = build_history([*points, Point(THIS_PR, now[:10], report)], history_metrics(report))
+    history["note"] = _note(settings, event, found, len(points), unreadable)
+    return history
+
+
+def _points(found: FileHistory) -> tuple[list[Point], int]:
+    points, unreadable = [], 0
+    for version in reversed(found.versions):  # oldest first
+        try:
+            document = parse_document(version.data, "history")
+        except InputError:
+            unreadable += 1
+            continue
+        if isinstance(document, dict):
+            points.append(Point(version.commit[:7], _day(version.timestamp), document))
+        else:
+            unreadable += 1
+    return points, unreadable
+
+
+def _day(timestamp: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
+
+
+def _note(settings: Settings, event: Event, found: FileHistory, count: int, unreadable: int) -> str:
+    branch = event.base_ref or "the base branch"
+    where = f"{settings.baseline_path} on {branch}"  # escaped by the view, as every string of the PR
+    if not found.versions:
+        why = found.cut or f"no commit on {branch} holds {settings.baseline_path}"
+        told = f"The base report and this pull request only: {why}; {FETCH_HINT}."
+        return told if found.cut else f"No history of {where}: {why}."
+    text = f"The last {count} versions of {where} (first parents from {event.base_sha[:12]}), then this pull request."
+    if unreadable:
+        text += f" {unreadable} version(s) were not JSON and are left out."
+    if found.cut:
+        text += f" The history stops early: {found.cut}; {FETCH_HINT}."
+    return text

@@ -1,0 +1,98 @@
+"""The primary metric and every gated metric over a line of reports, with breaks where the yardstick changed.
+
+A point is one report: a version of the base branch's committed report, or a
+file given on the command line, and last, the report under review. Two
+neighbouring points are comparable when they were measured alike: the same
+judgments (by hash), relevance threshold, gain and any other scoring policy
+the report records beside them (the same notion as a comparison's yardstick,
+:func:`~retrieval_eval.compare.yardstick.yardstick_changes`). Where they are
+not, the point carries a ``break`` naming the change, and a line drawn
+through the points must stop there: the two numbers were measured with
+different rulers, so joining them would show a move that nobody made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.gates import gate_metric
+from ..core.lenient import items, mapping, measured, primary_metric, section
+from .findings import short
+from .sides import Sides
+from .yardstick import yardstick_changes
+
+HISTORY_KIND = "retrieval-eval history"
+# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
+_NOT_POLICY = frozenset({"k", "threshold", "gain"})
+
+
+@dataclass(frozen=True)
+class Point:
+    """One report on the line: ``label`` names it (a short commit, a file), ``date`` is ISO 8601."""
+
+    label: str
+    date: str | None
+    report: Mapping[str, Any]
+
+
+def history_metrics(report: Mapping[str, Any]) -> list[str]:
+    """The primary metric, then every metric a gate of ``report`` reads, in gate order."""
+    gated = [gate_metric(str(mapping(g).get("expression", ""))) for g in items(section(report, "verdict").get("gates"))]
+    return list(dict.fromkeys([primary_metric(report), *(m for m in gated if m)]))
+
+
+def build_history(points: Sequence[Point], metrics: Sequence[str]) -> dict[str, Any]:
+    """Each point's value of each metric, and a ``break`` where it is not comparable with the one before."""
+    rows = []
+    for i, point in enumerate(points):
+        rows.append(
+            {
+                "label": point.label,
+                "date": point.date,
+                "values": {metric: measured(point.report, metric) for metric in metrics},
+                "break": None if i == 0 else break_reason(points[i - 1].report, point.report),
+            }
+        )
+    return {"kind": HISTORY_KIND, "metrics": list(metrics), "points": rows}
+
+
+def break_reason(older: Mapping[str, Any], newer: Mapping[str, Any]) -> str | None:
+    """Why ``newer`` cannot be joined to ``older`` on one line, or None when it can."""
+    reasons = [_said(code, older, newer) for code, _ in yardstick_changes(Sides(older, newer, None))]
+    old_config, new_config = section(older, "config"), section(newer, "config")
+    for key in sorted((set(old_config) | set(new_config)) - _NOT_POLICY):
+        if old_config.get(key) != new_config.get(key):
+            reasons.append(f"{key} {_shown(old_config.get(key))} → {_shown(new_config.get(key))}")
+    return "; ".join(reasons) or None
+
+
+def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]]:
+    """Indexes of the points one unbroken line of ``metric`` joins: split at a break or a missing value."""
+    lines: list[list[int]] = []
+    for i, point in enumerate(points):
+        value = mapping(point.get("values")).get(metric)
+        if value is None:
+            continue
+        if not lines or point.get("break") or lines[-1][-1] != i - 1:
+            lines.append([])
+        lines[-1].append(i)
+    return lines
+
+
+def _said(code: str, older: Mapping[str, Any], newer: Mapping[str, Any]) -> str:
+    if code == "judgments-changed":
+        before = section(older, "inputs").get("judgments_sha256")
+        after = section(newer, "inputs").get("judgments_sha256")
+        return f"judgments changed ({short(before)} → {short(after)})"
+    if code in ("threshold-changed", "gain-changed"):
+        name = code.removesuffix("-changed")
+        return f"{name} {_shown(section(older, 'config').get(name))} → {_shown(section(newer, 'config').get(name))}"
+    if code == "judgments-unknown":
+        return "a report does not record its judgments"
+    return "a report does not record its threshold and gain"
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else str(value)
