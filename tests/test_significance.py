@@ -191,3 +191,22 @@ def test_sharing_the_resamples_with_workers_changes_no_number(monkeypatch: pytes
     assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9, map_blocks=shared) == alone
     assert forked == [5], "the blocks should have been drawn through the map given"
     assert paired_bootstrap(base, head, ["m", "n"], resamples=1_100, seed=9, map_blocks=shared_map(2)) == alone
+
+
+def test_strata_come_from_the_same_resamples_and_change_no_metric() -> None:
+    from retrieval_eval.core.significance import paired_bootstrap_with_subsets
+
+    rng = random.Random(8)
+    base = {f"q{i}": {"m": rng.random(), "n": rng.random()} for i in range(200)}
+    head = {q: {k: v + rng.choice((0.0, 0.25, -0.25)) for k, v in row.items()} for q, row in base.items()}
+    for i in range(150, 200):  # the last fifty never move on m
+        head[f"q{i}"]["m"] = base[f"q{i}"]["m"]
+    alone = paired_bootstrap(base, head, ["m", "n"], resamples=1_000, seed=4)
+    subsets = {"all": ("m", list(base)), "still": ("m", [f"q{i}" for i in range(150, 200)]), "none": ("m", [])}
+    metrics, strata = paired_bootstrap_with_subsets(base, head, ["m", "n"], subsets, resamples=1_000, seed=4)
+    assert metrics == alone
+    assert strata["all"] == alone["m"]  # every query: the metric's own resampled means
+    assert (strata["still"].low, strata["still"].high, strata["still"].p_value) == (0.0, 0.0, 1.0)
+    assert strata["still"].n == 50 and "none" not in strata
+    with pytest.raises(ValueError, match="not bootstrapped"):
+        paired_bootstrap_with_subsets(base, head, ["n"], {"x": ("m", ["q1"])}, resamples=10)

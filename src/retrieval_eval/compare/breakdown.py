@@ -14,7 +14,7 @@ from ..core.comparison import difference
 from ..core.labelindex import LabelIndex
 from ..core.lenient import measured, section
 from ..core.precision import DECIMALS
-from ..core.significance import BlockMap, paired_bootstrap
+from ..core.significance import Bootstrap
 from .deltas import adjust_family
 from .sides import Pairing, Sides
 
@@ -37,15 +37,13 @@ def stratum_rows(
     facts: Facts,
     *,
     rescored: bool,
-    resamples: int,
-    seed: int,
-    map_blocks: BlockMap = map,
+    boots: Mapping[str, Bootstrap] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported.
 
-    Paired strata carry their own bootstrap (the stratum's queries resampled
-    within it), with Holm's adjustment over the strata. A rescored base has no
-    stratum averages of its own, so without pairing its strata are left out.
+    Paired strata carry their bootstrap (``boots``, by stratum: see
+    ``stratum_members``), with Holm's adjustment over the strata. A rescored
+    base has no stratum averages of its own, so without pairing its strata are left out.
     """
     names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
     paired = bool(facts) and pairing.available
@@ -53,9 +51,7 @@ def stratum_rows(
     for name in names:
         if paired:
             members = [q for q in pairing.ids if facts.get(q, {}).get("stratum") == name]
-            rows[name] = _paired_stratum(
-                pairing, primary, members, resamples=resamples, seed=seed, map_blocks=map_blocks
-            )
+            rows[name] = _paired_stratum(pairing, primary, members, (boots or {}).get(name))
         elif not rescored:
             base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
             rows[name] = {"n": None, "base": base, "head": head, "delta": difference(base, head)}
@@ -66,27 +62,31 @@ def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float |
     return measured(section(report, "per_stratum").get(name), metric)
 
 
-def _paired_stratum(
-    pairing: Pairing, primary: str, members: list[str], *, resamples: int, seed: int, map_blocks: BlockMap
-) -> dict[str, Any]:
+def stratum_members(sides: Sides, pairing: Pairing, primary: str, facts: Facts) -> dict[str, tuple[str, list[str]]]:
+    """Each reported stratum's paired queries, to bootstrap its primary metric: empty without membership."""
+    if not facts or not pairing.available:
+        return {}
+    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
+    by_stratum: dict[Any, list[str]] = {}
+    for q in pairing.ids:
+        by_stratum.setdefault(facts.get(q, {}).get("stratum"), []).append(q)
+    return {name: (primary, by_stratum.get(name, [])) for name in names}
+
+
+def _paired_stratum(pairing: Pairing, primary: str, members: list[str], boot: Bootstrap | None) -> dict[str, Any]:
     assert pairing.base is not None and pairing.head is not None
     if not members:
         return {"n": 0, "base": None, "head": None, "delta": None, "ci": None, "p_value": None, "significant": None}
-    base_values = {q: {primary: pairing.base[q].get(primary, 0.0)} for q in members}
-    head_values = {q: {primary: pairing.head[q].get(primary, 0.0)} for q in members}
-    base = round(math.fsum(v[primary] for v in base_values.values()) / len(members), DECIMALS)
-    head = round(math.fsum(v[primary] for v in head_values.values()) / len(members), DECIMALS)
-    boot = paired_bootstrap(base_values, head_values, [primary], resamples=resamples, seed=seed, map_blocks=map_blocks)[
-        primary
-    ]
+    base = round(math.fsum(pairing.base[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
+    head = round(math.fsum(pairing.head[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
     return {
         "n": len(members),
         "base": base,
         "head": head,
         "delta": difference(base, head),
-        "ci": [boot.low, boot.high],
-        "p_value": boot.p_value,
-        "significant": boot.significant,
+        "ci": [boot.low, boot.high] if boot else None,
+        "p_value": boot.p_value if boot else None,
+        "significant": boot.significant if boot else None,
     }
 
 

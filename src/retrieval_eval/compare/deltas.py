@@ -9,23 +9,40 @@ delta always describe the same queries.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..core.comparison import difference
 from ..core.lenient import measured
 from ..core.precision import DECIMALS
-from ..core.significance import CONFIDENCE, RESAMPLES_PER_BLOCK, BlockMap, Bootstrap, holm, paired_bootstrap
+from ..core.significance import (
+    CONFIDENCE,
+    RESAMPLES_PER_BLOCK,
+    BlockMap,
+    Bootstrap,
+    holm,
+    paired_bootstrap_with_subsets,
+)
 from .sides import Pairing, Sides, deterministic, metric_names
 from .yardstick import Yardstick
 
 
 def metric_rows(
-    sides: Sides, pairing: Pairing, yardstick: Yardstick, *, resamples: int, seed: int, map_blocks: BlockMap = map
+    sides: Sides,
+    pairing: Pairing,
+    yardstick: Yardstick,
+    *,
+    resamples: int,
+    seed: int,
+    map_blocks: BlockMap = map,
+    boots: Mapping[str, Bootstrap] | None = None,
 ) -> dict[str, dict[str, Any]]:
+    """Every metric's row; ``boots`` when the caller bootstrapped already (with strata: ``bootstrap_all``)."""
     names = metric_names(sides)
-    scored_per_query = [m for m in names if deterministic(sides.head, m) and deterministic(sides.base, m)]
-    boots = bootstrap_all(pairing, scored_per_query, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    if boots is None:
+        boots, _ = bootstrap_all(
+            pairing, scored_per_query(sides), resamples=resamples, seed=seed, map_blocks=map_blocks
+        )
     rows = {}
     for metric in names:
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
@@ -71,18 +88,33 @@ def _mean(pairing: Pairing, side: dict[str, dict[str, float]], metric: str) -> f
     return round(math.fsum(values) / len(values), DECIMALS)
 
 
+def scored_per_query(sides: Sides) -> list[str]:
+    """The metrics both reports hold per query (a judged metric's samples are not)."""
+    return [m for m in metric_names(sides) if deterministic(sides.head, m) and deterministic(sides.base, m)]
+
+
 def bootstrap_all(
-    pairing: Pairing, names: Sequence[str], *, resamples: int, seed: int, map_blocks: BlockMap = map
-) -> dict[str, Bootstrap]:
-    """One paired bootstrap for every metric each paired query has on both sides
+    pairing: Pairing,
+    names: Sequence[str],
+    *,
+    resamples: int,
+    seed: int,
+    map_blocks: BlockMap = map,
+    strata: Mapping[str, tuple[str, Collection[str]]] | None = None,
+) -> tuple[dict[str, Bootstrap], dict[str, Bootstrap]]:
+    """One paired bootstrap for every metric each paired query has on both sides, and from the same
+    resamples each stratum's (name -> (metric, members)) when that metric is among them
     (``map_blocks`` draws the resamples: see :class:`~retrieval_eval.core.significance.BlockMap`)."""
     if not pairing.available:
-        return {}
+        return {}, {}
     assert pairing.base is not None and pairing.head is not None
     usable = [m for m in names if all(m in pairing.base[q] and m in pairing.head[q] for q in pairing.ids)]
+    subsets = {name: pair for name, pair in (strata or {}).items() if pair[0] in usable}
     base = {q: pairing.base[q] for q in pairing.ids}
     head = {q: pairing.head[q] for q in pairing.ids}
-    return paired_bootstrap(base, head, usable, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    return paired_bootstrap_with_subsets(
+        base, head, usable, subsets, resamples=resamples, seed=seed, map_blocks=map_blocks
+    )
 
 
 def metric_row(
@@ -116,5 +148,6 @@ def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
         "interval": "percentile, linear interpolation between order statistics",
         "p_value": "two-sided, (r + 1) / (B + 1)",
         "adjustment": "Holm-Bonferroni over the metrics tested; separately over the strata (p_adjusted)",
+        "strata": "each stratum from the same resamples: the deltas of its queries drawn, over its size",
         "paired_queries": len(pairing.ids),
     }

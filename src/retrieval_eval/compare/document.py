@@ -14,8 +14,8 @@ from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
-from .breakdown import movers, query_facts, stratum_rows
-from .deltas import method, metric_rows
+from .breakdown import movers, query_facts, stratum_members, stratum_rows
+from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
 from .sides import Sides, metric_names, pair_queries, per_query
 from .yardstick import decide_yardstick
@@ -46,6 +46,15 @@ def build_comparison(
     primary = primary_metric(head_report)
     facts = query_facts(sides.judgments)
     findings = [*yardstick.findings, *further_findings(sides, pairing)]
+    # One set of resamples for every metric and every stratum.
+    boots, stratum_boots = bootstrap_all(
+        pairing,
+        scored_per_query(sides),
+        resamples=resamples,
+        seed=seed,
+        map_blocks=map_blocks,
+        strata=stratum_members(sides, pairing, primary, facts),
+    )
     return {
         "kind": KIND,
         "version": DOCUMENT_VERSION,
@@ -58,16 +67,14 @@ def build_comparison(
         "comparability": [finding.as_dict() for finding in findings],
         "significance": method(pairing, resamples=resamples, seed=seed),
         "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
-        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, map_blocks=map_blocks),
+        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots),
         "per_stratum": stratum_rows(
             sides,
             pairing,
             primary,
             facts,
             rescored=yardstick.status == "rescored",
-            resamples=resamples,
-            seed=seed,
-            map_blocks=map_blocks,
+            boots=stratum_boots,
         ),
         "movers": movers(pairing, primary, facts),
     }

@@ -41,7 +41,7 @@ import array
 import math
 import random
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from types import ModuleType
@@ -180,18 +180,58 @@ def paired_bootstrap(
     same query ids (checked: a missing query would silently unpair the sides).
     ``map_blocks`` draws the blocks of resamples (see :class:`BlockMap`).
     """
+    found, _ = paired_bootstrap_with_subsets(
+        base, head, metrics, {}, resamples=resamples, seed=seed, confidence=confidence, map_blocks=map_blocks
+    )
+    return found
+
+
+def paired_bootstrap_with_subsets(
+    base: Mapping[str, Mapping[str, float]],
+    head: Mapping[str, Mapping[str, float]],
+    metrics: Sequence[str],
+    subsets: Mapping[str, tuple[str, Collection[str]]],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = CONFIDENCE,
+    map_blocks: BlockMap = map,
+) -> tuple[dict[str, Bootstrap], dict[str, Bootstrap]]:
+    """:func:`paired_bootstrap`, and from the very same resamples each subset's mean delta of one metric.
+
+    ``subsets`` maps a name (a stratum) to a metric of ``metrics`` and the
+    query ids in it. A resample's subset mean is the sum of the deltas of the
+    subset's queries it drew, over the subset's size: the same draws serve
+    every metric and every subset. A subset column is non-zero only where its
+    metric moved, so adding subsets changes no draw and no metric's answer.
+    """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     query_ids = check_pairing(list(base), list(head))
     if not query_ids:
-        return {}
+        return {}, {}
     columns = [[to_units(head[q][m]) - to_units(base[q][m]) for q in query_ids] for m in metrics]
-    sums = resample_sums(columns, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    parts = []
+    for name, (metric, members) in subsets.items():
+        if metric not in metrics:
+            raise ValueError(f"subset {name!r} reads {metric!r}, which is not bootstrapped")
+        inside = set(members).intersection(query_ids)
+        whole = columns[metrics.index(metric)]
+        parts.append((name, len(inside), [v if q in inside else 0 for q, v in zip(query_ids, whole)]))
+    sums = resample_sums(
+        [*columns, *(column for _, _, column in parts)], resamples=resamples, seed=seed, map_blocks=map_blocks
+    )
     n = len(query_ids)
-    return {
+    found = {
         metric: summarize(sums[i], observed=sum(columns[i]), n=n, confidence=confidence)
         for i, metric in enumerate(metrics)
     }
+    by_subset = {
+        name: summarize(sums[len(metrics) + i], observed=sum(column), n=size, confidence=confidence)
+        for i, (name, size, column) in enumerate(parts)
+        if size
+    }
+    return found, by_subset
 
 
 def resample_sums(
