@@ -9,7 +9,8 @@ would describe another yardstick than the numbers beside them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable
+import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
@@ -31,12 +32,19 @@ class QueryLabels:
 def read_query_labels(
     path: str, wanted: Collection[str], *, expected_sha256: str | None = None
 ) -> dict[str, QueryLabels]:
-    """The labels of the ``wanted`` queries, every line checked as ``score`` checks it."""
+    """The labels of the ``wanted`` queries, every line checked as ``score`` checks it.
+
+    With ``expected_sha256`` a line that plainly names another query is not decoded: the file
+    is then either the one the report was scored from (every line of which ``score`` checked)
+    or refused at the end for its hash. A line is skipped only when it holds ``"query_id"``
+    once, with a value free of escapes; any other line is decoded and checked.
+    """
     digest = hashlib.sha256()
     found: dict[str, QueryLabels] = {}
+    others = _named_elsewhere({query.encode("utf-8") for query in wanted}) if expected_sha256 else None
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle, digest, source="judgments", path=path):
-            if raw.startswith(b"//"):
+            if raw.startswith(b"//") or (others is not None and others(raw)):
                 continue  # judgments files may hold comment lines
             record = expect_object(decode_line(raw, "judgments", line, path), "judgments", line, path)
             fields = check_judgment_line(record, line, path=path)
@@ -60,6 +68,21 @@ def read_query_labels(
             hint=f"{path} has changed or is another file: pass the one the head report was scored with",
         )
     return found
+
+
+_QUERY_ID = re.compile(rb'"query_id"\s*:\s*"([^"\\]*)"')
+
+
+def _named_elsewhere(wanted: set[bytes]) -> Callable[[bytes], bool]:
+    """Whether a raw line names, once and unescaped, a query that is not wanted."""
+
+    def other(raw: bytes) -> bool:
+        if raw.count(b'"query_id"') != 1:
+            return False
+        match = _QUERY_ID.search(raw)
+        return match is not None and match.group(1) not in wanted
+
+    return other
 
 
 def read_chunk_texts(path: str, keys: Iterable[str]) -> dict[str, str]:
