@@ -81,3 +81,20 @@ def test_intervals_and_p_values_are_identical_either_way(monkeypatch: pytest.Mon
     fast = paired_bootstrap(base, head, ["m", "n"], resamples=2_000, seed=3)
     monkeypatch.setattr("retrieval_eval.core.significance._numpy_draws", lambda: None)
     assert paired_bootstrap(base, head, ["m", "n"], resamples=2_000, seed=3) == fast
+
+
+def test_blocks_shared_with_forked_workers_give_the_same_sums(monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval_eval.core import significance
+    from retrieval_eval.pipeline.forking import shared_map
+
+    data = columns(3_000, 2_000, 3, seed=12)
+    pure = resample_sums(data, resamples=1_000, seed=5, use_numpy=False)
+    monkeypatch.setattr(significance, "SHARE_FROM", 0)
+    seen = []
+
+    def counted(function, items):  # type: ignore[no-untyped-def]
+        seen.append(len(items))
+        return shared_map(2)(function, items)
+
+    assert resample_sums(data, resamples=1_000, seed=5, map_blocks=counted) == pure
+    assert seen == [4], "the numpy path should draw its blocks through the map given"

@@ -26,7 +26,7 @@ point whatever the summation order; :func:`fits` says when that holds.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,15 +75,16 @@ class WordStream:
 
     def __init__(self, rng: random.Random, picks: Picks, expected: int) -> None:
         internal = rng.getstate()[1]
-        self._bits = np.random.MT19937()
-        self._bits.state = {
+        bits = np.random.MT19937()
+        bits.state = {
             "bit_generator": "MT19937",
             "state": {"key": np.array(internal[:624], dtype=np.uint32), "pos": internal[624]},
         }
+        # Integers over the whole 32-bit range are the generator's words themselves, one each.
+        self._generator = np.random.Generator(bits)
         self.picks = picks
         self.words: Any = np.empty(0, dtype=np.uint32)
         self.keys: Any = np.empty(0, dtype=np.int64)  # each unit's pick
-        self.accepted: Any = np.zeros(1, dtype=np.int64)  # accepted picks before each unit
         self.position = 0  # the next word to spend
         self._add(expected)
 
@@ -93,15 +94,16 @@ class WordStream:
         if missing > 0:
             self._add(max(missing, len(self.words) // 4))
 
+    def accepted(self, first: int, last: int) -> int:
+        """How many of the units ``first`` to ``last`` (excluded) pick a query."""
+        return int(np.count_nonzero(self.keys[first:last] < self.picks.m))
+
     def _add(self, count: int) -> None:
-        words = self._bits.random_raw(count).astype(np.uint32)
+        words = self._generator.integers(0, 1 << 32, size=count, dtype=np.uint32)
         keys = self.picks.units(words)
-        running = np.cumsum(keys < self.picks.m)
         if len(self.words):  # rarely: the first estimate of the words needed fell short
-            running += self.accepted[-1]
             words, keys = np.concatenate([self.words, words]), np.concatenate([self.keys, keys])
         self.words, self.keys = words, keys
-        self.accepted = np.concatenate([self.accepted[:-1], [self.accepted[-1]], running])
 
     def random(self) -> float:
         """``random.Random.random()``: 53 bits from two words."""
@@ -112,26 +114,33 @@ class WordStream:
 
 
 def joint_sums(
-    columns: Sequence[Sequence[int]], *, n: int, resamples: int, seed: int, block_size: int
+    columns: Sequence[Sequence[int]],
+    *,
+    n: int,
+    resamples: int,
+    seed: int,
+    block_size: int,
+    map_blocks: Callable[[Callable[[int], list[tuple[int, ...]]], range], Iterable[list[tuple[int, ...]]]] = map,
 ) -> list[list[int]]:
     """Each column's resampled sums, as ``significance._joint_sums`` draws them.
 
     ``columns`` hold the changed queries' values only; the other ``n - m``
     queries add nothing and are counted out by the same binomial draws.
+    ``map_blocks`` draws the blocks (each a list of one tuple of sums per resample).
     """
     m = len(columns[0])
     picks = Picks(m)
     low = np.array([[v & ((1 << _SPLIT) - 1) for v in column] for column in columns], dtype=np.float64).T
     high = np.array([[v >> _SPLIT for v in column] for column in columns], dtype=np.float64).T
     halves = np.vstack([np.hstack([low, high]), np.zeros((1, 2 * len(columns)))])  # row m: no pick
-    totals: list[list[int]] = [[] for _ in columns]
-    for number in range(-(-resamples // block_size)):
+
+    def block(number: int) -> list[tuple[int, ...]]:
         count = min(block_size, resamples - number * block_size)
         keys, starts = _block_picks(picks, random.Random(f"{seed}:{number}"), n, count)
-        for part in _sums(keys, starts, halves, m):
-            for c, sums in enumerate(part):
-                totals[c].extend(sums)
-    return totals
+        return [row for part in _sums(keys, starts, halves, m) for row in part]
+
+    drawn = map_blocks(block, range(-(-resamples // block_size)))
+    return [list(per_column) for per_column in zip(*(row for part in drawn for row in part))]
 
 
 def _block_picks(picks: Picks, rng: random.Random, n: int, count: int) -> tuple[Any, list[int]]:
@@ -162,26 +171,28 @@ def _draw_call(picks: Picks, stream: WordStream, hits: int, unused: list[tuple[i
         words = (hits + 1) // 2
         stream.ensure(words)
         first = 2 * stream.position
-        accepted = int(stream.accepted[first + hits] - stream.accepted[first])
         if hits % 2:
             # The odd call's last word gives its high half only: its low half is skipped.
             skipped = first + hits - 1
             unused.append((skipped, skipped + 1))
-            accepted += int(stream.accepted[skipped + 2] - stream.accepted[skipped + 1])
-            accepted -= int(stream.accepted[skipped + 1] - stream.accepted[skipped])
+            accepted = stream.accepted(first, skipped) + stream.accepted(skipped + 1, skipped + 2)
+        else:
+            accepted = stream.accepted(first, first + hits)
         stream.position += words
         return accepted
     # The general drawer: one word per attempt, the call ends at its hits-th accepted word.
-    stream.ensure(hits)
-    target = stream.accepted[stream.position] + hits
-    while stream.accepted[-1] < target:
-        stream.ensure(len(stream.words) - stream.position + hits)
-    stream.position = int(np.searchsorted(stream.accepted, target, side="left"))
-    return hits
+    ahead = int(hits / picks.acceptance) + 64
+    while True:
+        stream.ensure(ahead)
+        running = np.cumsum(stream.keys[stream.position : stream.position + ahead] < picks.m)
+        if running[-1] >= hits:
+            stream.position += int(np.searchsorted(running, hits, side="left")) + 1
+            return hits
+        ahead *= 2
 
 
-def _sums(keys: Any, starts: list[int], halves: Any, m: int) -> list[list[list[int]]]:
-    """Per group of resamples, each column's sums: counts per (resample, query) times the columns."""
+def _sums(keys: Any, starts: list[int], halves: Any, m: int) -> list[list[tuple[int, ...]]]:
+    """Per group of resamples, each resample's column sums: counts per (resample, query) times the columns."""
     columns = halves.shape[1] // 2
     group = max(1, _CELLS // (m + 1))
     parts = []
@@ -193,5 +204,5 @@ def _sums(keys: Any, starts: list[int], halves: Any, m: int) -> list[list[list[i
         product = counts.reshape(len(bounds) - 1, m + 1).astype(np.float64) @ halves
         exact = product.astype(np.int64)
         sums = (exact[:, columns:] << _SPLIT) + exact[:, :columns]
-        parts.append(sums.T.tolist())
+        parts.append([tuple(row) for row in sums.tolist()])
     return parts
