@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .significance import binomial
+from .binomial import binomial
 
 _SPLIT = 24  # low half of a column value: its bottom 24 bits
 _EXACT = 1 << 53  # every integer below this is exact in a float64
