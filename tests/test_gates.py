@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.compare import Comparison, MetricDelta
+from retrieval_eval.core.comparison import Comparison, MetricDelta
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.gates import (
     ABSOLUTE,

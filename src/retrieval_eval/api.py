@@ -301,7 +301,7 @@ def compare_evaluations(
     strata and for rescoring the base when the two were scored with different judgments,
     threshold or gain; refused when they are not the ones the head was scored with.
     """
-    from .compare import build_comparison
+    from .compare.document import build_comparison
     from .compare.result import check_head_judgments
     from .core.labelindex import LabelIndex
     from .core.significance import DEFAULT_SEED

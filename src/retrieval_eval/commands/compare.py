@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..compare import build_comparison
+from ..compare.document import build_comparison
 from ..compare.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex

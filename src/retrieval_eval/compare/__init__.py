@@ -26,19 +26,8 @@ The parts, in the order the document is built:
 - ``deltas``: each metric's base, head, delta and paired bootstrap;
 - ``breakdown``: the primary metric per stratum, and the queries that moved most;
 - ``document``: ``build_comparison``, which puts the above together;
-- ``result``: ``Comparison`` and ``MetricDelta``, the document as gates read it.
+- ``result``: ``compare_reports``, the document as gates read it (``core.comparison``).
+
+The package itself imports nothing: ``render`` reads ``history`` without loading the
+bootstrap, and ``score`` without a base report loads none of it.
 """
-
-from ..core.comparison import Comparison, MetricDelta
-from .document import DOCUMENT_VERSION, KIND, build_comparison
-from .result import compare_reports, comparison_from_document
-
-__all__ = [
-    "DOCUMENT_VERSION",
-    "KIND",
-    "Comparison",
-    "MetricDelta",
-    "build_comparison",
-    "compare_reports",
-    "comparison_from_document",
-]

@@ -32,7 +32,7 @@ index built once (chunk texts are normalized once, by the corpus reader).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -513,24 +513,3 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
         if progress is not None:
             progress(done, len(labels))
     return DriftResult(labels, tuple(f for f in findings if f is not None))
-
-
-# --- the corpus against what the labels and the base branch were made with --------------
-
-
-def corpus_changes(labeled: str | None, corpus: Mapping[str, Any], base_corpus: Mapping[str, Any]) -> list[str]:
-    """How the corpus moved away from what the labels (and the base branch) were made against.
-
-    ``labeled`` is the judgments' fingerprint, ``corpus`` this run's corpus description and
-    ``base_corpus`` the base report's (which a pull request may have damaged: anything but a
-    string there is no fingerprint).
-    """
-    changes = []
-    now = corpus.get("fingerprint")
-    if isinstance(labeled, str) and isinstance(now, str) and labeled and now and labeled != now:
-        changes.append(f"the judgments were labeled against corpus {labeled}, the corpus is now {now}")
-    for key, what in (("fingerprint", "corpus"), ("chunker_fingerprint", "chunker")):
-        before, here = base_corpus.get(key), corpus.get(key)
-        if isinstance(before, str) and isinstance(here, str) and before and here and before != here:
-            changes.append(f"the {what} changed since the base branch ({before} there, {here} here)")
-    return changes

@@ -27,13 +27,13 @@ from ..core.floor import floor_section, unavailable_floor
 from ..core.labelindex import LabelIndex
 from ..core.scoring import ScoreConfig, Scores, score_rankings
 from ..core.sensitivity import Thresholds, answer_in_query_issues, easy_set_issues
-from ..core.significance import BlockMap
 from ..core.validate import Issue, ordered
 from ..formats.jsondoc import read_document
 from ..formats.runout import meta_path, run_line
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
+    from ..core.significance import BlockMap
     from .corpus_stage import CorpusStage
 
 BM25 = "bm25"
