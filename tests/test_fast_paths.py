@@ -175,7 +175,7 @@ def test_streaming_the_judgments_indexes_what_parsing_them_indexes(
     parsed = LabelIndex.from_judgments(parse_judgments(str(path)))
     assert index_fields(streamed) == index_fields(parsed)
     q1 = streamed.queries["q1"]
-    assert q1.grades == {"d1": 3} and q1.repeats == {"d1": [2, 6, 9]}  # d2 is at grade 0
+    assert q1.grades == {"d1": 3, "d2": 0} and q1.repeats == {"d1": [2, 6, 9]}  # d2 is judged, at grade 0
     assert q1.texts == ("reset password", "Reset password") and q1.strata == ("account", "billing")
     assert q1.unknown_provenance == [6]
     assert streamed.sha256 is not None and parsed.sha256 is None

@@ -63,8 +63,11 @@ def test_threshold_changes_binary_metrics_but_not_gains() -> None:
 
 
 def test_registry_names_and_lookup() -> None:
-    assert metric_names((5,)) == ["precision@5", "recall@5", "ndcg@5", "mrr@5", "map@5", "hit_rate@5", "r_precision"]
-    assert known_metric("recall@5") and known_metric("r_precision")
+    at_5 = ["precision@5", "recall@5", "ndcg@5", "mrr@5", "map@5", "hit_rate@5", "judged@5"]
+    assert metric_names((5,)) == [*at_5, "r_precision", "bpref"]
+    assert metric_names((5,), full_depth=True) == [*at_5, "ndcg", "mrr", "map", "r_precision", "bpref"]
+    assert known_metric("recall@5") and known_metric("r_precision") and known_metric("bpref")
+    assert known_metric("map") and known_metric("judged@10") and not known_metric("judged")
     assert not known_metric("recall") and not known_metric("recall@0") and not known_metric("r_precision@5")
     assert all(m.name in describe_known() for m in REGISTRY)
 
@@ -76,3 +79,77 @@ def test_average_is_over_scored_queries_and_missing_queries_score_zero() -> None
     assert scores.missing_from_run == ["q2"]
     assert scores.without_positives == ["q3"]
     assert scores.per_query["q2"]["recall@1"] == 0.0
+
+
+# -- judged@k, bpref and the upper bounds, by hand --------------------------------------------
+
+
+def scored(grades: dict[str, int], ranking: list[str], **config: object) -> tuple[dict[str, float], dict[str, float]]:
+    """(values, upper bounds) of one query; the bounds are the values when nothing is unjudged."""
+    scores = score_rankings(labels({"q": grades}), {"q": ranking}, ScoreConfig(**config))  # type: ignore[arg-type]
+    return scores.per_query["q"], scores.per_query_upper.get("q", scores.per_query["q"])
+
+
+def test_judged_counts_grade_zero_and_divides_by_the_keys_returned() -> None:
+    values, _ = scored({"a": 1, "c": 0}, ["x", "a", "c", "y"], k=(2, 4, 10))
+    assert values["judged@2"] == 1 / 2
+    assert values["judged@4"] == 2 / 4
+    assert values["judged@10"] == 2 / 4  # four keys came back: ir_measures' Judged@k
+
+
+def test_bpref_by_hand() -> None:
+    # R = 2 (a, b), N = 2 (c, d); x is unjudged and skipped.
+    # a: no judged non-relevant above -> 1; b: c above -> 1 - 1/min(2, 2) = 0.5.
+    values, _ = scored({"a": 1, "b": 1, "c": 0, "d": 0}, ["a", "x", "c", "b", "d"], k=(5,))
+    assert values["bpref"] == pytest.approx((1 + 0.5) / 2)
+
+
+def test_upper_equals_value_when_everything_is_judged() -> None:
+    values, upper = scored({"a": 2, "b": 0, "c": 1}, ["b", "a", "c"], k=(1, 3))
+    assert upper == values
+
+
+def test_upper_of_an_unjudged_top_k_is_an_all_relevant_top_k() -> None:
+    # Nothing in the top 3 is judged; one relevant label (z, grade 1) was never retrieved.
+    values, upper = scored({"z": 1}, ["x", "y", "w"], k=(3,))
+    assert all(values[m] == 0.0 for m in ("precision@3", "recall@3", "ndcg@3", "mrr@3", "map@3", "hit_rate@3"))
+    assert upper["precision@3"] == 1.0 and upper["hit_rate@3"] == 1.0 and upper["mrr@3"] == 1.0
+    assert upper["recall@3"] == pytest.approx(3 / 4)  # x, y, w join R: 3 of 4 relevant labels found
+    assert upper["map@3"] == pytest.approx(3 / 4)  # precision 1 at ranks 1-3, over R = 4
+    # Ideal: four keys of gain 1 cut at 3, the same as the ranking's: nDCG 1.
+    assert upper["ndcg@3"] == pytest.approx(1.0)
+    assert upper["judged@3"] == values["judged@3"] == 0.0
+
+
+def test_upper_of_ndcg_and_ap_labels_only_the_keys_that_help() -> None:
+    # a relevant at rank 1, b and c judged not relevant; x unjudged at rank 4. Counting x
+    # relevant would grow R and the ideal more than the ranking gains: the bound keeps x not relevant.
+    values, upper = scored({"a": 1, "b": 0, "c": 0}, ["a", "b", "c", "x"], k=(4,))
+    assert values["map@4"] == 1.0 and values["ndcg@4"] == 1.0
+    assert upper["map@4"] == 1.0  # with x relevant: (1 + 2/4) / 2 = 0.75
+    assert upper["ndcg@4"] == 1.0  # with x relevant: (1 + 1/log2(5)) / (1 + 1/log2(3)) < 1
+    assert upper["recall@4"] == 1.0 and upper["precision@4"] == pytest.approx(2 / 4)
+    # With x at rank 2 it helps AP: (1 + 2/2) / 2 = 1 >= 1, nDCG: (1 + 1/log2(3)) / the same ideal.
+    values, upper = scored({"a": 1}, ["a", "x"], k=(2,))
+    assert upper["map@2"] == 1.0 and upper["ndcg@2"] == pytest.approx(1.0)
+
+
+def test_upper_of_ap_takes_the_best_number_of_unjudged_keys() -> None:
+    # x at 1 and y at 5 unjudged, a relevant at 2 (R = 1), b and c not relevant.
+    # none: 1/2 / 1 = 0.5; x: (1 + 2/2) / 2 = 1.0; x and y: (1 + 1 + 3/5) / 3 = 0.8667.
+    _, upper = scored({"a": 1, "b": 0, "c": 0}, ["x", "a", "b", "c", "y"], k=(5,))
+    assert upper["map@5"] == pytest.approx(1.0)
+
+
+def test_upper_at_the_threshold_grade_with_exponential_gain() -> None:
+    # Threshold 2: an unjudged key counts at gain 2^2 - 1 = 3 in the bound.
+    _, upper = scored({"a": 3}, ["x", "a"], k=(2,), threshold=2)
+    dcg = 3 + 7 / math.log2(3)
+    ideal = 7 + 3 / math.log2(3)
+    assert upper["ndcg@2"] == pytest.approx(dcg / ideal)
+
+
+def test_condensed_drops_unjudged_keys_before_the_cut() -> None:
+    values, upper = scored({"a": 1, "c": 0}, ["x", "y", "c", "a"], k=(2,), unjudged="condensed")
+    assert values["precision@2"] == 1 / 2 and values["mrr@2"] == 1 / 2 and values["judged@2"] == 1.0
+    assert upper == values

@@ -4,7 +4,9 @@ Keeping every judgment's whole record costs about a kilobyte per label, so a
 set of a million labels would need a gigabyte before the run is even opened.
 The score path reads the judgments file once into this index instead
 (``formats.judgments.read_label_index``). Per
-query it keeps each key labeled above grade 0 once, with its highest grade;
+query it keeps each key labeled once, with its highest grade (grade 0 too:
+a key labeled not relevant is judged, which judged@k, bpref and the bounds
+on unjudged keys tell apart from a key never labeled);
 the lines of any key labeled twice (which makes the set unsound); the
 distinct query texts and strata; and the lines whose provenance is unknown.
 For the whole set it keeps the counts the report prints. Validation and scoring read
@@ -33,9 +35,8 @@ QRELS_ITERATION = "qrels_iteration"
 class QueryIndex:
     """One query's labels.
 
-    ``grades`` maps each key labeled above grade 0 to its highest grade (a
-    key at grade 0 scores as one never labeled, so it is not kept once the
-    set is read). Texts and strata are the distinct non-empty values, first
+    ``grades`` maps each labeled key to its highest grade, grade 0 included.
+    Texts and strata are the distinct non-empty values, first
     seen first. ``repeats`` names every line of each key labeled more than
     once; they are gathered in a second pass, which only an unsound set needs.
     """
@@ -74,10 +75,6 @@ class QueryIndex:
         stratum = record.get("stratum")
         if stratum and stratum not in self.strata:
             self.strata += (stratum,)
-
-    def drop_zero_grades(self) -> None:
-        if 0 in self.grades.values():
-            self.grades = {key: grade for key, grade in self.grades.items() if grade}
 
     @property
     def stratum(self) -> str | None:
@@ -140,7 +137,7 @@ class LabelIndex:
 
     def finish(self, keys_by_line: Callable[[], Iterable[tuple[int, str, str]]]) -> None:
         """Gather the lines of repeated keys (``keys_by_line`` reads the labels again,
-        as (line, query, key), only when there are any) and drop grade-0 keys."""
+        as (line, query, key), only when there are any)."""
         if self.repeated:
             for line, query_id, key in keys_by_line():
                 if (query_id, key) in self.repeated:
@@ -148,8 +145,6 @@ class LabelIndex:
                     if query.repeats is None:
                         query.repeats = {}
                     query.repeats.setdefault(key, []).append(line)
-        for query in self.queries.values():
-            query.drop_zero_grades()
 
     @classmethod
     def from_judgments(cls, judgments: JudgmentSet) -> LabelIndex:

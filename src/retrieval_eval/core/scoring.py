@@ -18,7 +18,12 @@ Policy, written down because every choice here changes a number:
   ``abstention_rate`` is the share of no-answer queries that abstain, and
   ``false_abstention_rate`` the share of scored queries that do;
 - per-query values are kept rounded to 12 decimals, as the report prints
-  them; averages are taken over the unrounded values.
+  them; averages are taken over the unrounded values;
+- every metric's upper bound (see :mod:`.metrics`) is kept beside it, per
+  query only for the queries whose ranking holds an unjudged key, and averaged
+  alike; under the ``condensed`` policy the unjudged keys are removed from
+  each ranking before it is cut and scored (Sakai's condensed lists,
+  trec_eval's ``-J``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from .errors import UsageError
 from .labelindex import LabelIndex
 from .metrics import (
     DEFAULT_CUTOFFS,
+    FULL,
     GAINS,
     RankedQuery,
     gain_function,
@@ -39,9 +45,15 @@ from .metrics import (
     metric_names,
     primary_metric_at,
     score_query,
+    upper_query,
 )
 from .precision import DECIMALS
 from .runs import Run
+
+
+ALL = "all"  # the cutoff list's word for the whole ranking: full-depth ndcg, map and mrr
+ASSUME_IRRELEVANT, BOUNDED, CONDENSED = "assume-irrelevant", "bounded", "condensed"
+UNJUDGED_POLICIES = (ASSUME_IRRELEVANT, BOUNDED, CONDENSED)
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -52,31 +64,57 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(int(part) for part in parts))
 
 
+def parse_cutoff_list(text: str) -> tuple[tuple[int, ...], bool]:
+    """``"10,all"`` -> ((10,), True): the cutoffs, and whether full-depth metrics were asked for."""
+    parts = [part.strip() for part in text.split(",")]
+    full = ALL in parts
+    numbers = [part for part in parts if part != ALL]
+    return (parse_cutoffs(",".join(numbers)) if numbers else ()), full
+
+
 @dataclass(frozen=True)
 class ScoreConfig:
     k: tuple[int, ...] = DEFAULT_CUTOFFS
     threshold: int = 1
     gain: str = "exponential"
+    full_depth: bool = False  # -k all: ndcg, map and mrr over the whole ranking, which is kept whole
+    unjudged: str = ASSUME_IRRELEVANT
 
     def __post_init__(self) -> None:
-        if not self.k or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.k):
-            raise UsageError("k must be one or more positive integers, e.g. -k 5,10")
+        if not (self.k or self.full_depth) or any(
+            isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in self.k
+        ):
+            raise UsageError("k must be one or more positive integers, or all, e.g. -k 5,10 or -k 10,all")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
             raise UsageError("threshold must be a positive integer (the lowest relevant grade)")
         if self.gain not in GAINS:
             raise UsageError(f"gain must be one of {', '.join(GAINS)}")
+        if self.unjudged not in UNJUDGED_POLICIES:
+            raise UsageError(f"unjudged must be one of {', '.join(UNJUDGED_POLICIES)}")
 
     @property
     def max_k(self) -> int:
-        return max(self.k)
+        """The deepest cutoff; the whole ranking (FULL) with -k all."""
+        return FULL if self.full_depth else max(self.k)
+
+    @property
+    def read_depth(self) -> int | None:
+        """The depth a run is read to at least; None when whole rankings are needed
+        (-k all, or condensed lists, whose unjudged keys go before the cut)."""
+        return None if self.full_depth or self.condensed else self.max_k
+
+    @property
+    def condensed(self) -> bool:
+        return self.unjudged == CONDENSED
 
     @property
     def primary(self) -> str:
-        """The metric a one-number summary uses: recall at the first cutoff given."""
-        return primary_metric_at(self.k)
+        """The metric a one-number summary uses: recall at the first cutoff given (map with -k all alone)."""
+        return primary_metric_at(self.k) if self.k else "map"
 
     def as_dict(self) -> dict[str, object]:
-        return {"k": list(self.k), "threshold": self.threshold, "gain": self.gain}
+        cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
+        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +131,7 @@ class QueryLabels:
     ideal: tuple[float, ...]
     stratum: str | None
     no_answer: bool = False
+    n_nonrelevant: int = 0  # labels below the threshold, grade 0 included (bpref reads it)
 
 
 def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLabels]:
@@ -109,7 +148,9 @@ def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLa
         grades = query.grades
         n_relevant = sum(1 for grade in grades.values() if grade >= threshold)
         ideal = sorted((gain_of[g] for g in grades.values() if g > 0), reverse=True)[:depth]
-        indexed[query_id] = QueryLabels(grades, n_relevant, tuple(ideal), query.stratum, query.no_answer)
+        indexed[query_id] = QueryLabels(
+            grades, n_relevant, tuple(ideal), query.stratum, query.no_answer, len(grades) - n_relevant
+        )
     return indexed
 
 
@@ -122,15 +163,26 @@ def gain_table(gain: str, index: LabelIndex) -> dict[int, float]:
     return {grade: function(grade) for grade in used}
 
 
-def rank_query(labels: QueryLabels, ranking: list[str], gain_of: dict[int, float], threshold: int) -> RankedQuery:
+def rank_query(
+    labels: QueryLabels, ranking: list[str], gain_of: dict[int, float], threshold: int, flip_gain: float = 1.0
+) -> RankedQuery:
     grade_of = labels.grades.get
-    grades = [grade_of(key, 0) for key in ranking]
+    grades = [grade_of(key, -1) for key in ranking]  # -1: no label
     return RankedQuery(
         gains=[gain_of.get(g, 0.0) for g in grades],
         relevant=[g >= threshold for g in grades],
         ideal=labels.ideal,
         n_relevant=labels.n_relevant,
+        judged=[g >= 0 for g in grades],
+        n_nonrelevant=labels.n_nonrelevant,
+        flip_gain=flip_gain,
     )
+
+
+def condense(labels: QueryLabels, ranking: list[str]) -> list[str]:
+    """The ranking without its unjudged keys (a key labeled 0 is judged and stays)."""
+    grades = labels.grades
+    return [key for key in ranking if key in grades]
 
 
 @dataclass(frozen=True)
@@ -138,6 +190,7 @@ class StratumScores:
     n: int
     queries: int
     metrics: dict[str, float]
+    upper: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,6 +212,9 @@ class Scores:
     no_answer: list[str] = field(default_factory=list)  # queries marked no_answer, measured on abstaining only
     abstained: list[str] = field(default_factory=list)  # no-answer queries with an empty or absent ranking
     false_abstentions: list[str] = field(default_factory=list)  # scored queries with an empty or absent ranking
+    upper: dict[str, float] = field(default_factory=dict)  # each metric's mean upper bound
+    per_query_upper: dict[str, dict[str, float]] = field(default_factory=dict)  # queries with an unjudged key
+    unjudged_keys: dict[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
 
     @property
     def scored(self) -> list[str]:
@@ -247,6 +303,12 @@ def rounded(values: Mapping[str, float], pool: dict[float, float] | None = None)
 
 
 def depth_for(labels: QueryLabels | None, config: ScoreConfig) -> int:
+    """How much of a ranking to read: what scoring keeps, or all of it when the unjudged
+    keys are to be removed first (condensed)."""
+    return FULL if config.condensed else kept_depth(labels, config)
+
+
+def kept_depth(labels: QueryLabels | None, config: ScoreConfig) -> int:
     """How much of a ranking to keep: max(k), or R when R-precision needs more."""
     return max(config.max_k, labels.n_relevant if labels else 0)
 
@@ -264,15 +326,22 @@ class HeadScorer:
         self.indexed = indexed
         self.gain_of = gain_table(config.gain, index)
         self.threshold = config.threshold
+        self.flip_gain = gain_function(config.gain)(config.threshold)
         self.ks = config.k
-        self.columns = Columns(metric_names(config.k))
+        self.full_depth = config.full_depth
+        self.condensed = config.condensed
+        names = metric_names(config.k, config.full_depth)
+        self.columns = Columns(names)
+        self.upper_columns = Columns(names)
+        self.uppers: dict[str, dict[str, float]] = {}
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
     def score_head(self, query_id: str, head: list[str]) -> None:
-        """Score a head as soon as it is read (a query with nothing to find is not scored)."""
+        """Score a head as soon as it is read (a query with nothing to find is not scored;
+        a head still to be condensed is scored once condensed)."""
         labels = self.indexed.get(query_id)
-        if labels is not None and labels.n_relevant and not labels.no_answer:
+        if labels is not None and labels.n_relevant and not labels.no_answer and not self.condensed:
             self.early[query_id] = (head, self._score(query_id, labels, head))
 
     def scored(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
@@ -283,8 +352,15 @@ class HeadScorer:
         return self._score(query_id, labels, ranking)
 
     def _score(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
-        values = score_query(rank_query(labels, ranking, self.gain_of, self.threshold), self.ks)
+        query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
+        values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
+        upper = upper_query(query, values, self.ks, self.full_depth)
+        self.upper_columns.add(query_id, values if upper is None else upper)
+        if upper is None:
+            self.uppers.pop(query_id, None)
+        else:
+            self.uppers[query_id] = rounded(upper, self.pool)
         return rounded(values, self.pool)
 
 
@@ -321,17 +397,34 @@ def score_rankings(
             ranking = []
         if not ranking:
             scores.false_abstentions.append(query_id)
-        depth = depth_for(labels, config)
+        if config.condensed:
+            ranking = condense(labels, ranking)
+        depth = kept_depth(labels, config)
         if len(ranking) > depth:
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
         scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
+        if query_id in scorer.uppers:
+            scores.per_query_upper[query_id] = scorer.uppers[query_id]
+            count_unjudged(scores.unjudged_keys, labels, ranking, config)
     scores.metrics = columns.means()
-    scores.strata = stratum_scores(indexed, columns, config.primary)
+    scores.upper = scorer.upper_columns.means()
+    scores.strata = stratum_scores(indexed, columns, config.primary, scorer.upper_columns)
     return scores
 
 
-def stratum_scores(indexed: Mapping[str, QueryLabels], columns: Columns, primary: str) -> dict[str, StratumScores]:
+def count_unjudged(counts: dict[str, int], labels: QueryLabels, ranking: list[str], config: ScoreConfig) -> None:
+    """Add one query's unjudged keys in the top k, for every cutoff ("all": the ranking kept)."""
+    grades = labels.grades
+    unjudged = [position for position, key in enumerate(ranking) if key not in grades]
+    for k in config.k:
+        counts[str(k)] = counts.get(str(k), 0) + sum(1 for position in unjudged if position < k)
+    counts[ALL] = counts.get(ALL, 0) + len(unjudged)
+
+
+def stratum_scores(
+    indexed: Mapping[str, QueryLabels], columns: Columns, primary: str, upper: Columns | None = None
+) -> dict[str, StratumScores]:
     """Averages per stratum, worst first on the primary metric, then by name.
 
     Names sort by Unicode code point (Python's own order), never by locale, so
@@ -345,7 +438,8 @@ def stratum_scores(indexed: Mapping[str, QueryLabels], columns: Columns, primary
     result: dict[str, StratumScores] = {}
     for name, query_ids in members.items():
         scored = [q for q in query_ids if q in columns.position]
-        result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored))
+        uppers = upper.means(scored) if upper is not None else {}
+        result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored), uppers)
     scored_names = sorted((s.metrics[primary], n) for n, s in result.items() if s.n > 0)
     unscored = sorted(n for n, s in result.items() if s.n == 0)
     return {name: result[name] for name in [n for _, n in scored_names] + unscored}

@@ -85,7 +85,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     reading = RunReading(
         request.run_path,
         request.run_format,
-        None if request.collapse_to_documents else request.config.max_k,
+        None if request.collapse_to_documents else request.config.read_depth,
         split_for(workers),
         rows=request.run_rows,
     )

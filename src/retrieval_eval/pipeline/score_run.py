@@ -36,7 +36,7 @@ def score_run_file(
             f"the reading given is of {reading.path} ({reading.run_format}), not of {run_path} ({run_format})"
         )
     indexed = index_judgments(index, config)
-    reading = reading if reading is not None else RunReading(run_path, run_format, config.max_k)
+    reading = reading if reading is not None else RunReading(run_path, run_format, config.read_depth)
     scorer = HeadScorer(index, indexed, config)
     run = reading.run(
         depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed, on_head=scorer.score_head
