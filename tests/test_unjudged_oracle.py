@@ -18,13 +18,12 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ir_measures = pytest.importorskip("ir_measures")
 
-from test_oracle import generate  # noqa: E402
-
 from retrieval_eval.core.labelindex import LabelIndex  # noqa: E402
 from retrieval_eval.core.scoring import ScoreConfig, Scores  # noqa: E402
 from retrieval_eval.formats.judgments import read_label_index  # noqa: E402
 from retrieval_eval.formats.qrels import read_trec_qrels  # noqa: E402
 from retrieval_eval.pipeline.score_run import score_run_file  # noqa: E402
+from test_oracle import generate  # noqa: E402
 
 TOLERANCE = 1e-9
 DATA = Path(__file__).parent / "data" / "trec_eval"

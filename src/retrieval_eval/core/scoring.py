@@ -50,7 +50,6 @@ from .metrics import (
 from .precision import DECIMALS
 from .runs import Run
 
-
 ALL = "all"  # the cutoff list's word for the whole ranking: full-depth ndcg, map and mrr
 ASSUME_IRRELEVANT, BOUNDED, CONDENSED = "assume-irrelevant", "bounded", "condensed"
 UNJUDGED_POLICIES = (ASSUME_IRRELEVANT, BOUNDED, CONDENSED)
