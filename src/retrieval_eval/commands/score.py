@@ -37,6 +37,7 @@ SCORE_SETTINGS = (
     "threshold",
     "gain",
     "run-format",
+    "unjudged",
     "gates",
     "baseline",
     "judged",

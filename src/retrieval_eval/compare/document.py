@@ -14,6 +14,7 @@ from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
+from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
@@ -55,6 +56,8 @@ def build_comparison(
         map_blocks=map_blocks,
         strata=stratum_members(sides, pairing, primary, facts),
     )
+    rows = metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots)
+    add_bounds(rows, sides, pairing, yardstick.base_upper)
     return {
         "kind": KIND,
         "version": DOCUMENT_VERSION,
@@ -67,7 +70,7 @@ def build_comparison(
         "comparability": [finding.as_dict() for finding in findings],
         "significance": method(pairing, resamples=resamples, seed=seed),
         "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
-        "metrics": metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots),
+        "metrics": rows,
         "per_stratum": stratum_rows(
             sides,
             pairing,

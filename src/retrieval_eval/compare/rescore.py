@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.lenient import cutoffs, section
+from ..core.lenient import cutoffs, full_depth, section, unjudged_policy
 from ..core.metrics import is_positive_decimal
 from ..core.scoring import ScoreConfig, index_judgments, score_rankings
 from .sides import PerQuery, Sides
@@ -28,6 +28,8 @@ def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
             k=tuple(cutoffs(report)),
             threshold=config.get("threshold"),  # type: ignore[arg-type]
             gain=config.get("gain"),  # type: ignore[arg-type]
+            full_depth=full_depth(report),
+            unjudged=unjudged_policy(report),
         )
     except UsageError:
         return None
@@ -44,11 +46,12 @@ def rescore_blocker(sides: Sides) -> str | None:
     return None
 
 
-def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str]]:
+def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery]:
     """The base rankings scored under the head judgments and configuration.
 
-    Returns per-query values and, for metrics the stored rankings are too
-    short to score again, why. Callers check ``rescore_blocker`` first.
+    Returns per-query values, for metrics the stored rankings are too short
+    to score again why, and the per-query upper bounds (queries with an
+    unjudged key only). Callers check ``rescore_blocker`` first.
     """
 
     config = score_config(sides.head)
@@ -64,7 +67,8 @@ def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str]]:
     per_query = {q: row for q, row in scores.per_query.items() if q in rankings}  # rounded by scoring
     base_depth = max(cutoffs(sides.base), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
-    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth)
+    upper = {q: row for q, row in scores.per_query_upper.items() if q in rankings}
+    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth), upper
 
 
 def shallow_metrics(

@@ -47,6 +47,8 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
             row.get("significant"),
             row.get("confounded"),
             row.get("n"),
+            _ci(row.get("bounds")),
+            row.get("unjudged") if isinstance(row.get("unjudged"), int) else None,
         )
     for finding in document.get("comparability") or []:
         if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):

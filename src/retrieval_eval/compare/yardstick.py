@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.lenient import section
+from ..core.lenient import section, unjudged_policy
 from .findings import CONFOUNDS, RESOLVED, Finding, short
 from .rescore import rescore_base, rescore_blocker
 from .sides import PerQuery, Sides, per_query
@@ -25,6 +25,7 @@ class Yardstick:
     base_per_query: PerQuery | None  # what the deltas pair with the head: rescored when status says so
     findings: list[Finding]
     confounded: dict[str, str]  # metric -> reason; "*" for every metric
+    base_upper: PerQuery | None = None  # the rescored base's upper bounds; None: the base report's own
 
 
 def decide_yardstick(sides: Sides, names: Sequence[str]) -> Yardstick:
@@ -64,11 +65,21 @@ def yardstick_changes(sides: Sides) -> list[Change]:
                     f"the base was scored with {name} {base_config.get(name)}, the head with {head_config.get(name)}",
                 )
             )
+    # Assume-irrelevant and bounded score alike (only gates read them differently); condensed
+    # lists score other rankings. A report that records no policy assumed irrelevance.
+    base_policy, head_policy = unjudged_policy(sides.base), unjudged_policy(sides.head)
+    if (base_policy == "condensed") != (head_policy == "condensed"):
+        changes.append(
+            (
+                "unjudged-changed",
+                f"the base was scored with unjudged {base_policy}, the head with unjudged {head_policy}",
+            )
+        )
     return changes
 
 
 def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
-    rescored, shallow = rescore_base(sides)
+    rescored, shallow, upper = rescore_base(sides)
     meaning = (
         "the base rankings were scored again under the head's judgments and configuration, "
         "so both sides are measured with one yardstick"
@@ -84,7 +95,7 @@ def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
                 (metric,),
             )
         )
-    return Yardstick("rescored", rescored, findings, dict(shallow))
+    return Yardstick("rescored", rescored, findings, dict(shallow), upper)
 
 
 def _unresolved(

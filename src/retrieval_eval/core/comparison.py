@@ -28,6 +28,8 @@ class MetricDelta:
     significant: bool | None = None
     confounded: str | None = None
     n: int | None = None
+    bounds: tuple[float, float] | None = None  # the delta's least and most favourable values (unjudged keys)
+    unjudged: int | None = None  # unjudged keys in the metric's top k, both sides, over the paired queries
 
     @property
     def delta(self) -> float | None:

@@ -19,6 +19,14 @@ before the number turns an absolute gate into an upper bound. A metric may be
 named as ir_measures or trec_eval name it (``nDCG@10:0.5``, ``P_5:-0.02``); the gate
 reads our metric of that meaning (:mod:`.aliases`) and its reasons use our name.
 Values are compared after rounding to 12 decimals, as reports store them.
+Full-depth metrics (``-k all``) are named without a cutoff: ``map:0.3``.
+
+Under the ``bounded`` policy for unjudged keys, an absolute, worst-stratum or
+delta gate is evaluated twice: at the least favourable bound (every unjudged
+key not relevant: the value) and at the most favourable one (the metric's
+upper bound; for a delta, head upper less base value, paired per query). It
+PASSes only when it passes at both, FAILs only when it fails at both, and is
+otherwise INDETERMINATE, naming the unjudged keys that could change it.
 
 The verdict is the worst of: the base status (INDETERMINATE when the judgment
 set is unsound or nothing was scored) and every gate's status, with
@@ -30,11 +38,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .aliases import canonical_metric
-from .comparison import Comparison
+from .comparison import Comparison, MetricDelta
 from .errors import UsageError
 from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
@@ -98,7 +106,7 @@ def _number(text: str, expression: str) -> float:
     return value
 
 
-def _check_metric(name: str, expression: str, ks: tuple[int, ...]) -> str:
+def _check_metric(name: str, expression: str, ks: tuple[int, ...], full_depth: bool = False) -> str:
     """Our name for the metric a gate names (ir_measures' and trec_eval's spellings resolve), checked."""
     try:
         metric = canonical_metric(name)
@@ -109,8 +117,14 @@ def _check_metric(name: str, expression: str, ks: tuple[int, ...]) -> str:
             f"gate {expression!r}: unknown metric {metric!r}; known metrics: {describe_known()}",
             hint=f"gates look like {GRAMMAR_HELP}",
         )
-    base, _, cutoff = metric.partition("@")
-    if base in BY_NAME and BY_NAME[base].at_cutoff and int(cutoff) not in ks:
+    base, sep, cutoff = metric.partition("@")
+    at_cutoff = base in BY_NAME and BY_NAME[base].at_cutoff
+    if at_cutoff and not sep and not full_depth:
+        raise UsageError(
+            f"gate {expression!r}: {metric} without a cutoff is the full-depth metric, computed with -k all",
+            hint=f"add all to -k, or name a cutoff, e.g. {metric}@10",
+        )
+    if at_cutoff and sep and int(cutoff) not in ks:
         listed = ",".join(str(k) for k in ks)
         raise UsageError(
             f"gate {expression!r}: {metric} is not computed at the cutoffs given (-k {listed})",
@@ -119,9 +133,9 @@ def _check_metric(name: str, expression: str, ks: tuple[int, ...]) -> str:
     return metric
 
 
-def _check_ranking_metric(name: str, expression: str, ks: tuple[int, ...], what: str) -> str:
+def _check_ranking_metric(name: str, expression: str, ks: tuple[int, ...], what: str, full_depth: bool = False) -> str:
     """A metric measured per query: the one kind strata and floors are compared on."""
-    metric = _check_metric(name, expression, ks)
+    metric = _check_metric(name, expression, ks, full_depth)
     if metric in SET_METRICS:
         raise UsageError(
             f"gate {expression!r}: {metric} is measured over the whole set, so it has no {what}",
@@ -130,12 +144,14 @@ def _check_ranking_metric(name: str, expression: str, ks: tuple[int, ...], what:
     return metric
 
 
-def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any] | None = None) -> Gate:
+def parse_gate(
+    expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any] | None = None, full_depth: bool = False
+) -> Gate:
     """Parse one gate expression, refusing unknown metrics with the list of known ones."""
     text = expression.strip()
     parts = text.split(":")
     if len(parts) == 3 and parts[0] == WORST_STRATUM:
-        metric = _check_ranking_metric(parts[1], text, ks, "value per stratum")
+        metric = _check_ranking_metric(parts[1], text, ks, "value per stratum", full_depth)
         return Gate(text, WORST_STRATUM, metric, _number(parts[2], text))
     if len(parts) == 3 and parts[1] == CI_LOWER:
         if judged is None or parts[0] not in judged:
@@ -157,13 +173,13 @@ def parse_gate(expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any
             hint="faithfulness:ci-lower:0.8",
         )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
-        metric = _check_metric(parts[0], text, ks)
+        metric = _check_metric(parts[0], text, ks, full_depth)
         return Gate(text, DELTA, metric, _number(parts[1], text), significant_only=True)
     if len(parts) == 2 and parts[1].startswith(AT_MOST):
-        metric = _check_metric(parts[0], text, ks)
+        metric = _check_metric(parts[0], text, ks, full_depth)
         return Gate(text, ABSOLUTE, metric, _number(parts[1][len(AT_MOST) :], text), at_most=True)
     if len(parts) == 2 and parts[1]:
-        metric = _check_metric(parts[0], text, ks)
+        metric = _check_metric(parts[0], text, ks, full_depth)
         kind = DELTA if parts[1][0] in "+-" else ABSOLUTE
         return Gate(text, kind, metric, _number(parts[1], text))
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
@@ -205,6 +221,33 @@ class GateContext:
     comparison: Comparison | None = None
     scored: bool = True
     floor: Mapping[str, Any] | None = None  # the report's floor section, when a floor run was asked for
+    bounded: bool = False  # the unjudged policy is "bounded": gates read both bounds
+    upper: Mapping[str, float] = field(default_factory=dict)  # each metric's mean upper bound
+    strata_upper: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    unjudged_keys: Mapping[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
+
+    def most_favourable(self) -> GateContext:
+        """This context with every unjudged key labeled as favourably as it could be."""
+        comparison = self.comparison
+        if comparison is not None:
+            comparison = replace(comparison, metrics={m: _at_bound(d, 1) for m, d in comparison.metrics.items()})
+        return replace(
+            self, metrics={**self.metrics, **self.upper}, strata=self.strata_upper or self.strata, comparison=comparison
+        )
+
+    def least_favourable(self) -> GateContext:
+        """This context with every unjudged key counted not relevant: the values, and each delta's low bound."""
+        comparison = self.comparison
+        if comparison is not None:
+            comparison = replace(comparison, metrics={m: _at_bound(d, 0) for m, d in comparison.metrics.items()})
+        return replace(self, comparison=comparison)
+
+
+def _at_bound(moved: MetricDelta, end: int) -> MetricDelta:
+    """The delta moved to one end of its bounds (the head is placed there, the base kept)."""
+    if moved.bounds is None or moved.base is None:
+        return moved
+    return replace(moved, head=round(moved.base + moved.bounds[end], DECIMALS))
 
 
 def _fmt(value: float) -> str:
@@ -405,7 +448,48 @@ _EVALUATORS = {
 
 
 def evaluate_gate(gate: Gate, context: GateContext) -> GateResult:
+    if context.bounded and gate.kind != CI_LOWER:
+        return _bounded(gate, context)
     return _EVALUATORS[gate.kind](gate, context)
+
+
+def _bounded(gate: Gate, context: GateContext) -> GateResult:
+    """The gate at both bounds (module docstring): agreeing ends decide, disagreeing ones do not."""
+    evaluator = _EVALUATORS[gate.kind]
+    low = evaluator(gate, context.least_favourable())
+    high = evaluator(gate, context.most_favourable())
+    if low.status == high.status:
+        if low.status == PASS:
+            return replace(low, reason=low.reason + ", even with every unjudged key counted not relevant")
+        if low.status == FAIL:
+            return replace(high, reason=high.reason + ", even with every unjudged key in the top k counted relevant")
+        return low
+    if INDETERMINATE in (low.status, high.status):
+        return low if low.status == INDETERMINATE else high
+    count = _unjudged_count(gate, context)
+    cutoff = gate.metric.partition("@")[2]
+    where = f"the top {cutoff}" if cutoff else "the rankings"
+    keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "unjudged keys"
+    return GateResult(
+        gate.expression,
+        INDETERMINATE,
+        f"{gate.expression}: {keys} in {where} could change this result; label them "
+        f"(it {_VERB[low.status]} with them counted not relevant and {_VERB[high.status]} with them relevant)",
+        low.observed,
+        low.baseline,
+    )
+
+
+_VERB = {PASS: "passes", FAIL: "fails"}
+
+
+def _unjudged_count(gate: Gate, context: GateContext) -> int | None:
+    """The unjudged keys a gate's result hangs on: the head's, and for a delta the base's too."""
+    if gate.kind == DELTA:
+        moved = context.comparison.get(gate.metric) if context.comparison is not None else None
+        return moved.unjudged if moved is not None else None
+    cutoff = gate.metric.partition("@")[2] or "all"
+    return context.unjudged_keys.get(cutoff, 0)
 
 
 @dataclass(frozen=True)

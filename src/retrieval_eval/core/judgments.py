@@ -48,6 +48,8 @@ _OPTIONAL_STRINGS = (
     "notes",
     "quote",
 )
+# The labeled_by a label-queue line carries until someone labels it (core/unjudged.py writes it).
+QUEUE_PLACEHOLDER = "todo:human:<your name>"
 # (query_id, doc_uri, relevance, chunk_id) of a record that passed the schema's checks.
 JudgmentFields = tuple[str, str, int, str | None]
 # 2**g - 1 must stay a finite double for nDCG's exponential gain.
@@ -222,6 +224,16 @@ def _check_in_order(record: dict[str, Any], line: int, source: str, path: str | 
     query_id = _require_string(record, "query_id", where)
     doc_uri = _require_string(record, "doc_uri", where)
     if "relevance" not in record:
+        if record.get("labeled_by") == QUEUE_PLACEHOLDER:
+            raise InputError(
+                source,
+                line,
+                "missing required field relevance: this is a label-queue line ('retrieval-eval holes') "
+                "appended before it was labeled",
+                path=path,
+                hint="set relevance (0 = not relevant, the threshold grade or more = relevant) and "
+                "labeled_by (e.g. human:your-name) on the line, or remove it",
+            )
         raise InputError(source, line, "missing required field relevance", path=path)
     relevance = _check_relevance(record["relevance"], where)
     chunk = record.get("chunk_id")

@@ -55,6 +55,21 @@ def cutoffs(report: Any) -> list[int]:
     return [k for k in items(section(report, "config").get("k")) if integer(k) is not None and k > 0]
 
 
+def full_depth(report: Any) -> bool:
+    """Whether the report's cutoffs include ``all`` (full-depth ndcg, map and mrr)."""
+    return "all" in items(section(report, "config").get("k"))
+
+
+def unjudged_policy(report: Any) -> str:
+    """The policy for unjudged keys a report was scored under; a report that records none assumed irrelevance."""
+    policy = section(report, "config").get("unjudged")
+    return policy if policy in ("assume-irrelevant", "bounded", "condensed") else "assume-irrelevant"
+
+
 def primary_metric(report: Any) -> str:
-    """The metric a one-number summary uses (the default cutoffs when the report records none)."""
-    return primary_metric_at(cutoffs(report))
+    """The metric a one-number summary uses, as ``ScoreConfig.primary`` (the default cutoffs when the
+    report records none; map when its only cutoff is ``all``)."""
+    ks = cutoffs(report)
+    if not ks and full_depth(report):
+        return "map"
+    return primary_metric_at(ks)

@@ -3,7 +3,8 @@
 It follows spec/report.schema.json and adds what a later comparison needs:
 ``config`` (cutoffs, threshold, gain), ``inputs`` (hashes of what was
 scored), the query ids behind every count (``queries``), each scored query's
-values (``per_query``) and its deduplicated ranking head (``rankings``).
+values (``per_query``), their upper bounds where a key was unjudged (``per_query_upper``),
+the unjudged keys in the top k (``unjudged``) and each deduplicated ranking head (``rankings``).
 Numbers are rounded to 12 decimals; everything but ``generated_at`` is a
 function of the inputs. Reading and writing one is :mod:`retrieval_eval.formats.report`.
 """
@@ -79,8 +80,13 @@ def policy_notes(scores: Scores) -> list[str]:
     return notes
 
 
-def measurement(value: float, n: int) -> dict[str, Any]:
-    return {"value": round(value, DECIMALS), "n": n, "deterministic": True}
+def measurement(value: float, n: int, upper: float | None = None) -> dict[str, Any]:
+    """A value over n queries; ``upper``: its upper bound with the unjudged keys labeled favourably."""
+    result: dict[str, Any] = {"value": round(value, DECIMALS)}
+    if upper is not None:
+        result["upper"] = round(upper, DECIMALS)
+    result.update(n=n, deterministic=True)
+    return result
 
 
 def _labels_summary(index: LabelIndex, scores: Scores, drift: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -103,7 +109,7 @@ def _per_stratum(scores: Scores) -> dict[str, Any]:
     for name, stratum in scores.strata.items():
         entry: dict[str, Any] = {"n": stratum.n, "queries": stratum.queries}
         if stratum.metrics:
-            entry["metrics"] = {m: measurement(v, stratum.n) for m, v in stratum.metrics.items()}
+            entry["metrics"] = {m: measurement(v, stratum.n, stratum.upper.get(m)) for m, v in stratum.metrics.items()}
         result[name] = entry
     return result
 
@@ -123,6 +129,7 @@ class ReportInputs:
     # (None: there was none), so reports committed on the base branch form a hash chain.
     baseline_sha256: str | None = None
     floor_sha256: str | None = None
+    unjudged: dict[str, Any] = field(default_factory=dict)  # what the base and the queue add to "unjudged"
 
 
 def build_report(
@@ -146,6 +153,13 @@ def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
     return report
 
 
+def unjudged_section(scores: Scores, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The unjudged keys in the top k of the scored queries, per cutoff (``all``: the rankings
+    kept), and what the base and the label queue add (``new_keys``, ``queue``)."""
+    cutoffs = [str(k) for k in scores.config.k] + ["all"]
+    return {"keys": {k: scores.unjudged_keys.get(k, 0) for k in cutoffs}, **extra}
+
+
 def report_body(
     index: LabelIndex,
     scores: Scores,
@@ -157,9 +171,10 @@ def report_body(
     The verdict depends on that comparison, so the body comes first and the report is
     assembled once the verdict is decided (:func:`with_verdict`), never patched.
     """
-    metrics = {name: measurement(value, len(scores.per_query)) for name, value in scores.metrics.items()}
-    for name, (value, n) in scores.abstention().items():
-        metrics[name] = measurement(value, n)
+    n = len(scores.per_query)
+    metrics = {name: measurement(value, n, scores.upper.get(name)) for name, value in scores.metrics.items()}
+    for name, (value, count) in scores.abstention().items():
+        metrics[name] = measurement(value, count)
     for name, judged in inputs.judged.items():
         metrics[name] = dict(judged)
     report: dict[str, Any] = {
@@ -199,7 +214,9 @@ def report_body(
         "errors": validation.error_codes(),
         "warnings": len(validation.warnings),
     }
+    report["unjudged"] = unjudged_section(scores, inputs.unjudged)
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
+    report["per_query_upper"] = dict(scores.per_query_upper)
     report["rankings"] = scores.rankings
     return report

@@ -22,7 +22,7 @@ from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.runs import RunRows
-from ..core.scoring import ScoreConfig, Scores
+from ..core.scoring import BOUNDED, ScoreConfig, Scores, index_judgments
 from ..core.sensitivity import Thresholds
 from ..core.validate import validate
 from ..formats.fileio import sha256_file
@@ -32,6 +32,7 @@ from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
+from .holes import build_queue, judged_drop_note, unjudged_extra
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -58,10 +59,15 @@ class ScoreRequest:
     judgments_set: JudgmentSet | None = None
     judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
     run_rows: RunRows | None = None
+    label_queue: bool = False  # build the label queue (the action writes it beside the report)
+    holes_command: str = ""  # the command that writes the whole queue, as the user would type it
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
-    return [parse_gate(text, ks=request.config.k, judged=request.judged) for text in request.gates]
+    config = request.config
+    return [
+        parse_gate(text, ks=config.k, judged=request.judged, full_depth=config.full_depth) for text in request.gates
+    ]
 
 
 def gate_context(
@@ -69,7 +75,18 @@ def gate_context(
 ) -> GateContext:
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
     metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
-    return GateContext(metrics, strata, request.judged, comparison, bool(scores.per_query), floor)
+    return GateContext(
+        metrics,
+        strata,
+        request.judged,
+        comparison,
+        bool(scores.per_query),
+        floor,
+        bounded=request.config.unjudged == BOUNDED,
+        upper=scores.upper,
+        strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
+        unjudged_keys=scores.unjudged_keys,
+    )
 
 
 def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
@@ -110,6 +127,9 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         scores,
         map_blocks=shared_map(workers),
     )
+    indexed = index_judgments(index, request.config)
+    queue = build_queue(index, indexed, scores, request.baseline, stage.corpus) if request.label_queue else None
+    unjudged = unjudged_extra(indexed, scores, request.baseline, queue, request.holes_command)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
@@ -120,6 +140,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         drift=_drift_section(stage, changes, request.repair_command),
         baseline_sha256=request.baseline_sha256,
         floor_sha256=lexical.floor_sha256,
+        unjudged=unjudged,
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
@@ -128,8 +149,12 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
+    drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
+    if drop is not None:
+        notes.append(drop)
     verdict = decide(blocking_findings(scores, validation), notes, results)
-    return Evaluation(with_verdict(body, verdict), scores, validation, verdict, comparison, tuple(changes))
+    report = with_verdict(body, verdict)
+    return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
 
 
 def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
@@ -182,7 +207,13 @@ def request_from_settings(
     return ScoreRequest(
         judgments_path=str(settings.resolve(settings.judgments)),
         run_path=str(settings.resolve(settings.run)),
-        config=ScoreConfig(k=settings.k, threshold=settings.threshold, gain=settings.gain),
+        config=ScoreConfig(
+            k=settings.k,
+            threshold=settings.threshold,
+            gain=settings.gain,
+            full_depth=settings.full_depth,
+            unjudged=settings.unjudged,
+        ),
         gates=settings.gates,
         run_format=settings.run_format,
         baseline=baseline,
@@ -195,7 +226,19 @@ def request_from_settings(
         baseline_sha256=baseline_sha256,
         floor=settings.floor if settings.floor in ("", "bm25") else str(settings.resolve(settings.floor)),
         sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
+        holes_command=holes_command(settings),
     )
+
+
+def holes_command(settings: Settings) -> str:
+    """The command that writes the whole label queue, with the paths as the user gave them."""
+    k = ",".join([*map(str, settings.k), *(["all"] if settings.full_depth else [])])
+    parts = ["retrieval-eval", "holes", "-j", settings.judgments, "-r", settings.run, "-k", k]
+    if settings.baseline.kind == "path":
+        parts += ["--baseline", settings.baseline.path]
+    if settings.corpus:
+        parts += ["--corpus", settings.corpus]
+    return " ".join(shlex.quote(part) for part in [*parts, "--out", "label-queue.jsonl"])
 
 
 def repair_command(judgments: str, corpus: str) -> str:

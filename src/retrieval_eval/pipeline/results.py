@@ -108,13 +108,14 @@ class Evaluation(Frozen):
     them); the methods and properties below are the stable, documented surface.
     """
 
-    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes")
+    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue")
     report: dict[str, Any]
     scores: Scores
     validation: Validation
     verdict: Verdict
     comparison: GateComparison | None
     corpus_changes: tuple[str, ...]
+    queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
 
     def __init__(
         self,
@@ -124,6 +125,7 @@ class Evaluation(Frozen):
         verdict: Verdict,
         comparison: GateComparison | None,
         corpus_changes: tuple[str, ...] = (),
+        queue: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self._set(
             report=report,
@@ -132,6 +134,7 @@ class Evaluation(Frozen):
             verdict=verdict,
             comparison=comparison,
             corpus_changes=corpus_changes,
+            queue=queue,
         )
 
     def __repr__(self) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.gates import parse_gate, split_gate_list
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
-from ..core.scoring import parse_cutoffs
+from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..formats.runs import RUN_FORMATS
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
@@ -55,11 +55,20 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("judgments", "", "Judgments JSONL (required)", "-j, --judgments"),
     Setting("run", "", "The run: JSONL or a TREC run file (required)", "-r, --run"),
     Setting(
-        "k", ",".join(map(str, DEFAULT_CUTOFFS)), "Cutoffs, e.g. `5,10,20`; the first names the primary metric", "-k"
+        "k",
+        ",".join(map(str, DEFAULT_CUTOFFS)),
+        "Cutoffs, e.g. `5,10,20`; the first names the primary metric; `all` adds full-depth metrics",
+        "-k",
     ),
     Setting("threshold", "1", "Lowest grade that counts as relevant", "--threshold"),
     Setting("gain", "exponential", "nDCG gain: `exponential` (2^g-1) or `linear` (trec_eval's)", "--gain"),
     Setting("run-format", "auto", "`auto` (detected), `jsonl` or `trec`", "--run-format"),
+    Setting(
+        "unjudged",
+        "assume-irrelevant",
+        "Unjudged keys: `assume-irrelevant`, `bounded` (gates read both bounds) or `condensed` (removed)",
+        "--unjudged",
+    ),
     Setting("gates", "", "Gate expressions, separated by new lines or commas", "-g, --gate", shown_default="none"),
     Setting("judged", "", "Samples of judged metrics, `NAME=PATH` each", "--judged", shown_default="none"),
     Setting(
@@ -197,6 +206,7 @@ class Settings:
     threshold: int
     gain: str
     run_format: str
+    unjudged: str
     gates: tuple[str, ...]
     judged: tuple[tuple[str, str], ...]
     corpus: str
@@ -217,6 +227,11 @@ class Settings:
     github_token: str = field(repr=False, default="")
     confined: bool = False  # in a workflow: every path must stay inside the workspace
     history: int = 20  # base-branch reports in the summary's history; 0: none
+    full_depth: bool = False  # "all" among the cutoffs
+
+    @property
+    def queue_file(self) -> str:
+        return _beside(self.report, ".queue.jsonl")
 
     def resolve(self, path: str) -> Path:
         """A path as the user wrote it, anchored at the workspace when relative.
@@ -315,7 +330,7 @@ class Values:
 def parse_settings(values: Values, *, runner: Runner, config_file: str = "", token: str = "") -> Settings:
     """Every setting from ``values``; raises SettingsError naming each bad one."""
     mode = values.parse("mode", _choice(MODES), "evaluate")
-    k = values.parse("k", _cutoffs, DEFAULT_CUTOFFS)
+    k, full_depth = values.parse("k", _cutoffs, (DEFAULT_CUTOFFS, False))
     path = _inside_path if values.confined else _any_path
     settings = Settings(
         mode=mode,
@@ -326,7 +341,8 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         threshold=values.parse("threshold", _positive_int, 1),
         gain=values.parse("gain", _choice(GAINS), "exponential"),
         run_format=values.parse("run-format", _choice(RUN_FORMATS), "auto"),
-        gates=tuple(_gates(values, k)),
+        unjudged=values.parse("unjudged", _choice(UNJUDGED_POLICIES), "assume-irrelevant"),
+        gates=tuple(_gates(values, k, full_depth)),
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
         floor=values.parse("floor", _floor(path), ""),
@@ -347,6 +363,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         github_token=token,
         confined=values.confined,
         history=values.parse("history", _history, 20),
+        full_depth=full_depth,
     )
     _check_together(settings, values)
     if values.problems:
@@ -385,11 +402,13 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
-def _cutoffs(text: str) -> tuple[int, ...]:
+def _cutoffs(text: str) -> tuple[tuple[int, ...], bool]:
     try:
-        return parse_cutoffs(text)
+        return parse_cutoff_list(text)
     except ValueError:
-        raise ValueError(f"{text!r} must be positive whole numbers separated by commas, e.g. 10 or 5,10,20") from None
+        raise ValueError(
+            f"{text!r} must be positive whole numbers or all, separated by commas, e.g. 10, 5,10,20 or 10,all"
+        ) from None
 
 
 def _positive_int(text: str) -> int:
@@ -521,13 +540,13 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _gates(values: Values, ks: tuple[int, ...]) -> list[str]:
+def _gates(values: Values, ks: tuple[int, ...], full_depth: bool) -> list[str]:
     """The gate expressions, each checked now so a typo is reported with the other settings."""
     gates = split_gate_list(values.raw("gates"))
     judged: dict[str, Any] = {name: {} for name, _ in _judged_names(values.raw("judged"))}
     for text in gates:
         try:
-            parse_gate(text, ks=ks, judged=judged)
+            parse_gate(text, ks=ks, judged=judged, full_depth=full_depth)
         except UsageError as exc:
             # The engine's hints speak CLI ("-k 5,10"); name the setting as this adapter does.
             if values.confined:  # a workflow lists every problem in one summary: the hint goes beside it

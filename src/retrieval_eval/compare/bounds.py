@@ -1,0 +1,68 @@
+"""Each delta's bounds: how far it could move once the unjudged keys are labeled.
+
+Paired per query: the least favourable delta is head value less base upper bound,
+the most favourable head upper bound less base value, each averaged over the
+paired queries. A query a report lists no upper bound for has every bound equal
+to its value (nothing in its ranking was unjudged); so does every query of a
+report made before bounds existed. With the head's judgments at hand, each
+metric also counts the unjudged keys in its top k on both sides: what a bounded
+gate asks to have labeled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.labelindex import LabelIndex
+from ..core.lenient import mapping
+from ..core.precision import DECIMALS
+from .sides import Pairing, PerQuery, Sides, per_query
+
+
+def upper_table(report: Mapping[str, Any]) -> PerQuery:
+    """A report's per-query upper bounds (queries with an unjudged key only); {} when it has none."""
+    return per_query({"per_query": report.get("per_query_upper")}) or {}
+
+
+def add_bounds(rows: dict[str, dict[str, Any]], sides: Sides, pairing: Pairing, base_upper: PerQuery | None) -> None:
+    """Put ``bounds`` (and, with judgments, ``unjudged``) into every metric row the paired queries carry."""
+    if not pairing.available:
+        return
+    assert pairing.base is not None and pairing.head is not None
+    head_upper = upper_table(sides.head)
+    base_upper = base_upper if base_upper is not None else upper_table(sides.base)
+    for metric, row in rows.items():
+        if row.get("delta") is None:
+            continue
+        pairs = [(q, pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in pairing.ids]
+        if any(base is None or head is None for _, base, head in pairs):
+            continue
+        low = [head - base_upper.get(q, {}).get(metric, base) for q, base, head in pairs]  # type: ignore[operator]
+        high = [head_upper.get(q, {}).get(metric, head) - base for q, base, head in pairs]  # type: ignore[operator]
+        row["bounds"] = [round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS)]
+        if sides.judgments is not None:
+            row["unjudged"] = unjudged_in_top(sides, pairing.ids, _cutoff(metric))
+
+
+def _cutoff(metric: str) -> int | None:
+    _, sep, cutoff = metric.partition("@")
+    return int(cutoff) if sep and cutoff.isdigit() else None
+
+
+def unjudged_in_top(sides: Sides, ids: list[str], k: int | None) -> int:
+    """Unjudged keys (under the head's judgments) in the top k of both sides' rankings, over ``ids``."""
+    index: LabelIndex | None = sides.judgments
+    assert index is not None
+    count = 0
+    for report in (sides.base, sides.head):
+        rankings = mapping(report.get("rankings"))
+        for query_id in ids:
+            ranking = rankings.get(query_id)
+            if not isinstance(ranking, list):
+                continue
+            query = index.queries.get(query_id)
+            grades = query.grades if query is not None else {}
+            count += sum(1 for key in ranking[:k] if isinstance(key, str) and key not in grades)
+    return count

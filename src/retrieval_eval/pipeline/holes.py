@@ -1,0 +1,127 @@
+"""The unjudged keys of one evaluation: what the base adds, the label queue, the judged@k note.
+
+The rules are in :mod:`retrieval_eval.core.unjudged`; this puts the evaluation's parts
+together: the head's kept rankings and labels, the base report's rankings (read leniently:
+a pull request may have changed it), the corpus for chunk text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..core.comparison import Comparison
+from ..core.identity import is_chunk_id
+from ..core.labelindex import LabelIndex
+from ..core.lenient import mapping, number
+from ..core.metrics import FULL
+from ..core.scoring import QueryLabels, Scores, gain_function, gain_table, rank_query
+from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
+
+if TYPE_CHECKING:
+    from ..core.corpus import Corpus
+
+EXCERPT = 5  # queue lines the summary and the comment show
+
+
+def base_rankings(baseline: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """The base report's rankings, keeping only what is in our shape."""
+    rankings = mapping(mapping(baseline).get("rankings"))
+    return {
+        str(q): [key for key in keys if isinstance(key, str)] for q, keys in rankings.items() if isinstance(keys, list)
+    }
+
+
+def base_moves(baseline: Mapping[str, Any] | None, scores: Scores) -> dict[str, float]:
+    """How far each query's primary metric moved from the base report to this run."""
+    primary = scores.config.primary
+    base = mapping(mapping(baseline).get("per_query"))
+    moved = {}
+    for query_id, row in scores.per_query.items():
+        before = number(mapping(base.get(query_id)).get(primary))
+        if before is not None and primary in row:
+            moved[query_id] = row[primary] - before
+    return moved
+
+
+def primary_cutoff(scores: Scores) -> int:
+    return scores.config.k[0] if scores.config.k else FULL
+
+
+def build_queue(
+    index: LabelIndex,
+    indexed: Mapping[str, QueryLabels],
+    scores: Scores,
+    baseline: Mapping[str, Any] | None,
+    corpus: Corpus | None,
+) -> list[dict[str, Any]]:
+    """Every unjudged (query, key) in the top k of the head or the base, as queue lines, most useful first."""
+    config = scores.config
+    gain_of = gain_table(config.gain, index)
+    flip = gain_function(config.gain)(config.threshold)
+    base = {q: r for q, r in base_rankings(baseline).items() if q in scores.per_query}
+
+    def ranked(query_id: str, ranking: list[str]) -> Any:
+        return rank_query(indexed[query_id], ranking, gain_of, config.threshold, flip)
+
+    entries = label_queue(
+        scores.rankings,
+        base,
+        ranked,
+        primary=config.primary,
+        k=primary_cutoff(scores),
+        scored=len(scores.per_query),
+        moved=base_moves(baseline, scores),
+    )
+    lines = []
+    for entry in entries:
+        query = index.queries.get(entry.query_id)
+        position = corpus.position.get(entry.key) if corpus is not None else None
+        lines.append(
+            queue_line(
+                entry,
+                query_text=query.text if query is not None else None,
+                document=corpus.docs[position] if corpus is not None and position is not None else None,
+                chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
+                is_chunk=is_chunk_id(entry.key),
+            )
+        )
+    return lines
+
+
+def unjudged_extra(
+    indexed: Mapping[str, QueryLabels],
+    scores: Scores,
+    baseline: Mapping[str, Any] | None,
+    queue: list[dict[str, Any]] | None,
+    command: str,
+) -> dict[str, Any]:
+    """What the report's ``unjudged`` section adds to the counts: new keys against the base, the queue."""
+    extra: dict[str, Any] = {}
+    if baseline is not None:
+        grades = {q: labels.grades for q, labels in indexed.items()}
+        extra["new_keys"] = new_unjudged(grades, scores.rankings, base_rankings(baseline), primary_cutoff(scores))
+    if queue is not None:
+        extra["queue"] = {"count": len(queue), "top": queue[:EXCERPT], "command": command}
+    return extra
+
+
+def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: int | None) -> str | None:
+    """The note a reviewer needs when judged@k fell: part of any drop may be unlabeled keys."""
+    if comparison is None or not scores.config.k or scores.config.condensed:
+        return None
+    k = scores.config.k[0]
+    moved = comparison.get(f"judged@{k}")
+    if moved is None or moved.confounded:
+        return None
+    fall = judged_drop(moved.base, moved.head)
+    if fall is None:
+        return None
+    keys = (
+        f"; {new_keys} key{'' if new_keys == 1 else 's'} in the head's top {k} are unjudged and were not in the base's"
+    )
+    return (
+        f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}{keys if new_keys is not None else ''}: "
+        "unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "
+        "label them first (retrieval-eval holes) or score with --unjudged bounded"
+    )
