@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "baseline": ("baseline", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),
     "fuse": ("fuse", "Fuse runs by reciprocal rank fusion into one run."),
     "verify-chain": ("verify_chain", "Check that reports, oldest first, link up by their baseline hashes."),
+    "holes": ("holes", "Write the label queue: unjudged keys in the top k, the most useful to label first."),
 }
 
 

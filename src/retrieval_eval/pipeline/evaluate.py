@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.comparison import Comparison
@@ -61,6 +61,9 @@ class ScoreRequest:
     run_rows: RunRows | None = None
     label_queue: bool = False  # build the label queue (the action writes it beside the report)
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
+
+    def with_queue(self) -> ScoreRequest:
+        return replace(self, label_queue=True)
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
