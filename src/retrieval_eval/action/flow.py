@@ -17,6 +17,7 @@ from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
+from ..formats.queue import queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import evaluate, request_from_settings
 from ..pipeline.results import Evaluation
@@ -117,7 +118,7 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         baseline=baseline.report,
         generated_at=deps.now(),
         baseline_sha256=baseline.sha256,
-    )
+    ).with_queue()
     return Outcome(evaluate(request, workers=deps.workers), baseline, skipped)
 
 
@@ -131,7 +132,13 @@ def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str],
     for text in settings.gates:
         (
             skipped
-            if parse_gate(text, ks=settings.k, judged=dict.fromkeys(n for n, _ in settings.judged)).kind == DELTA
+            if parse_gate(
+                text,
+                ks=settings.k,
+                judged=dict.fromkeys(n for n, _ in settings.judged),
+                full_depth=settings.full_depth,
+            ).kind
+            == DELTA
             else kept
         ).append(text)
     return kept, tuple(skipped)
@@ -186,6 +193,8 @@ def write_files(settings: Settings, outcome: Outcome, rendered: Rendered) -> Non
     write_text(settings.resolve(settings.summary_file), rendered.summary)
     write_text(settings.resolve(settings.comment_file), rendered.comment)
     write_text(settings.resolve(settings.html_file), rendered.html)
+    if outcome.evaluation.queue:
+        write_text(settings.resolve(settings.queue_file), queue_text(outcome.evaluation.queue))
 
 
 def publish_outcome(settings: Settings, event: Event, deps: Deps, outcome: Outcome, rendered: Rendered) -> None:
@@ -249,6 +258,8 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         html=settings.html_file,
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
+        queue=settings.queue_file if outcome.evaluation.queue else "",
+        unjudged=str(len(outcome.evaluation.queue)),
     )
 
 
@@ -262,6 +273,8 @@ def output_values(
     html: str = "",
     breached: str = "",
     drift: str = "",
+    queue: str = "",
+    unjudged: str = "",
 ) -> dict[str, str]:
     """Every output, always: a step reading one that was never set gets an empty string
     anyway, but writing all of them makes each run's file say the same things."""
@@ -275,6 +288,8 @@ def output_values(
         "comment-url": posted.url,
         "breached-gates": breached,
         "drift-invalid-ratio": drift,
+        "label-queue-path": queue,
+        "unjudged-count": unjudged,
     }
 
 
