@@ -217,3 +217,39 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "floor_and_abstention_indeterminate": floor_and_abstention_indeterminate,
     "floor_unavailable": floor_unavailable,
 }
+
+
+def judged_drop_with_queue(directory: Path) -> Case:
+    """A head whose top 5 fills with unlabeled documents: judged@5 falls, the queue says what to label."""
+    from dataclasses import replace
+
+    from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+    rows = labels(12)
+    # Every noise document of the base run is labeled not relevant (from each query's z label).
+    noise = [{**rows[3 * i + 2], "doc_uri": f"doc://noise/{i}/{j}"} for i in range(12) for j in range(10)]
+    base = score(directory, "base", rows + noise, run(12), k=(3, 10))
+    fresh = [
+        {
+            "query_id": f"q{i:02d}",
+            "ranking": [f"doc://{i}/a", f"doc://new/{i}/1", f"doc://new/{i}/2", f"doc://{i}/b"]
+            + [f"doc://noise/{i}/{j}" for j in range(10)],
+        }
+        for i in range(12)
+    ]
+    request = ScoreRequest(
+        str(write_jsonl(directory / "head-judgments.jsonl", rows + noise)),
+        str(write_jsonl(directory / "head-run.jsonl", fresh)),
+        ScoreConfig(k=(3, 10)),
+        gates=["recall@3:-0.05"],
+        baseline=base,
+        generated_at=NOW,
+        holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json --out label-queue.jsonl",
+    )
+    head = evaluate(replace(request, label_queue=True)).report
+    return head, _compare(directory, base, head)
+
+
+CASES["judged_drop_with_queue"] = judged_drop_with_queue

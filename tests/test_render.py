@@ -40,6 +40,7 @@ KINDS = {
     "floor_and_abstention_gates": ("comment", "summary"),
     "floor_and_abstention_indeterminate": ("comment", "summary"),
     "floor_unavailable": ("comment", "summary"),
+    "judged_drop_with_queue": ("comment", "summary"),
 }
 
 

@@ -16,6 +16,7 @@ from ..core.lenient import integer, items, mapping, measured, number, primary_me
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
 from .numbers import fmt, fmt_delta, fmt_interval
+from .unjudged import unjudged_view
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -81,6 +82,7 @@ def build_view(
         "drift": drift_warning(report),
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
+        "unjudged": unjudged_view(report, comparison),
         "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
         "strata": {"rows": strata, "total": len(strata)},

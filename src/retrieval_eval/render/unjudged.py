@@ -1,0 +1,62 @@
+"""The unjudged-keys block of the summary and the comment: judged@k on both sides, the queue's head.
+
+Shown when judged@k fell against the base by more than the noise margin, or when the
+report carries a label queue with something in it (the action builds one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.lenient import cutoffs, integer, items, mapping, measured, number, section
+from ..core.unjudged import judged_drop
+from .escape import code_fence, escape_markdown
+from .numbers import fmt
+
+QUERY_LIMIT = 80
+
+
+def unjudged_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    ks = cutoffs(report)
+    if not ks:
+        return None
+    k = ks[0]
+    name = f"judged@{k}"
+    moved = section(section(comparison, "metrics"), name)
+    base, head = number(moved.get("base")), number(moved.get("head"))
+    head = head if head is not None else measured(report, name)
+    fell = comparison is not None and not moved.get("confounded") and judged_drop(base, head) is not None
+    extra = section(report, "unjudged")
+    queue = section(extra, "queue")
+    rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]
+    if not fell and not rows:
+        return None
+    command = queue.get("command")
+    fence = code_fence(command) if isinstance(command, str) and command else ""
+    return {
+        "k": k,
+        "metric": name,
+        "base": fmt(base) if comparison is not None else None,
+        "head": fmt(head),
+        "fell": fell,
+        "new_keys": integer(extra.get("new_keys")),
+        "count": integer(mapping(extra.get("keys")).get(str(k))) or 0,
+        "policy": escape_markdown(str(section(report, "config").get("unjudged", "assume-irrelevant")), limit=20),
+        "queue": rows,
+        "queued": integer(queue.get("count")) or 0,
+        "command": f"{fence}sh\n{command}\n{fence}" if fence else None,
+    }
+
+
+def _queue_row(line: Mapping[str, Any]) -> dict[str, str]:
+    query = line.get("query")
+    key = line.get("chunk_id") or line.get("doc_uri")
+    return {
+        "query_id": escape_markdown(line.get("query_id", ""), limit=80),
+        "query": escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
+        "key": escape_markdown(key or "", limit=80),
+        "rank": str(integer(line.get("rank")) or "—"),
+        "side": escape_markdown(line.get("surfaced_by", ""), limit=10),
+        "move": f"+{fmt(line.get('move'))}" if number(line.get("move")) is not None else "—",
+    }
