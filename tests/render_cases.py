@@ -246,7 +246,8 @@ def judged_drop_with_queue(directory: Path) -> Case:
         gates=["recall@3:-0.05"],
         baseline=base,
         generated_at=NOW,
-        holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json --out label-queue.jsonl",
+        holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json "
+        "--out label-queue.jsonl",
     )
     head = evaluate(replace(request, label_queue=True)).report
     return head, _compare(directory, base, head)

@@ -14,8 +14,8 @@ from ..core.comparison import Comparison
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping, number
-from ..core.metrics import FULL
-from ..core.scoring import QueryLabels, Scores, gain_function, gain_table, rank_query
+from ..core.metrics import FULL, gain_function
+from ..core.scoring import QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
 
 if TYPE_CHECKING:

@@ -16,7 +16,6 @@ from ..core.lenient import integer, items, mapping, measured, number, primary_me
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
 from .numbers import fmt, fmt_delta, fmt_interval
-from .unjudged import unjudged_view
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -32,6 +31,7 @@ from .tables import (
     reason_rows,
     stratum_rows,
 )
+from .unjudged import unjudged_view
 
 View = dict[str, Any]
 
