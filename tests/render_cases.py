@@ -11,6 +11,7 @@ from retrieval_eval.compare.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]
+QUEUES: dict[str, dict[str, Any]] = {}  # the label queue's excerpt a case drew, by case name
 RESAMPLES = 2_000
 
 HOSTILE_TEXTS = [
@@ -226,6 +227,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.holes import queue_excerpt
 
     rows = labels(12)
     # Every noise document of the base run is labeled not relevant (from each query's z label).
@@ -249,7 +251,9 @@ def judged_drop_with_queue(directory: Path) -> Case:
         holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json "
         "--out label-queue.jsonl",
     )
-    head = evaluate(replace(request, label_queue=True)).report
+    evaluation = evaluate(replace(request, label_queue=True))
+    head = evaluation.report
+    QUEUES["judged_drop_with_queue"] = queue_excerpt(evaluation.queue, request.holes_command)
     return head, _compare(directory, base, head)
 
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import run_cli
-from render_cases import CASES, HOSTILE_TEXTS
+from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
 from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
 
@@ -58,7 +58,7 @@ def check_golden(name: str, text: str) -> None:
 def test_renderings_match_their_golden_files(case: str, tmp_path: Path) -> None:
     report, comparison = CASES[case](tmp_path)
     for kind in KINDS[case]:
-        check_golden(f"{case}.{kind}.md", render(kind, report=report, comparison=comparison))
+        check_golden(f"{case}.{kind}.md", render(kind, report=report, comparison=comparison, queue=QUEUES.get(case)))
 
 
 def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Path) -> None:

@@ -19,7 +19,8 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import evaluate, request_from_settings
+from ..pipeline.evaluate import evaluate, holes_command, request_from_settings
+from ..pipeline.holes import queue_excerpt
 from ..pipeline.results import Evaluation
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
@@ -163,6 +164,8 @@ def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any]
     )
     comparison = outcome.comparison
 
+    queue = queue_excerpt(outcome.evaluation.queue, holes_command(settings))
+
     def draw(kind: str) -> str:
         return render(
             kind,
@@ -172,6 +175,7 @@ def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any]
             comment_id=settings.comment_id,
             baseline=note,
             history=history,
+            queue=queue,
         )
 
     return Rendered(draw("summary"), draw("comment"))

@@ -129,7 +129,7 @@ class ReportInputs:
     # (None: there was none), so reports committed on the base branch form a hash chain.
     baseline_sha256: str | None = None
     floor_sha256: str | None = None
-    unjudged: dict[str, Any] = field(default_factory=dict)  # what the base and the queue add to "unjudged"
+    unjudged: dict[str, Any] = field(default_factory=dict)  # what the base adds to "unjudged"
 
 
 def build_report(
@@ -155,7 +155,7 @@ def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
 
 def unjudged_section(scores: Scores, extra: Mapping[str, Any]) -> dict[str, Any]:
     """The unjudged keys in the top k of the scored queries, per cutoff (``all``: the rankings
-    kept), and what the base and the label queue add (``new_keys``, ``queue``)."""
+    kept), and what the base adds (``new_keys``)."""
     cutoffs = [str(k) for k in scores.config.k] + ["all"]
     return {"keys": {k: scores.unjudged_keys.get(k, 0) for k in cutoffs}, **extra}
 

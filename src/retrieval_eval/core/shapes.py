@@ -1,7 +1,7 @@
 """The shapes of the documents we read back: a report and a comparison.
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
-``inputs``, ``queries``, ``validation``, ``per_query``, ``rankings``,
+``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_upper``, ``unjudged``, ``rankings``,
 ``worst_stratum``, the drift, collapse, floor and sensitivity sections) typed as ``build_report``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
@@ -45,6 +45,7 @@ def _map(values: dict[str, Any]) -> dict[str, Any]:
 MEASUREMENT = _object(
     {
         "value": NUMBER,
+        "upper": NUMBER,
         "n": COUNT,
         "stdev": NUMBER,
         "ci": {"type": "array", "items": NUMBER, "minItems": 2, "maxItems": 2},
@@ -128,7 +129,9 @@ REPORT: dict[str, Any] = _object(
         ),
         "queries": _map(STRINGS),
         "validation": _object({"ok": {"type": "boolean"}, "errors": STRINGS, "warnings": COUNT}),
+        "unjudged": _object({"keys": _map(COUNT), "new_keys": COUNT}),
         "per_query": _map(_map(NUMBER)),
+        "per_query_upper": _map(_map(NUMBER)),
         "rankings": _map(STRINGS),
         "floor": _object(
             {

@@ -132,7 +132,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     )
     indexed = index_judgments(index, request.config)
     queue = build_queue(index, indexed, scores, request.baseline, stage.corpus) if request.label_queue else None
-    unjudged = unjudged_extra(indexed, scores, request.baseline, queue, request.holes_command)
+    unjudged = unjudged_extra(indexed, scores, request.baseline)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,

@@ -7,7 +7,7 @@ a pull request may have changed it), the corpus for chunk text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.comparison import Comparison
@@ -90,20 +90,18 @@ def build_queue(
 
 
 def unjudged_extra(
-    indexed: Mapping[str, QueryLabels],
-    scores: Scores,
-    baseline: Mapping[str, Any] | None,
-    queue: list[dict[str, Any]] | None,
-    command: str,
+    indexed: Mapping[str, QueryLabels], scores: Scores, baseline: Mapping[str, Any] | None
 ) -> dict[str, Any]:
-    """What the report's ``unjudged`` section adds to the counts: new keys against the base, the queue."""
-    extra: dict[str, Any] = {}
-    if baseline is not None:
-        grades = {q: labels.grades for q, labels in indexed.items()}
-        extra["new_keys"] = new_unjudged(grades, scores.rankings, base_rankings(baseline), primary_cutoff(scores))
-    if queue is not None:
-        extra["queue"] = {"count": len(queue), "top": queue[:EXCERPT], "command": command}
-    return extra
+    """What the report's ``unjudged`` section adds to the counts: the new keys against the base."""
+    if baseline is None:
+        return {}
+    grades = {q: labels.grades for q, labels in indexed.items()}
+    return {"new_keys": new_unjudged(grades, scores.rankings, base_rankings(baseline), primary_cutoff(scores))}
+
+
+def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str) -> dict[str, Any]:
+    """What the summary and the comment show of the queue: its length, its first lines, the command for all."""
+    return {"count": len(queue), "top": [dict(line) for line in queue[:EXCERPT]], "command": command}
 
 
 def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: int | None) -> str | None:

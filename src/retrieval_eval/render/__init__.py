@@ -59,6 +59,7 @@ def render(
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
     history: Mapping[str, Any] | None = None,
+    queue: Mapping[str, Any] | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
@@ -66,7 +67,8 @@ def render(
     ``Comparison`` an evaluation carries (its document is rendered).
     ``baseline`` says where the comparison came from, when the caller found it
     (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a
-    document of ``compare.build_history`` (the summary's ``history`` block).
+    document of ``compare.build_history`` (the summary's ``history`` block). ``queue``: the
+    label queue's excerpt (``pipeline.holes.queue_excerpt``), drawn by the ``unjudged`` block.
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -79,7 +81,7 @@ def render(
         return render_text(report, comparison)
     from .sandbox import template_drawer  # Jinja, loaded only now that Markdown is drawn
 
-    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline, history=history)
+    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)
     text = fit(view, template_drawer(kind, template_dir), BUDGETS[kind])
     if kind == "comment":
         check_marker(text, marker, template_dir)

@@ -1,7 +1,7 @@
 """The unjudged-keys block of the summary and the comment: judged@k on both sides, the queue's head.
 
-Shown when judged@k fell against the base by more than the noise margin, or when the
-report carries a label queue with something in it (the action builds one).
+Shown when judged@k fell against the base by more than the noise margin, or when a
+label queue with something in it is given (the action builds one).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from .numbers import fmt
 QUERY_LIMIT = 80
 
 
-def unjudged_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def unjudged_view(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, queue: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
     ks = cutoffs(report)
     if not ks:
         return None
@@ -28,7 +30,7 @@ def unjudged_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | Non
     head = head if head is not None else measured(report, name)
     fell = comparison is not None and not moved.get("confounded") and judged_drop(base, head) is not None
     extra = section(report, "unjudged")
-    queue = section(extra, "queue")
+    queue = mapping(queue)
     rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]
     if not fell and not rows:
         return None

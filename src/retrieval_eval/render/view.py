@@ -55,6 +55,7 @@ def build_view(
     marker: str,
     baseline: BaselineNote | None = None,
     history: Mapping[str, Any] | None = None,
+    queue: Mapping[str, Any] | None = None,
 ) -> View:
     primary = primary_metric(report)
     rows = metric_rows(report, comparison, primary)
@@ -82,7 +83,7 @@ def build_view(
         "drift": drift_warning(report),
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
-        "unjudged": unjudged_view(report, comparison),
+        "unjudged": unjudged_view(report, comparison, queue),
         "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
         "strata": {"rows": strata, "total": len(strata)},
