@@ -597,7 +597,7 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     assert n is not None
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
     outcome = Outcome(
-        SimpleNamespace(report=with_reasons(n), comparison=None),  # type: ignore[arg-type]
+        SimpleNamespace(report=with_reasons(n), comparison=None, queue=()),  # type: ignore[arg-type]
         Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150),
         (),
     )
@@ -605,3 +605,16 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     assert len(comment) <= COMMENT_LIMIT
     assert "No baseline: no baseline report was found for main" in comment
     assert "reasons shortened to the first 10" in comment
+
+
+def test_the_action_writes_the_label_queue_beside_the_report(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path)
+    run = act(ws, fake)
+    count = int(run.outputs["unjudged-count"])
+    assert count > 0  # the demo run returns documents nobody labeled
+    assert run.outputs["label-queue-path"] == "retrieval-eval-report.queue.jsonl"
+    lines = (ws.root / run.outputs["label-queue-path"]).read_text().splitlines()
+    assert len(lines) == count
+    first = json.loads(lines[0])
+    assert "relevance" not in first and first["labeled_by"] == "todo:human:<your name>"
+    assert "Label these first" in run.summary and "retrieval-eval holes" in run.summary
