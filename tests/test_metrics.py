@@ -87,7 +87,8 @@ def test_average_is_over_scored_queries_and_missing_queries_score_zero() -> None
 def scored(grades: dict[str, int], ranking: list[str], **config: object) -> tuple[dict[str, float], dict[str, float]]:
     """(values, upper bounds) of one query; the bounds are the values when nothing is unjudged."""
     scores = score_rankings(labels({"q": grades}), {"q": ranking}, ScoreConfig(**config))  # type: ignore[arg-type]
-    return scores.per_query["q"], scores.per_query_upper.get("q", scores.per_query["q"])
+    values = scores.per_query["q"]
+    return values, {**values, **scores.per_query_upper.get("q", {})}  # a metric without a bound: its value
 
 
 def test_judged_counts_grade_zero_and_divides_by_the_keys_returned() -> None:

@@ -177,35 +177,77 @@ def _upper_average_precision(q: RankedQuery, k: int, unjudged: list[int]) -> flo
     # With the first m unjudged keys relevant, a relevant key at rank p counts the relevant
     # keys above it plus min(m, unjudged keys above it); the i-th flipped key counts the
     # relevant keys above it plus i. One pass gathers both, then every m is arithmetic.
-    relevant: list[tuple[int, int, int]] = []  # (rank, relevant up to it, unjudged above it)
+    relevant: list[tuple[int, int]] = []  # (rank, unjudged keys above it) of each relevant key
     flipped: list[float] = []  # each unjudged key's precision when it and those above it are relevant
-    hits = seen_unjudged = 0
+    hits = seen = 0
+    plain = 0.0  # the sum of precisions as scored
     for rank, (is_relevant, is_judged) in enumerate(zip(q.relevant[:k], q.judged[:k]), 1):
         if is_relevant:
             hits += 1
-            relevant.append((rank, hits, seen_unjudged))
+            plain += hits / rank
+            relevant.append((rank, seen))
         elif not is_judged:
-            seen_unjudged += 1
-            flipped.append((hits + seen_unjudged) / rank)
-    best = _average_precision(q, k)
-    flipped_sum = 0.0
+            seen += 1
+            flipped.append((hits + seen) / rank)
+    best = plain / q.n_relevant
+    total = plain
     for m in range(1, len(unjudged) + 1):
-        flipped_sum += flipped[m - 1]
-        total = flipped_sum + math.fsum((h + min(m, u)) / rank for rank, h, u in relevant)
-        best = max(best, total / (q.n_relevant + m))
+        total += flipped[m - 1]
+        for rank, above in relevant:
+            if above >= m:  # one more flipped key above it
+                total += 1 / rank
+        value = total / (q.n_relevant + m)
+        if value > best:
+            best = value
     return best
 
 
 def _upper_ndcg(q: RankedQuery, k: int, unjudged: list[int]) -> float:
+    # The ideal ranking with m more keys of the flip gain: the labels' gains at or above it,
+    # then the m new keys, then the rest shifted down by m, cut at k. Only that shifted tail
+    # needs a loop per m; the rest is prefix sums of the discounts.
     gain = q.flip_gain
     ideal = q.ideal[:k]
-    above = sum(1 for g in ideal if g >= gain)
-    dcg = _dcg(q.gains[:k])
-    best = _ndcg(q, k)
+    gains = q.gains[:k]
+    depth = min(k, max(len(gains), len(ideal) + len(unjudged)))
+    discount = _discounts(depth)
+    cumulative = _cumulative_discounts(depth)
+    above = 0
+    while above < len(ideal) and ideal[above] >= gain:
+        above += 1
+    rest = ideal[above:]
+    top = cumulative_gain(ideal[:above], discount)
+    dcg = cumulative_gain(gains, discount)
+    best = dcg / top if top > 0 else 0.0
+    start = cumulative[above]
     for m, position in enumerate(unjudged, 1):
-        dcg += gain / math.log2(position + 2)
-        best = max(best, dcg / _dcg([*ideal[:above], *([gain] * m), *ideal[above:]][:k]))
+        dcg += gain * discount[position]
+        ideal_dcg = top + gain * (cumulative[min(above + m, depth)] - start)
+        if rest:
+            ideal_dcg += sum(g * discount[j + m] for j, g in enumerate(rest, above) if j + m < depth)
+        value = dcg / ideal_dcg
+        if value > best:
+            best = value
     return best
+
+
+def cumulative_gain(gains: Sequence[float], discount: Sequence[float]) -> float:
+    return sum(g * d for g, d in zip(gains, discount) if g)
+
+
+@functools.lru_cache(maxsize=64)
+def _discounts(depth: int) -> tuple[float, ...]:
+    """1 / log2(rank + 1) for ranks 1..depth, as nDCG discounts them."""
+    return tuple(1.0 / math.log2(rank + 1) for rank in range(1, depth + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _cumulative_discounts(depth: int) -> tuple[float, ...]:
+    """Prefix sums of :func:`_discounts`: element i sums the first i discounts."""
+    sums = [0.0]
+    for value in _discounts(depth):
+        sums.append(sums[-1] + value)
+    return tuple(sums)
 
 
 REGISTRY: tuple[Metric, ...] = (
@@ -323,15 +365,21 @@ def score_query(query: RankedQuery, ks: tuple[int, ...], full_depth: bool = Fals
 def upper_query(
     query: RankedQuery, values: dict[str, float], ks: tuple[int, ...], full_depth: bool = False
 ) -> dict[str, float] | None:
-    """Every metric's upper bound, or None when every key of the ranking is judged (each
-    bound is then the value itself). ``values`` are the query's values, from :func:`score_query`."""
+    """The upper bound of every metric that has one, or None when every key of the ranking is
+    judged (each bound is then the value itself). ``values`` are the query's values, from
+    :func:`score_query`; a metric without a bound (``upper`` None) is left out."""
     if all(query.judged):
         return None
     unjudged = [position for position, judged in enumerate(query.judged) if not judged]
+    within: dict[int, list[int]] = {}  # the unjudged positions in the top k, by k
     uppers = {}
     for label, _, k, upper in _plan(ks, full_depth):
-        within = unjudged if k >= len(query.judged) else [p for p in unjudged if p < k]
-        uppers[label] = upper(query, k, within) if upper is not None and within else values[label]
+        if upper is None:
+            continue  # no bound but the value: the reader falls back to it
+        top = within.get(k)
+        if top is None:
+            top = within[k] = unjudged if k >= len(query.judged) else [p for p in unjudged if p < k]
+        uppers[label] = upper(query, k, top) if top else values[label]
     return uppers
 
 

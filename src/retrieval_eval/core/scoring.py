@@ -355,7 +355,7 @@ class HeadScorer:
         values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
         upper = upper_query(query, values, self.ks, self.full_depth)
-        self.upper_columns.add(query_id, values if upper is None else upper)
+        self.upper_columns.add(query_id, values if upper is None else {**values, **upper})
         if upper is None:
             self.uppers.pop(query_id, None)
         else:

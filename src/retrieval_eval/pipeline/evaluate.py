@@ -130,7 +130,8 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         scores,
         map_blocks=shared_map(workers),
     )
-    indexed = index_judgments(index, request.config)
+    # Only the base and the queue need the labels by query again.
+    indexed = index_judgments(index, request.config) if request.baseline is not None or request.label_queue else {}
     queue = build_queue(index, indexed, scores, request.baseline, stage.corpus) if request.label_queue else None
     unjudged = unjudged_extra(indexed, scores, request.baseline)
     inputs = ReportInputs(
