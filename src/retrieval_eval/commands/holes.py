@@ -28,7 +28,10 @@ def command(out: str | None, **options: str | None) -> None:
     settings = settings_from_options(options)
     if out:
         refuse_output_over_input([("--out", out)], inputs_of(settings))
-    request = request_from_settings(settings, baseline=local_baseline(settings), generated_at=generated_at(None))
+    baseline, baseline_sha256 = local_baseline(settings)
+    request = request_from_settings(
+        settings, baseline=baseline, generated_at=generated_at(None), baseline_sha256=baseline_sha256
+    )
     evaluation = evaluate(request.with_queue())
     if out:
         write_queue(out, evaluation.queue)

@@ -114,8 +114,9 @@ def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[
     if len(query.strata) > 1:
         names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
-    if query.no_answer and query.grades:  # grade-0 keys are dropped once read: what is left is positive
-        keys = ", ".join(sorted(query.grades))
+    positive = sorted(key for key, grade in query.grades.items() if grade > 0)  # a key labeled 0 is only judged
+    if query.no_answer and positive:
+        keys = ", ".join(positive)
         yield Issue(
             "no-answer-with-positives",
             query_id,
