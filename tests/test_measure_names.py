@@ -80,7 +80,9 @@ def test_the_readme_table_is_the_alias_table() -> None:
 
 @pytest.fixture(scope="module")
 def ours() -> dict[str, dict[str, float]]:
-    evaluation = retrieval_eval.evaluate(DATA / "qrels.test", DATA / "results.test", k=CUTOFFS, gain="linear")
+    # Rankings kept whole (all), as trec_eval reads them: bpref reads the ranking kept.
+    cutoffs = ",".join(map(str, CUTOFFS)) + ",all"
+    evaluation = retrieval_eval.evaluate(DATA / "qrels.test", DATA / "results.test", k=cutoffs, gain="linear")
     return evaluation.per_query
 
 

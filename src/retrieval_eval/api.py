@@ -178,12 +178,15 @@ def evaluate(
     collapse_to_documents: bool = False,
     max_drift: float | None = None,
     generated_at: str | None = None,
+    unjudged: str = "assume-irrelevant",
 ) -> Evaluation:
     """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
 
     ``judgments`` and ``run``: anything :func:`load_judgments` and :func:`load_run` take; a
     path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
-    (``10``, ``(5, 10)`` or ``"5,10"``; by default the CLI's); the first names the primary metric. ``gates``: gate
+    (``10``, ``(5, 10)`` or ``"5,10"``; ``"10,all"`` adds the full-depth metrics; by default the
+    CLI's); the first names the primary metric. ``unjudged``: the policy for keys no label names
+    (README, Unjudged documents). ``gates``: gate
     expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
@@ -199,10 +202,11 @@ def evaluate(
     rows, run_path = _run_for_pipeline(run)
     gate_list = split_gate_list(gates) if isinstance(gates, str) else [g for g in gates]
     base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
+    cutoffs, full_depth = _cutoffs(k)
     request = ScoreRequest(
         judgments_path=judgments_path,
         run_path=run_path,
-        config=ScoreConfig(k=_cutoffs(k), threshold=threshold, gain=gain),
+        config=ScoreConfig(k=cutoffs, threshold=threshold, gain=gain, full_depth=full_depth, unjudged=unjudged),
         gates=gate_list,
         baseline=base_report,
         baseline_sha256=base_sha256,
@@ -237,19 +241,20 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
     return loaded._rows, loaded.source
 
 
-def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[int, ...]:
+def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[tuple[int, ...], bool]:
+    """The cutoffs, and whether ``all`` (the full-depth metrics) is among them."""
     if k is None:
         from .core.metrics import DEFAULT_CUTOFFS
 
-        return DEFAULT_CUTOFFS
+        return DEFAULT_CUTOFFS, False
     if isinstance(k, str):
-        from .core.scoring import parse_cutoffs
+        from .core.scoring import parse_cutoff_list
 
         try:
-            return parse_cutoffs(k)
+            return parse_cutoff_list(k)
         except ValueError as exc:
             raise UsageError(f"k {k!r}: {exc}") from None
-    return (k,) if isinstance(k, int) else tuple(k)
+    return ((k,) if isinstance(k, int) else tuple(k)), False
 
 
 def _report_of(side: object, what: str) -> dict[str, Any] | None:

@@ -47,7 +47,11 @@ class Alias:
         return self.canonical.replace(CUTOFF, cutoff) if is_positive_decimal(cutoff) else None
 
 
-_FULL_DEPTH_RR = "full-depth reciprocal rank is not computed yet; {ours}: reciprocal rank on the run cut at k"
+_FULL_DEPTH_RR = (
+    "full-depth reciprocal rank is named mrr and computed with -k all (this name does not resolve to it yet); "
+    "{ours}: reciprocal rank on the run cut at k"
+)
+_BPREF = "equal when the ranking is kept whole (-k all) or is no deeper than max(k, R), as ours reads it"
 _GAIN = "equal with gain linear (trec_eval's gain is the grade; ours defaults to 2^g-1)"
 
 ALIASES: tuple[Alias, ...] = (
@@ -63,10 +67,10 @@ ALIASES: tuple[Alias, ...] = (
     Alias("Success@{k}", "hit_rate@{k}", (IR_MEASURES,)),
     Alias("success_{k}", "hit_rate@{k}", (TREC_EVAL,)),
     Alias("Rprec", "r_precision", (IR_MEASURES, TREC_EVAL)),
-    # Rows for metrics still to come: recognised now, resolved once the registry has them.
-    Alias("Judged@{k}", "judged@{k}", (IR_MEASURES,), pending="judged@k is not computed yet"),
-    Alias("Bpref", "bpref", (IR_MEASURES,), pending="bpref is not computed yet"),
-    Alias("bpref", "bpref", (TREC_EVAL,), pending="bpref is not computed yet"),
+    Alias("Judged@{k}", "judged@{k}", (IR_MEASURES,)),
+    Alias("Bpref", "bpref", (IR_MEASURES,), _BPREF),
+    Alias("bpref", "bpref", (TREC_EVAL,), _BPREF),
+    # Rows for names still to come: recognised now, resolved once gates can read them.
     Alias("RR", "mrr", (IR_MEASURES,), pending=_FULL_DEPTH_RR.format(ours="use RR@k (our mrr@k)")),
     Alias("recip_rank", "mrr", (TREC_EVAL,), pending=_FULL_DEPTH_RR.format(ours="use mrr@k")),
 )
