@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from compare_data import labels, run, score
-from retrieval_eval.compare.document import build_comparison
+from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]

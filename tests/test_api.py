@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -173,14 +174,14 @@ def test_frames() -> None:
     per_query, aggregate = evaluation.to_pandas()
     assert per_query.loc["q1", "precision@3"] == pytest.approx(2 / 3)
     assert aggregate.loc["mrr@3", "all"] == evaluation.metrics["mrr@3"]
-    comparison = retrieval_eval.compare_evaluations(evaluation, evaluation, resamples=200)
+    comparison = retrieval_eval.compare(evaluation, evaluation, resamples=200)
     assert comparison.to_pandas().loc["recall@3", "delta"] == 0.0
 
 
 def test_without_pandas_to_pandas_says_how_to_install_it_and_the_rest_works(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
     evaluation = retrieval_eval.evaluate(QRELS, RANKINGS)
-    comparison = retrieval_eval.compare_evaluations(evaluation, evaluation, resamples=200)
+    comparison = retrieval_eval.compare(evaluation, evaluation, resamples=200)
     for call in (evaluation.to_pandas, comparison.to_pandas):
         with pytest.raises(ModuleNotFoundError, match="pip install pandas"):
             call()
@@ -205,5 +206,6 @@ def test_importing_the_package_loads_no_layer() -> None:
 
 def test_the_api_functions_stay_bound_once_the_layers_load() -> None:
     retrieval_eval.evaluate(QRELS, RANKINGS, baseline=retrieval_eval.evaluate(QRELS, BASE_RANKINGS))
-    assert callable(retrieval_eval.compare_evaluations) and callable(retrieval_eval.evaluate)
+    importlib.import_module("retrieval_eval.comparison.document")  # the comparison layer, in full
+    assert callable(retrieval_eval.compare) and callable(retrieval_eval.evaluate)
     assert callable(retrieval_eval.drift)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
-from retrieval_eval.compare.document import build_comparison
-from retrieval_eval.compare.result import comparison_from_document
+from retrieval_eval.comparison.document import build_comparison
+from retrieval_eval.comparison.result import comparison_from_document
 from retrieval_eval.core.gates import GateContext, evaluate_gate, parse_gate
 from retrieval_eval.formats.judgments import parse_judgments
 

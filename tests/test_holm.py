@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from compare_data import labels, run, score
-from retrieval_eval.compare.document import build_comparison
+from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.significance import holm
 from retrieval_eval.formats.judgments import parse_judgments
 

@@ -89,7 +89,7 @@ def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
 
 def test_confounded_deltas_are_flagged_not_judged(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.compare.document import build_comparison
+    from retrieval_eval.comparison.document import build_comparison
     from test_compare import relabelled
 
     base = score(tmp_path, "base", labels(), run(41))
@@ -109,7 +109,7 @@ def test_drift_is_warned_about(tmp_path: Path) -> None:
 
 def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.compare.document import build_comparison
+    from retrieval_eval.comparison.document import build_comparison
 
     base = score(tmp_path, "base", labels(strata=("faq", "howto", "billing", "retired")), run())
     head = score(tmp_path, "head", labels(), run(misses=[4]))

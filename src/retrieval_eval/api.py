@@ -46,7 +46,7 @@ __all__ = [
     "Run",
     "UsageError",
     "canonical_metric",
-    "compare_evaluations",
+    "compare",
     "drift",
     "evaluate",
     "load_judgments",
@@ -288,7 +288,7 @@ def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, s
     return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
 
 
-def compare_evaluations(
+def compare(
     base: Evaluation | Mapping[str, Any] | PathLike,
     head: Evaluation | Mapping[str, Any] | PathLike,
     *,
@@ -299,15 +299,15 @@ def compare_evaluations(
     """Compare a head with a base, as ``retrieval-eval compare`` does: each metric's delta
     with a paired-bootstrap 95% interval over the queries both sides scored.
 
-    (Not named ``compare``: ``retrieval_eval.compare`` is the comparison layer's package, and
-    Python binds a subpackage to its parent's attribute when it loads, over any function there.)
+    (The comparison layer's package is ``retrieval_eval.comparison``, not ``compare``: Python
+    binds a subpackage to its parent's attribute when it loads, over any function of that name.)
 
     ``judgments``: the head's judgments (anything :func:`load_judgments` takes), for query
     strata and for rescoring the base when the two were scored with different judgments,
     threshold or gain; refused when they are not the ones the head was scored with.
     """
-    from .compare.document import build_comparison
-    from .compare.result import check_head_judgments
+    from .comparison.document import build_comparison
+    from .comparison.result import check_head_judgments
     from .core.labelindex import LabelIndex
     from .core.significance import DEFAULT_SEED
 

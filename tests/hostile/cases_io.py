@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hostile.case import HostileCase
-from retrieval_eval.compare.document import build_comparison
+from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..compare.history import Point, build_history, history_metrics
+from ..comparison.history import Point, build_history, history_metrics
 from ..core.errors import InputError
 from ..formats.jsondoc import parse_document
 from .baseline import Baseline

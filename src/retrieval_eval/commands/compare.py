@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from ..compare.document import build_comparison
-from ..compare.result import check_head_judgments
+from ..comparison.document import build_comparison
+from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
 from ..core.significance import DEFAULT_SEED

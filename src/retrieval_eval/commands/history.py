@@ -36,7 +36,7 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     threshold, gain or policy) starts a new line: the chart stops and the table
     marks the break, so two rulers are never joined.
     """
-    from ..compare.history import Point, build_history, history_metrics
+    from ..comparison.history import Point, build_history, history_metrics
     from ..formats.fileio import refuse_output_over_input, write_atomic
     from ..formats.report import load_report
     from ..render import render_history

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..compare.document import KIND
+from ..comparison.document import KIND
 from ..core.errors import InputError, UsageError
 from ..core.shapes import comparison_problem
 from ..formats.fileio import refuse_output_over_input, write_atomic

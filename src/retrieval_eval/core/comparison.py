@@ -1,6 +1,6 @@
 """The comparison as gates read it: one MetricDelta per metric, and what makes it incomparable.
 
-A typed view of the comparison document (built by :mod:`retrieval_eval.compare`). Gates only
+A typed view of the comparison document (built by :mod:`retrieval_eval.comparison`). Gates only
 ever see what the document says, so a comparison read back from a file gates the same way as
 one just built. It lives in the core because the gates, which are core, read it.
 """

@@ -5,7 +5,7 @@
 ``worst_stratum``, the drift, collapse, floor and sensitivity sections) typed as ``build_report``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
-``COMPARISON`` is the document ``compare`` writes (compare/document.py).
+``COMPARISON`` is the document ``compare`` writes (comparison/document.py).
 
 A test checks that every report this shape accepts is valid under the spec's
 schema, and that the shapes agree with a full JSON Schema validator.

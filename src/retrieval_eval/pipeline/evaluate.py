@@ -170,7 +170,7 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
 def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int) -> Comparison:
     # Loaded only when there is a base report: the comparison and its bootstrap cost about 20 ms
     # of start-up (python -X importtime), a tenth of scoring a 1k-query run.
-    from ..compare.result import compare_reports
+    from ..comparison.result import compare_reports
 
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..compare.history import segments
+from ..comparison.history import segments
 from ..core.lenient import items, mapping, number
 from .escape import escape_markdown, escape_name, mermaid_label
 from .numbers import fmt

@@ -5,7 +5,7 @@ file given on the command line, and last, the report under review. Two
 neighbouring points are comparable when they were measured alike: the same
 judgments (by hash), relevance threshold, gain and any other scoring policy
 the report records beside them (the same notion as a comparison's yardstick,
-:func:`~retrieval_eval.compare.yardstick.yardstick_changes`). Where they are
+:func:`~retrieval_eval.comparison.yardstick.yardstick_changes`). Where they are
 not, the point carries a ``break`` naming the change, and a line drawn
 through the points must stop there: the two numbers were measured with
 different rulers, so joining them would show a move that nobody made.
