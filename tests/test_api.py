@@ -144,9 +144,11 @@ def test_bad_input_is_refused_naming_the_row(judgments: Any, run: Any, message: 
     assert str(caught.value).startswith(message)
 
 
-def test_a_gate_on_a_metric_not_computed_yet_says_what_it_is() -> None:
-    with pytest.raises(retrieval_eval.UsageError, match="reciprocal rank on the run cut at k"):
+def test_a_gate_on_a_full_depth_name_says_it_needs_the_whole_ranking() -> None:
+    with pytest.raises(retrieval_eval.UsageError, match="mrr without a cutoff is the full-depth metric"):
         retrieval_eval.evaluate(QRELS, RANKINGS, gates=["recip_rank:0.5"])
+    evaluation = retrieval_eval.evaluate(QRELS, RANKINGS, k="10,all", gates=["recip_rank:0.5"])
+    assert [gate["expression"] for gate in evaluation.to_dict()["verdict"]["gates"]] == ["recip_rank:0.5"]
 
 
 def test_results_cannot_be_changed() -> None:

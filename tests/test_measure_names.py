@@ -4,7 +4,7 @@ The oracle is trec_eval's own test collection (tests/data/trec_eval). Policies, 
 README "Measure names": our nDCG gain is linear here (trec_eval's); queries are compared
 where both sides score them (trec_eval scores only queries in the run, as with -c off;
 ours scores a judged query missing from the run as 0, and this run answers every judged
-query); pending rows are skipped until the registry computes their metric.
+query).
 """
 
 from __future__ import annotations
@@ -32,25 +32,18 @@ def spellings(alias: Alias) -> list[tuple[str, str]]:
     return [(alias.spelling.replace(CUTOFF, str(k)), alias.canonical.replace(CUTOFF, str(k))) for k in CUTOFFS]
 
 
-RESOLVED = [alias for alias in ALIASES if not alias.pending]
-PENDING = [alias for alias in ALIASES if alias.pending]
+RESOLVED = list(ALIASES)
+FULL_DEPTH = ("mrr", "ndcg", "map")
 
 
 @pytest.mark.parametrize("alias", RESOLVED, ids=lambda a: a.spelling)
 def test_every_name_resolves_to_ours_everywhere(alias: Alias) -> None:
+    full_depth = alias.canonical in FULL_DEPTH  # gates on them need -k all among the cutoffs
     for theirs, ours in spellings(alias):
         assert canonical_metric(theirs) == ours and known_metric(ours)
         assert retrieval_eval.canonical_metric(theirs) == ours
-        assert parse_gate(f"{theirs}:0.5", ks=CUTOFFS).metric == ours
-        assert parse_gate(f"worst-stratum:{theirs}:0.5", ks=CUTOFFS).metric == ours
-
-
-@pytest.mark.parametrize("alias", PENDING, ids=lambda a: a.spelling)
-def test_a_name_for_a_metric_not_computed_yet_is_refused_with_its_meaning(alias: Alias) -> None:
-    name = alias.spelling.replace(CUTOFF, "10")
-    with pytest.raises(UsageError) as caught:
-        parse_gate(f"{name}:0.5", ks=(10,))
-    assert alias.pending in caught.value.message
+        assert parse_gate(f"{theirs}:0.5", ks=CUTOFFS, full_depth=full_depth).metric == ours
+        assert parse_gate(f"worst-stratum:{theirs}:0.5", ks=CUTOFFS, full_depth=full_depth).metric == ours
 
 
 def test_our_names_are_ours_and_a_name_nobody_spells_is_left_for_the_caller() -> None:
@@ -66,7 +59,7 @@ def expected_table() -> str:
     rows = ["| name | from | our metric | difference |", "|---|---|---|---|"]
     for alias in ALIASES:
         canonical = alias.canonical.replace(CUTOFF, "k")
-        difference = f"pending: {alias.pending}" if alias.pending else alias.policy or "none"
+        difference = alias.policy or "none"
         spelling = alias.spelling.replace(CUTOFF, "k")
         rows.append(f"| `{spelling}` | {', '.join(alias.sources)} | `{canonical}` | {difference} |")
     return "\n".join(rows)

@@ -5,10 +5,8 @@ reasons and tables always say ``ndcg@10``. :func:`canonical_metric` is the one r
 gates, the settings that name metrics and the Python API all call it, so a spelling added to
 :data:`ALIASES` is accepted everywhere at once.
 
-A spelling is written with ``{k}`` where a cutoff goes. A row marked ``pending`` names a
-metric the registry does not compute yet: the name is recognised, and refused with what it
-means and what to use meanwhile. Once the registry computes the metric, the row resolves
-(the mark is then removed; the oracle test skips pending rows).
+A spelling is written with ``{k}`` where a cutoff goes; a row only names a metric the
+registry computes (tests/test_measure_names.py checks each against its oracle).
 """
 
 from __future__ import annotations
@@ -27,14 +25,12 @@ CUTOFF = "{k}"
 class Alias:
     """``spelling`` (in ``sources``' syntax) means our ``canonical`` metric; ``policy`` is the
     difference between their number and ours, empty when there is none beyond the shared
-    policies (README, "Measure names"); ``pending`` says what is missing, for a metric not
-    computed yet."""
+    policies (README, "Measure names")."""
 
     spelling: str
     canonical: str
     sources: tuple[str, ...]
     policy: str = ""
-    pending: str = ""
 
     def match(self, name: str) -> str | None:
         """Our name for ``name`` when this row spells it, else None."""
@@ -47,10 +43,8 @@ class Alias:
         return self.canonical.replace(CUTOFF, cutoff) if is_positive_decimal(cutoff) else None
 
 
-_FULL_DEPTH_RR = (
-    "full-depth reciprocal rank is named mrr and computed with -k all (this name does not resolve to it yet); "
-    "{ours}: reciprocal rank on the run cut at k"
-)
+_FULL_DEPTH = "computed when -k includes all (the whole ranking)"
+_FULL_DEPTH_RR = _FULL_DEPTH + "; RR@k, our mrr@k, is reciprocal rank on the run cut at k"
 _BPREF = "equal when the ranking is kept whole (-k all) or is no deeper than max(k, R), as ours reads it"
 _GAIN = "equal with gain linear (trec_eval's gain is the grade; ours defaults to 2^g-1)"
 
@@ -70,9 +64,11 @@ ALIASES: tuple[Alias, ...] = (
     Alias("Judged@{k}", "judged@{k}", (IR_MEASURES,)),
     Alias("Bpref", "bpref", (IR_MEASURES,), _BPREF),
     Alias("bpref", "bpref", (TREC_EVAL,), _BPREF),
-    # Rows for names still to come: recognised now, resolved once gates can read them.
-    Alias("RR", "mrr", (IR_MEASURES,), pending=_FULL_DEPTH_RR.format(ours="use RR@k (our mrr@k)")),
-    Alias("recip_rank", "mrr", (TREC_EVAL,), pending=_FULL_DEPTH_RR.format(ours="use mrr@k")),
+    # Full depth: the ranking kept whole, as trec_eval reads it (score with -k all among the cutoffs).
+    Alias("RR", "mrr", (IR_MEASURES,), _FULL_DEPTH_RR),
+    Alias("recip_rank", "mrr", (TREC_EVAL,), _FULL_DEPTH_RR),
+    Alias("nDCG", "ndcg", (IR_MEASURES,), _FULL_DEPTH + "; " + _GAIN),
+    Alias("AP", "map", (IR_MEASURES,), _FULL_DEPTH),
 )
 
 
@@ -89,7 +85,7 @@ def canonical_metric(name: str) -> str:
     """Our name for a metric named in any accepted spelling; names of ours come back unchanged.
 
     A name no row spells is returned as given, for the caller to refuse as unknown with the
-    list of metrics; a row for a metric not computed (yet) is refused here, with its reason.
+    list of metrics.
     """
     if known_metric(name):
         return name
@@ -97,9 +93,6 @@ def canonical_metric(name: str) -> str:
     if found is None:
         return name
     alias, meant = found
-    if alias.pending or not known_metric(meant):
-        raise UsageError(
-            f"{name!r} ({' and '.join(alias.sources)}) cannot be computed: {alias.pending or meant + ' is unknown'}",
-            hint="see README, Measure names, for the names accepted",
-        )
+    if not known_metric(meant):  # a row for a metric the registry dropped: a bug, said plainly
+        raise UsageError(f"{name!r} ({' and '.join(alias.sources)}) names {meant}, which is not computed")
     return meant
