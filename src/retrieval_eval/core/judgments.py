@@ -280,16 +280,17 @@ class ExactNumber(float):
 
 def canonical_line(record: dict[str, Any]) -> str:
     ordered = canonical_record(record)
-    if not _holds_exact(ordered):
+    if not holds(ordered, ExactNumber):
         return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
     return _dump_exact(ordered)
 
 
-def _holds_exact(value: Any) -> bool:
+def holds(value: Any, kind: type) -> bool:
+    """Whether ``value`` (a JSON value) holds a ``kind`` anywhere inside it."""
     pending = [value]
     while pending:
         item = pending.pop()
-        if isinstance(item, ExactNumber):
+        if isinstance(item, kind):
             return True
         if isinstance(item, dict):
             pending.extend(item.values())

@@ -22,6 +22,7 @@ from ..core.judgments import (
     canonical_line,
     check_judgment_line,
     common_judgment_fields,
+    holds,
     no_judgment_error,
 )
 from ..core.labelindex import LabelIndex
@@ -56,7 +57,7 @@ def iter_judgment_lines(
         if fields is None:
             record = expect_object(decode_line(raw, source, line, path), source, line, path)
             fields = check_judgment_line(record, line, source=source, path=path)
-            if exact_numbers and _holds_float(record):
+            if exact_numbers and holds(record, float):
                 record = decode_keeping_numbers(raw, source, line, path)
         yield line, record, fields
 
@@ -107,16 +108,3 @@ def _keys_by_line(path: str, source: str) -> Iterator[tuple[int, str, str]]:
             if fields is not None and not isinstance(fields, NoAnswer):
                 query_id, doc_uri, _relevance, chunk_id = fields
                 yield line, query_id, chunk_id if chunk_id is not None else doc_uri
-
-
-def _holds_float(value: Any) -> bool:
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, float):
-            return True
-        if isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
