@@ -13,42 +13,9 @@ the one pipeline the CLI, the action and the API share), ``render`` (text, Markd
 
 from __future__ import annotations
 
+# The names are listed once, in api.__all__; the star import takes exactly those.
+from . import api as _api
 from ._version import __version__
-from .api import (
-    Comparison,
-    Drift,
-    Evaluation,
-    InputError,
-    Judgments,
-    MetricChange,
-    Record,
-    RetrievalEvalError,
-    Run,
-    UsageError,
-    canonical_metric,
-    compare,
-    drift,
-    evaluate,
-    load_judgments,
-    load_run,
-)
+from .api import *  # noqa: F403
 
-__all__ = [
-    "Comparison",
-    "Drift",
-    "Evaluation",
-    "InputError",
-    "Judgments",
-    "MetricChange",
-    "Record",
-    "RetrievalEvalError",
-    "Run",
-    "UsageError",
-    "__version__",
-    "canonical_metric",
-    "compare",
-    "drift",
-    "evaluate",
-    "load_judgments",
-    "load_run",
-]
+__all__ = ["__version__", *_api.__all__]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..core.tokenize import TokenizerSpec
+from ..pipeline.baseline import BaselineRequest, run_baseline
 from ._common import handles_errors
 
 # Queries named on stderr before the rest are left to the sidecar.
@@ -59,8 +61,6 @@ def command(
     is left out (and named on stderr). Needs the lanes extra:
     pip install 'retrieval-eval[lanes]'.
     """
-    from ..core.tokenize import TokenizerSpec
-    from ..pipeline.baseline import BaselineRequest, run_baseline
 
     request = BaselineRequest(
         method=method,

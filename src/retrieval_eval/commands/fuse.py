@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from ..core.errors import UsageError
+from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
+from ..formats.runout import refuse_run_over_input, write_meta, write_run
+from ..formats.runs import parse_run
 from ._common import handles_errors
 
 
@@ -34,9 +37,6 @@ def command(
     that does not rank d adds nothing, so a query in only some runs is still
     fused. Equal scores are ordered by key; queries by query_id.
     """
-    from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
-    from ..formats.runout import refuse_run_over_input, write_meta, write_run
-    from ..formats.runs import parse_run
 
     if len(runs) < 2:
         raise UsageError(
