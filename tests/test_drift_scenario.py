@@ -108,6 +108,13 @@ def test_fix_then_validate_is_clean_and_score_is_decided(rechunked: tuple[Path, 
     scored = run_cli("score", "-j", str(judgments), "-r", str(run), "--corpus", str(corpus_path), "-k", "2", "--json")
     report = scored.json()
     assert report["verdict"]["status"] != "INDETERMINATE", report["verdict"]["reasons"]
+    stale = report["judgments"]["drift"].pop("stale")
+    assert [(entry["query_id"], entry["status"]) for entry in stale] == [
+        ("q2", "SPLIT"),
+        ("q4", "SPLIT"),
+        ("q5", "ORPHANED"),
+    ]
+    assert report["judgments"]["drift"].pop("list_command") == f"retrieval-eval drift -j {judgments} -c {corpus_path}"
     assert report["judgments"]["drift"] == {
         "valid": 6,
         "re_anchorable": 0,

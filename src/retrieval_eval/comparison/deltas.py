@@ -46,7 +46,7 @@ def metric_rows(
     rows = {}
     for metric in names:
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
-        values = point_values(sides, pairing, metric, rescored=yardstick.status == "rescored")
+        values = point_values(sides, pairing, metric, rescored=yardstick.rescored)
         rows[metric] = metric_row(values, boots.get(metric), confounded)
     return adjust_family(rows)
 

@@ -76,7 +76,7 @@ def build_comparison(
             pairing,
             primary,
             facts,
-            rescored=yardstick.status == "rescored",
+            rescored=yardstick.rescored,
             boots=stratum_boots,
         ),
         "movers": movers(pairing, primary, facts),

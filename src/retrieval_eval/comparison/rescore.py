@@ -46,8 +46,11 @@ def rescore_blocker(sides: Sides) -> str | None:
     return None
 
 
-def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery]:
-    """The base rankings scored under the head judgments and configuration.
+def rescore_base(
+    sides: Sides, rankings: Mapping[str, list[str]] | None = None
+) -> tuple[PerQuery, dict[str, str], PerQuery]:
+    """The base rankings (or ``rankings``: the base's, in the head's ids) scored under the
+    head judgments and configuration.
 
     Returns per-query values, for metrics the stored rankings are too short
     to score again why, and the per-query upper bounds (queries with an
@@ -56,9 +59,10 @@ def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery]:
 
     config = score_config(sides.head)
     assert sides.judgments is not None and config is not None  # what rescore_blocker checked
-    rankings = {
-        str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
-    }
+    if rankings is None:
+        rankings = {
+            str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
+        }
     indexed = index_judgments(sides.judgments, config)
     scores = score_rankings(sides.judgments, rankings, config, indexed=indexed)
     # A query the base report kept no ranking for was never scored there (it had no positive

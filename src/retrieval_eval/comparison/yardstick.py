@@ -4,6 +4,10 @@ The yardstick is the judgments (compared by hash), the relevance threshold
 and the gain. When it changed, the base rankings are scored again under the
 head's (``rescore``) when that can be done; otherwise the deltas the change
 touches are marked confounded, each with the change as its reason.
+
+Before any of that, the chunk ids: when the two sides were chunked
+differently (``idspace``), the base rankings are carried into the head's ids
+first, or each side keeps its own judgments, or the deltas are confounded.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 
 from ..core.lenient import section, unjudged_policy
 from .findings import CONFOUNDS, RESOLVED, Finding, short
+from .idspace import IdSpace, base_rankings, decide_id_space, translate
 from .rescore import rescore_base, rescore_blocker
 from .sides import PerQuery, Sides, per_query
 
@@ -21,14 +26,28 @@ Change = tuple[str, str]  # (finding code, detail)
 
 @dataclass
 class Yardstick:
-    status: str  # "same", "rescored" or "changed"
+    # "same", "rescored", "changed"; across a re-chunk "translated" (the base rankings carried
+    # into the head's ids, then rescored) or "own-judgments" (each side under its own labels)
+    status: str
     base_per_query: PerQuery | None  # what the deltas pair with the head: rescored when status says so
     findings: list[Finding]
     confounded: dict[str, str]  # metric -> reason; "*" for every metric
     base_upper: PerQuery | None = None  # the rescored base's upper bounds; None: the base report's own
 
+    @property
+    def rescored(self) -> bool:
+        """Whether the base side holds values scored here, not the base report's own."""
+        return self.status in ("rescored", "translated")
+
+
+ID_SPACE = "id-space-changed"
+JUDGMENT_CHANGES = ("judgments-changed", "judgments-unknown")
+
 
 def decide_yardstick(sides: Sides, names: Sequence[str]) -> Yardstick:
+    space = decide_id_space(sides)
+    if space.changed:
+        return _across_id_spaces(sides, space, names)
     changes = yardstick_changes(sides)
     base_per_query = per_query(sides.base)
     if not changes:
@@ -85,17 +104,21 @@ def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
         "so both sides are measured with one yardstick"
     )
     findings = [Finding(code, RESOLVED, detail, meaning) for code, detail in changes]
-    for metric, reason in shallow.items():
-        findings.append(
-            Finding(
-                "rankings-too-short",
-                CONFOUNDS,
-                reason,
-                f"{metric} is not compared: its delta would count the cut as misses",
-                (metric,),
-            )
-        )
+    findings.extend(_shallow_findings(shallow))
     return Yardstick("rescored", rescored, findings, dict(shallow), upper)
+
+
+def _shallow_findings(shallow: dict[str, str]) -> list[Finding]:
+    return [
+        Finding(
+            "rankings-too-short",
+            CONFOUNDS,
+            reason,
+            f"{metric} is not compared: its delta would count the cut as misses",
+            (metric,),
+        )
+        for metric, reason in shallow.items()
+    ]
 
 
 def _unresolved(
@@ -121,3 +144,53 @@ def _confounded_metrics(code: str, names: Sequence[str]) -> tuple[str, ...]:
     if code == "gain-changed":
         return tuple(name for name in names if name.startswith("ndcg@"))
     return ()
+
+
+# -- across a re-chunk -----------------------------------------------------------------
+
+
+def _across_id_spaces(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:
+    """Rankings in two id spaces are never scored against one set of labels as they are."""
+    if space.blocker is not None:
+        meaning = (
+            "the base rankings name the old chunks and the head's labels the new ones; they cannot be "
+            f"put in one id space soundly because {space.blocker}"
+        )
+        finding = Finding(ID_SPACE, CONFOUNDS, space.detail, meaning)
+        return Yardstick("changed", per_query(sides.base), [finding], {"*": f"{space.detail}; {space.blocker}"})
+    rankings = base_rankings(sides.base)
+    if rankings and rescore_blocker(sides) is None:
+        return _translated(sides, space, rankings)
+    return _own_judgments(sides, space, names)
+
+
+def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) -> Yardstick:
+    assert sides.judgments is not None  # what rescore_blocker checked
+    moved = sides.judgments.moved
+    carried = translate(rankings, moved)
+    rescored, shallow, upper = rescore_base(sides, carried)
+    count = sum(1 for keys in rankings.values() for key in keys if key in moved)
+    meaning = (
+        f"every label survived the re-chunk by a sound rule; the base rankings were carried into the "
+        f"head's chunk ids through the moves the labels record ({count} ranked id(s) moved) and scored "
+        "under the head's judgments, so each delta is a change at the level of the labeled text"
+    )
+    findings = [Finding(ID_SPACE, RESOLVED, space.detail, meaning)]
+    findings.extend(_shallow_findings(shallow))
+    return Yardstick("translated", rescored, findings, dict(shallow), upper)
+
+
+def _own_judgments(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:
+    """No rankings to carry over, but every label survived soundly: each side keeps its own labels."""
+    meaning = (
+        "every label survived the re-chunk by a sound rule (VALID, RE_ANCHORABLE or MERGED), so each side "
+        "is measured under its own judgments, which name the same labeled text; the base rankings could "
+        f"not be carried over because {rescore_blocker(sides) or 'the base report keeps no rankings'}"
+    )
+    finding = Finding(ID_SPACE, RESOLVED, space.detail, meaning)
+    changes = [change for change in yardstick_changes(sides) if change[0] not in JUDGMENT_CHANGES]
+    if not changes:
+        return Yardstick("own-judgments", per_query(sides.base), [finding], {})
+    unresolved = _unresolved(changes, "the base report keeps no rankings to score again", names, per_query(sides.base))
+    unresolved.findings.insert(0, finding)
+    return unresolved

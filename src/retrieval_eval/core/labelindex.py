@@ -99,6 +99,9 @@ class LabelIndex:
     sha256: str | None = None  # of the file, when the index was read from one
 
     repeated: set[tuple[str, str]] = field(default_factory=set)  # (query, key) labeled more than once
+    # Old chunk id -> the chunk id a repair moved its label to (``reanchored.from``, and the
+    # labels ``collapsed_from`` names): the migration between two chunkings, as the labels record it.
+    moved: dict[str, str] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: dict[str, Any], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line."""
@@ -113,9 +116,16 @@ class LabelIndex:
         if chunk_id:
             self.chunk_ids = True
         self.fingerprints.add(record.get("corpus_fingerprint"))
+        if chunk_id:
+            self._record_migration(chunk_id, record)
         provenance = record.get("labeled_by")
         if provenance is not None:
             self._count_provenance(query, provenance, line)
+
+    def _record_migration(self, chunk_id: str, record: dict[str, Any]) -> None:
+        for old in migrated_from(record):
+            if old != chunk_id:
+                self.moved.setdefault(old, chunk_id)
 
     def add_no_answer(self, marker: NoAnswer) -> None:
         """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""
@@ -168,6 +178,21 @@ class LabelIndex:
         stays put when labels are added to a query already there.
         """
         return hashlib.sha256("\n".join(sorted(self.queries)).encode("utf-8")).hexdigest()
+
+
+def migrated_from(record: dict[str, Any]) -> list[str]:
+    """The chunk ids a repaired label (and the labels it absorbed) pointed at before the repair."""
+    olds: list[str] = []
+    trail = record.get("reanchored")
+    if isinstance(trail, dict) and isinstance(trail.get("from"), str):
+        olds.append(trail["from"])
+    absorbed = record.get("collapsed_from")
+    for other in absorbed if isinstance(absorbed, list) else ():
+        if isinstance(other, dict):
+            if isinstance(other.get("chunk_id"), str):
+                olds.append(other["chunk_id"])
+            olds.extend(migrated_from({"reanchored": other.get("reanchored")}))
+    return olds
 
 
 def as_label_index(judgments: JudgmentSet | LabelIndex) -> LabelIndex:

@@ -103,6 +103,11 @@ REPORT: dict[str, Any] = _object(
                         "invalid_ratio": {"type": "number", "minimum": 0, "maximum": 1},
                         "changes": {"type": "array", "items": STRING},
                         "repair_command": STRING,
+                        "list_command": STRING,
+                        "stale": {
+                            "type": "array",
+                            "items": _object({"line": COUNT, "query_id": STRING, "status": STRING}),
+                        },
                     }
                 ),
             },

@@ -182,10 +182,25 @@ def _corpus_changes(
     return corpus_changes(labeled, corpus, section(request.baseline, "corpus"))
 
 
+# The stale labels a report names (the first ones in the file); the list command shows them all.
+STALE_SHOWN = 20
+
+
 def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> dict[str, Any] | None:
     if stage.drift is None:
         return None
-    return {**stage.drift.summary(), "changes": changes, "repair_command": repair_command}
+    stale = [
+        {"line": label.line, "query_id": label.query_id, "status": finding.status}
+        for label, finding in stage.drift.pairs()
+        if finding.status != "VALID"
+    ]
+    return {
+        **stage.drift.summary(),
+        "changes": changes,
+        "repair_command": repair_command,
+        "list_command": repair_command.removesuffix(" --fix"),
+        "stale": stale[:STALE_SHOWN],
+    }
 
 
 def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult]:

@@ -1,0 +1,134 @@
+"""Which chunk ids each side speaks: rankings are compared in one id space only.
+
+A re-chunk gives every chunk a new id. The base report's rankings then name
+chunks the head's labels no longer name, and scoring them under the head's
+judgments counts every hit as a miss. So before anything is rescored, the
+comparison asks whether the two sides were chunked alike, and when they were
+not, carries the base rankings into the head's ids through the migration the
+head's labels record (``drift --fix`` writes each old id in ``reanchored`` and
+``collapsed_from``). A hit on labeled text stays a hit at the same rank: the
+delta is the change at the level of the labeled text.
+
+That translation is sound only when every label survived the re-chunk by a
+sound rule. The head report's drift section says whether it did; when it did
+not (labels SPLIT, ORPHANED, or still unrepaired), the deltas are confounded,
+with the labels named and the command that lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.labelindex import LabelIndex
+from ..core.lenient import integer, items, mapping, primary_metric, section
+from .sides import Sides, per_query
+
+# Below this share of the base's hits still naming a head label, the ids are taken to have changed.
+OVERLAP_FLOOR = 0.5
+STALE_NAMED = 5  # labels named in a reason; the list command shows them all
+
+
+@dataclass(frozen=True)
+class IdSpace:
+    """Whether the base rankings speak the head's ids, and if not, what to do about it."""
+
+    changed: bool
+    detail: str = ""  # how the change was seen
+    blocker: str | None = None  # why the base cannot be carried over soundly, when it cannot
+
+
+def decide_id_space(sides: Sides) -> IdSpace:
+    detail = _change_seen(sides)
+    if detail is None:
+        return IdSpace(False)
+    return IdSpace(True, detail, _migration_blocker(sides.head))
+
+
+def _change_seen(sides: Sides) -> str | None:
+    base_chunker = section(sides.base, "corpus").get("chunker_fingerprint")
+    head_chunker = section(sides.head, "corpus").get("chunker_fingerprint")
+    if isinstance(base_chunker, str) and isinstance(head_chunker, str) and base_chunker != head_chunker:
+        return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
+    rankings = base_rankings(sides.base)
+    if sides.judgments is None or not rankings:
+        return None
+    moved = sides.judgments.moved
+    stale = sum(1 for keys in rankings.values() for key in keys if key in moved)
+    if stale:
+        return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
+    return _barely_overlapping(sides, rankings, sides.judgments)
+
+
+def _barely_overlapping(sides: Sides, rankings: dict[str, list[str]], labels: LabelIndex) -> str | None:
+    """The base's own hits, when few of them name a key the head labels: another id space."""
+    own = per_query(sides.base) or {}
+    primary = primary_metric(sides.base)
+    hits = [q for q, row in own.items() if row.get(primary, 0) > 0 and q in rankings and q in labels.queries]
+    if not hits:
+        return None
+    named = sum(1 for q in hits if any(key in labels.queries[q].grades for key in rankings[q]))
+    if named >= OVERLAP_FLOOR * len(hits):
+        return None
+    return (
+        f"the base found labeled text for {len(hits)} queries, but only {named} of its rankings name "
+        "a key the head's labels name: the two sides use different chunk ids"
+    )
+
+
+def _migration_blocker(head: Mapping[str, Any]) -> str | None:
+    """Why the head's labels do not carry the base over soundly, or None when every one did."""
+    drift = mapping(section(head, "judgments").get("drift"))
+    if not drift:
+        return (
+            "the head was scored without its corpus, so which labels survived the re-chunk is unknown "
+            "(score the head with --corpus, the corpus its run ranks)"
+        )
+    unrepaired = sum(integer(drift.get(name)) or 0 for name in ("re_anchorable", "merged"))
+    broken = sum(integer(drift.get(name)) or 0 for name in ("split", "orphaned"))
+    if not unrepaired and not broken:
+        return None
+    named = _named(items(drift.get("stale")))
+    parts = []
+    if broken:
+        parts.append(f"{broken} label(s) broke in the re-chunk (SPLIT or ORPHANED: a person must judge them again)")
+    if unrepaired:
+        repair = drift.get("repair_command")
+        how = f"'{repair}'" if isinstance(repair, str) and repair else "'retrieval-eval drift --fix'"
+        parts.append(f"{unrepaired} label(s) still name removed chunks (repair them with {how})")
+    listing = drift.get("list_command")
+    lists = f"; list them with '{listing}'" if isinstance(listing, str) and listing else ""
+    return "; ".join(parts) + (f": {named}" if named else "") + lists
+
+
+def _named(stale: list[Any]) -> str:
+    entries = [mapping(entry) for entry in stale]
+    shown = [
+        f"{entry.get('query_id')} (line {entry.get('line')}, {entry.get('status')})"
+        for entry in entries[:STALE_NAMED]
+        if entry
+    ]
+    more = len(entries) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def base_rankings(report: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The base report's stored rankings (anything not in our shape reads as none)."""
+    stored = report.get("rankings")
+    if not isinstance(stored, Mapping):
+        return {}
+    return {str(q): [str(key) for key in keys] for q, keys in stored.items() if isinstance(keys, list)}
+
+
+def translate(rankings: Mapping[str, list[str]], moved: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each ranking in the head's ids: a moved id becomes the chunk its label moved to.
+
+    Two old chunks merged into one new chunk meet again there: the first rank is
+    kept, as a retriever that returned the merged chunk would have ranked it once.
+    An id no label moved (text nobody labeled) stays as it was; it names no label.
+    """
+    translated = {}
+    for query_id, keys in rankings.items():
+        translated[query_id] = list(dict.fromkeys(moved.get(key, key) for key in keys))
+    return translated
