@@ -243,7 +243,7 @@ class Scenario:
         return [
             {
                 "query_id": q.id,
-                "query": f"what does {q.quote[:-1].lower()}?",
+                "query": f"question {q.id} about {q.doc}",
                 "doc_uri": q.doc,
                 "chunk_id": q.base_answer,
                 "text_sha": text_sha(q.paragraph),

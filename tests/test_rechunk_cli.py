@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from helpers import run_cli
-from rechunk_scenarios import CHUNKERS, OUTCOMES, make_scenario
+from rechunk_scenarios import CHUNKERS, OUTCOMES, ScenarioFiles, make_scenario
 
 GATE = "recall@5:-0.02"
 TOLERANCE = 0.02
@@ -51,3 +52,75 @@ def test_a_rechunk_gets_the_verdict_and_the_delta_of_the_labeled_text(
         row = document["metrics"][metric]
         assert row["base"] == pytest.approx(scenario.truth.base[metric], abs=TOLERANCE), metric
         assert row["delta"] == pytest.approx(scenario.truth.delta(metric), abs=TOLERANCE), metric
+
+
+def _base_report(tmp_path: Path, files: ScenarioFiles) -> Path:
+    base = tmp_path / "base.json"
+    scored = run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+        "-k", "5,10", "--report", str(base),
+    )  # fmt: skip
+    assert scored.code == 0, scored.stderr
+    return base
+
+
+def _gate(files: ScenarioFiles, judgments: Path, base: Path, *extra: str) -> dict[str, Any]:
+    gated = run_cli(
+        "score", "-j", str(judgments), "-r", str(files.head_run), "-k", "5,10", "--baseline", str(base),
+        "-g", GATE, "--json", *extra,
+    )  # fmt: skip
+    return gated.json()  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("chunker", ["paragraphs", "merged-paragraphs", "sections"])
+def test_without_base_rankings_each_side_keeps_its_own_judgments(tmp_path: Path, chunker: str) -> None:
+    scenario = make_scenario(chunker, "worse")
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    stripped = json.loads(base.read_text())
+    del stripped["rankings"]  # a base report written by another tool, or trimmed
+    base.write_text(json.dumps(stripped))
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    (gate,) = report["verdict"]["gates"]
+    assert report["verdict"]["status"] == "FAIL"
+    assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
+
+
+def test_labels_that_broke_make_the_delta_indeterminate_and_are_named(tmp_path: Path) -> None:
+    scenario = make_scenario("sentences", "same")
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    labels = [json.loads(line) for line in files.judgments.read_text().splitlines()]
+    for record in labels[:3]:
+        del record["quote"]  # a paragraph cut into sentences, with nothing to say which holds the answer
+    files.judgments.write_text("".join(json.dumps(record) + "\n" for record in labels))
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 1
+    )
+    report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    assert report["verdict"]["status"] == "INDETERMINATE"
+    (reason,) = [r for r in report["verdict"]["reasons"] if r.startswith("recall@5:-0.02")]
+    assert "3 label(s) broke in the re-chunk" in reason
+    assert "q00 (line 1, SPLIT), q01 (line 2, SPLIT), q02 (line 3, SPLIT)" in reason
+    assert f"list them with 'retrieval-eval drift -j {fixed} -c {files.head_corpus}'" in reason
+
+
+def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path) -> None:
+    scenario = make_scenario("windows", "worse")
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    report = _gate(files, fixed, base)
+    assert report["verdict"]["status"] == "INDETERMINATE"
+    assert any("score the head with --corpus" in reason for reason in report["verdict"]["reasons"])

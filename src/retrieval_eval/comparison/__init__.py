@@ -20,6 +20,8 @@ turns it into the :class:`Comparison` that gates read.
 The parts, in the order the document is built:
 
 - ``sides``: the two reports as read, and which queries pair up;
+- ``idspace``: were both sides chunked alike; after a re-chunk the base rankings are
+  carried into the head's chunk ids through the moves the labels record;
 - ``yardstick``: were both measured alike; if not, ``rescore`` scores the
   base rankings again, or the deltas touched are confounded;
 - ``findings``: every other way the reports differ, and what it limits;

@@ -133,7 +133,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     # Only the base and the queue need the labels by query again.
     indexed = index_judgments(index, request.config) if request.baseline is not None or request.label_queue else {}
     queue = build_queue(index, indexed, scores, request.baseline, stage.corpus) if request.label_queue else None
-    unjudged = unjudged_extra(indexed, scores, request.baseline)
+    unjudged = unjudged_extra(indexed, scores, request.baseline, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..comparison.idspace import translate
 from ..core.comparison import Comparison
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
@@ -24,12 +25,14 @@ if TYPE_CHECKING:
 EXCERPT = 5  # queue lines the summary and the comment show
 
 
-def base_rankings(baseline: Mapping[str, Any] | None) -> dict[str, list[str]]:
-    """The base report's rankings, keeping only what is in our shape."""
+def base_rankings(baseline: Mapping[str, Any] | None, index: LabelIndex | None = None) -> dict[str, list[str]]:
+    """The base report's rankings, keeping only what is in our shape, in the head's chunk ids
+    (through the moves ``index``'s labels record: after a re-chunk the base names old ids)."""
     rankings = mapping(mapping(baseline).get("rankings"))
-    return {
+    kept = {
         str(q): [key for key in keys if isinstance(key, str)] for q, keys in rankings.items() if isinstance(keys, list)
     }
+    return translate(kept, index.moved) if index is not None and index.moved else kept
 
 
 def base_moves(baseline: Mapping[str, Any] | None, scores: Scores) -> dict[str, float]:
@@ -59,7 +62,7 @@ def build_queue(
     config = scores.config
     gain_of = gain_table(config.gain, index)
     flip = gain_function(config.gain)(config.threshold)
-    base = {q: r for q, r in base_rankings(baseline).items() if q in scores.per_query}
+    base = {q: r for q, r in base_rankings(baseline, index).items() if q in scores.per_query}
 
     def ranked(query_id: str, ranking: list[str]) -> Any:
         return rank_query(indexed[query_id], ranking, gain_of, config.threshold, flip)
@@ -90,13 +93,17 @@ def build_queue(
 
 
 def unjudged_extra(
-    indexed: Mapping[str, QueryLabels], scores: Scores, baseline: Mapping[str, Any] | None
+    indexed: Mapping[str, QueryLabels],
+    scores: Scores,
+    baseline: Mapping[str, Any] | None,
+    index: LabelIndex | None = None,
 ) -> dict[str, Any]:
     """What the report's ``unjudged`` section adds to the counts: the new keys against the base."""
     if baseline is None:
         return {}
     grades = {q: labels.grades for q, labels in indexed.items()}
-    return {"new_keys": new_unjudged(grades, scores.rankings, base_rankings(baseline), primary_cutoff(scores))}
+    base = base_rankings(baseline, index)
+    return {"new_keys": new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))}
 
 
 def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str) -> dict[str, Any]:

@@ -1,0 +1,86 @@
+"""A re-chunk pull request through the action: the base branch's report (scored on the old
+chunks, committed on the base branch) against the head's run, corpus and repaired labels,
+with a fake GitHub API. The verdict and the gate's delta must be the scenario's truth."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from action_workspace import REPO, Workspace, git
+from fake_github import FakeGitHub
+from helpers import run_cli
+from rechunk_scenarios import CHUNKERS, OUTCOMES, Scenario, make_scenario
+from retrieval_eval.action.main import main
+from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import dump_report
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+TOLERANCE = 0.02
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    with FakeGitHub(repo=REPO).serve() as server:
+        yield server
+
+
+def rechunk_workspace(tmp: Path, scenario: Scenario) -> Workspace:
+    """Base commit: old corpus, labels, run and the base report; head commit: the re-chunked
+    corpus, the labels `drift --fix` repaired, the new run."""
+    files = scenario.write(tmp / "scenario")
+    root = tmp / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    shutil.copy(files.base_corpus, root / "corpus.json")
+    shutil.copy(files.judgments, root / "judgments.jsonl")
+    shutil.copy(files.base_run, root / "run.jsonl")
+    request = ScoreRequest(
+        judgments_path=str(root / "judgments.jsonl"),
+        run_path=str(root / "run.jsonl"),
+        config=ScoreConfig(k=(5, 10)),
+        corpus_path=str(root / "corpus.json"),
+        generated_at="2025-12-31T00:00:00Z",
+    )
+    report = dump_report(evaluate(request).report)
+    (root / ".retrieval-eval").mkdir()
+    (root / ".retrieval-eval" / "report.json").write_text(report, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    base_sha = git(root, "rev-parse", "HEAD")
+    shutil.copy(files.head_corpus, root / "corpus.json")
+    shutil.copy(files.head_run, root / "run.jsonl")
+    fixed = run_cli("drift", "-j", "judgments.jsonl", "-c", "corpus.json", "--fix", cwd=root)
+    assert fixed.code == 0, fixed.stdout + fixed.stderr
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "re-chunk")
+    runner = tmp / "runner"
+    runner.mkdir()
+    workspace = Workspace(root, runner, base_sha, git(root, "rev-parse", "HEAD"), report)
+    workspace.reset_runner_files()
+    workspace.pull_request_event()
+    return workspace
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES)
+@pytest.mark.parametrize("chunker", CHUNKERS)
+def test_the_action_decides_a_rechunk_against_the_base_branch_report(
+    tmp_path: Path, fake: FakeGitHub, chunker: str, outcome: str
+) -> None:
+    scenario = make_scenario(chunker, outcome)
+    workspace = rechunk_workspace(tmp_path, scenario)
+    env = workspace.env(fake.url, corpus="corpus.json", gates="recall@5:-0.02")
+    code = main(env, stdout=io.StringIO(), sleep=lambda _seconds: None)
+    verdict = scenario.truth.verdict(0.02)
+    assert workspace.outputs()["verdict"] == verdict
+    assert code == (0 if verdict == "PASS" else 1)
+    report = json.loads((workspace.root / "retrieval-eval-report.json").read_text(encoding="utf-8"))
+    (gate,) = report["verdict"]["gates"]
+    assert gate["baseline"] == pytest.approx(scenario.truth.base["recall@5"], abs=TOLERANCE)
+    assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
+    assert "translated yardstick" in workspace.summary()
