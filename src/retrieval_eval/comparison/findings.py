@@ -44,6 +44,23 @@ def short(sha: Any) -> str:
     return str(sha)[:12] if sha else "unknown"
 
 
+def distinct(before: Any, after: Any) -> tuple[str, str]:
+    """Two fingerprints shortened only as far as they stay told apart.
+
+    A hash reads well in 12 characters; a fingerprint a person chose (``help/2026-01``) is
+    shown whole, and a long one keeps its first characters up to where the two differ.
+    """
+    first, second = str(before), str(after)
+    width = 12
+    while width < max(len(first), len(second)) and first[:width] == second[:width]:
+        width += 8
+    return _cut(first, width), _cut(second, width)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width + 4 else text[:width] + "…"
+
+
 def further_findings(sides: Sides, pairing: Pairing) -> list[Finding]:
     """Every finding not about the yardstick, in the order the document lists them."""
     return [
@@ -122,7 +139,7 @@ def corpus_findings(sides: Sides) -> list[Finding]:
         Finding(
             "corpus-changed",
             NOTE,
-            f"the corpus fingerprint changed ({short(base)} in base, {short(head)} in head)",
+            "the corpus fingerprint changed ({} in base, {} in head)".format(*distinct(base, head)),
             "documents or chunks changed between the two runs: part of a move may come from the corpus "
             "(new documents, a re-chunk), and chunk-level labels may point at chunks that are gone; "
             "check them with 'retrieval-eval drift'",

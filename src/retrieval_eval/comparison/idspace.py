@@ -46,6 +46,12 @@ def decide_id_space(sides: Sides) -> IdSpace:
     return IdSpace(True, detail, _migration_blocker(sides.head))
 
 
+def ids_changed(base: Mapping[str, Any], head_corpus: Mapping[str, Any], labels: LabelIndex) -> bool:
+    """Whether ``base`` ranks chunks in other ids than a head on ``head_corpus`` with ``labels``
+    (before the head is scored: its unjudged keys are only told apart from the base's in one id space)."""
+    return _change_seen(Sides(base, {"corpus": head_corpus}, labels)) is not None
+
+
 def _change_seen(sides: Sides) -> str | None:
     base_chunker = section(sides.base, "corpus").get("chunker_fingerprint")
     head_chunker = section(sides.head, "corpus").get("chunker_fingerprint")

@@ -32,7 +32,7 @@ from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
-from .holes import build_queue, judged_drop_note, unjudged_extra
+from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -132,8 +132,10 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     )
     # Only the base and the queue need the labels by query again.
     indexed = index_judgments(index, request.config) if request.baseline is not None or request.label_queue else {}
-    queue = build_queue(index, indexed, scores, request.baseline, stage.corpus) if request.label_queue else None
-    unjudged = unjudged_extra(indexed, scores, request.baseline, index)
+    # The base's unjudged keys are only set beside the head's when both name chunks alike.
+    alike = comparable_base(request.baseline, index, stage.report_corpus())
+    queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
+    unjudged = unjudged_extra(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..comparison.idspace import translate
+from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Comparison
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
@@ -28,11 +28,27 @@ EXCERPT = 5  # queue lines the summary and the comment show
 def base_rankings(baseline: Mapping[str, Any] | None, index: LabelIndex | None = None) -> dict[str, list[str]]:
     """The base report's rankings, keeping only what is in our shape, in the head's chunk ids
     (through the moves ``index``'s labels record: after a re-chunk the base names old ids)."""
+    return translate(_stored(baseline), index.moved) if index is not None and index.moved else _stored(baseline)
+
+
+def comparable_base(
+    baseline: Mapping[str, Any] | None, index: LabelIndex, corpus: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    """The base report when its keys can be set beside the head's, else None.
+
+    After a re-chunk only the labeled keys of the base can be carried over; its other keys
+    name old chunks, so "new in the head's top k" and "in the base's top k" would mean nothing.
+    """
+    if baseline is None or ids_changed(baseline, corpus, index):
+        return None
+    return baseline
+
+
+def _stored(baseline: Mapping[str, Any] | None) -> dict[str, list[str]]:
     rankings = mapping(mapping(baseline).get("rankings"))
-    kept = {
+    return {
         str(q): [key for key in keys if isinstance(key, str)] for q, keys in rankings.items() if isinstance(keys, list)
     }
-    return translate(kept, index.moved) if index is not None and index.moved else kept
 
 
 def base_moves(baseline: Mapping[str, Any] | None, scores: Scores) -> dict[str, float]:

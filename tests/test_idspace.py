@@ -1,0 +1,53 @@
+"""The pieces of comparing across a re-chunk, by hand: the moves labels record, the
+translation of rankings, and fingerprints that stay told apart."""
+
+from __future__ import annotations
+
+from retrieval_eval.comparison.findings import distinct
+from retrieval_eval.comparison.idspace import translate
+from retrieval_eval.core.identity import chunk_id
+from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.labelindex import LabelIndex
+
+
+def c(name: str) -> str:
+    return chunk_id("help://a", "r1", 0, name, "test/v1")
+
+
+def _label(line: int, chunk: str, **extra: object) -> dict[str, object]:
+    return {"query_id": f"q{line}", "doc_uri": "help://a", "chunk_id": c(chunk), "relevance": 1, **extra}
+
+
+def test_the_moves_a_repair_records_are_read_from_reanchored_and_collapsed_from() -> None:
+    records = [
+        _label(1, "new-1", reanchored={"rule": "text_sha", "from": c("old-1")}),
+        _label(
+            2,
+            "new-2",
+            reanchored={"rule": "chunk_text_contained", "from": c("old-2")},
+            collapsed_from=[_label(0, "old-3"), _label(0, "old-4", reanchored={"rule": "quote", "from": c("old-5")})],
+        ),
+        _label(3, "same", reanchored={"rule": "text_sha", "from": c("same")}),  # not a move
+        _label(4, "valid"),
+    ]
+    labels = JudgmentSet(tuple(judgment_from_record(r, i + 1) for i, r in enumerate(records)))
+    moved = LabelIndex.from_judgments(labels).moved
+    assert moved == {
+        c(old): c(new)
+        for old, new in [("old-1", "new-1")] + [(o, "new-2") for o in ("old-2", "old-3", "old-4", "old-5")]
+    }
+
+
+def test_translation_keeps_the_rank_of_labeled_text_and_the_first_of_merged_chunks() -> None:
+    moved = {"a": "A", "b": "M", "c": "M"}
+    rankings = {"q1": ["x", "a", "b", "y", "c", "z"], "q2": ["c", "b"], "q3": []}
+    assert translate(rankings, moved) == {"q1": ["x", "A", "M", "y", "z"], "q2": ["M"], "q3": []}
+
+
+def test_fingerprints_are_shown_until_they_differ() -> None:
+    assert distinct("pebble-help/v1", "pebble-help/v2") == ("pebble-help/v1", "pebble-help/v2")
+    assert distinct("0123456789abcdef" * 4, "0123456789abcdef" * 3 + "f" * 16) == (
+        "0123456789abcdef" * 3 + "0123…",
+        "0123456789abcdef" * 3 + "ffff…",
+    )
+    assert distinct("a" * 64, "b" * 64) == ("a" * 12 + "…", "b" * 12 + "…")
