@@ -20,7 +20,9 @@ first rule that decides wins:
    across a boundary, still ``SPLIT`` with the chunks it touches; nowhere,
    ``ORPHANED``;
 4. ``chunk_text`` lies inside chunks of the document: ``MERGED`` into the
-   shortest (the tightest evidence);
+   shortest (the tightest evidence); read across chunk boundaries (white space
+   ignored, overlaps removed), it runs over two or more chunks: ``SPLIT``,
+   naming every one (a ``quote`` decides as in 3);
 5. a ``quote`` alone (no ``chunk_text``, or one that matched nothing) is
    resolved as in 3;
 6. otherwise ``ORPHANED``.
@@ -429,7 +431,28 @@ def _by_text(pending: _Pending, doc: DocumentIndex) -> Finding | None:
             "the labeled text is part of a larger live chunk" + more,
             target=doc.ids[best],
         )
-    return None
+    return _across_boundaries(pending, doc)
+
+
+def _across_boundaries(pending: _Pending, doc: DocumentIndex) -> Finding | None:
+    """Text that runs on from one chunk into the next (a window that cut it) is still there: SPLIT.
+
+    Size-based and overlapping chunkers cut through labeled text so that no chunk lies
+    inside it and none contains it; read across the boundaries, it is whole.
+    """
+    assert pending.text is not None  # what _by_text checked
+    spans = doc.touched(pending.text)
+    if len(spans) < 2:
+        return None
+    if pending.quote is not None:
+        return _by_quote(pending, doc, pending.quote)
+    return Finding(
+        pending.index,
+        SPLIT,
+        "chunk_text_spans",
+        f"the labeled text runs across {len(spans)} live chunks",
+        covering=_ids(doc, spans),
+    )
 
 
 def _orphan(pending: _Pending, label: Judgment, corpus: Corpus) -> Finding:
