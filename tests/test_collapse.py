@@ -95,7 +95,28 @@ def test_without_the_flag_a_chunk_run_gets_a_reason_not_silent_zeros(files: dict
     report = score(files, "chunks", corpus_path=False, collapse=False).report
     assert report["metrics"]["recall@2"]["value"] == 0
     assert any("the run returns chunk ids but every label is document-level" in r for r in report["verdict"]["reasons"])
+    assert report["verdict"]["status"] == "INDETERMINATE"  # nothing could match: no verdict on zeros
     assert "collapse" not in report
+
+
+def test_a_document_run_against_chunk_labels_is_never_a_silent_pass(tmp_path: Path, files: dict[str, Path]) -> None:
+    labels = [
+        {"query_id": "q1", "query": "one", "doc_uri": "d1", "chunk_id": D1A, "relevance": 1},
+        {"query_id": "q2", "query": "two", "doc_uri": "d3", "chunk_id": D3B, "relevance": 1},
+    ]
+    judgments = write_jsonl(tmp_path / "chunk-labels.jsonl", labels)
+    result = run_cli("score", "-j", str(judgments), "-r", str(files["docs"]), "-k", "2", "--json")
+    report = result.json()
+    assert result.code == 1 and report["verdict"]["status"] == "INDETERMINATE"
+    (reason,) = [r for r in report["verdict"]["reasons"] if "no key can match" in r]
+    assert "the run returns document ids but the labels name chunks" in reason
+    assert "return the chunk ids of the corpus snapshot" in reason
+    # One chunk id the labels name is enough to score: the mismatch is only said when nothing matched.
+    partly = write_jsonl(tmp_path / "partly.jsonl", [{"query_id": "q1", "ranking": ["d3", D1A]}])
+    reasons = run_cli("score", "-j", str(judgments), "-r", str(partly), "-k", "2", "--json").json()["verdict"][
+        "reasons"
+    ]
+    assert not any("no key can match" in r for r in reasons)
 
 
 def test_validate_warns_about_the_same_run(files: dict[str, Path]) -> None:

@@ -143,13 +143,27 @@ class CorpusStage:
         return {"collapse": {"to": "documents", **totals, "per_query": per_query}}
 
     def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
-        notes = [note for note in (self._drift_note(), self._collapse_note()) if note]
+        return [note for note in (self._drift_note(), self._collapse_note()) if note]
+
+    def mismatch(self, index: LabelIndex, scores: Scores) -> list[str]:
+        """Why no ranked key could match a label, when the run and the labels name different things.
+
+        Every metric is then 0 whatever the retriever did: a verdict on it would be a guess.
+        """
+        if not nothing_matched(index, scores.rankings):
+            return []
         if not self.collapse and chunk_run_against_documents(index, scores.rankings):
-            notes.append(
+            return [
                 "the run returns chunk ids but every label is document-level, so no key can match; "
                 "score with --corpus CORPUS --collapse-to-documents"
-            )
-        return notes
+            ]
+        if document_run_against_chunks(index, scores.rankings):
+            return [
+                "the run returns document ids but the labels name chunks (chunk_id), so no key can match; "
+                "make the retriever return the chunk ids of the corpus snapshot, or label documents "
+                "(doc_uri without chunk_id)"
+            ]
+        return []
 
     def _drift_note(self) -> str | None:
         drift = self.drift
@@ -178,6 +192,23 @@ class CorpusStage:
                 f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys"
             )
         return note
+
+
+def nothing_matched(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:
+    """Whether no ranked key of any query is a key its labels name (at any grade)."""
+    for query_id, keys in rankings.items():
+        query = index.queries.get(query_id)
+        if query is not None and any(key in query.grades for key in keys):
+            return False
+    return True
+
+
+def document_run_against_chunks(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:
+    """Whether the labels name chunks while no key the run returned is a chunk id."""
+    if not index.chunk_ids:
+        return False
+    keys = [key for ranking in rankings.values() for key in ranking]
+    return bool(keys) and not any(is_chunk_id(key) for key in keys)
 
 
 def chunk_run_against_documents(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:

@@ -158,7 +158,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
     if drop is not None:
         notes.append(drop)
-    verdict = decide(blocking_findings(scores, validation), notes, results)
+    verdict = decide(blocking_findings(scores, validation) + stage.mismatch(index, scores), notes, results)
     report = with_verdict(body, verdict)
     return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
 
