@@ -105,6 +105,16 @@ for command, argv, files in (
             check=no_leftovers,
         )
     )
+CASES.append(
+    HostileCase(
+        "1",
+        "drift-queue-directory-is-refused",
+        ("drift", "-j", "j.jsonl", "-c", "corpus.json", "--queue", "{tmp}"),
+        {"j.jsonl": DRIFT_JUDGMENTS, "corpus.json": DRIFT_CORPUS},
+        stderr_has="is a directory",
+        check=no_leftovers,
+    )
+)
 # -- 3: an output that is one of the inputs ----------------------------------------------
 for name, argv, files, victim in (
     ("score-judgments", (*SCORE, "--out", "j.jsonl"), SCORE_FILES, "j.jsonl"),
@@ -150,6 +160,18 @@ for name, argv, files, victim in (
     (
         "drift-fix-corpus",
         ("drift", "-j", "j.jsonl", "-c", "corpus.json", "--fix", "--out", "corpus.json"),
+        {"j.jsonl": DRIFT_JUDGMENTS, "corpus.json": DRIFT_CORPUS},
+        "corpus.json",
+    ),
+    (
+        "drift-queue-judgments",
+        ("drift", "-j", "j.jsonl", "-c", "corpus.json", "--queue", "j.jsonl"),
+        {"j.jsonl": DRIFT_JUDGMENTS, "corpus.json": DRIFT_CORPUS},
+        "j.jsonl",
+    ),
+    (
+        "drift-queue-corpus",
+        ("drift", "-j", "j.jsonl", "-c", "corpus.json", "--queue", "./corpus.json"),
         {"j.jsonl": DRIFT_JUDGMENTS, "corpus.json": DRIFT_CORPUS},
         "corpus.json",
     ),

@@ -12,9 +12,11 @@ from ..core.drift import check_drift
 from ..core.drift_fix import plan_fix
 from ..core.errors import UsageError
 from ..core.judgments import write_judgments
+from ..core.rejudge import queue_lines
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import parse_judgments
+from ..formats.queue import write_queue
 from ..render.drift import drift_payload, render_drift
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 from ._progress import ProgressBar
@@ -65,6 +67,13 @@ def collector_paused() -> Iterator[None]:
 @click.option("--dry-run", is_flag=True, help="With --fix: show what would change and write nothing.")
 @click.option("--out", metavar="PATH", help="With --fix: write the repaired judgments here instead.")
 @click.option(
+    "--queue",
+    "queue_path",
+    metavar="PATH",
+    help="Write the re-judge queue: a judgments line, without relevance, per candidate chunk of each "
+    "SPLIT or ORPHANED label.",
+)
+@click.option(
     "--max-invalid-ratio",
     type=float,
     default=0.0,
@@ -84,6 +93,7 @@ def command(
     fix: bool,
     dry_run: bool,
     out: str | None,
+    queue_path: str | None,
     max_invalid_ratio: float,
     as_json: bool,
     color: str,
@@ -99,6 +109,7 @@ def command(
     check_options(fix, dry_run, out, max_invalid_ratio)
     # --out naming the judgments file is the default in-place repair; naming the corpus would replace it.
     refuse_output_over_input([("--out", out)], [("corpus", corpus_path)])
+    refuse_output_over_input([("--queue", queue_path)], [("corpus", corpus_path), ("judgments", judgments_path)])
     with collector_paused():
         judgments = parse_judgments(judgments_path)
         with ProgressBar("reading corpus") as bar:
@@ -116,6 +127,9 @@ def command(
     if plan is not None and not dry_run and (plan.changed or out):
         written = out or judgments_path
         write_atomic(written, write_judgments(plan.judgments))
+    queue = queue_lines(result, corpus) if queue_path else None
+    if queue_path and queue is not None:
+        write_queue(queue_path, queue)
     payload = drift_payload(
         result,
         corpus,
@@ -125,6 +139,7 @@ def command(
         written=written,
         dry_run=dry_run,
         max_invalid_ratio=max_invalid_ratio,
+        queue=None if queue is None else (queue_path or "", len(queue)),
     )
     if as_json:
         print_json(payload)

@@ -9,7 +9,9 @@ Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
   what a person read, which the repair does not change. A ``reanchored``
   field records the previous anchor and the rule that moved it.
 - ``SPLIT`` and ``ORPHANED`` labels are left untouched: the repair never
-  creates ground truth.
+  creates ground truth. Once a person has re-judged one (the re-judge queue's
+  lines, filled in and appended, name it in ``rejudge.from``), it is dropped:
+  the new lines stand in for it.
 - When repairs make two labels of one query name the same key, they become
   one label with the highest grade; the others' original records are kept
   under ``collapsed_from`` so no provenance is lost, and the collapse is
@@ -26,6 +28,7 @@ from typing import Any
 from .drift import NEEDS_HUMAN, DriftResult, Finding
 from .judgments import Judgment, JudgmentSet, judgment_from_record
 from .precision import DECIMALS
+from .rejudge import superseded
 
 
 @dataclass(frozen=True)
@@ -76,15 +79,29 @@ class Collapse:
 
 
 @dataclass(frozen=True)
+class Replaced:
+    """A broken label that re-judged lines now stand in for."""
+
+    line: int
+    query_id: str
+    key: str
+    status: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "query_id": self.query_id, "key": self.key, "status": self.status}
+
+
+@dataclass(frozen=True)
 class FixPlan:
     judgments: JudgmentSet
     changes: tuple[Change, ...]
     collapses: tuple[Collapse, ...]
     needs_human: int
+    replaced: tuple[Replaced, ...] = ()
 
     @property
     def changed(self) -> bool:
-        return bool(self.changes)
+        return bool(self.changes or self.replaced)
 
     @property
     def labels_after(self) -> int:
@@ -101,6 +118,7 @@ class FixPlan:
         return {
             "changes": [change.as_dict() for change in self.changes],
             "collapsed": [collapse.as_dict() for collapse in self.collapses],
+            "replaced": [entry.as_dict() for entry in self.replaced],
             "labels_after": self.labels_after,
             "needs_human_after": self.needs_human,
             "invalid_ratio_after": self.invalid_ratio_after,
@@ -192,10 +210,15 @@ def plan_fix(result: DriftResult, comments: dict[int, tuple[str, ...]] | None = 
             changes.append(change)
     moved = {i for i, finding in enumerate(result.findings) if finding.recoverable}
     kept, collapses = _collapse(repaired, result.labels, moved)
+    replaced = []
+    for i in sorted(superseded(result)):
+        label = result.labels[i]
+        replaced.append(Replaced(label.line, label.query_id, label.key, result.findings[i].status))
+        kept[i] = None
     survivors = tuple(label for label in kept if label is not None)
     still_broken = _count_needs_human(result.findings, kept)
     judgments = JudgmentSet(survivors, _comments_after(comments or {}, kept))
-    return FixPlan(judgments, tuple(changes), tuple(collapses), still_broken)
+    return FixPlan(judgments, tuple(changes), tuple(collapses), still_broken, tuple(replaced))
 
 
 def _count_needs_human(findings: Iterable[Finding], kept: list[Judgment | None]) -> int:

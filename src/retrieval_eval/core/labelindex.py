@@ -181,11 +181,21 @@ class LabelIndex:
 
 
 def migrated_from(record: dict[str, Any]) -> list[str]:
-    """The chunk ids a repaired label (and the labels it absorbed) pointed at before the repair."""
+    """The chunk ids a repaired label (and the labels it absorbed) pointed at before the repair,
+    and the one a relevant re-judged line stands in for (``rejudge.from``)."""
     olds: list[str] = []
     trail = record.get("reanchored")
     if isinstance(trail, dict) and isinstance(trail.get("from"), str):
         olds.append(trail["from"])
+    before = record.get("rejudge")
+    relevance = record.get("relevance")
+    if (
+        isinstance(before, dict)
+        and isinstance(before.get("from"), str)
+        and isinstance(relevance, int)
+        and relevance > 0
+    ):
+        olds.append(before["from"])
     absorbed = record.get("collapsed_from")
     for other in absorbed if isinstance(absorbed, list) else ():
         if isinstance(other, dict):

@@ -28,6 +28,7 @@ def drift_payload(
     written: str | None = None,
     dry_run: bool = False,
     max_invalid_ratio: float = 0.0,
+    queue: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     summary = {
         "labels": len(result.labels),
@@ -46,6 +47,8 @@ def drift_payload(
     }
     if plan is not None:
         payload["fix"] = {"dry_run": dry_run, "written": written, **plan.as_dict()}
+    if queue is not None:
+        payload["queue"] = {"path": queue[0], "lines": queue[1], "labels": result.needs_human}
     return payload
 
 
@@ -142,7 +145,11 @@ def _written_line(payload: Mapping[str, Any]) -> str:
         return "dry run: nothing written"
     if fix["written"] is None:
         return f"nothing to fix; {clean(payload['judgments'])} left as it was"
-    return f"wrote {_plural(fix['labels_after'], 'label')} to {clean(fix['written'])}"
+    replaced = fix.get("replaced") or []
+    dropped = (
+        f" ({_plural(len(replaced), 'broken label')} dropped: re-judged lines stand in for them)" if replaced else ""
+    )
+    return f"wrote {_plural(fix['labels_after'], 'label')} to {clean(fix['written'])}{dropped}"
 
 
 def _next_lines(payload: Mapping[str, Any]) -> list[str]:
@@ -160,10 +167,20 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
             "--fix",
         ]
         lines.append("next  " + clean(" ".join(shlex.quote(part) for part in command)))
-    if summary["needs_human"]:
+    queue = payload.get("queue")
+    if queue is not None:
+        lines.append(
+            f"wrote {_plural(queue['lines'], 'line')} for {_plural(queue['labels'], 'label')} to "
+            f"{clean(queue['path'])}: set relevance and labeled_by on each, append them to the judgments, "
+            "then run drift --fix (it drops the labels they replace)"
+        )
+    elif summary["needs_human"]:
+        command = ["retrieval-eval", "drift", "-j", payload["judgments"], "-c", payload["corpus"]["path"]]
         lines.append(
             f"next  re-judge the {_plural(summary['needs_human'], 'label')} under 'needs a human' "
-            "against the live chunks, then run drift again"
+            "against the live chunks: "
+            + clean(" ".join(shlex.quote(part) for part in [*command, "--queue", "rejudge.jsonl"]))
+            + " writes them as a queue"
         )
     return lines
 
