@@ -76,3 +76,20 @@ def test_broken_labels_are_queued_then_re_judged_into_a_decided_verdict(tmp_path
     assert gated["verdict"]["status"] == scenario.truth.verdict(0.02) == "FAIL"
     (gate,) = gated["verdict"]["gates"]
     assert abs(gate["observed"] - gate["baseline"] - scenario.truth.delta("recall@5")) <= 0.02
+
+
+def test_the_summary_and_the_comment_point_at_the_queue(tmp_path: Path) -> None:
+    scenario = make_scenario("windows", "same")
+    files = scenario.write(tmp_path)
+    labels = _lines(files.judgments)
+    del labels[0]["quote"], labels[0]["chunk_text"]  # only text_sha: the text is gone for drift
+    files.judgments.write_text("".join(json.dumps(r) + "\n" for r in labels), encoding="utf-8")
+    report = tmp_path / "head.json"
+    run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.head_run), "--corpus", str(files.head_corpus),
+        "-k", "5,10", "--report", str(report),
+    )  # fmt: skip
+    for kind in ("summary", "comment"):
+        shown = run_cli("render", "--report", str(report), "--format", kind).stdout
+        assert "write them as a queue" in shown
+        assert f"retrieval-eval drift -j {files.judgments} -c {files.head_corpus} --queue rejudge.jsonl" in shown

@@ -83,6 +83,7 @@ def build_view(
         "drift": drift_warning(report),
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
+        "drift_queue": drift_queue(report),
         "unjudged": unjudged_view(report, comparison, queue),
         "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
@@ -234,6 +235,18 @@ def drift_repair(report: Mapping[str, Any]) -> str | None:
     command, ratio = drift.get("repair_command"), number(drift.get("invalid_ratio"))
     if not isinstance(command, str) or not command or not ratio or ratio <= 0:
         return None
+    fence = code_fence(command)
+    return f"{fence}sh\n{command}\n{fence}"
+
+
+def drift_queue(report: Mapping[str, Any]) -> str | None:
+    """The command that writes the labels needing a person as a re-judge queue, fenced."""
+    drift = section(section(report, "judgments"), "drift")
+    command = drift.get("list_command")
+    broken = sum(number(drift.get(name)) or 0 for name in ("split", "orphaned"))
+    if not isinstance(command, str) or not command or not broken:
+        return None
+    command = f"{command} --queue rejudge.jsonl"
     fence = code_fence(command)
     return f"{fence}sh\n{command}\n{fence}"
 
