@@ -167,6 +167,8 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
             "--fix",
         ]
         lines.append("next  " + clean(" ".join(shlex.quote(part) for part in command)))
+    # After a fix, what is left: re-judged lines may have replaced some of the broken labels.
+    needs_human = fix["needs_human_after"] if fix is not None and not fix["dry_run"] else summary["needs_human"]
     queue = payload.get("queue")
     if queue is not None:
         lines.append(
@@ -174,10 +176,10 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
             f"{clean(queue['path'])}: set relevance and labeled_by on each, append them to the judgments, "
             "then run drift --fix (it drops the labels they replace)"
         )
-    elif summary["needs_human"]:
+    elif needs_human:
         command = ["retrieval-eval", "drift", "-j", payload["judgments"], "-c", payload["corpus"]["path"]]
         lines.append(
-            f"next  re-judge the {_plural(summary['needs_human'], 'label')} under 'needs a human' "
+            f"next  re-judge the {_plural(needs_human, 'label')} under 'needs a human' "
             "against the live chunks: "
             + clean(" ".join(shlex.quote(part) for part in [*command, "--queue", "rejudge.jsonl"]))
             + " writes them as a queue"
