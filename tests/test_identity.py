@@ -83,3 +83,20 @@ def test_cli_refuses_text_that_is_not_utf8(tmp_path) -> None:  # type: ignore[no
     result = run_cli("chunk-id", "--file", str(source), "--text-sha")
     assert result.code == 2
     assert "text: not valid UTF-8" in result.stderr
+
+
+def test_the_python_api_gives_the_spec_vectors() -> None:
+    import hashlib
+
+    import retrieval_eval
+
+    for vector in CASE["text_sha"]:
+        assert retrieval_eval.text_sha(vector["text"]) == vector["out"]
+    for vector in CASE["chunk_id"]:
+        args = {k: v for k, v in vector.items() if k != "out"}
+        assert retrieval_eval.chunk_id(**args) == vector["out"]
+    # Worked by hand from spec/chunk-id.md: five fields joined by U+001F, SHA-256, first 128 bits.
+    canonical = "\x1f".join(["help://a", "r1", "0", "Hello", "para/v1"]).encode()
+    assert retrieval_eval.chunk_id("help://a", "r1", 0, " Hello\r\n", "para/v1") == (
+        "c1:" + hashlib.sha256(canonical).hexdigest()[:32]
+    )

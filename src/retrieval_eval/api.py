@@ -46,11 +46,13 @@ __all__ = [
     "Run",
     "UsageError",
     "canonical_metric",
+    "chunk_id",
     "compare",
     "drift",
     "evaluate",
     "load_judgments",
     "load_run",
+    "text_sha",
 ]
 
 
@@ -163,6 +165,25 @@ def canonical_metric(name: str) -> str:
     if not known_metric(resolved):
         raise UsageError(f"unknown metric {name!r}; known metrics: {describe_known()}")
     return resolved
+
+
+def chunk_id(doc_uri: str, doc_revision: str, ordinal: int, text: str, chunker_fingerprint: str) -> str:
+    """The content-addressed id of a chunk (spec/chunk-id.md): ``c1:`` and 32 hex digits.
+
+    The same five fields always give the same id, so a corpus builder and the labels agree
+    without sharing state. Raises ``ValueError`` for an ordinal that is not a whole number >= 0.
+    """
+    from .core.identity import chunk_id as identify
+
+    return identify(doc_uri, doc_revision, ordinal, text, chunker_fingerprint)
+
+
+def text_sha(text: str) -> str:
+    """The hash of a text as labels store it (``text_sha``): ``t1:`` and 32 hex digits of
+    SHA-256 over the normalized text, which lets ``drift`` find labeled text again."""
+    from .core.identity import text_sha as digest
+
+    return digest(text)
 
 
 def evaluate(
