@@ -46,11 +46,11 @@ def rescore_blocker(sides: Sides) -> str | None:
     return None
 
 
-def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery]:
+def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery, PerQuery]:
     """The base rankings scored under the head judgments and configuration.
 
     Returns per-query values, for metrics the stored rankings are too short
-    to score again why, and the per-query upper bounds (queries with an
+    to score again why, and the per-query upper and lower bounds (queries with an
     unjudged key only). Callers check ``rescore_blocker`` first.
     """
 
@@ -68,7 +68,8 @@ def rescore_base(sides: Sides) -> tuple[PerQuery, dict[str, str], PerQuery]:
     base_depth = max(cutoffs(sides.base), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     upper = {q: row for q, row in scores.per_query_upper.items() if q in rankings}
-    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth), upper
+    lower = {q: row for q, row in scores.per_query_lower.items() if q in rankings}
+    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth), upper, lower
 
 
 def shallow_metrics(

@@ -26,6 +26,7 @@ class Yardstick:
     findings: list[Finding]
     confounded: dict[str, str]  # metric -> reason; "*" for every metric
     base_upper: PerQuery | None = None  # the rescored base's upper bounds; None: the base report's own
+    base_lower: PerQuery | None = None  # the rescored base's lower bounds; None: the base report's own
 
 
 def decide_yardstick(sides: Sides, names: Sequence[str]) -> Yardstick:
@@ -79,7 +80,7 @@ def yardstick_changes(sides: Sides) -> list[Change]:
 
 
 def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
-    rescored, shallow, upper = rescore_base(sides)
+    rescored, shallow, upper, lower = rescore_base(sides)
     meaning = (
         "the base rankings were scored again under the head's judgments and configuration, "
         "so both sides are measured with one yardstick"
@@ -95,7 +96,7 @@ def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
                 (metric,),
             )
         )
-    return Yardstick("rescored", rescored, findings, dict(shallow), upper)
+    return Yardstick("rescored", rescored, findings, dict(shallow), upper, lower)
 
 
 def _unresolved(

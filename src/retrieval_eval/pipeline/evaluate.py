@@ -88,6 +88,8 @@ def gate_context(
         bounded=request.config.unjudged == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
+        lower=scores.lower,
+        strata_lower={name: s.lower for name, s in scores.strata.items() if s.n > 0},
         unjudged_keys=scores.unjudged_keys,
     )
 
