@@ -241,12 +241,22 @@ def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tupl
         top.append(top[-1] + gain * discount[position])
     for position in reversed(unjudged):
         bottom.append(bottom[-1] + gain * discount[position])
-    ideal_head = [g for g in q.ideal if g >= gain]
-    ideal_tail = [g for g in q.ideal if g < gain]
+    depth = len(discount)
+    ideal = q.ideal[:depth]
+    above = sum(1 for g in ideal if g >= gain)  # the ideal is sorted: these come first
+    head = cumulative_gain(ideal[:above], discount)
+    tail = ideal[above:]
+    cumulative = _cumulative_discounts(depth)
+
+    def ideal_dcg(m: int) -> float:
+        # The labels at or above the gain, then m keys of the gain, then the rest shifted by m.
+        shifted = sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth)
+        return head + gain * (cumulative[min(above + m, depth)] - cumulative[above]) + shifted
+
+    ideals = [ideal_dcg(m) for m in range(len(unjudged) + 1)]
 
     def value(m: int, end: str) -> float:
-        ideal = cumulative_gain((ideal_head + [gain] * m + ideal_tail)[: len(discount)], discount)
-        return (top if end == "top" else bottom)[m] / ideal if ideal > 0 else 0.0
+        return (top if end == "top" else bottom)[m] / ideals[m] if ideals[m] > 0 else 0.0
 
     return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
 
