@@ -127,6 +127,11 @@ def _check_metric(name: str, expression: str, ks: tuple[int, ...], full_depth: b
             f"gate {expression!r}: {metric} without a cutoff is the full-depth metric, computed with -k all",
             hint=f"add all to -k, or name a cutoff, e.g. {metric}@10",
         )
+    if base in BY_NAME and BY_NAME[base].whole_ranking and not full_depth:
+        raise UsageError(
+            f"gate {expression!r}: {metric} reads the whole ranking and is computed with -k all",
+            hint="add all to -k, e.g. -k 10,all",
+        )
     if at_cutoff and sep and int(cutoff) not in ks:
         listed = ",".join(str(k) for k in ks)
         raise UsageError(

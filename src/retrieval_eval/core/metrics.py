@@ -82,7 +82,8 @@ class Metric:
     """One metric. ``bounds`` computes its lowest and highest value over labelings from the
     positions of the unjudged keys in the top k (None: no bound but the value);
     ``full_depth``: also computed over the whole ranking with ``-k all``, named without a
-    cutoff; ``trec_eval``: the name trec_eval (or ir_measures) gives it."""
+    cutoff; ``trec_eval``: the name trec_eval (or ir_measures) gives it; ``whole_ranking``:
+    computed only with ``-k all``."""
 
     name: str
     description: str
@@ -91,6 +92,9 @@ class Metric:
     bounds: Bounds | None = None
     full_depth: bool = False
     trec_eval: str = ""
+    # Read over the whole ranking only: computed with -k all alone, where rankings are kept
+    # whole (a ranking cut at max(k, R) would give another number under trec_eval's name).
+    whole_ranking: bool = False
 
     def label(self, k: int) -> str:
         return f"{self.name}@{k}" if self.at_cutoff and k != FULL else self.name
@@ -349,6 +353,7 @@ REGISTRY: tuple[Metric, ...] = (
         False,
         _bpref,
         trec_eval="bpref",
+        whole_ranking=True,
     ),
 )
 BY_NAME = {metric.name: metric for metric in REGISTRY}
@@ -386,7 +391,11 @@ def _plan(ks: tuple[int, ...], full_depth: bool = False) -> tuple[Step, ...]:
     ]
     if full_depth:
         steps += [(m.name, m.compute, FULL, m.bounds) for m in REGISTRY if m.at_cutoff and m.full_depth]
-    steps += [(metric.name, metric.compute, FULL, metric.bounds) for metric in REGISTRY if not metric.at_cutoff]
+    steps += [
+        (metric.name, metric.compute, FULL, metric.bounds)
+        for metric in REGISTRY
+        if not metric.at_cutoff and (full_depth or not metric.whole_ranking)
+    ]
     return tuple(steps)
 
 
@@ -454,6 +463,6 @@ def is_positive_decimal(text: str) -> bool:
 
 
 def describe_known() -> str:
-    parts = [f"{m.name}@k" if m.at_cutoff else m.name for m in REGISTRY]
-    parts += [f"{m.name} (-k all)" for m in REGISTRY if m.full_depth]
+    parts = [f"{m.name}@k" if m.at_cutoff else m.name for m in REGISTRY if not m.whole_ranking]
+    parts += [f"{m.name} (-k all)" for m in REGISTRY if m.full_depth or m.whole_ranking]
     return ", ".join([*parts, *SET_METRICS])
