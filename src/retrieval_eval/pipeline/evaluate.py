@@ -25,7 +25,7 @@ from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, ScoreConfig, Scores, index_judgments
 from ..core.sensitivity import Thresholds
 from ..core.validate import validate
-from ..formats.fileio import sha256_file
+from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.report import load_report_hashed
 from ..formats.samples import read_samples
@@ -100,8 +100,23 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
     A library call works in one process; the CLI and the action ask for
     :func:`.forking.worker_count` (one per spare core, where forking is safe). The answer
-    is the same either way.
+    is the same either way. An input given as a pipe is read once, into a temporary copy.
     """
+    floor = request.floor if request.floor not in ("", "bm25") else None
+    judgments = request.judgments_path if request.judgments_set is None else None
+    run = request.run_path if request.run_rows is None else None
+    with read_once([judgments, run, request.corpus_path, floor]) as (judgments, run, corpus, floor):
+        copies = replace(
+            request,
+            judgments_path=judgments or request.judgments_path,
+            run_path=run or request.run_path,
+            corpus_path=corpus,
+            floor=floor or request.floor,
+        )
+        return _evaluate(copies, workers)
+
+
+def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
