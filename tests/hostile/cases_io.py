@@ -395,3 +395,17 @@ CASES.append(
         stderr_has="a worst-stratum gate needs a threshold",
     )
 )
+for name, gate in (
+    ("space-after-colon", "recall@3: -0.1"),
+    ("underscore", "recall@3:-0_1"),
+    ("arabic-digits", "recall@3:\u0660.\u0665"),
+):
+    CASES.append(
+        HostileCase(
+            "6",
+            f"gate-number-not-plain-decimal-{name}",  # " -0.1" read by float() made an always-passing absolute gate
+            (*SCORE, "-g", gate),
+            SCORE_FILES,
+            stderr_has="is not a plain decimal number",
+        )
+    )

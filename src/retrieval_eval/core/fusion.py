@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from .numbers import parse_decimal
+
 SCORE_DECIMALS = 12
 DEFAULT_K = 60
 
@@ -33,7 +35,7 @@ def parse_weights(text: str, runs: int) -> tuple[float, ...]:
     weights: list[float] = []
     for part in parts:
         try:
-            value = float(part)
+            value = parse_decimal(part)
         except ValueError:
             raise ValueError(f"{part!r} is not a number") from None
         if not math.isfinite(value) or value <= 0:

@@ -39,7 +39,6 @@ base: it cannot clear a finding it never looked at.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,6 +48,7 @@ from .comparison import Comparison, MetricDelta
 from .errors import UsageError
 from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
+from .numbers import parse_decimal
 from .precision import DECIMALS
 
 PASS = "PASS"
@@ -100,13 +100,15 @@ class GateResult:
 
 
 def _number(text: str, expression: str) -> float:
+    """A gate's number (:mod:`.numbers`): ``recall@5: -0.1`` would otherwise read as an
+    absolute gate of -0.1 (the sign is not the text's first character), which always passes."""
     try:
-        value = float(text)
+        return parse_decimal(text)
     except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise UsageError(f"gate {expression!r}: {text!r} is not a number", hint=f"gates look like {GRAMMAR_HELP}")
-    return value
+        raise UsageError(
+            f"gate {expression!r}: {text!r} is not a plain decimal number (no spaces, no underscores)",
+            hint=f"gates look like {GRAMMAR_HELP}",
+        ) from None
 
 
 def _check_metric(name: str, expression: str, ks: tuple[int, ...], full_depth: bool = False) -> str:
