@@ -216,6 +216,20 @@ def gate_metric(expression: str) -> str:
         return named
 
 
+def check_judged_name(name: str) -> None:
+    """Refuse a judged metric named like a metric scoring computes (in any spelling): the
+    report would show the judged value under that name while gates read the computed one."""
+    try:
+        ours = canonical_metric(name)
+    except UsageError:  # a spelling of a measure we do not compute: not ours to shadow
+        return
+    if ours.partition("@")[0] in BY_NAME or ours in SET_METRICS:
+        raise UsageError(
+            f"judged metric {name!r} names a metric retrieval-eval computes ({ours}); give it a name of its own",
+            hint="e.g. --judged faithfulness=samples.json",
+        )
+
+
 def split_gate_list(text: str) -> list[str]:
     """Gates given as one string, separated by commas or new lines."""
     return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]

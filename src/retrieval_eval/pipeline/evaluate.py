@@ -16,7 +16,16 @@ from typing import Any
 from ..core.comparison import Comparison
 from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
-from ..core.gates import Gate, GateContext, GateResult, decide, evaluate_gate, max_drift_gate, parse_gate
+from ..core.gates import (
+    Gate,
+    GateContext,
+    GateResult,
+    check_judged_name,
+    decide,
+    evaluate_gate,
+    max_drift_gate,
+    parse_gate,
+)
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
@@ -68,6 +77,8 @@ class ScoreRequest:
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
     config = request.config
+    for name in request.judged:
+        check_judged_name(name)
     return [
         parse_gate(text, ks=config.k, judged=request.judged, full_depth=config.full_depth) for text in request.gates
     ]

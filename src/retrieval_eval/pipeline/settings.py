@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.gates import parse_gate, split_gate_list
+from ..core.gates import check_judged_name, parse_gate, split_gate_list
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.numbers import parse_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
@@ -537,6 +537,10 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
         name, sep, path = entry.partition("=")
         if not sep or not name.strip() or not path.strip():
             raise ValueError(f"{entry!r} must be NAME=PATH, e.g. faithfulness=samples.json")
+        try:
+            check_judged_name(name.strip())
+        except UsageError as exc:
+            raise ValueError(exc.message) from None
         pairs.append((name.strip(), path.strip()))
     return tuple(pairs)
 
