@@ -29,6 +29,7 @@ import hashlib
 import math
 import numbers
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..core.errors import InputError, UsageError
@@ -198,6 +199,14 @@ def _ranked(rankings: Mapping[Any, Any]) -> Iterator[tuple[str, tuple[str, ...]]
                 "run",
                 row,
                 f"query {query_id!r} maps to {type(ranking).__name__}, not to a list of ids in rank order",
+                hint=RUN_HINT,
+            )
+        if isinstance(ranking, AbstractSet):  # iterated in hash order, which changes per process
+            raise InputError(
+                "run",
+                row,
+                f"query {query_id!r} maps to a {type(ranking).__name__}, which is not ordered; "
+                "give a list in rank order",
                 hint=RUN_HINT,
             )
         checked_query, checked = check_run_record({"query_id": query_id, "ranking": list(ranking)}, row, None)
