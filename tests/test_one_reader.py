@@ -47,3 +47,24 @@ def test_a_run_given_as_the_baseline_is_named_a_run(tmp_path: Path) -> None:
     assert done.code == 2
     assert "is a run" in done.stderr and "--baseline takes a report" in done.stderr, done.stderr
     assert "Extra data" not in done.stderr
+
+
+def test_the_html_page_reads_every_label_score_reads(tmp_path: Path) -> None:
+    """A line whose top-level key is written with an escape, and which names another query in a
+    nested object, labels q1: the page must read it as score does, not skip it by its bytes."""
+    import hashlib
+
+    from retrieval_eval.formats.judgments import read_label_index
+    from retrieval_eval.render.html_inputs import read_query_labels
+
+    lines = [
+        '{"query\\u005fid": "q1", "doc_uri": "a", "relevance": 1, "meta": {"query_id": "q2"}}',
+        '{"query_id": "q1", "doc_uri": "b", "relevance": 0}',
+        '{"query_id": "q2", "doc_uri": "c", "relevance": 1}',
+    ]
+    path = tmp_path / "judgments.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    index = read_label_index(str(path))
+    page = read_query_labels(str(path), {"q1"}, expected_sha256=sha)
+    assert page["q1"].grades == dict(index.queries["q1"].grades) == {"a": 1, "b": 0}
