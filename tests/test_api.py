@@ -211,3 +211,11 @@ def test_the_api_functions_stay_bound_once_the_layers_load() -> None:
     importlib.import_module("retrieval_eval.comparison.document")  # the comparison layer, in full
     assert callable(retrieval_eval.compare) and callable(retrieval_eval.evaluate)
     assert callable(retrieval_eval.drift)
+
+
+@pytest.mark.parametrize("unordered", [{"d1", "d2"}, frozenset({"d1", "d2"}), {"d1": 1, "d2": 2}.keys()])
+def test_a_ranking_given_as_a_set_is_refused(unordered: object) -> None:
+    """A set has no rank order (its iteration order follows the hash seed): scoring it would
+    give a number that changes from one process to the next."""
+    with pytest.raises(retrieval_eval.InputError, match="not ordered"):
+        retrieval_eval.load_run({"q1": unordered})

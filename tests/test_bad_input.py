@@ -155,7 +155,7 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
     [
         (["-g", "recal@5:0.5"], "gate 'recal@5:0.5': unknown metric 'recal@5'; known metrics: precision@k"),
         (["-g", "recall@20:0.5"], "gate 'recall@20:0.5': recall@20 is not computed at the cutoffs given"),
-        (["-g", "recall@10:high"], "gate 'recall@10:high': 'high' is not a number"),
+        (["-g", "recall@10:high"], "gate 'recall@10:high': 'high' is not a plain decimal number"),
         (["-g", "faithfulness:ci-lower:0.8"], "gate 'faithfulness:ci-lower:0.8': no judged metric named"),
         (["-k", "0"], "-k: '0' must be positive whole numbers"),
         (["-k", "five"], "-k: 'five' must be positive whole numbers"),

@@ -64,7 +64,7 @@ def test_threshold_changes_binary_metrics_but_not_gains() -> None:
 
 def test_registry_names_and_lookup() -> None:
     at_5 = ["precision@5", "recall@5", "ndcg@5", "mrr@5", "map@5", "hit_rate@5", "judged@5"]
-    assert metric_names((5,)) == [*at_5, "r_precision", "bpref"]
+    assert metric_names((5,)) == [*at_5, "r_precision"]
     assert metric_names((5,), full_depth=True) == [*at_5, "ndcg", "mrr", "map", "r_precision", "bpref"]
     assert known_metric("recall@5") and known_metric("r_precision") and known_metric("bpref")
     assert known_metric("map") and known_metric("judged@10") and not known_metric("judged")
@@ -101,8 +101,12 @@ def test_judged_counts_grade_zero_and_divides_by_the_keys_returned() -> None:
 def test_bpref_by_hand() -> None:
     # R = 2 (a, b), N = 2 (c, d); x is unjudged and skipped.
     # a: no judged non-relevant above -> 1; b: c above -> 1 - 1/min(2, 2) = 0.5.
-    values, _ = scored({"a": 1, "b": 1, "c": 0, "d": 0}, ["a", "x", "c", "b", "d"], k=(5,))
+    values, _ = scored({"a": 1, "b": 1, "c": 0, "d": 0}, ["a", "x", "c", "b", "d"], k=(5,), full_depth=True)
     assert values["bpref"] == pytest.approx((1 + 0.5) / 2)
+    # Without -k all the ranking is cut at max(k, R), and bpref, which reads the whole
+    # ranking, is not reported rather than reported as another number under its name.
+    values, _ = scored({"a": 1, "b": 1, "c": 0, "d": 0}, ["a", "x", "c", "b", "d"], k=(1,))
+    assert "bpref" not in values
 
 
 def test_upper_equals_value_when_everything_is_judged() -> None:

@@ -11,6 +11,7 @@ trec_eval scores only the queries of the run; we compare the queries scored on b
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,33 @@ def test_judged_condensed_bpref_and_full_depth_agree_on_generated_data(seed: int
     # trec_eval -J drops the unjudged keys itself: hand it the uncondensed rankings.
     judged_only = pytrec_eval.RelevanceEvaluator(qrels, measures(), judged_docs_only_flag=True)
     assert assert_trec_eval_agrees(condensed, judged_only.evaluate(ranked(plain))) >= 20
+
+
+def whole_run(path: Path) -> dict[str, dict[str, float]]:
+    """The run as given, each repeated key at its first position, for trec_eval to read whole."""
+    run: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        ranking = list(dict.fromkeys(record["ranking"]))
+        if ranking:
+            run[record["query_id"]] = {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
+    return run
+
+
+@pytest.mark.parametrize("cutoffs", [(1,), (5,), (10,), (5, 10), (3,)])
+def test_bpref_is_trec_evals_whatever_the_cutoffs(cutoffs: tuple[int, ...], tmp_path: Path) -> None:
+    """A report that carries bpref carries trec_eval's (and ir_measures') bpref, read over the
+    whole ranking, whichever cutoffs were asked for."""
+    judgments_path, run_path, qrels = generate(7, tmp_path)
+    index = read_label_index(str(judgments_path))
+    for full_depth in (False, True):
+        scores, _ = score_run_file(index, str(run_path), ScoreConfig(k=cutoffs, full_depth=full_depth))
+        if "bpref" not in scores.metrics:
+            assert not full_depth, "bpref is reported with -k all"
+            continue
+        oracle = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(whole_run(run_path))
+        irm = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Bpref], qrels, whole_run(run_path))}
+        for query_id, ours in scores.per_query.items():
+            if query_id in oracle:
+                assert ours["bpref"] == pytest.approx(oracle[query_id]["bpref"], abs=TOLERANCE), (cutoffs, query_id)
+                assert ours["bpref"] == pytest.approx(irm[query_id], abs=TOLERANCE), (cutoffs, query_id)

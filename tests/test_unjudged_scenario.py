@@ -71,7 +71,7 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     labels = judgments()
     base = score(tmp_path, labels, base_run(), "assume-irrelevant").report
     assert base["metrics"]["judged@10"]["value"] == 1.0
-    assert base["metrics"]["recall@10"] == {"value": 1.0, "upper": 1.0, "n": 20, "deterministic": True}
+    assert base["metrics"]["recall@10"] == {"value": 1.0, "lower": 1.0, "upper": 1.0, "n": 20, "deterministic": True}
 
     # assume-irrelevant: the gate reads the value, FAILs, and the report says judged@10 fell.
     plain = score(tmp_path, labels, head_run(), "assume-irrelevant", base)
@@ -95,7 +95,14 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert bounded.comparison.metrics["recall@10"].bounds == (round(-1 / 3, 12), round(5 / 6 - 1, 12))
     status, reason = gate(bounded)
     assert status == "INDETERMINATE" and bounded.verdict.status == "INDETERMINATE"
-    assert reason.startswith(GATE + ": 60 unjudged keys in the top 10 could change this result; label them")
+    assert reason == (
+        GATE + ": the delta of recall@10 lies between -0.3333 (head lower bound less base upper bound) and -0.1667 "
+        "(head upper bound less base lower bound) over every labeling of 60 unjudged keys in the top 10; "
+        "it fails at the lower bound and passes at the upper: label them"
+    )
+    # The note on judged@k does not advise the policy already in force.
+    notes = [r for r in bounded.verdict.reasons if r.startswith("judged@10 fell")]
+    assert len(notes) == 1 and "--unjudged bounded" not in notes[0] and "retrieval-eval holes" in notes[0]
 
     # The queue: 60 lines, one per new chunk, each a judgments line waiting for its relevance.
     queue = list(bounded.queue)

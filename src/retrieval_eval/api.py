@@ -246,7 +246,7 @@ def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
     """A JSONL file is streamed by the pipeline, as the CLI streams it; anything else is loaded."""
     path = _as_path(judgments)
     if path is not None:
-        from .formats.objects import judgments_file_format
+        from .formats.judgments import judgments_file_format
 
         if judgments_file_format(path) == "jsonl":
             return None, path

@@ -128,6 +128,26 @@ CASES = [
     ),
     HostileCase(
         "10",
+        "config-number-yaml-would-retype",  # YAML 1.1 reads 010 as 8; the setting reads the text
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"k: 010\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="'010' must be positive whole numbers",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
+        "config-key-given-under-both-spellings",
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"fail-on-indeterminate: true\nfail_on_indeterminate: false\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="'fail-on-indeterminate' and 'fail_on_indeterminate' are one setting",
+        check=outputs_say("ERROR"),
+    ),
+    HostileCase(
+        "10",
         "config-nested-key-given-twice",
         ("action",),
         files={**WORKSPACE, ".retrieval-eval.yml": b"drift:\n  max: 0.1\n  max: 0.9\n"},

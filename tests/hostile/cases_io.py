@@ -417,3 +417,31 @@ CASES.append(
         stderr_has="a worst-stratum gate needs a threshold",
     )
 )
+for name, gate in (
+    ("space-after-colon", "recall@3: -0.1"),
+    ("underscore", "recall@3:-0_1"),
+    ("arabic-digits", "recall@3:\u0660.\u0665"),
+):
+    CASES.append(
+        HostileCase(
+            "6",
+            f"gate-number-not-plain-decimal-{name}",  # " -0.1" read by float() made an always-passing absolute gate
+            (*SCORE, "-g", gate),
+            SCORE_FILES,
+            stderr_has="is not a plain decimal number",
+        )
+    )
+for name, given, kind in (
+    ("run-jsonl", "run.jsonl", "this is a run, not a report"),
+    ("judgments-jsonl", "j.jsonl", "this is judgments, not a report"),
+    ("trec-run", "run.trec", "this is a run (TREC), not a report"),
+):
+    CASES.append(
+        HostileCase(
+            "8",
+            f"baseline-given-a-{name}-is-named-as-such",
+            (*SCORE, "--baseline", given),
+            {**SCORE_FILES, "run.trec": b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n"},
+            stderr_has=kind,
+        )
+    )

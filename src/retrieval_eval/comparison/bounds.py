@@ -1,10 +1,11 @@
 """Each delta's bounds: how far it could move once the unjudged keys are labeled.
 
-Paired per query: the least favourable delta is head value less base upper bound,
-the most favourable head upper bound less base value, each averaged over the
-paired queries. A query a report lists no upper bound for has every bound equal
+Paired per query: the least favourable delta is head lower bound less base upper
+bound, the most favourable head upper bound less base lower bound, each averaged
+over the paired queries. A query a report lists no bound for has that bound equal
 to its value (nothing in its ranking was unjudged); so does every query of a
-report made before bounds existed. With the head's judgments at hand, each
+report made before bounds existed (a report made before lower bounds existed has
+its lower bounds read as its values). With the head's judgments at hand, each
 metric also counts the unjudged keys in its top k on both sides: what a bounded
 gate asks to have labeled.
 """
@@ -21,26 +22,39 @@ from ..core.precision import DECIMALS
 from .sides import Pairing, PerQuery, Sides, per_query
 
 
-def upper_table(report: Mapping[str, Any]) -> PerQuery:
-    """A report's per-query upper bounds (queries with an unjudged key only); {} when it has none."""
-    return per_query({"per_query": report.get("per_query_upper")}) or {}
+def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
+    """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
+    return per_query({"per_query": report.get(f"per_query_{side}")}) or {}
 
 
-def add_bounds(rows: dict[str, dict[str, Any]], sides: Sides, pairing: Pairing, base_upper: PerQuery | None) -> None:
+def add_bounds(
+    rows: dict[str, dict[str, Any]],
+    sides: Sides,
+    pairing: Pairing,
+    base_upper: PerQuery | None,
+    base_lower: PerQuery | None = None,
+) -> None:
     """Put ``bounds`` (and, with judgments, ``unjudged``) into every metric row the paired queries carry."""
     if not pairing.available:
         return
     assert pairing.base is not None and pairing.head is not None
-    head_upper = upper_table(sides.head)
+    head_upper, head_lower = upper_table(sides.head), upper_table(sides.head, "lower")
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
+    base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
     for metric, row in rows.items():
         if row.get("delta") is None:
             continue
         pairs = [(q, pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in pairing.ids]
         if any(base is None or head is None for _, base, head in pairs):
             continue
-        low = [head - base_upper.get(q, {}).get(metric, base) for q, base, head in pairs]  # type: ignore[operator]
-        high = [head_upper.get(q, {}).get(metric, head) - base for q, base, head in pairs]  # type: ignore[operator]
+        low = [
+            head_lower.get(q, {}).get(metric, head) - base_upper.get(q, {}).get(metric, base)  # type: ignore[operator]
+            for q, base, head in pairs
+        ]
+        high = [
+            head_upper.get(q, {}).get(metric, head) - base_lower.get(q, {}).get(metric, base)  # type: ignore[operator]
+            for q, base, head in pairs
+        ]
         row["bounds"] = [round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS)]
         if sides.judgments is not None:
             row["unjudged"] = unjudged_in_top(sides, pairing.ids, _cutoff(metric))

@@ -57,7 +57,7 @@ def build_comparison(
         strata=stratum_members(sides, pairing, primary, facts),
     )
     rows = metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots)
-    add_bounds(rows, sides, pairing, yardstick.base_upper)
+    add_bounds(rows, sides, pairing, yardstick.base_upper, yardstick.base_lower)
     return {
         "kind": KIND,
         "version": DOCUMENT_VERSION,

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.lenient import cutoffs, full_depth, section, unjudged_policy
-from ..core.metrics import is_positive_decimal
-from ..core.scoring import ScoreConfig, index_judgments, score_rankings
+from ..core.metrics import FULL, is_positive_decimal
+from ..core.scoring import CONDENSED, ScoreConfig, condense, index_judgments, score_rankings
 from .sides import PerQuery, Sides
 
 
@@ -48,53 +48,80 @@ def rescore_blocker(sides: Sides) -> str | None:
 
 def rescore_base(
     sides: Sides, rankings: Mapping[str, list[str]] | None = None
-) -> tuple[PerQuery, dict[str, str], PerQuery]:
+) -> tuple[PerQuery, dict[str, str], PerQuery, PerQuery]:
     """The base rankings (or ``rankings``: the base's, in the head's ids) scored under the
     head judgments and configuration.
 
     Returns per-query values, for metrics the stored rankings are too short
-    to score again why, and the per-query upper bounds (queries with an
+    to score again why, and the per-query upper and lower bounds (queries with an
     unjudged key only). Callers check ``rescore_blocker`` first.
     """
 
     config = score_config(sides.head)
     assert sides.judgments is not None and config is not None  # what rescore_blocker checked
+    # What the base report stored decides which rankings may have been cut; ``rankings`` (a
+    # translation into the head's ids) is what gets scored.
+    stored = {
+        str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
+    }
     if rankings is None:
-        rankings = {
-            str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
-        }
+        rankings = stored
     indexed = index_judgments(sides.judgments, config)
     scores = score_rankings(sides.judgments, rankings, config, indexed=indexed)
     # A query the base report kept no ranking for was never scored there (it had no positive
     # label then): scoring it now would count the missing ranking as misses. It is left to
     # the head side, where it shows as added.
     per_query = {q: row for q, row in scores.per_query.items() if q in rankings}  # rounded by scoring
-    base_depth = max(cutoffs(sides.base), default=0)
+    base_depth = FULL if full_depth(sides.base) else max(cutoffs(sides.base), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
+    if config.condensed:  # what a condensed list keeps of each stored ranking
+        rankings = {q: condense(indexed[q], keys) if q in indexed else keys for q, keys in rankings.items()}
     upper = {q: row for q, row in scores.per_query_upper.items() if q in rankings}
-    return per_query, shallow_metrics(list(scores.metrics), rankings, needs, base_depth=base_depth), upper
+    lower = {q: row for q, row in scores.per_query_lower.items() if q in rankings}
+    shallow = shallow_metrics(list(scores.metrics), stored, needs, base_depth=base_depth, kept=rankings)
+    if unjudged_policy(sides.base) == CONDENSED and not config.condensed:
+        reason = "the base report kept condensed rankings (its unjudged keys removed), too few keys to score again"
+        shallow = {name: reason for name in scores.metrics}
+    return per_query, shallow, upper, lower
 
 
 def shallow_metrics(
-    names: Sequence[str], rankings: Mapping[str, list[str]], relevant: Mapping[str, int], *, base_depth: int
+    names: Sequence[str],
+    rankings: Mapping[str, list[str]],
+    relevant: Mapping[str, int],
+    *,
+    base_depth: int,
+    kept: Mapping[str, list[str]] | None = None,
 ) -> dict[str, str]:
     """Metrics whose depth the stored base rankings may not reach.
 
     A base report keeps each ranking to its own largest cutoff (deeper only
-    when R-precision needed it). A ranking shorter than that is whole; one at
-    least that long may have been cut, so a deeper metric cannot be scored
-    again from it without counting the cut as misses.
+    when R-precision needed it; whole with ``-k all``). A stored ranking shorter
+    than that is whole; one at least that long may have been cut. A metric is
+    answerable when every ranking that may have been cut still holds as many
+    keys as it reads once rescoring has ``kept`` what it scores (a condensed list
+    drops the unjudged keys, so a cut ranking condenses to fewer): its cutoff,
+    and for a full-depth metric (no cutoff) the whole ranking, which a cut one
+    never is. Otherwise the cut would count as misses.
     """
+    kept = kept if kept is not None else rankings
+    cut = {q: len(kept.get(q, keys)) for q, keys in rankings.items() if len(keys) >= base_depth}
     reasons = {}
     for name in names:
         cutoff = _cutoff(name)
-        if cutoff is not None and cutoff > base_depth:
-            reasons[name] = f"the base report kept its rankings to depth {base_depth}, too short to score {name} again"
-    cut = [q for q, keys in rankings.items() if len(keys) >= base_depth and relevant.get(q, 0) > len(keys)]
-    if "r_precision" in names and cut:
-        reasons["r_precision"] = (
-            f"{len(cut)} base ranking(s) may have been cut above rank R, so r_precision cannot be scored again"
-        )
+        if name == "r_precision":
+            short = [q for q, length in cut.items() if relevant.get(q, 0) > length]
+            if short:
+                cut_above = f"{len(short)} base ranking(s) may have been cut above rank R"
+                reasons[name] = f"{cut_above}, so r_precision cannot be scored again"
+            continue
+        short = [q for q, length in cut.items() if cutoff is None or length < cutoff]
+        if short:
+            depth = f"depth {base_depth}" if base_depth != FULL else "their own depth"
+            reasons[name] = (
+                f"the base report kept its rankings to {depth}, too short to score {name} again "
+                f"({len(short)} ranking(s) may have been cut above what it reads)"
+            )
     return reasons
 
 

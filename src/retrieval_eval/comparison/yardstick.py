@@ -33,6 +33,7 @@ class Yardstick:
     findings: list[Finding]
     confounded: dict[str, str]  # metric -> reason; "*" for every metric
     base_upper: PerQuery | None = None  # the rescored base's upper bounds; None: the base report's own
+    base_lower: PerQuery | None = None  # the rescored base's lower bounds; None: the base report's own
 
     @property
     def rescored(self) -> bool:
@@ -98,14 +99,14 @@ def yardstick_changes(sides: Sides) -> list[Change]:
 
 
 def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
-    rescored, shallow, upper = rescore_base(sides)
+    rescored, shallow, upper, lower = rescore_base(sides)
     meaning = (
         "the base rankings were scored again under the head's judgments and configuration, "
         "so both sides are measured with one yardstick"
     )
     findings = [Finding(code, RESOLVED, detail, meaning) for code, detail in changes]
     findings.extend(_shallow_findings(shallow))
-    return Yardstick("rescored", rescored, findings, dict(shallow), upper)
+    return Yardstick("rescored", rescored, findings, dict(shallow), upper, lower)
 
 
 def _shallow_findings(shallow: dict[str, str]) -> list[Finding]:
@@ -168,7 +169,7 @@ def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) ->
     assert sides.judgments is not None  # what rescore_blocker checked
     moved = sides.judgments.moved
     carried = translate(rankings, moved)
-    rescored, shallow, upper = rescore_base(sides, carried)
+    rescored, shallow, upper, lower = rescore_base(sides, carried)
     count = sum(1 for keys in rankings.values() for key in keys if key in moved)
     meaning = (
         f"every label survived the re-chunk by a sound rule; the base rankings were carried into the "
@@ -177,7 +178,7 @@ def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) ->
     )
     findings = [Finding(ID_SPACE, RESOLVED, space.detail, meaning)]
     findings.extend(_shallow_findings(shallow))
-    return Yardstick("translated", rescored, findings, dict(shallow), upper)
+    return Yardstick("translated", rescored, findings, dict(shallow), upper, lower)
 
 
 def _own_judgments(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:

@@ -45,7 +45,7 @@ class Alias:
 
 _FULL_DEPTH = "computed when -k includes all (the whole ranking)"
 _FULL_DEPTH_RR = _FULL_DEPTH + "; RR@k, our mrr@k, is reciprocal rank on the run cut at k"
-_BPREF = "equal when the ranking is kept whole (-k all) or is no deeper than max(k, R), as ours reads it"
+_BPREF = "computed when -k includes all (the whole ranking, as trec_eval reads it)"
 _GAIN = "equal with gain linear (trec_eval's gain is the grade; ours defaults to 2^g-1)"
 
 ALIASES: tuple[Alias, ...] = (

@@ -9,17 +9,21 @@ listed again further down a ranking keeps its first rank, as the run readers
 keep it). A run that does not list the query, or does not rank ``d``,
 adds nothing, so a query present in only some runs is still fused from those.
 
-Scores are sums of doubles added in run order; two keys whose sums are
-equal in exact arithmetic can still differ in the last bit when their terms
-arrive in another order, so scores are rounded to :data:`SCORE_DECIMALS`
-decimals before they are compared, and equal scores are ordered by key
-(code point order). The fused ranking is then the same on every machine.
+Each score is the correctly rounded sum of its terms (``math.fsum``), which does
+not depend on the order the terms arrive in, so two keys with the same terms in
+another order score the same double. Keys are ordered by that exact value (never
+rounded first: scaled weights or a large k make every score tiny, and rounding
+would tie them all), and equal scores by key (code point order). The fused
+ranking is then the same on every machine. Only what is written is rounded, to
+:data:`SCORE_DECIMALS` decimals.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+
+from .numbers import parse_decimal
 
 SCORE_DECIMALS = 12
 DEFAULT_K = 60
@@ -33,7 +37,7 @@ def parse_weights(text: str, runs: int) -> tuple[float, ...]:
     weights: list[float] = []
     for part in parts:
         try:
-            value = float(part)
+            value = parse_decimal(part)
         except ValueError:
             raise ValueError(f"{part!r} is not a number") from None
         if not math.isfinite(value) or value <= 0:
@@ -46,16 +50,16 @@ def parse_weights(text: str, runs: int) -> tuple[float, ...]:
 
 def rrf_scores(rankings: Sequence[Sequence[str] | None], weights: Sequence[float], k: int) -> dict[str, float]:
     """One query's fused scores: ``rankings[i]`` is run i's ranking, None when the run lacks the query."""
-    scores: dict[str, float] = {}
+    terms: dict[str, list[float]] = {}
     for ranking, weight in zip(rankings, weights):
         for rank, key in enumerate(dict.fromkeys(ranking or ()), 1):
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
-    return scores
+            terms.setdefault(key, []).append(weight / (k + rank))
+    return {key: math.fsum(values) for key, values in terms.items()}
 
 
 def order_by_score(scores: Mapping[str, float], depth: int | None = None) -> list[str]:
-    """Keys by score (rounded to SCORE_DECIMALS) descending, then by key; the first ``depth``."""
-    ordered = sorted(scores, key=lambda key: (-round(scores[key], SCORE_DECIMALS), key))
+    """Keys by exact score descending, then by key; the first ``depth``."""
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
     return ordered if depth is None else ordered[:depth]
 
 

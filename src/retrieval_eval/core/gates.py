@@ -22,11 +22,14 @@ Values are compared after rounding to 12 decimals, as reports store them.
 Full-depth metrics (``-k all``) are named without a cutoff: ``map:0.3``.
 
 Under the ``bounded`` policy for unjudged keys, an absolute, worst-stratum or
-delta gate is evaluated twice: at the least favourable bound (every unjudged
-key not relevant: the value) and at the most favourable one (the metric's
-upper bound; for a delta, head upper less base value, paired per query). It
-PASSes only when it passes at both, FAILs only when it fails at both, and is
-otherwise INDETERMINATE, naming the unjudged keys that could change it.
+delta gate is evaluated twice: at the metric's lower bound and at its upper
+bound, the smallest and largest values over every labeling of the unjudged
+keys (for a delta: head lower less base upper, and head upper less base lower,
+paired per query). For nDCG and AP the lower bound can lie below the value:
+a key labeled relevant grows R and the ideal ranking. The gate PASSes only
+when it passes at both, FAILs only when it fails at both, and is otherwise
+INDETERMINATE, naming the unjudged keys that could change it; its reason
+states both bounds.
 
 The verdict is the worst of: the base status (INDETERMINATE when the judgment
 set is unsound or nothing was scored) and every gate's status, with
@@ -36,7 +39,6 @@ base: it cannot clear a finding it never looked at.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -46,6 +48,7 @@ from .comparison import Comparison, MetricDelta
 from .errors import UsageError
 from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
+from .numbers import parse_decimal
 from .precision import DECIMALS
 
 PASS = "PASS"
@@ -97,13 +100,15 @@ class GateResult:
 
 
 def _number(text: str, expression: str) -> float:
+    """A gate's number (:mod:`.numbers`): ``recall@5: -0.1`` would otherwise read as an
+    absolute gate of -0.1 (the sign is not the text's first character), which always passes."""
     try:
-        value = float(text)
+        return parse_decimal(text)
     except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise UsageError(f"gate {expression!r}: {text!r} is not a number", hint=f"gates look like {GRAMMAR_HELP}")
-    return value
+        raise UsageError(
+            f"gate {expression!r}: {text!r} is not a plain decimal number (no spaces, no underscores)",
+            hint=f"gates look like {GRAMMAR_HELP}",
+        ) from None
 
 
 def _check_metric(name: str, expression: str, ks: tuple[int, ...], full_depth: bool = False) -> str:
@@ -123,6 +128,11 @@ def _check_metric(name: str, expression: str, ks: tuple[int, ...], full_depth: b
         raise UsageError(
             f"gate {expression!r}: {metric} without a cutoff is the full-depth metric, computed with -k all",
             hint=f"add all to -k, or name a cutoff, e.g. {metric}@10",
+        )
+    if base in BY_NAME and BY_NAME[base].whole_ranking and not full_depth:
+        raise UsageError(
+            f"gate {expression!r}: {metric} reads the whole ranking and is computed with -k all",
+            hint="add all to -k, e.g. -k 10,all",
         )
     if at_cutoff and sep and int(cutoff) not in ks:
         listed = ",".join(str(k) for k in ks)
@@ -206,6 +216,20 @@ def gate_metric(expression: str) -> str:
         return named
 
 
+def check_judged_name(name: str) -> None:
+    """Refuse a judged metric named like a metric scoring computes (in any spelling): the
+    report would show the judged value under that name while gates read the computed one."""
+    try:
+        ours = canonical_metric(name)
+    except UsageError:  # a spelling of a measure we do not compute: not ours to shadow
+        return
+    if ours.partition("@")[0] in BY_NAME or ours in SET_METRICS:
+        raise UsageError(
+            f"judged metric {name!r} names a metric retrieval-eval computes ({ours}); give it a name of its own",
+            hint="e.g. --judged faithfulness=samples.json",
+        )
+
+
 def split_gate_list(text: str) -> list[str]:
     """Gates given as one string, separated by commas or new lines."""
     return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
@@ -224,6 +248,8 @@ class GateContext:
     bounded: bool = False  # the unjudged policy is "bounded": gates read both bounds
     upper: Mapping[str, float] = field(default_factory=dict)  # each metric's mean upper bound
     strata_upper: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    lower: Mapping[str, float] = field(default_factory=dict)  # each metric's mean lower bound
+    strata_lower: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     unjudged_keys: Mapping[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
 
     def most_favourable(self) -> GateContext:
@@ -236,11 +262,13 @@ class GateContext:
         )
 
     def least_favourable(self) -> GateContext:
-        """This context with every unjudged key counted not relevant: the values, and each delta's low bound."""
+        """This context with every unjudged key labeled as unfavourably as it could be (which,
+        for nDCG and AP, may label some relevant: R and the ideal ranking grow)."""
         comparison = self.comparison
         if comparison is not None:
             comparison = replace(comparison, metrics={m: _at_bound(d, 0) for m, d in comparison.metrics.items()})
-        return replace(self, comparison=comparison)
+        strata = {name: {**values, **self.strata_lower.get(name, {})} for name, values in self.strata.items()}
+        return replace(self, metrics={**self.metrics, **self.lower}, strata=strata, comparison=comparison)
 
 
 def _at_bound(moved: MetricDelta, end: int) -> MetricDelta:
@@ -454,33 +482,53 @@ def evaluate_gate(gate: Gate, context: GateContext) -> GateResult:
 
 
 def _bounded(gate: Gate, context: GateContext) -> GateResult:
-    """The gate at both bounds (module docstring): agreeing ends decide, disagreeing ones do not."""
+    """The gate at both bounds (module docstring): agreeing ends decide, disagreeing ones do not.
+
+    The reason states the two bounds compared, never a value read at one of them as if it
+    were the head's (a delta placed at a bound is not a move anyone measured).
+    """
     evaluator = _EVALUATORS[gate.kind]
     low = evaluator(gate, context.least_favourable())
     high = evaluator(gate, context.most_favourable())
-    if low.status == high.status:
-        if low.status == PASS:
-            return replace(low, reason=low.reason + ", even with every unjudged key counted not relevant")
-        if low.status == FAIL:
-            return replace(high, reason=high.reason + ", even with every unjudged key in the top k counted relevant")
-        return low
     if INDETERMINATE in (low.status, high.status):
         return low if low.status == INDETERMINATE else high
+    span = _span(gate, low, high)
+    if span is None:  # nothing the bounds moved (a floor's margin): the plain reason says it all
+        return low if low.status == high.status else replace(low, status=INDETERMINATE)
     count = _unjudged_count(gate, context)
     cutoff = gate.metric.partition("@")[2]
     where = f"the top {cutoff}" if cutoff else "the rankings"
-    keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "unjudged keys"
+    keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "the unjudged keys"
+    said = f"{gate.expression}: {span} over every labeling of {keys} in {where}"
+    if low.status == high.status:
+        return replace(low, reason=f"{said}; it {_VERB[low.status]} at both")
     return GateResult(
         gate.expression,
         INDETERMINATE,
-        f"{gate.expression}: {keys} in {where} could change this result; label them "
-        f"(it {_VERB[low.status]} with them counted not relevant and {_VERB[high.status]} with them relevant)",
+        f"{said}; it {_VERB[low.status]} at the lower bound and {_VERB[high.status]} at the upper: label them",
         low.observed,
         low.baseline,
     )
 
 
 _VERB = {PASS: "passes", FAIL: "fails"}
+
+
+def _span(gate: Gate, low: GateResult, high: GateResult) -> str | None:
+    """What a bounded gate compared: the metric's (or the delta's) lower and upper bound."""
+    if low.observed is None or high.observed is None or gate.kind == FLOOR:
+        return None
+    if gate.kind == DELTA:
+        if low.baseline is None or high.baseline is None:
+            return None
+        lowest = round(low.observed - low.baseline, DECIMALS)
+        highest = round(high.observed - high.baseline, DECIMALS)
+        return (
+            f"the delta of {gate.metric} lies between {lowest:+.4f} (head lower bound less base upper bound) "
+            f"and {highest:+.4f} (head upper bound less base lower bound)"
+        )
+    what = f"the worst stratum's {gate.metric}" if gate.kind == WORST_STRATUM else gate.metric
+    return f"{what} lies between {_fmt(low.observed)} (lower bound) and {_fmt(high.observed)} (upper bound)"
 
 
 def _unjudged_count(gate: Gate, context: GateContext) -> int | None:

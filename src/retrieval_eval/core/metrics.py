@@ -8,22 +8,26 @@ labels (trec_eval's map_cut); nDCG's ideal ranking is built from every judged
 label of the query. Metrics without a cutoff, and the full-depth ones
 (``-k all``), read the whole ranking kept (cutoff :data:`FULL`).
 
-Every metric also has an *upper bound* (:func:`upper_query`). The reported
-value counts every unjudged key as not relevant (trec_eval's convention); the
-upper bound is the largest value over every labeling that gives each unjudged
-key in the top k grade 0 or the threshold grade (metrics without a cutoff: every
-unjudged key of the ranking kept). A key labeled relevant joins the query's
-labels, so it also grows recall's and AP's R, and nDCG's ideal ranking gains a
-key of the threshold grade's gain. For precision, recall, hit rate and MRR more
-relevant keys never lower the value, so the bound labels every unjudged key in
-the top k relevant. For nDCG and AP they can (R and the ideal grow too); among
-the labelings with m of them relevant the best one labels the m highest-ranked,
-so the bound is the largest of those u + 1 values (u unjudged keys in the top
-k). judged@k, bpref and R-precision have no bound but their value: judged@k
-counts labels, not relevance; bpref skips unjudged keys by design (a label can
-move it either way: a key labeled not relevant also enlarges the number of
-non-relevant keys it divides by); R-precision's cutoff is R itself, which new
-labels move below the depth of the ranking kept.
+Every bounded metric also has a *lower* and an *upper bound* (:func:`bounds_query`).
+The reported value counts every unjudged key as not relevant (trec_eval's
+convention); the bounds are the smallest and largest values over every labeling
+that gives each unjudged key in the top k grade 0 or the threshold grade (metrics
+without a cutoff: every unjudged key of the ranking kept). A key labeled relevant
+joins the query's labels, so it also grows recall's and AP's R, and nDCG's ideal
+ranking gains a key of the threshold grade's gain (beside every label graded below
+the threshold, which the ideal ranking always holds). For precision, recall, hit
+rate and MRR more relevant keys never lower the value: the upper bound labels every
+unjudged key in the top k relevant, the lower bound none. For nDCG and AP a key
+labeled relevant can lower the value (R and the ideal grow too); among the labelings
+with m of them relevant the m highest-ranked give the largest value and the m
+lowest-ranked the smallest, so each bound is the extreme of u + 1 values (u unjudged
+keys in the top k). A query with no relevant label yet is scored only under a
+labeling that makes one of its keys relevant; its bounds range over those labelings
+(see core/scoring.py for the mean). judged@k, bpref and R-precision have no bound
+but their value: judged@k counts labels, not relevance; bpref skips unjudged keys by
+design (a label can move it either way: a key labeled not relevant also enlarges the
+number of non-relevant keys it divides by); R-precision's cutoff is R itself, which
+new labels move below the depth of the ranking kept.
 """
 
 from __future__ import annotations
@@ -69,23 +73,28 @@ class RankedQuery:
     flip_gain: float = 1.0
 
 
-Upper = Callable[[RankedQuery, int, list[int]], float]  # (query, k, positions of the unjudged keys in the top k)
+# (query, k, positions of the unjudged keys in the top k, whether one must be labeled relevant) -> (lowest, highest)
+Bounds = Callable[[RankedQuery, int, list[int], bool], tuple[float, float]]
 
 
 @dataclass(frozen=True)
 class Metric:
-    """One metric. ``upper`` computes its upper bound from the positions of the unjudged
-    keys in the top k (None: the value does not depend on relevance, the bound is the
-    value); ``full_depth``: also computed over the whole ranking with ``-k all``, named
-    without a cutoff; ``trec_eval``: the name trec_eval (or ir_measures) gives it."""
+    """One metric. ``bounds`` computes its lowest and highest value over labelings from the
+    positions of the unjudged keys in the top k (None: no bound but the value);
+    ``full_depth``: also computed over the whole ranking with ``-k all``, named without a
+    cutoff; ``trec_eval``: the name trec_eval (or ir_measures) gives it; ``whole_ranking``:
+    computed only with ``-k all``."""
 
     name: str
     description: str
     at_cutoff: bool
     compute: Callable[[RankedQuery, int], float]
-    upper: Upper | None = None
+    bounds: Bounds | None = None
     full_depth: bool = False
     trec_eval: str = ""
+    # Read over the whole ranking only: computed with -k all alone, where rankings are kept
+    # whole (a ranking cut at max(k, R) would give another number under trec_eval's name).
+    whole_ranking: bool = False
 
     def label(self, k: int) -> str:
         return f"{self.name}@{k}" if self.at_cutoff and k != FULL else self.name
@@ -154,81 +163,106 @@ def _bpref(q: RankedQuery, _k: int) -> float:
     return total / q.n_relevant
 
 
-# -- upper bounds (see the module docstring) ------------------------------------------------
+# -- bounds (see the module docstring) ------------------------------------------------------
+#
+# A bound function takes the query, the cutoff, the positions of the unjudged keys in the top
+# k (at least one) and whether at least one of them must be labeled relevant (a query with
+# no relevant label yet is scored only then), and returns (lowest, highest) over labelings.
 
 
-def _upper_precision(q: RankedQuery, k: int, unjudged: list[int]) -> float:
-    return (sum(q.relevant[:k]) + len(unjudged)) / k
+def _monotone(compute: Callable[[RankedQuery, int], float]) -> Bounds:
+    """Bounds of a metric that more relevant keys in the top k never lower (precision, recall,
+    hit rate, MRR): the highest labels every unjudged key relevant; the lowest labels none,
+    or, when one must be, the lowest-ranked one."""
+
+    def bounds(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+        low = compute(_flipped(q, unjudged[-1:]), k) if one else compute(q, k)
+        return low, compute(_flipped(q, unjudged), k)
+
+    return bounds
 
 
-def _upper_recall(q: RankedQuery, k: int, unjudged: list[int]) -> float:
-    return (sum(q.relevant[:k]) + len(unjudged)) / (q.n_relevant + len(unjudged))
+def _flipped(q: RankedQuery, positions: list[int]) -> RankedQuery:
+    """The query with the keys at ``positions`` labeled relevant at the threshold grade."""
+    gains, relevant, judged = list(q.gains), list(q.relevant), list(q.judged)
+    for position in positions:
+        gains[position], relevant[position], judged[position] = q.flip_gain, True, True
+    ideal = sorted([*q.ideal, *[q.flip_gain] * len(positions)], reverse=True)
+    return RankedQuery(gains, relevant, ideal, q.n_relevant + len(positions), judged, q.n_nonrelevant, q.flip_gain)
 
 
-def _upper_hit_rate(_q: RankedQuery, _k: int, _unjudged: list[int]) -> float:
-    return 1.0  # called only with an unjudged key in the top k
+def _counts(m_values: range, q: RankedQuery, value: Callable[[int, str], float]) -> tuple[float, float]:
+    """The extremes of ``value(m, end)`` over every number m of keys labeled relevant, each
+    placed at the top (``"top"``: the highest value for that m) or at the bottom."""
+    lows = [value(m, "bottom") for m in m_values]
+    highs = [value(m, "top") for m in m_values]
+    return min(lows), max(highs)
 
 
-def _upper_reciprocal_rank(q: RankedQuery, k: int, unjudged: list[int]) -> float:
-    return max(1.0 / (unjudged[0] + 1), _reciprocal_rank(q, k))
-
-
-def _upper_average_precision(q: RankedQuery, k: int, unjudged: list[int]) -> float:
-    # With the first m unjudged keys relevant, a relevant key at rank p counts the relevant
-    # keys above it plus min(m, unjudged keys above it); the i-th flipped key counts the
-    # relevant keys above it plus i. One pass gathers both, then every m is arithmetic.
-    relevant: list[tuple[int, int]] = []  # (rank, unjudged keys above it) of each relevant key
-    flipped: list[float] = []  # each unjudged key's precision when it and those above it are relevant
-    hits = seen = 0
-    plain = 0.0  # the sum of precisions as scored
-    for rank, (is_relevant, is_judged) in enumerate(zip(q.relevant[:k], q.judged[:k]), 1):
+def _bounds_average_precision(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+    # For a given number m of keys labeled relevant, R is R + m whichever they are, and moving
+    # one of them to a lower unjudged position lowers the sum of precisions (its own precision
+    # falls, and every relevant key it passes loses one hit above it, worth more than the gain
+    # in its own count): the m highest give the largest value, the m lowest the smallest.
+    # Each sum is built one key at a time from suffix sums, so every m costs O(1).
+    relevant = q.relevant[:k]
+    above = [0] * len(relevant)  # relevant keys above each position
+    below = [0.0] * (len(relevant) + 1)  # sum of 1/rank of the relevant keys below each position
+    hits = 0
+    plain = 0.0
+    for position, is_relevant in enumerate(relevant):
+        above[position] = hits
         if is_relevant:
             hits += 1
-            plain += hits / rank
-            relevant.append((rank, seen))
-        elif not is_judged:
-            seen += 1
-            flipped.append((hits + seen) / rank)
-    best = plain / q.n_relevant
-    total = plain
-    for m in range(1, len(unjudged) + 1):
-        total += flipped[m - 1]
-        for rank, above in relevant:
-            if above >= m:  # one more flipped key above it
-                total += 1 / rank
-        value = total / (q.n_relevant + m)
-        if value > best:
-            best = value
-    return best
-
-
-def _upper_ndcg(q: RankedQuery, k: int, unjudged: list[int]) -> float:
-    # The ideal ranking with m more keys of the flip gain: the labels' gains at or above it,
-    # then the m new keys, then the rest shifted down by m, cut at k. Only that shifted tail
-    # needs a loop per m; the rest is prefix sums of the discounts.
-    gain = q.flip_gain
-    ideal = q.ideal[:k]
-    gains = q.gains[:k]
-    depth = min(k, max(len(gains), len(ideal) + len(unjudged)))
-    discount = _discounts(depth)
-    cumulative = _cumulative_discounts(depth)
-    above = 0
-    while above < len(ideal) and ideal[above] >= gain:
-        above += 1
-    rest = ideal[above:]
-    top = cumulative_gain(ideal[:above], discount)
-    dcg = cumulative_gain(gains, discount)
-    best = dcg / top if top > 0 else 0.0
-    start = cumulative[above]
+            plain += hits / (position + 1)
+    for position in range(len(relevant) - 1, -1, -1):
+        below[position] = below[position + 1] + (1 / (position + 1) if relevant[position] else 0.0)
+    top = [plain]  # the sum with the m highest unjudged keys relevant
     for m, position in enumerate(unjudged, 1):
-        dcg += gain * discount[position]
-        ideal_dcg = top + gain * (cumulative[min(above + m, depth)] - start)
-        if rest:
-            ideal_dcg += sum(g * discount[j + m] for j, g in enumerate(rest, above) if j + m < depth)
-        value = dcg / ideal_dcg
-        if value > best:
-            best = value
-    return best
+        top.append(top[-1] + (above[position] + m) / (position + 1) + below[position + 1])
+    bottom = [plain]  # the sum with the m lowest relevant
+    flipped_below = 0.0
+    for position in reversed(unjudged):
+        own = (above[position] + 1) / (position + 1)
+        bottom.append(bottom[-1] + own + below[position + 1] + flipped_below)
+        flipped_below += 1 / (position + 1)
+
+    def value(m: int, end: str) -> float:
+        return (top if end == "top" else bottom)[m] / (q.n_relevant + m)
+
+    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
+
+
+def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+    # The ideal ranking depends only on how many keys are labeled relevant (m more keys of
+    # the threshold grade's gain); the DCG is largest with the m highest, smallest with the
+    # m lowest.
+    gain = q.flip_gain
+    discount = _discounts(k if k != FULL else max(len(q.gains), len(q.ideal) + len(unjudged), 1))
+    dcg = cumulative_gain(q.gains[:k], discount)
+    top, bottom = [dcg], [dcg]
+    for position in unjudged:
+        top.append(top[-1] + gain * discount[position])
+    for position in reversed(unjudged):
+        bottom.append(bottom[-1] + gain * discount[position])
+    depth = len(discount)
+    ideal = q.ideal[:depth]
+    above = sum(1 for g in ideal if g >= gain)  # the ideal is sorted: these come first
+    head = cumulative_gain(ideal[:above], discount)
+    tail = ideal[above:]
+    cumulative = _cumulative_discounts(depth)
+
+    def ideal_dcg(m: int) -> float:
+        # The labels at or above the gain, then m keys of the gain, then the rest shifted by m.
+        shifted = sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth)
+        return head + gain * (cumulative[min(above + m, depth)] - cumulative[above]) + shifted
+
+    ideals = [ideal_dcg(m) for m in range(len(unjudged) + 1)]
+
+    def value(m: int, end: str) -> float:
+        return (top if end == "top" else bottom)[m] / ideals[m] if ideals[m] > 0 else 0.0
+
+    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
 
 
 def cumulative_gain(gains: Sequence[float], discount: Sequence[float]) -> float:
@@ -256,17 +290,19 @@ REGISTRY: tuple[Metric, ...] = (
         "share of the top k that is relevant (divides by k)",
         True,
         _precision,
-        _upper_precision,
+        _monotone(_precision),
         False,
         "P",
     ),
-    Metric("recall", "share of the relevant labels found in the top k", True, _recall, _upper_recall, False, "recall"),
+    Metric(
+        "recall", "share of the relevant labels found in the top k", True, _recall, _monotone(_recall), False, "recall"
+    ),
     Metric(
         "ndcg",
         "discounted cumulative gain in the top k over the ideal ranking's",
         True,
         _ndcg,
-        _upper_ndcg,
+        _bounds_ndcg,
         True,
         "ndcg_cut (full depth: ndcg)",
     ),
@@ -275,7 +311,7 @@ REGISTRY: tuple[Metric, ...] = (
         "reciprocal rank of the first relevant key within the top k",
         True,
         _reciprocal_rank,
-        _upper_reciprocal_rank,
+        _monotone(_reciprocal_rank),
         True,
         "recip_rank",
     ),
@@ -284,7 +320,7 @@ REGISTRY: tuple[Metric, ...] = (
         "average precision cut at k, over all relevant labels",
         True,
         _average_precision,
-        _upper_average_precision,
+        _bounds_average_precision,
         True,
         "map_cut (full depth: map)",
     ),
@@ -293,7 +329,7 @@ REGISTRY: tuple[Metric, ...] = (
         "1 when any relevant key is in the top k, else 0",
         True,
         _hit_rate,
-        _upper_hit_rate,
+        _monotone(_hit_rate),
         False,
         "success",
     ),
@@ -317,6 +353,7 @@ REGISTRY: tuple[Metric, ...] = (
         False,
         _bpref,
         trec_eval="bpref",
+        whole_ranking=True,
     ),
 )
 BY_NAME = {metric.name: metric for metric in REGISTRY}
@@ -343,18 +380,22 @@ def gain_function(gain: str) -> Callable[[int], float]:
     raise ValueError(f"unknown gain {gain!r}")
 
 
-Step = tuple[str, Callable[[RankedQuery, int], float], int, "Upper | None"]
+Step = tuple[str, Callable[[RankedQuery, int], float], int, "Bounds | None"]
 
 
 @functools.lru_cache(maxsize=32)
 def _plan(ks: tuple[int, ...], full_depth: bool = False) -> tuple[Step, ...]:
-    """(label, compute, cutoff, upper) for every value of a query, in report order, built once per cutoff list."""
+    """(label, compute, cutoff, bounds) for every value of a query, in report order, built once per cutoff list."""
     steps: list[Step] = [
-        (metric.label(k), metric.compute, k, metric.upper) for k in ks for metric in REGISTRY if metric.at_cutoff
+        (metric.label(k), metric.compute, k, metric.bounds) for k in ks for metric in REGISTRY if metric.at_cutoff
     ]
     if full_depth:
-        steps += [(m.name, m.compute, FULL, m.upper) for m in REGISTRY if m.at_cutoff and m.full_depth]
-    steps += [(metric.name, metric.compute, FULL, metric.upper) for metric in REGISTRY if not metric.at_cutoff]
+        steps += [(m.name, m.compute, FULL, m.bounds) for m in REGISTRY if m.at_cutoff and m.full_depth]
+    steps += [
+        (metric.name, metric.compute, FULL, metric.bounds)
+        for metric in REGISTRY
+        if not metric.at_cutoff and (full_depth or not metric.whole_ranking)
+    ]
     return tuple(steps)
 
 
@@ -362,25 +403,36 @@ def score_query(query: RankedQuery, ks: tuple[int, ...], full_depth: bool = Fals
     return {label: compute(query, k) for label, compute, k, _ in _plan(ks, full_depth)}
 
 
-def upper_query(
-    query: RankedQuery, values: dict[str, float], ks: tuple[int, ...], full_depth: bool = False
-) -> dict[str, float] | None:
-    """The upper bound of every metric that has one, or None when every key of the ranking is
+@dataclass(frozen=True)
+class QueryBounds:
+    """One query's bounds, per metric label: the lowest and highest value over labelings."""
+
+    lower: dict[str, float]
+    upper: dict[str, float]
+
+
+def bounds_query(
+    query: RankedQuery, values: dict[str, float] | None, ks: tuple[int, ...], full_depth: bool = False
+) -> QueryBounds | None:
+    """The bounds of every metric that has one, or None when every key of the ranking is
     judged (each bound is then the value itself). ``values`` are the query's values, from
-    :func:`score_query`; a metric without a bound (``upper`` None) is left out."""
+    :func:`score_query`; None for a query with no relevant label yet, whose bounds range
+    over the labelings that make it scored (one key at least labeled relevant) and cover
+    only the metrics with an unjudged key in their top k. A metric without a bound is left out."""
     if all(query.judged):
         return None
     unjudged = [position for position, judged in enumerate(query.judged) if not judged]
-    within: dict[int, list[int]] = {}  # the unjudged positions in the top k, by k
-    uppers = {}
-    for label, _, k, upper in _plan(ks, full_depth):
-        if upper is None:
+    lower: dict[str, float] = {}
+    upper: dict[str, float] = {}
+    for label, _, k, bounds in _plan(ks, full_depth):
+        if bounds is None:
             continue  # no bound but the value: the reader falls back to it
-        top = within.get(k)
-        if top is None:
-            top = within[k] = unjudged if k >= len(query.judged) else [p for p in unjudged if p < k]
-        uppers[label] = upper(query, k, top) if top else values[label]
-    return uppers
+        top = unjudged if k >= len(query.judged) else [p for p in unjudged if p < k]
+        if top:
+            lower[label], upper[label] = bounds(query, k, top, values is None)
+        elif values is not None:
+            lower[label] = upper[label] = values[label]
+    return QueryBounds(lower, upper)
 
 
 def known_metric(name: str) -> bool:
@@ -411,6 +463,6 @@ def is_positive_decimal(text: str) -> bool:
 
 
 def describe_known() -> str:
-    parts = [f"{m.name}@k" if m.at_cutoff else m.name for m in REGISTRY]
-    parts += [f"{m.name} (-k all)" for m in REGISTRY if m.full_depth]
+    parts = [f"{m.name}@k" if m.at_cutoff else m.name for m in REGISTRY if not m.whole_ranking]
+    parts += [f"{m.name} (-k all)" for m in REGISTRY if m.full_depth or m.whole_ranking]
     return ", ".join([*parts, *SET_METRICS])

@@ -80,9 +80,12 @@ def policy_notes(scores: Scores) -> list[str]:
     return notes
 
 
-def measurement(value: float, n: int, upper: float | None = None) -> dict[str, Any]:
-    """A value over n queries; ``upper``: its upper bound with the unjudged keys labeled favourably."""
+def measurement(value: float, n: int, upper: float | None = None, lower: float | None = None) -> dict[str, Any]:
+    """A value over n queries; ``lower`` and ``upper``: its least and most favourable values
+    over the labelings of the unjudged keys."""
     result: dict[str, Any] = {"value": round(value, DECIMALS)}
+    if lower is not None:
+        result["lower"] = round(lower, DECIMALS)
     if upper is not None:
         result["upper"] = round(upper, DECIMALS)
     result.update(n=n, deterministic=True)
@@ -109,7 +112,10 @@ def _per_stratum(scores: Scores) -> dict[str, Any]:
     for name, stratum in scores.strata.items():
         entry: dict[str, Any] = {"n": stratum.n, "queries": stratum.queries}
         if stratum.metrics:
-            entry["metrics"] = {m: measurement(v, stratum.n, stratum.upper.get(m)) for m, v in stratum.metrics.items()}
+            entry["metrics"] = {
+                m: measurement(v, stratum.n, stratum.upper.get(m), stratum.lower.get(m))
+                for m, v in stratum.metrics.items()
+            }
         result[name] = entry
     return result
 
@@ -172,7 +178,10 @@ def report_body(
     assembled once the verdict is decided (:func:`with_verdict`), never patched.
     """
     n = len(scores.per_query)
-    metrics = {name: measurement(value, n, scores.upper.get(name)) for name, value in scores.metrics.items()}
+    metrics = {
+        name: measurement(value, n, scores.upper.get(name), scores.lower.get(name))
+        for name, value in scores.metrics.items()
+    }
     for name, (value, count) in scores.abstention().items():
         metrics[name] = measurement(value, count)
     for name, judged in inputs.judged.items():
@@ -217,6 +226,7 @@ def report_body(
     report["unjudged"] = unjudged_section(scores, inputs.unjudged)
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
+    report["per_query_lower"] = dict(scores.per_query_lower)
     report["per_query_upper"] = dict(scores.per_query_upper)
     report["rankings"] = scores.rankings
     return report

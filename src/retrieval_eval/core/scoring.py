@@ -19,10 +19,14 @@ Policy, written down because every choice here changes a number:
   ``false_abstention_rate`` the share of scored queries that do;
 - per-query values are kept rounded to 12 decimals, as the report prints
   them; averages are taken over the unrounded values;
-- every metric's upper bound (see :mod:`.metrics`) is kept beside it, per
-  query only for the queries whose ranking holds an unjudged key, and averaged
-  alike; under the ``condensed`` policy the unjudged keys are removed from
-  each ranking before it is cut and scored (Sakai's condensed lists,
+- every metric's lower and upper bound (see :mod:`.metrics`) is kept beside
+  it, per query only for the queries whose ranking holds an unjudged key; the
+  mean's bounds are the extremes over labelings of the mean over the queries
+  each labeling makes scored: a query with no relevant label yet but an
+  unjudged key in the top k joins the mean under the labelings that make one of
+  its keys relevant, so each bound takes in those that move it furthest;
+- under the ``condensed`` policy the unjudged keys are removed from each
+  ranking before it is cut and scored (Sakai's condensed lists,
   trec_eval's ``-J``).
 """
 
@@ -40,12 +44,12 @@ from .metrics import (
     FULL,
     GAINS,
     RankedQuery,
+    bounds_query,
     gain_function,
     is_positive_decimal,
     metric_names,
     primary_metric_at,
     score_query,
-    upper_query,
 )
 from .precision import DECIMALS
 from .runs import Run
@@ -190,6 +194,7 @@ class StratumScores:
     queries: int
     metrics: dict[str, float]
     upper: dict[str, float] = field(default_factory=dict)
+    lower: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -212,6 +217,8 @@ class Scores:
     abstained: list[str] = field(default_factory=list)  # no-answer queries with an empty or absent ranking
     false_abstentions: list[str] = field(default_factory=list)  # scored queries with an empty or absent ranking
     upper: dict[str, float] = field(default_factory=dict)  # each metric's mean upper bound
+    lower: dict[str, float] = field(default_factory=dict)  # each metric's mean lower bound
+    per_query_lower: dict[str, dict[str, float]] = field(default_factory=dict)  # queries with an unjudged key
     per_query_upper: dict[str, dict[str, float]] = field(default_factory=dict)  # queries with an unjudged key
     unjudged_keys: dict[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
 
@@ -332,7 +339,9 @@ class HeadScorer:
         names = metric_names(config.k, config.full_depth)
         self.columns = Columns(names)
         self.upper_columns = Columns(names)
+        self.lower_columns = Columns(names)
         self.uppers: dict[str, dict[str, float]] = {}
+        self.lowers: dict[str, dict[str, float]] = {}
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
@@ -354,13 +363,25 @@ class HeadScorer:
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
-        upper = upper_query(query, values, self.ks, self.full_depth)
-        self.upper_columns.add(query_id, values if upper is None else {**values, **upper})
-        if upper is None:
+        bounds = bounds_query(query, values, self.ks, self.full_depth)
+        self.upper_columns.add(query_id, values if bounds is None else {**values, **bounds.upper})
+        self.lower_columns.add(query_id, values if bounds is None else {**values, **bounds.lower})
+        if bounds is None:
             self.uppers.pop(query_id, None)
+            self.lowers.pop(query_id, None)
         else:
-            self.uppers[query_id] = rounded(upper, self.pool)
+            self.uppers[query_id] = rounded(bounds.upper, self.pool)
+            self.lowers[query_id] = rounded(bounds.lower, self.pool)
         return rounded(values, self.pool)
+
+    def unscored_bounds(self, labels: QueryLabels, ranking: list[str]) -> dict[str, tuple[float, float]]:
+        """A query with no relevant label yet: each metric's (lowest, highest) over the labelings
+        that make it scored, for the metrics with an unjudged key in their top k."""
+        if self.condensed:
+            return {}  # its unjudged keys are removed before scoring: labeling them changes nothing here
+        query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
+        bounds = bounds_query(query, None, self.ks, self.full_depth)
+        return {} if bounds is None else {m: (bounds.lower[m], bounds.upper[m]) for m in bounds.upper}
 
 
 def score_rankings(
@@ -380,6 +401,7 @@ def score_rankings(
     scorer = scorer if scorer is not None else HeadScorer(index, indexed, config)
     scores = Scores(config, queries=len(indexed), labels=index.labels)
     columns = scorer.columns
+    unscored: dict[str, dict[str, tuple[float, float]]] = {}  # queries a labeling could make scored
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.no_answer:
@@ -389,6 +411,9 @@ def score_rankings(
             continue
         if labels.n_relevant == 0:
             scores.without_positives.append(query_id)
+            reachable = scorer.unscored_bounds(labels, (rankings.get(query_id) or [])[: kept_depth(labels, config)])
+            if reachable:
+                unscored[query_id] = reachable
             continue
         ranking = rankings.get(query_id)
         if ranking is None:
@@ -405,10 +430,11 @@ def score_rankings(
         scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
         if query_id in scorer.uppers:
             scores.per_query_upper[query_id] = scorer.uppers[query_id]
+            scores.per_query_lower[query_id] = scorer.lowers[query_id]
             count_unjudged(scores.unjudged_keys, labels, ranking, config)
     scores.metrics = columns.means()
-    scores.upper = scorer.upper_columns.means()
-    scores.strata = stratum_scores(indexed, columns, config.primary, scorer.upper_columns)
+    scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
+    scores.strata = stratum_scores(indexed, columns, config.primary, scorer, unscored)
     return scores
 
 
@@ -421,8 +447,42 @@ def count_unjudged(counts: dict[str, int], labels: QueryLabels, ranking: list[st
     counts[ALL] = counts.get(ALL, 0) + len(unjudged)
 
 
+def mean_bounds(
+    scorer: HeadScorer, query_ids: list[str] | None, unscored: Mapping[str, Mapping[str, tuple[float, float]]]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each metric's mean at its lowest and highest over labelings, over the given scored
+    queries (all by default) and the unscored ones a labeling could add (``unscored``)."""
+    lower = scorer.lower_columns.means(query_ids)
+    upper = scorer.upper_columns.means(query_ids)
+    n = len(scorer.columns.position) if query_ids is None else len(query_ids)
+    for metric in upper:
+        reachable = [bounds[metric] for bounds in unscored.values() if metric in bounds]
+        if reachable:
+            lower[metric] = _extreme_mean(lower[metric], n, [low for low, _ in reachable], highest=False)
+            upper[metric] = _extreme_mean(upper[metric], n, [high for _, high in reachable], highest=True)
+    return lower, upper
+
+
+def _extreme_mean(mean_value: float, n: int, extra: list[float], *, highest: bool) -> float:
+    """The highest (or lowest) mean reachable by adding any of ``extra`` to n values of this
+    mean: adding a value helps exactly when it lies beyond the mean reached so far, so the
+    best choice takes the values from the most extreme inwards while they do."""
+    total = mean_value * n
+    for value in sorted(extra, reverse=highest):
+        if (value > total / n) if highest else (value < total / n):
+            total += value
+            n += 1
+        else:
+            break
+    return total / n
+
+
 def stratum_scores(
-    indexed: Mapping[str, QueryLabels], columns: Columns, primary: str, upper: Columns | None = None
+    indexed: Mapping[str, QueryLabels],
+    columns: Columns,
+    primary: str,
+    scorer: HeadScorer | None = None,
+    unscored: Mapping[str, Mapping[str, tuple[float, float]]] | None = None,
 ) -> dict[str, StratumScores]:
     """Averages per stratum, worst first on the primary metric, then by name.
 
@@ -437,11 +497,15 @@ def stratum_scores(
     result: dict[str, StratumScores] = {}
     for name, query_ids in members.items():
         scored = [q for q in query_ids if q in columns.position]
-        uppers = upper.means(scored) if upper is not None else {}
-        result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored), uppers)
+        lowers: dict[str, float] = {}
+        uppers: dict[str, float] = {}
+        if scorer is not None and scored:
+            reachable = {q: b for q, b in (unscored or {}).items() if q in query_ids}
+            lowers, uppers = mean_bounds(scorer, scored, reachable)
+        result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored), uppers, lowers)
     scored_names = sorted((s.metrics[primary], n) for n, s in result.items() if s.n > 0)
-    unscored = sorted(n for n, s in result.items() if s.n == 0)
-    return {name: result[name] for name in [n for _, n in scored_names] + unscored}
+    unscored_names = sorted(n for n, s in result.items() if s.n == 0)
+    return {name: result[name] for name in [n for _, n in scored_names] + unscored_names}
 
 
 def score(index: LabelIndex, run: Run, config: ScoreConfig) -> Scores:

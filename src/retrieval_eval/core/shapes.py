@@ -1,7 +1,8 @@
 """The shapes of the documents we read back: a report and a comparison.
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
-``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_upper``, ``unjudged``, ``rankings``,
+``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
+``unjudged``, ``rankings``,
 ``worst_stratum``, the drift, collapse, floor and sensitivity sections) typed as ``build_report``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
@@ -45,6 +46,7 @@ def _map(values: dict[str, Any]) -> dict[str, Any]:
 MEASUREMENT = _object(
     {
         "value": NUMBER,
+        "lower": NUMBER,
         "upper": NUMBER,
         "n": COUNT,
         "stdev": NUMBER,
@@ -136,6 +138,7 @@ REPORT: dict[str, Any] = _object(
         "validation": _object({"ok": {"type": "boolean"}, "errors": STRINGS, "warnings": COUNT}),
         "unjudged": _object({"keys": _map(COUNT), "new_keys": COUNT}),
         "per_query": _map(_map(NUMBER)),
+        "per_query_lower": _map(_map(NUMBER)),
         "per_query_upper": _map(_map(NUMBER)),
         "rankings": _map(STRINGS),
         "floor": _object(

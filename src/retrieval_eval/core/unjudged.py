@@ -2,7 +2,7 @@
 
 A key is *unjudged* for a query when no label of that query names it (a key
 labeled 0 is judged). Scoring counts them as not relevant (the reported
-value) and bounds what labeling them could do (the ``upper`` of every
+value) and bounds what labeling them could do (the ``lower`` and ``upper`` of every
 metric, see :mod:`.metrics`). This module says what a reviewer should do
 about them:
 
@@ -77,8 +77,8 @@ def key_moves(query: RankedQuery, metric: str, k: int) -> dict[int, float]:
     value = definition.compute(query, k)
     moves = {}
     for position, judged in enumerate(query.judged[:k] if k != FULL else query.judged):
-        if not judged and definition.upper is not None:
-            moves[position] = max(0.0, definition.upper(query, k, [position]) - value)
+        if not judged and definition.bounds is not None:
+            moves[position] = max(0.0, definition.bounds(query, k, [position], False)[1] - value)
     return moves
 
 

@@ -58,8 +58,13 @@ def parse_config_text(text: str, *, source: str, keys: tuple[str, ...], not_here
     if not isinstance(data, dict):
         raise ConfigError([f"config: {source} must be a mapping of setting names to values"])
     problems, values = [], {}
+    spelled: dict[str, str] = {}  # each setting's name -> the key it was given under
     for key, value in data.items():
         name = str(key).replace("_", "-")
+        if name in spelled:  # fail-on-indeterminate and fail_on_indeterminate: one setting, two values
+            problems.append(f"config: {source}: {spelled[name]!r} and {str(key)!r} are one setting; keep one")
+            continue
+        spelled[name] = str(key)
         if name not in keys:
             why = f"cannot be set in the config file ({not_here[name]})" if name in not_here else "is not a setting"
             problems.append(f"config: {source}: {str(key)!r} {why}; the keys are {', '.join(keys)}")
@@ -76,9 +81,23 @@ def parse_config_text(text: str, *, source: str, keys: tuple[str, ...], not_here
 def _load(text: str, source: str) -> Any:
     try:
         _check_shape(yaml.parse(text, Loader=yaml.SafeLoader), source)
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_TextNumbers)  # noqa: S506 - a SafeLoader, less two resolvers
     except yaml.YAMLError as exc:
         raise ConfigError([f"config: {source} is not valid YAML ({_first_line(exc)})"]) from None
+
+
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+
+
+class _TextNumbers(yaml.SafeLoader):
+    """YAML's safe loader, with numbers kept as the text written: YAML 1.1 reads ``010`` as 8,
+    ``1:30`` as 90 and ``0x2`` as 2, and each setting's parser reads numbers by one grammar
+    (:mod:`..core.numbers`) whether they come from a flag, an input or this file."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
 
 
 def _check_shape(events: Any, source: str) -> None:

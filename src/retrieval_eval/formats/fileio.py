@@ -24,8 +24,10 @@ import errno
 import hashlib
 import io
 import os
+import shutil
 import signal
 import stat
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -82,6 +84,44 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             return handle.read()
         except OSError as exc:
             raise cannot_read(path, exc) from None
+
+
+@contextlib.contextmanager
+def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
+    """The paths, each one that is not a regular file (a pipe, ``/dev/stdin``, a FIFO)
+    replaced by a private temporary copy of its bytes, read once, and removed at the end.
+
+    A pipe yields its bytes once; format detection, hashing and reading each open the
+    path, so every later reader of a pipe would see nothing.
+    """
+    directory: str | None = None
+    result: list[str | None] = []
+    try:
+        for path in paths:
+            if path is None or _is_regular(path):
+                result.append(path)
+                continue
+            if directory is None:
+                directory = tempfile.mkdtemp(prefix="retrieval-eval-")
+            copy = os.path.join(directory, str(len(result)))
+            with open_binary(path) as source, open(copy, "xb") as target:
+                try:
+                    shutil.copyfileobj(source, target, 1 << 20)
+                except OSError as exc:
+                    raise cannot_read(path, exc) from None
+            result.append(copy)
+        yield result
+    finally:
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _is_regular(path: str) -> bool:
+    """A regular file, or a path that names none (the reader then refuses it as it always did)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode) or stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

@@ -26,8 +26,9 @@ from ..core.judgments import (
     no_judgment_error,
 )
 from ..core.labelindex import LabelIndex
-from .fileio import open_binary
-from .jsonl import decode_keeping_numbers, decode_line, expect_object, iter_lines
+from .fileio import open_binary, sha256_file
+from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines
+from .qrels import read_beir_qrels, read_trec_qrels
 
 # (line, record, its checked fields or its NoAnswer), or (line, comment text, None) for a ``//`` line.
 JudgmentLine = tuple[int, Any, JudgmentFields | NoAnswer | None]
@@ -81,12 +82,32 @@ def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     return JudgmentSet(tuple(labels), {at: tuple(lines) for at, lines in comments.items()}, tuple(no_answer))
 
 
+def judgments_file_format(path: str) -> str:
+    """``jsonl`` when the first non-blank line starts like a JSON object or array (or is a ``//`` comment),
+    ``beir`` when it is BEIR's header, else ``trec``."""
+    with open_binary(path) as handle:
+        for raw in handle:
+            stripped = raw.removeprefix(BOM).strip()
+            if stripped:
+                if stripped[:1] in (b"{", b"[") or stripped[:2] == b"//":
+                    return "jsonl"
+                return "beir" if stripped.split(b"\t")[:2] == [b"query-id", b"corpus-id"] else "trec"
+    return "jsonl"
+
+
 def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     """Stream a judgments file into a :class:`LabelIndex`; records are not kept.
 
     The file's SHA-256 is taken on the way, so it is read once (twice when a
-    key is labeled more than once, to name every line of the repeat).
+    key is labeled more than once, to name every line of the repeat). TREC and
+    BEIR qrels are read as ``load_judgments`` reads them (one reader per format).
     """
+    fmt = judgments_file_format(path)
+    if fmt != "jsonl":
+        read = read_trec_qrels if fmt == "trec" else read_beir_qrels
+        qrels = LabelIndex.from_judgments(read(path, source=source))
+        qrels.sha256 = sha256_file(path)
+        return qrels
     index = LabelIndex()
     digest = hashlib.sha256()
     with open_binary(path) as handle:

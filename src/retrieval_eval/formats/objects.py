@@ -29,14 +29,14 @@ import hashlib
 import math
 import numbers
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..core.errors import InputError, UsageError
 from ..core.judgments import SCHEMA_ORDER, Judgment, JudgmentSet, judgment_from_record, write_judgments
 from ..core.runs import RunRows
 from .fileio import open_binary, sha256_file
-from .jsonl import BOM
-from .judgments import parse_judgments
+from .judgments import judgments_file_format, parse_judgments
 from .qrels import read_beir_qrels, read_trec_qrels
 from .runout import run_line
 from .runs import check_run_format, check_run_record, detect_format, iter_run_jsonl, iter_trec_run, run_from_rows
@@ -200,6 +200,14 @@ def _ranked(rankings: Mapping[Any, Any]) -> Iterator[tuple[str, tuple[str, ...]]
                 f"query {query_id!r} maps to {type(ranking).__name__}, not to a list of ids in rank order",
                 hint=RUN_HINT,
             )
+        if isinstance(ranking, AbstractSet):  # iterated in hash order, which changes per process
+            raise InputError(
+                "run",
+                row,
+                f"query {query_id!r} maps to a {type(ranking).__name__}, which is not ordered; "
+                "give a list in rank order",
+                hint=RUN_HINT,
+            )
         checked_query, checked = check_run_record({"query_id": query_id, "ranking": list(ranking)}, row, None)
         yield checked_query, tuple(checked)
 
@@ -249,19 +257,6 @@ def scored_rows(rows: Iterable[tuple[str, str, float]], sha256: str | None = Non
 # -- files, read whole (the library holds what it loads) ------------------------------------
 
 JUDGMENT_FORMATS = ("auto", "jsonl", "trec", "beir")
-
-
-def judgments_file_format(path: str) -> str:
-    """``jsonl`` when the first non-blank line starts like JSON (or is a ``//`` comment),
-    ``beir`` when it is BEIR's header, else ``trec``."""
-    with open_binary(path) as handle:
-        for raw in handle:
-            stripped = raw.removeprefix(BOM).strip()
-            if stripped:
-                if stripped[:1] == b"{" or stripped[:2] == b"//":
-                    return "jsonl"
-                return "beir" if stripped.split(b"\t")[:2] == [b"query-id", b"corpus-id"] else "trec"
-    return "jsonl"
 
 
 def read_judgments_file(path: str, judgments_format: str = "auto") -> tuple[JudgmentSet, str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.shapes import report_problem
-from .jsondoc import parse_document, read_document, read_document_bytes
+from .jsondoc import parse_document, read_document_bytes
 from .jsonout import write_json_atomic
 
 
@@ -27,18 +27,52 @@ def write_report(path: str, report: Mapping[str, Any]) -> None:
 
 def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    return checked_report(read_document(path, source), source, path=path)
+    return load_report_hashed(path, source=source)[0]
 
 
 def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[dict[str, Any], str]:
     """A report and the sha256 of the very bytes it was read from (a receipt names them)."""
     data = read_document_bytes(path, source)
-    return checked_report(parse_document(data, source, path=path), source, path=path), hashlib.sha256(data).hexdigest()
+    return _report_from(data, source, path=path), hashlib.sha256(data).hexdigest()
 
 
 def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:
     """A report from bytes that never were a file here (a commit's blob, an artifact's member)."""
-    return checked_report(parse_document(data, source, where=where), source, where=where)
+    return _report_from(data, source, where=where)
+
+
+def _report_from(data: bytes, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
+    """The report in ``data``; a run or judgments given instead are named as such, not as broken JSON."""
+    try:
+        return checked_report(parse_document(data, source, path=path, where=where), source, path=path, where=where)
+    except InputError:
+        kind = other_input(data)
+        if kind is None:
+            raise
+        raise InputError(
+            source,
+            None,
+            f"{where}this is {kind}, not a report; --baseline takes a report (what score --report writes)",
+            path=path,
+            hint="score the base branch with --report base.json and pass that file",
+        ) from None
+
+
+def other_input(data: bytes) -> str | None:
+    """``a run`` or ``judgments`` when the first line reads as one (JSONL or TREC), else None."""
+    first = next((line.strip() for line in data.lstrip(b"\xef\xbb\xbf").splitlines() if line.strip()), b"")
+    try:
+        record = json.loads(first)
+    except ValueError:
+        fields = first.split()
+        if len(fields) == 6:
+            return "a run (TREC)"
+        return "judgments (TREC qrels)" if len(fields) == 4 and fields[3].lstrip(b"-").isdigit() else None
+    if not isinstance(record, dict) or "spec_version" in record:
+        return None
+    if "ranking" in record or {"doc_id", "score"} <= record.keys():
+        return "a run"
+    return "judgments" if "relevance" in record or "doc_uri" in record else None
 
 
 def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:

@@ -16,7 +16,16 @@ from typing import Any
 from ..core.comparison import Comparison
 from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
-from ..core.gates import Gate, GateContext, GateResult, decide, evaluate_gate, max_drift_gate, parse_gate
+from ..core.gates import (
+    Gate,
+    GateContext,
+    GateResult,
+    check_judged_name,
+    decide,
+    evaluate_gate,
+    max_drift_gate,
+    parse_gate,
+)
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
@@ -25,7 +34,7 @@ from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, ScoreConfig, Scores, index_judgments
 from ..core.sensitivity import Thresholds
 from ..core.validate import validate
-from ..formats.fileio import sha256_file
+from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.report import load_report_hashed
 from ..formats.samples import read_samples
@@ -68,6 +77,8 @@ class ScoreRequest:
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
     config = request.config
+    for name in request.judged:
+        check_judged_name(name)
     return [
         parse_gate(text, ks=config.k, judged=request.judged, full_depth=config.full_depth) for text in request.gates
     ]
@@ -88,6 +99,8 @@ def gate_context(
         bounded=request.config.unjudged == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
+        lower=scores.lower,
+        strata_lower={name: s.lower for name, s in scores.strata.items() if s.n > 0},
         unjudged_keys=scores.unjudged_keys,
     )
 
@@ -98,8 +111,23 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
     A library call works in one process; the CLI and the action ask for
     :func:`.forking.worker_count` (one per spare core, where forking is safe). The answer
-    is the same either way.
+    is the same either way. An input given as a pipe is read once, into a temporary copy.
     """
+    floor = request.floor if request.floor not in ("", "bm25") else None
+    judgments = request.judgments_path if request.judgments_set is None else None
+    run = request.run_path if request.run_rows is None else None
+    with read_once([judgments, run, request.corpus_path, floor]) as (judgments, run, corpus, floor):
+        copies = replace(
+            request,
+            judgments_path=judgments or request.judgments_path,
+            run_path=run or request.run_path,
+            corpus_path=corpus,
+            floor=floor or request.floor,
+        )
+        return _evaluate(copies, workers)
+
+
+def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(

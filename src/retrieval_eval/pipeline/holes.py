@@ -16,7 +16,7 @@ from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping, number
 from ..core.metrics import FULL, gain_function
-from ..core.scoring import QueryLabels, Scores, gain_table, rank_query
+from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
 
 if TYPE_CHECKING:
@@ -141,8 +141,10 @@ def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: in
     keys = (
         f"; {new_keys} key{'' if new_keys == 1 else 's'} in the head's top {k} are unjudged and were not in the base's"
     )
+    fell = f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}{keys if new_keys is not None else ''}"
+    if scores.config.unjudged == BOUNDED:  # the gates already read both bounds: advise only the labeling
+        return f"{fell}: the gates read the bounds over their labelings; label them (retrieval-eval holes)"
     return (
-        f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}{keys if new_keys is not None else ''}: "
-        "unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "
+        f"{fell}: unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "
         "label them first (retrieval-eval holes) or score with --unjudged bounded"
     )

@@ -21,8 +21,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.gates import parse_gate, split_gate_list
+from ..core.gates import check_judged_name, parse_gate, split_gate_list
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
+from ..core.numbers import parse_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..formats.runs import RUN_FORMATS
 
@@ -418,7 +419,7 @@ def _positive_int(text: str) -> int:
 
 
 def _history(text: str) -> int:
-    if not text.isdigit() or int(text) > MAX_HISTORY:
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_HISTORY:
         raise ValueError(f"{text!r} must be a whole number from 0 (no history) to {MAX_HISTORY}, e.g. 20")
     return int(text)
 
@@ -427,7 +428,7 @@ def _ratio(text: str) -> float | None:
     if not text:
         return None
     try:
-        value = float(text)
+        value = parse_decimal(text)
     except ValueError:
         value = -1.0
     if not 0.0 <= value <= 1.0:
@@ -536,6 +537,10 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
         name, sep, path = entry.partition("=")
         if not sep or not name.strip() or not path.strip():
             raise ValueError(f"{entry!r} must be NAME=PATH, e.g. faithfulness=samples.json")
+        try:
+            check_judged_name(name.strip())
+        except UsageError as exc:
+            raise ValueError(exc.message) from None
         pairs.append((name.strip(), path.strip()))
     return tuple(pairs)
 

@@ -37,7 +37,7 @@ def read_query_labels(
     With ``expected_sha256`` a line that plainly names another query is not decoded: the file
     is then either the one the report was scored from (every line of which ``score`` checked)
     or refused at the end for its hash. A line is skipped only when it holds ``"query_id"``
-    once, with a value free of escapes; any other line is decoded and checked.
+    once and no backslash at all; any other line is decoded and checked, as ``score`` reads it.
     """
     digest = hashlib.sha256()
     found: dict[str, QueryLabels] = {}
@@ -74,10 +74,15 @@ _QUERY_ID = re.compile(rb'"query_id"\s*:\s*"([^"\\]*)"')
 
 
 def _named_elsewhere(wanted: set[bytes]) -> Callable[[bytes], bool]:
-    """Whether a raw line names, once and unescaped, a query that is not wanted."""
+    """Whether a raw line plainly names a query that is not wanted.
+
+    Only a line without a backslash is judged by its bytes: there, a string cannot hold a
+    quote, so the one ``"query_id"`` of a line that ``score`` checked is its top-level key
+    (an escaped key, ``"query\\u005fid"``, could hide the real one behind a nested one).
+    """
 
     def other(raw: bytes) -> bool:
-        if raw.count(b'"query_id"') != 1:
+        if b"\\" in raw or raw.count(b'"query_id"') != 1:
             return False
         match = _QUERY_ID.search(raw)
         return match is not None and match.group(1) not in wanted

@@ -1,0 +1,57 @@
+"""An input read from a pipe is read once: its numbers are those of the same bytes in a file.
+
+Format detection, hashing and reading each used to open the path again; a pipe gives
+its bytes only once, so the second reader saw nothing (a run scoring zeros, a floor
+with no queries) and the command still exited 0.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+JUDGMENTS = [{"query_id": f"q{i}", "query": "t", "doc_uri": f"d{i}", "relevance": 1} for i in range(4)]
+RUN = [{"query_id": f"q{i}", "ranking": [f"d{i}", "x"]} for i in range(4)]
+FLOOR = [{"query_id": f"q{i}", "ranking": ["x", "y"]} for i in range(4)]
+
+
+def write(path: Path, lines: list[dict]) -> Path:  # type: ignore[type-arg]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def cli(*args: str, stdin: bytes, report: Path) -> tuple[int, dict]:  # type: ignore[type-arg]
+    done = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", *args, "--report", str(report)],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return done.returncode, json.loads(report.read_text())
+
+
+def test_a_run_on_stdin_scores_as_the_same_file(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    run = write(tmp_path / "run.jsonl", RUN)
+    _, from_file = cli("score", "-j", str(judgments), "-r", str(run), "-k", "1", stdin=b"", report=tmp_path / "a.json")
+    _, piped = cli(
+        "score", "-j", str(judgments), "-r", "/dev/stdin", "-k", "1", stdin=run.read_bytes(), report=tmp_path / "b.json"
+    )
+    assert from_file["metrics"]["recall@1"]["value"] == 1.0
+    assert piped["metrics"] == from_file["metrics"]
+    assert piped["inputs"]["run_sha256"] == from_file["inputs"]["run_sha256"]
+
+
+def test_a_floor_on_stdin_is_read_and_its_gate_judged(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    run = write(tmp_path / "run.jsonl", FLOOR)  # the head finds nothing the floor finds
+    floor = write(tmp_path / "floor.jsonl", RUN)
+    args = ("score", "-j", str(judgments), "-r", str(run), "-k", "1", "--gate", "floor:recall@1:+0.1")
+    code, from_file = cli(*args, "--floor", str(floor), stdin=b"", report=tmp_path / "a.json")
+    piped_code, piped = cli(*args, "--floor", "/dev/stdin", stdin=floor.read_bytes(), report=tmp_path / "b.json")
+    assert code == piped_code == 1
+    assert piped["floor"]["metrics"] == from_file["floor"]["metrics"]
+    assert piped["verdict"]["status"] == "FAIL"
