@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import zlib
 from pathlib import Path
 
+from git_store import entry_header, ref_delta, varint, whole, write_pack
 from hostile.case import HostileCase
 from hostile.cases_action import WORKSPACE, runner, with_runner_folder
 
@@ -139,3 +141,83 @@ COMMAND_CASES = [
 ]
 COMMAND_CASES = [dataclasses.replace(case, stdout_lacks=INJECTED) for case in COMMAND_CASES]
 CASES += COMMAND_CASES
+
+
+# -- R3.5: the git object reader reads hostile data within bounds ----------------------------------
+BASE = "0" * 40  # the base commit the pull request's event names (test_hostile.pull_request_env)
+BLOB = "11" * 20
+
+
+def _store(*, loose: bytes | None = None, pack: list[tuple[str, bytes]] | None = None):  # type: ignore[no-untyped-def]
+    def setup(tmp: Path) -> None:
+        with_runner_folder(tmp)
+        git_dir = tmp / ".git"
+        (git_dir / "objects").mkdir(parents=True)
+        (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+        if loose is not None:
+            folder = git_dir / "objects" / BASE[:2]
+            folder.mkdir()
+            (folder / BASE[2:]).write_bytes(loose)
+        if pack is not None:
+            write_pack(git_dir, pack)
+
+    return setup
+
+
+def refusal_reported(tmp: Path) -> None:
+    assert "the checkout's git objects could not be read" in (tmp / "runner" / "summary.md").read_text()
+
+
+def _git_case(name: str, setup, seconds: float = 20) -> HostileCase:  # type: ignore[no-untyped-def]
+    return HostileCase(
+        "R3.5",
+        name,
+        ("action",),
+        files=WORKSPACE,
+        env=runner(INPUT_BASELINE="auto"),
+        setup=setup,
+        exit_code=0,  # no base report: the verdict stands alone, as when the base branch has none
+        check=refusal_reported,
+        timeout=seconds,
+        github=True,
+        comment_has="PASS",
+    )
+
+
+_COPY_ALL = bytes([0x80 | 0x10 | 0x20, 0x00, 0x01])  # copy 256 bytes from offset 0
+_COPY_64K = b"\x80"  # copy 65,536 bytes from offset 0: one byte of delta each
+BASE_64K = b"x" * 0x10000
+GIT_CASES = [
+    # The review's probe: a reference delta whose base is itself (was a RecursionError).
+    _git_case("ref-delta-on-itself", _store(pack=[(BASE, ref_delta(BASE, varint(1) + varint(1) + b"\x01x"))])),
+    _git_case(
+        "ref-delta-cycle-of-two",
+        _store(
+            pack=[(BASE, ref_delta(BLOB, varint(1) + varint(1) + b"\x01x")), (BLOB, ref_delta(BASE, b"\x01\x01\x01y"))]
+        ),
+    ),
+    _git_case(
+        "delta-declares-4-gb",
+        _store(
+            pack=[(BLOB, whole("blob", b"x" * 256)), (BASE, ref_delta(BLOB, varint(256) + varint(4 << 30) + _COPY_ALL))]
+        ),
+    ),
+    _git_case(
+        "delta-copies-past-its-declared-size",  # 4 KB of copies that would make 256 MB
+        _store(
+            pack=[
+                (BLOB, whole("blob", BASE_64K)),
+                (BASE, ref_delta(BLOB, varint(len(BASE_64K)) + varint(256) + _COPY_64K * 4096)),
+            ]
+        ),
+    ),
+    _git_case(
+        "entry-inflates-past-its-header",
+        _store(pack=[(BASE, entry_header("commit", 10) + zlib.compress(b"\0" * (8 << 20)))]),
+    ),
+    _git_case("entry-size-varint-100k-bytes", _store(pack=[(BASE, b"\x9f" + b"\xff" * 100_000 + b"\x00")])),
+    _git_case("loose-zlib-bomb", _store(loose=zlib.compress(b"commit 10\0" + b"\0" * (8 << 20), 9))),
+    _git_case("loose-declares-5-gb", _store(loose=zlib.compress(b"commit 5000000000\0tree"))),
+    _git_case("loose-header-without-end", _store(loose=zlib.compress(b"commit " + b"9" * 10_000))),
+]
+CASES += GIT_CASES

@@ -25,16 +25,18 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "P
 _BETWEEN = r"(?:\\|`|&#8203;|\u200b)*"
 
 
-def secret_inputs(env: Mapping[str, str]) -> tuple[str, ...]:
+def secret_inputs(env: Mapping[str, str], *, encoded: bool = True) -> tuple[str, ...]:
     """Values of the action's inputs (``INPUT_*``) whose name says they are secret, and each of their
-    lines (the runner masks a multi-line secret line by line), longest first."""
+    lines (the runner masks a multi-line secret line by line), longest first; with ``encoded``,
+    also the forms :func:`encoded_forms` gives them."""
     found: set[str] = set()
     for name, value in env.items():
         if name.upper().startswith("INPUT_") and any(word in name.upper() for word in SECRET_WORDS):
             for part in (value, *value.splitlines()):
                 if len(part.strip()) >= MIN_LENGTH:
                     found.add(part.strip())
-    found |= {form for secret in tuple(found) for form in encoded_forms(secret)}
+    if encoded:
+        found |= {form for secret in tuple(found) for form in encoded_forms(secret)}
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
 
