@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import hashlib
+import json
 import zlib
 from pathlib import Path
 
-from git_store import entry_header, ref_delta, varint, whole, write_pack
+from git_store import entry_header, ref_delta, varint, whole, write_loose, write_pack
 from hostile.case import HostileCase
-from hostile.cases_action import WORKSPACE, runner, with_runner_folder
+from hostile.cases_action import WORKSPACE, outputs_say, runner, with_runner_folder
+from hostile.cases_render import DEMO, REPORT
 
+DEMO_JUDGMENTS, DEMO_RUN = (DEMO / "judgments.jsonl").read_bytes(), (DEMO / "run.jsonl").read_bytes()
 TOKEN = "ghs_secret_never_printed"  # what runner() gives as the job's token
 # What actions/checkout leaves in the checkout: the token, base64-encoded with its user name.
 EXTRAHEADER = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
@@ -221,3 +225,94 @@ GIT_CASES = [
     _git_case("loose-header-without-end", _store(loose=zlib.compress(b"commit " + b"9" * 10_000))),
 ]
 CASES += GIT_CASES
+
+
+# -- R3.6: a commit may claim any time ---------------------------------------------------------------
+def _loose(git_dir: Path, kind: bytes, data: bytes) -> str:
+    raw = kind + b" %d\0" % len(data) + data
+    name = hashlib.sha1(raw).hexdigest()
+    write_loose(git_dir, name, raw)
+    return name
+
+
+def base_commit_at(stamp: bytes):  # type: ignore[no-untyped-def]
+    """A base commit holding the base report, whose committer claims ``stamp``; the event names it."""
+
+    def setup(tmp: Path) -> None:
+        with_runner_folder(tmp)
+        git_dir = tmp / ".git"
+        (git_dir / "objects").mkdir(parents=True)
+        (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+        blob = _loose(git_dir, b"blob", REPORT)
+        inner = _loose(git_dir, b"tree", b"100644 report.json\0" + bytes.fromhex(blob))
+        tree = _loose(git_dir, b"tree", b"40000 .retrieval-eval\0" + bytes.fromhex(inner))
+        who = b"Base <base@example.invalid> " + stamp + b" +0000"
+        commit = _loose(git_dir, b"commit", b"tree %s\nauthor %s\ncommitter %s\n\nbase\n" % (tree.encode(), who, who))
+        event = {"number": 7, "pull_request": {"number": 7, "base": {"sha": commit, "ref": "main"}}}
+        (tmp / "event.json").write_text(json.dumps(event))
+
+    return setup
+
+
+def _time_case(name: str, stamp: bytes) -> HostileCase:
+    return HostileCase(
+        "R3.6",
+        name,
+        ("action",),
+        files={"judgments.jsonl": DEMO_JUDGMENTS, "run.jsonl": DEMO_RUN},
+        env=runner(INPUT_BASELINE="auto", GITHUB_EVENT_PATH="{tmp}/event.json"),
+        setup=base_commit_at(stamp),
+        exit_code=0,
+        check=history_charted,
+        github=True,
+        comment_has="PASS",
+    )
+
+
+def history_charted(tmp: Path) -> None:
+    assert "versions of .retrieval-eval/report.json on main" in (tmp / "runner" / "summary.md").read_text()
+
+
+CASES += [
+    _time_case("committer-far-future", b"99999999999999999"),  # the review's probe: past any year gmtime shows
+    _time_case("committer-year-3-million", b"99999999999999"),
+    _time_case("committer-year-10000", b"253402300800"),
+    _time_case("committer-time-not-a-number", b"soon"),
+    _time_case("committer-time-5000-digits", b"9" * 5000),
+]
+
+
+# -- R3.7: an event payload of the wrong shape reads as a payload without those fields --------------
+def event_payload(payload: object, name: str = "event.json"):  # type: ignore[no-untyped-def]
+    def setup(tmp: Path) -> None:
+        with_runner_folder(tmp)
+        (tmp / name).write_text(json.dumps(payload))
+
+    return setup
+
+
+def _event_case(name: str, payload: object, *, event: str = "pull_request") -> HostileCase:
+    return HostileCase(
+        "R3.7",
+        name,
+        ("action",),
+        files=WORKSPACE,
+        env=runner(GITHUB_EVENT_PATH="{tmp}/event.json", GITHUB_EVENT_NAME=event, INPUT_BASELINE="auto"),
+        setup=event_payload(payload),
+        exit_code=0,
+        check=outputs_say("PASS"),
+        github=True,
+        comment_has=None,  # no pull request number can be read: nothing to comment on
+    )
+
+
+CASES += [
+    _event_case("pull-request-a-string", {"pull_request": "7"}),  # the review's probe
+    _event_case("base-a-list", {"pull_request": {"base": ["main"]}}),
+    _event_case("base-sha-a-number", {"pull_request": {"number": True, "base": {"sha": 7, "ref": {"x": 1}}}}),
+    _event_case("repository-a-list", {"pull_request": None, "repository": []}),
+    _event_case(
+        "workflow-run-pulls-a-string", {"workflow_run": {"id": 1, "pull_requests": "77"}}, event="workflow_run"
+    ),
+    _event_case("workflow-run-owner-a-list", {"workflow_run": {"id": 1, "head_repository": []}}, event="workflow_run"),
+]

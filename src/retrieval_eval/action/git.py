@@ -596,11 +596,17 @@ def _header(obj: bytes, key: bytes) -> str | None:
     return None
 
 
+LATEST_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second every date function can show
+
+
 def _committer_time(commit: bytes) -> int:
-    """Seconds since the epoch from ``committer Name <email> 1767225600 +0000``."""
+    """Seconds since the epoch from ``committer Name <email> 1767225600 +0000``; 0 (unknown) for a
+    time that is no number, or outside the years 1970 to 9999 (a commit may claim any)."""
     for line in _headers(commit):
         if line.startswith(b"committer "):
-            return int(line.rsplit(b" ", 2)[1])
+            parts = line.rsplit(b" ", 2)
+            stamp = parts[1] if len(parts) == 3 else b""
+            return int(stamp) if stamp.isdigit() and len(stamp) <= 12 and int(stamp) <= LATEST_TIME else 0
     return 0
 
 
