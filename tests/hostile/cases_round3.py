@@ -16,7 +16,7 @@ from pathlib import Path
 
 from git_store import entry_header, ref_delta, varint, whole, write_loose, write_pack
 from hostile.case import HostileCase
-from hostile.cases_action import WORKSPACE, outputs_say, runner, with_runner_folder
+from hostile.cases_action import JUDGMENTS, RUN, WORKSPACE, outputs_say, runner, with_runner_folder
 from hostile.cases_render import DEMO, REPORT
 
 DEMO_JUDGMENTS, DEMO_RUN = (DEMO / "judgments.jsonl").read_bytes(), (DEMO / "run.jsonl").read_bytes()
@@ -315,4 +315,123 @@ CASES += [
         "workflow-run-pulls-a-string", {"workflow_run": {"id": 1, "pull_requests": "77"}}, event="workflow_run"
     ),
     _event_case("workflow-run-owner-a-list", {"workflow_run": {"id": 1, "head_repository": []}}, event="workflow_run"),
+]
+
+
+# -- R3.4: an output never replaces an input, an input's sidecar, or anything in .git ---------------
+def unchanged(name: str, data: bytes):  # type: ignore[no-untyped-def]
+    def check(tmp: Path) -> None:
+        assert (tmp / name).read_bytes() == data, name
+
+    return check
+
+
+def _action_output(
+    name: str, config: bytes, says: str, *, check, setup=with_runner_folder, extra=None, **env: str
+) -> HostileCase:  # type: ignore[no-untyped-def]
+    return HostileCase(
+        "R3.4",
+        name,
+        ("action",),
+        files={**WORKSPACE, ".git/config": GIT_CONFIG, ".retrieval-eval.yml": config, **(extra or {})},
+        env=runner(**env),
+        setup=setup,
+        stdout_has=says,
+        check=check,
+        github=True,
+        comment_has="could not answer",
+    )
+
+
+def link_reports_to_git(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    (tmp / "reports").symlink_to(tmp / ".git")
+
+
+def to_dev_null(name: str):  # type: ignore[no-untyped-def]
+    def setup(tmp: Path) -> None:
+        (tmp / name).symlink_to("/dev/null")
+
+    return setup
+
+
+def no_sidecar(name: str):  # type: ignore[no-untyped-def]
+    def check(tmp: Path) -> None:
+        assert not (tmp / f"{name}.meta.json").exists()
+
+    return check
+
+
+def nothing_in_git_objects(tmp: Path) -> None:
+    assert not (tmp / ".git" / "objects").exists()
+
+
+FLOOR = b'{"query_id":"q1","ranking":["d2","d1"]}\n'
+FLOOR_META = b'{"command": "baseline", "method": "bm25"}\n'
+CLI_SCORE = ("score", "-j", "judgments.jsonl", "-r", "run.jsonl")
+CASES += [
+    # The review's probes.
+    _action_output(
+        "report-over-judgments",
+        b"report: judgments.jsonl\n",
+        "is also an input",
+        check=unchanged("judgments.jsonl", JUDGMENTS),
+    ),
+    _action_output(
+        "report-into-git-config",
+        b"report: .git/config\n",
+        "inside a .git folder",
+        check=unchanged(".git/config", GIT_CONFIG),
+    ),
+    # Ours: a file beside the report, a link into .git, another letter case.
+    _action_output(
+        "comment-file-over-the-run",
+        b"report: x.json\n",
+        "is also an input",
+        check=unchanged("x.comment.md", RUN),
+        extra={"x.comment.md": RUN},
+        INPUT_RUN="x.comment.md",
+    ),
+    _action_output(
+        "report-through-a-link-into-git",
+        b"report: reports/HEAD\n",
+        "inside a .git folder",
+        check=unchanged(".git/config", GIT_CONFIG),
+        setup=link_reports_to_git,
+    ),
+    _action_output("report-into-GIT", b"report: .GIT/hooks/pre-commit\n", "inside a .git folder", check=None),
+    HostileCase(
+        "R3.4",
+        "score-report-over-the-floor-sidecar",  # the review's probe
+        (*CLI_SCORE, "--floor", "floor.jsonl", "--report", "floor.jsonl.meta.json"),
+        files={**WORKSPACE, "floor.jsonl": FLOOR, "floor.jsonl.meta.json": FLOOR_META},
+        stderr_has="sidecar of the floor file",
+        check=unchanged("floor.jsonl.meta.json", FLOOR_META),
+    ),
+    HostileCase(
+        "R3.4",
+        "score-report-over-the-run-sidecar",
+        (*CLI_SCORE, "--report", "run.jsonl.meta.json"),
+        files={**WORKSPACE, "run.jsonl.meta.json": FLOOR_META},
+        stderr_has="sidecar of the run file",
+        check=unchanged("run.jsonl.meta.json", FLOOR_META),
+    ),
+    HostileCase(
+        "R3.4",
+        "fuse-out-a-device",  # /dev/stdout in the review's probe; a link to a device here, to see its folder
+        ("fuse", "run.jsonl", "run.jsonl", "--out", "fused"),
+        files=WORKSPACE,
+        setup=to_dev_null("fused"),
+        exit_code=0,
+        stderr_has="no sidecar beside a stream",
+        check=no_sidecar("fused"),
+    ),
+    HostileCase(
+        "R3.4",
+        "fuse-out-into-git",
+        ("fuse", "run.jsonl", "run.jsonl", "--out", ".git/objects/fused.jsonl"),
+        files={**WORKSPACE, ".git/config": GIT_CONFIG},
+        stderr_has="inside a .git folder",
+        check=nothing_in_git_objects,
+    ),
 ]

@@ -91,7 +91,7 @@ def command(
     ranked = result.meta["queries"]["ranked"]
     unit = "chunks" if granularity == "chunk" else "documents"
     click.echo(
-        f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}, "
-        f"and how they were made to {result.meta_path}",
+        f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}"
+        + (f", and how they were made to {result.meta_path}" if result.meta_path else " (no sidecar beside a stream)"),
         err=True,
     )

@@ -69,4 +69,5 @@ def command(
         "run": {"sha256": sha, "query_order": "query_id"},
     }
     meta_file = write_meta(out, meta)
-    click.echo(f"wrote {lines} fused queries to {out}, and how they were made to {meta_file}", err=True)
+    how = f", and how they were made to {meta_file}" if meta_file else " (no sidecar beside a stream)"
+    click.echo(f"wrote {lines} fused queries to {out}{how}", err=True)

@@ -24,6 +24,7 @@ from ..core.errors import UsageError
 from ..core.gates import parse_gate, split_gate_list
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
+from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
@@ -380,6 +381,8 @@ def _check_together(settings: Settings, values: Values) -> None:
         values.problem("floor", "bm25 is computed over a corpus; set corpus too")
     if settings.collapse_to_documents and not settings.corpus:
         values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
+    if values.confined and settings.mode == "evaluate" and settings.report:
+        _check_outputs(settings, values)
     missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
     if missing:
         names = [values.label(name) for name in missing]
@@ -388,6 +391,19 @@ def _check_together(settings: Settings, values: Values) -> None:
             f"missing required {values.noun}{'s' if len(missing) > 1 else ''}: {', '.join(names)} "
             f"(set {' and '.join(names)}{values.given_where} or in {DEFAULT_CONFIG})",
         )
+
+
+def _check_outputs(settings: Settings, values: Values) -> None:
+    """In a workflow the pull request names the report: no file the action writes (the report and
+    the files beside it) may replace an input, an input's sidecar, or anything in ``.git``."""
+    label = values.label("report")
+    beside = (settings.summary_file, settings.comment_file, settings.html_file, settings.queue_file)
+    try:
+        outputs = [(label, str(settings.resolve(settings.report)))]
+        outputs += [(f"{label}'s neighbour", str(settings.resolve(path))) for path in beside]
+        refuse_output_over_input(outputs, inputs_of(settings))
+    except UsageError as exc:
+        values.problems.append(exc.message)
 
 
 # -- the parsers, one per kind of value ------------------------------------------------------
