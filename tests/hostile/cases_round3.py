@@ -435,3 +435,81 @@ CASES += [
         check=nothing_in_git_objects,
     ),
 ]
+
+
+# -- R3.3: what a command prints shows control characters and bidi marks, never obeys them -----------
+ESC = "\x1b]0;owned\x07\x1b[2J"  # sets the terminal's title, then clears the screen
+RLO = "\u202e"  # right-to-left override: "txt.exe" shows as "exe.txt"
+NO_CONTROLS = ("\x1b", "\x07", RLO)
+
+
+def _report_claiming(baseline_sha256: str) -> bytes:
+    report = json.loads(REPORT)
+    report["inputs"]["baseline_sha256"] = baseline_sha256
+    return json.dumps(report).encode()
+
+
+def _report_with_repair(command: str) -> bytes:
+    report = json.loads(REPORT)
+    report["judgments"]["drift"] = {"valid": 1, "re_anchorable": 1, "invalid_ratio": 0.5, "repair_command": command}
+    return json.dumps(report).encode()
+
+
+HOSTILE_ID = f"q{RLO}1{ESC}"
+RLO_JUDGMENTS = (json.dumps({"query_id": HOSTILE_ID, "query": "x", "doc_uri": "d1", "relevance": 1}) + "\n").encode()
+RLO_RUN = (json.dumps({"query_id": HOSTILE_ID, "ranking": ["d2", "d1"]}, ensure_ascii=False) + "\n").encode()
+CASES += [
+    HostileCase(
+        "R3.3",
+        "verify-chain-claimed-sha",  # the review's probe: a value from the report, printed raw
+        ("verify-chain", "a.json", "b.json"),
+        files={"a.json": REPORT, "b.json": _report_claiming(ESC + "0" * 64)},
+        exit_code=1,
+        stdout_has="\\x1b]0;owned",
+        stdout_lacks=NO_CONTROLS,
+    ),
+    HostileCase(
+        "R3.3",
+        "verify-chain-path",
+        ("verify-chain", f"a{RLO}nosj.json", "b.json"),
+        files={f"a{RLO}nosj.json": REPORT, "b.json": REPORT},
+        exit_code=1,
+        stdout_has="\\u202e",
+        stdout_lacks=NO_CONTROLS,
+    ),
+    HostileCase(
+        "R3.3",
+        "holes-query-id",
+        ("holes", "-j", "j.jsonl", "-r", "r.jsonl", "-k", "2"),
+        files={"j.jsonl": RLO_JUDGMENTS, "r.jsonl": RLO_RUN},
+        exit_code=0,
+        stdout_has='"q\\u202e1\\u001b]0;owned',
+        stdout_lacks=NO_CONTROLS,
+    ),
+    HostileCase(
+        "R3.3",
+        "convert-to-jsonl-on-stdout",
+        ("convert", "q.txt", "--from", "trec-qrels", "--to", "judgments"),
+        files={"q.txt": f"q{RLO}1 0 d{ESC}1 1\n".encode()},
+        exit_code=0,
+        stdout_has="\\u202e",
+        stdout_lacks=NO_CONTROLS,
+    ),
+    HostileCase(
+        "R3.3",
+        "convert-to-trec-on-stdout",
+        ("convert", "r.jsonl", "--to", "trec-run"),
+        files={"r.jsonl": RLO_RUN},
+        stderr_has="a terminal would obey",
+        stdout_lacks=NO_CONTROLS,
+    ),
+    HostileCase(
+        "R3.3",
+        "repair-command-in-the-summary",  # the review's probe: a corpus path with a bidi override
+        ("render", "--report", "r.json", "--format", "summary"),
+        files={"r.json": _report_with_repair(f"retrieval-eval drift -c 'corpus{RLO}nosj.json' --fix")},
+        exit_code=0,
+        stdout_has="corpus⟨U+202E⟩nosj",
+        stdout_lacks=NO_CONTROLS,
+    ),
+]

@@ -8,7 +8,7 @@ from ..core.errors import UsageError
 from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
 from ..formats.runs import parse_run
-from ._common import handles_errors
+from ._common import handles_errors, say
 
 
 @click.command()
@@ -54,7 +54,7 @@ def command(
     read = [parse_run(path, run_format=run_format) for path in runs]
     for path, run in zip(runs, read):
         if run.with_duplicates:
-            click.echo(
+            say(
                 f"warning  {path}: {len(run.with_duplicates)} queries list a key twice; its first rank counts",
                 err=True,
             )
@@ -70,4 +70,4 @@ def command(
     }
     meta_file = write_meta(out, meta)
     how = f", and how they were made to {meta_file}" if meta_file else " (no sidecar beside a stream)"
-    click.echo(f"wrote {lines} fused queries to {out}{how}", err=True)
+    say(f"wrote {lines} fused queries to {out}{how}", err=True)
