@@ -513,3 +513,40 @@ CASES += [
         stdout_lacks=NO_CONTROLS,
     ),
 ]
+
+
+# -- R3.8: every number has a range, checked where settings are read -----------------------------------
+def _range_case(name: str, argv: tuple[str, ...], says: str, files: dict[str, bytes] | None = None) -> HostileCase:
+    return HostileCase("R3.8", name, argv, files=files or WORKSPACE, stderr_has=says, timeout=30)
+
+
+CASES += [
+    _range_case("threshold-1024", (*CLI_SCORE, "--threshold", "1024"), "--threshold: 1,024 is out of range"),
+    _range_case("threshold-huge", (*CLI_SCORE, "--threshold", "99999999999"), "give 1 to 1,000"),
+    _range_case("cutoff-huge", (*CLI_SCORE, "-k", "5,99999999999"), "-k: 99,999,999,999 is out of range"),
+    _range_case("rrf-k-huge", ("fuse", "run.jsonl", "run.jsonl", "--rrf-k", "9" * 400, "--out", "f.jsonl"), "--rrf-k:"),
+    _range_case(
+        "fuse-depth-huge", ("fuse", "run.jsonl", "run.jsonl", "--depth", "9" * 30, "--out", "f.jsonl"), "--depth:"
+    ),
+    _range_case(
+        "resamples-huge",
+        ("compare", "--base", "a.json", "--head", "b.json", "--resamples", "10000000000"),
+        "--resamples:",
+    ),
+    _range_case("seed-huge", ("compare", "--base", "a.json", "--head", "b.json", "--seed", "9" * 100), "--seed:"),
+    _range_case("validate-threshold", ("validate", "-j", "judgments.jsonl", "--threshold", "1024"), "--threshold:"),
+    _range_case("answer-in-query-huge", (*CLI_SCORE, "--answer-in-query", "5000"), "--answer-in-query: 5,000"),
+    HostileCase(
+        "R3.8",
+        "config-threshold-huge",  # the review's probe: minutes and 12 GB before
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"threshold: 99999999999\n"},
+        env=runner(),
+        setup=with_runner_folder,
+        stdout_has="threshold: 99,999,999,999 is out of range",
+        check=outputs_say("ERROR"),
+        timeout=30,
+        github=True,
+        comment_has="could not answer",
+    ),
+]

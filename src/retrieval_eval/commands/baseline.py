@@ -6,6 +6,7 @@ import click
 
 from ..core.tokenize import TokenizerSpec
 from ..pipeline.baseline import BaselineRequest, run_baseline
+from ..pipeline.settings import check_number
 from ._common import handles_errors, say
 
 # Queries named on stderr before the rest are left to the sidecar.
@@ -62,6 +63,10 @@ def command(
     pip install 'retrieval-eval[lanes]'.
     """
 
+    check_number("depth", depth, label="--depth")
+    for name, value in (("k1", k1), ("b", b)):
+        if value is not None:
+            check_number(name, value, label=f"--{name}")
     request = BaselineRequest(
         method=method,
         corpus_path=corpus_path,

@@ -11,6 +11,7 @@ from ..core.validate import Issue, RunFacts, Validation, ordered, validate, vali
 from ..formats.fileio import open_binary
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..pipeline.settings import check_number
 from ..render.terminal import render_validation
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, say, use_colour
 
@@ -106,6 +107,8 @@ def command(
     unsound, 2 when a file cannot be read.
     """
 
+    check_number("threshold", threshold, label="--threshold")
+    check_number("k", cutoff, label="-k")
     thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
     judgment_set = parse_judgments(judgments)
     if run_path:
