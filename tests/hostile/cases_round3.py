@@ -550,3 +550,41 @@ CASES += [
         comment_has="could not answer",
     ),
 ]
+
+
+# -- R3.10: a template's time is bounded as its allocations are -----------------------------------------
+SILENT_LOOPS = {
+    # The review's probe: nested loops that print nothing, so no allocation bound ever trips.
+    "nested-ranges": "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    "nested-strings": "{% set s = 'x' * 5000 %}"
+    + "{% for a in s %}{% for b in s %}{% for c in s %}{% endfor %}{% endfor %}{% endfor %}",
+    "macro-loops": "{% macro m() %}{% for j in range(100000) %}{% endfor %}{% endmacro %}"
+    + "{% for i in range(100000) %}{{ m() }}{% endfor %}",
+}
+
+
+def _slow_template(name: str, body: str) -> HostileCase:
+    return HostileCase(
+        "R3.10",
+        f"template-{name}",
+        ("render", "--report", "report.json", "--format", "comment", "--template-dir", "templates"),
+        files={"report.json": REPORT, "templates/comment.md.j2": ("{{ marker }}\n" + body + "\n").encode()},
+        stderr_has="templates are time-bound",
+        timeout=40,  # the bound is 5 s of template code; the run's own start-up adds a little
+    )
+
+
+CASES += [_slow_template(name, body) for name, body in SILENT_LOOPS.items()]
+CASES.append(
+    dataclasses.replace(
+        _leak("action-template-loops", config=b"template-dir: t\n", files={}, says="templates are time-bound"),
+        item="R3.10",
+        files={
+            **WORKSPACE,
+            ".retrieval-eval.yml": b"template-dir: t\n",
+            "t/summary.md.j2": _template(SILENT_LOOPS["nested-ranges"]),
+        },
+        check=None,
+        timeout=60,
+    )
+)

@@ -137,11 +137,13 @@ def environment(template_dir: str | None) -> limits.BoundedEnvironment:
 def template_drawer(kind: str, template_dir: str | None) -> Drawer:
     """The template for ``kind``, loaded once, as a function that draws a view."""
     try:
-        template = environment(template_dir).get_template(f"{kind}.md.j2")
+        env = environment(template_dir)
+        template = env.get_template(f"{kind}.md.j2")
     except TemplateError as exc:
         raise _refusal(exc, kind, template_dir) from None
 
     def draw(view: dict[str, Any]) -> str:
+        env.start_clock()
         try:
             text = _bounded_text(template.generate(**view))
         except RetrievalEvalError:
