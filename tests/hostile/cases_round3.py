@@ -588,3 +588,66 @@ CASES.append(
         timeout=60,
     )
 )
+
+
+# -- R3.9: -k all with a corpus, and reports written with -k all read back by every reader -------------
+def _full_depth_report() -> bytes:
+    from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.formats.report import dump_report
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+    request = ScoreRequest(
+        judgments_path=str(DEMO / "judgments.jsonl"),
+        run_path=str(DEMO / "run.jsonl"),
+        config=ScoreConfig(k=(), full_depth=True),
+        generated_at="2026-01-01T00:00:00Z",
+    )
+    return dump_report(evaluate(request).report).encode("utf-8")
+
+
+ALL_REPORT = _full_depth_report()
+DEMO_FILES = {"j.jsonl": DEMO_JUDGMENTS, "r.jsonl": DEMO_RUN, "c.json": (DEMO / "corpus.json").read_bytes()}
+DEMO_SCORE = ("score", "-j", "j.jsonl", "-r", "r.jsonl")
+
+
+def _all_case(name: str, argv: tuple[str, ...], files: dict[str, bytes], says: str = "") -> HostileCase:
+    return HostileCase("R3.9", name, argv, files=files, exit_code=0, stdout_has=says)
+
+
+CASES += [
+    _all_case("score-all-with-corpus", (*DEMO_SCORE, "-k", "all", "--corpus", "c.json"), DEMO_FILES, "verdict"),
+    _all_case(
+        "holes-all-with-corpus",
+        ("holes", "-j", "j.jsonl", "-r", "r.jsonl", "-k", "all", "--corpus", "c.json"),
+        DEMO_FILES,
+    ),
+    _all_case(
+        "render-an-all-report", ("render", "--report", "a.json", "--format", "summary"), {"a.json": ALL_REPORT}, "map"
+    ),
+    _all_case("compare-all-reports", ("compare", "--base", "a.json", "--head", "a.json"), {"a.json": ALL_REPORT}),
+    _all_case("verify-chain-all-report", ("verify-chain", "a.json"), {"a.json": ALL_REPORT}, "ok"),
+    _all_case("history-all-report", ("history", "a.json", "a.json"), {"a.json": ALL_REPORT}),
+    _all_case(
+        "baseline-an-all-report",
+        (*DEMO_SCORE, "-k", "all", "--baseline", "a.json"),
+        {**DEMO_FILES, "a.json": ALL_REPORT},
+    ),
+    HostileCase(
+        "R3.9",
+        "action-all-with-corpus-and-an-all-baseline",  # the review's probe: exit 2 on every later pull request
+        ("action",),
+        files={**DEMO_FILES, "a.json": ALL_REPORT},
+        env=runner(
+            INPUT_JUDGMENTS="j.jsonl",
+            INPUT_RUN="r.jsonl",
+            INPUT_CORPUS="c.json",
+            INPUT_K="all",
+            INPUT_BASELINE="a.json",
+        ),
+        setup=with_runner_folder,
+        exit_code=0,
+        check=outputs_say("PASS"),
+        github=True,
+        comment_has="PASS",
+    ),
+]
