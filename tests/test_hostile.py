@@ -76,5 +76,7 @@ def run_case(case: HostileCase, tmp_path: Path, github_env: dict[str, str]) -> N
     assert done.returncode == case.exit_code, (done.returncode, done.stderr)
     assert case.stderr_has in done.stderr, done.stderr
     assert case.stdout_has in done.stdout, done.stdout
+    for text in case.stdout_lacks:
+        assert text not in done.stdout and text not in done.stderr, (text, done.stdout, done.stderr)
     if case.check is not None:
         case.check(tmp_path)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import re
+import urllib.parse
+
 import pytest
 
 from retrieval_eval.render.escape import escape_markdown
@@ -47,3 +51,33 @@ def test_secret_inputs_are_the_inputs_whose_name_says_so() -> None:
     assert "AAAAB3Nza" in found and "-----BEGIN KEY-----" in found
     assert "5,10" not in found and "abc" not in found and "/not/an/input" not in found
     assert [len(s) for s in found] == sorted((len(s) for s in found), reverse=True)
+
+
+@pytest.mark.parametrize("prefix", [b"", b"x-access-token:", b"a", b"ab", b"AUTHORIZATION: basic x"])
+@pytest.mark.parametrize("suffix", [b"", b"\n", b"@github.com"])
+def test_base64_of_the_token_is_scrubbed_at_every_alignment(prefix: bytes, suffix: bytes) -> None:
+    token = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"
+    secrets = secret_inputs({"INPUT_GITHUB-TOKEN": token})
+    encoded = base64.b64encode(prefix + token.encode() + suffix).decode()
+    published = scrub(f"header: {encoded} end", secrets)
+    assert MASK in published
+    assert not _decodes_to_part_of(published, token.encode())
+
+
+def _decodes_to_part_of(text: str, secret: bytes) -> bool:
+    """Whether any run of base64 letters in ``text``, decoded at any of its four alignments,
+    holds six consecutive bytes of ``secret``: read back as an attacker would."""
+    windows = [secret[i : i + 6] for i in range(len(secret) - 5)]
+    for run in re.findall(r"[A-Za-z0-9+/]+", text):
+        for start in range(4):
+            chunk = run[start:][: (len(run) - start) // 4 * 4]
+            decoded = base64.b64decode(chunk) if chunk else b""
+            if any(window in decoded for window in windows):
+                return True
+    return False
+
+
+def test_url_encoded_token_is_scrubbed() -> None:
+    token = "p@ss/word:with spaces"
+    secrets = secret_inputs({"INPUT_API-PASSWORD": token})
+    assert scrub(f"https://u:{urllib.parse.quote(token, safe='')}@host/", secrets) == "https://u:***@host/"

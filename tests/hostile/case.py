@@ -22,6 +22,7 @@ class HostileCase:
     exit_code: int = 2
     stderr_has: str = ""
     stdout_has: str = ""
+    stdout_lacks: tuple[str, ...] = ()  # texts that must appear on neither output stream
     # Called with the case's folder before the run: lays down what bytes cannot (links, modes).
     setup: Callable[[Path], None] | None = None
     # Called with the case's folder after the run: asserts nothing the user owns was damaged.

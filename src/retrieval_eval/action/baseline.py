@@ -126,10 +126,12 @@ def _from_git_commit(ctx: BaselineContext, sha: str, path: str) -> Baseline | No
     # A default (depth 1) checkout of a pull request holds the merge commit alone:
     # the base commit is then read through the Contents API, the next source.
     if not ctx.git.has_commit(sha):
-        ctx.notes.append(f"commit {sha[:12]} is not in the checkout (a shallow clone holds only what it checked out)")
+        shallow = f"commit {sha[:12]} is not in the checkout (a shallow clone holds only what it checked out)"
+        ctx.notes.append(ctx.git.problem or shallow)
         return None
     data = ctx.git.show(sha, path)
     if data is None:
+        _note_refused(ctx)
         return None
     return _parsed(data, f"{path} at {sha[:12]}", source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
 
@@ -138,10 +140,17 @@ def _from_git_ref(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
     data = ctx.git.show(ref, path)
     if data is not None:
         return _parsed(data, f"{path} at {ref}", source=f"{path} at {ref}, {FROM_CHECKOUT}")
+    _note_refused(ctx)
     if not ctx.git.has_commit(ref):
         ctx.notes.append(f"{ref} is not in the checkout")
     # GitHub knows the branch as "release", the checkout as "origin/release".
     return _from_contents(ctx, ref.removeprefix("origin/"), path)
+
+
+def _note_refused(ctx: BaselineContext) -> None:
+    """An object the reader refused (a delta loop, a zlib bomb) is said; the next source is tried."""
+    if ctx.git.problem:
+        ctx.notes.append(ctx.git.problem)
 
 
 # -- the API ---------------------------------------------------------------------

@@ -32,44 +32,59 @@ class Event:
     def pull_request(self) -> Mapping[str, Any]:
         if self.name not in PULL_REQUEST_EVENTS:
             return {}
-        return self.payload.get("pull_request") or {}
+        return _object(self.payload.get("pull_request"))
 
     @property
     def pr_number(self) -> int | None:
-        number = self.pull_request.get("number")
-        return int(number) if isinstance(number, int) else None
+        return _number(self.pull_request.get("number"))
 
     @property
     def base_sha(self) -> str:
-        return str((self.pull_request.get("base") or {}).get("sha") or "")
+        return _text(_object(self.pull_request.get("base")).get("sha"))
 
     @property
     def base_ref(self) -> str:
-        return str((self.pull_request.get("base") or {}).get("ref") or "")
+        return _text(_object(self.pull_request.get("base")).get("ref"))
 
     @property
     def default_branch(self) -> str:
-        return str((self.payload.get("repository") or {}).get("default_branch") or "")
+        return _text(_object(self.payload.get("repository")).get("default_branch"))
 
     @property
     def triggering_run(self) -> TriggeringRun | None:
-        run = self.payload.get("workflow_run") if self.name == "workflow_run" else None
-        if not isinstance(run, Mapping) or not isinstance(run.get("id"), int):
+        run = _object(self.payload.get("workflow_run")) if self.name == "workflow_run" else {}
+        run_id = _number(run.get("id"))
+        if run_id is None:
             return None
-        owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login") or ""
+        owner = _object(_object(run.get("head_repository")).get("owner")).get("login")
+        pulls = run.get("pull_requests")
         numbers = tuple(
-            int(p["number"])
-            for p in run.get("pull_requests") or []
-            if isinstance(p, Mapping) and isinstance(p.get("number"), int)
+            number
+            for number in (_number(_object(p).get("number")) for p in (pulls if isinstance(pulls, list) else []))
+            if number is not None
         )
         return TriggeringRun(
-            int(run["id"]),
-            str(run.get("event") or ""),
-            str(run.get("head_sha") or ""),
-            str(run.get("head_branch") or ""),
-            str(owner),
+            run_id,
+            _text(run.get("event")),
+            _text(run.get("head_sha")),
+            _text(run.get("head_branch")),
+            _text(owner),
             numbers,
         )
+
+
+# The payload is a file on the runner, but what it holds comes from GitHub and the pull request:
+# every field is read as the type it must have, and anything else reads as absent.
+def _object(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _number(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def load_event(name: str, path: str) -> Event:

@@ -20,6 +20,7 @@ import hashlib
 import mmap
 import re
 import struct
+import time
 import zlib
 from bisect import bisect_left
 from collections.abc import Callable
@@ -29,13 +30,50 @@ from typing import Protocol, TypeVar
 
 OBJECT_TYPES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 OFS_DELTA, REF_DELTA = 6, 7
-MAX_DELTA_CHAIN = 10_000  # git's own chains stay under a few hundred; more is a loop
+# The store is data this reader did not write: every loop and every allocation has a bound,
+# and an object past one is refused (the baseline then comes from the next source).
+MAX_DELTA_CHAIN = 4095  # git pack-objects --depth cannot go deeper; more is a loop
+MAX_PACK_HOPS = 32  # reference deltas whose base sits in another pack (or loose): git makes none
+MAX_OBJECT_BYTES = 64 << 20  # one object, inflated; a report is kilobytes, a huge tree megabytes
+MAX_INFLATED_BYTES = 256 << 20  # everything inflated to answer one question
+MAX_VARINT_BYTES = 10  # a size or an offset of 64 bits; a longer one is not a number git wrote
+GIT_SECONDS = 30.0  # one question (a file at a commit, or a file's history)
 MAX_SYMREF_DEPTH = 5
 _HEX = re.compile(r"[0-9a-f]{40}")
 _REV = re.compile(r"(?P<name>.+?)(?P<steps>(?:~[0-9]*|\^[0-9]*)*)")
 _STEP = re.compile(r"([~^])([0-9]*)")
 T = TypeVar("T")
-_UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error)
+_UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error, OverflowError)
+
+
+class BadObject(ValueError):
+    """An object this reader refuses (past a bound, or not what its header says): reported."""
+
+
+@dataclass
+class _Work:
+    """What one question may still spend: time, and bytes inflated; and how deep it is in packs."""
+
+    deadline: float
+    inflated: int = 0
+    hops: int = 0
+    ops: int = 0
+
+    def spend(self, size: int) -> None:
+        if size > MAX_OBJECT_BYTES:
+            raise BadObject(f"an object declares {size:,} bytes, more than the {MAX_OBJECT_BYTES:,} read")
+        self.inflated += size
+        if self.inflated > MAX_INFLATED_BYTES:
+            raise BadObject(f"reading it needs more than {MAX_INFLATED_BYTES:,} bytes inflated")
+        self.tick()
+
+    def tick(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise BadObject(f"reading it took longer than {GIT_SECONDS:g} seconds")
+
+
+def _fresh_work() -> _Work:
+    return _Work(deadline=time.monotonic() + GIT_SECONDS)
 
 
 MAX_WALK = 1_000  # commits walked for a file's history: a bound on time, said when reached
@@ -59,6 +97,8 @@ class FileHistory:
 
 
 class Git(Protocol):
+    problem: str  # why the last question found nothing, when the store held an object refused
+
     def has_commit(self, rev: str) -> bool: ...
 
     def show(self, rev: str, path: str) -> bytes | None: ...
@@ -71,7 +111,10 @@ class GitObjects:
     """The repository checked out at ``worktree``, read in place."""
 
     worktree: Path
+    # Why the last question found nothing, when the store held something this reader refused.
+    problem: str = field(default="", init=False)
     _packs: list[_Pack] | None = field(default=None, init=False, repr=False)
+    _work: _Work = field(default_factory=_fresh_work, init=False, repr=False)
 
     def has_commit(self, rev: str) -> bool:
         return self._guard(lambda: self._commit(rev) is not None) is True
@@ -95,7 +138,9 @@ class GitObjects:
         says so) or after ``MAX_WALK`` commits.
         """
         found = self._guard(lambda: self._walk(rev, path, limit))
-        return found if found is not None else FileHistory([], cut=f"{rev} could not be read from the checkout")
+        if found is None:
+            return FileHistory([], cut=self.problem or f"{rev} could not be read from the checkout")
+        return found
 
     def _walk(self, rev: str, path: str, limit: int) -> FileHistory:
         sha = self._resolve_commit_sha(rev)
@@ -138,8 +183,12 @@ class GitObjects:
         return self._resolve(parsed["name"])
 
     def _guard(self, read: Callable[[], T]) -> T | None:
+        self.problem, self._work = "", _fresh_work()
         try:
             return read()
+        except BadObject as exc:
+            self.problem = f"the checkout's git objects could not be read: {exc}"
+            return None
         except _UNREADABLE:
             return None  # not a repository, or one this reader cannot read: "not available"
         finally:
@@ -280,23 +329,24 @@ class GitObjects:
         path = self.common_dir / "objects" / sha[:2] / sha[2:]
         if not path.is_file():
             return None
-        raw = zlib.decompress(path.read_bytes())
-        header, _, data = raw.partition(b"\0")
-        kind, _, size = header.partition(b" ")
-        if int(size) != len(data):
-            raise ValueError(f"loose object {sha}: size mismatch")
-        return kind, data
+        # zlib never makes data much larger: a bigger file holds no object this reader would read.
+        if path.stat().st_size > MAX_OBJECT_BYTES + (1 << 20):
+            raise BadObject(f"loose object {sha} is larger than {MAX_OBJECT_BYTES:,} bytes")
+        return _inflate_loose(path.read_bytes(), sha, self._work)
 
     def _packed(self, sha: str) -> tuple[bytes, bytes] | None:
         name = bytes.fromhex(sha)
         for pack in self._all_packs():
             offset = pack.find(name)
             if offset is not None:
-                return pack.read(offset, self._object_for_delta)
+                return pack.read(offset, self._object_for_delta, self._work)
         return None
 
     def _object_for_delta(self, name: bytes) -> tuple[bytes, bytes] | None:
-        """The base of a reference delta: anywhere in the store."""
+        """The base of a reference delta in another pack, or loose: counted, as a loop may cross packs."""
+        self._work.hops += 1
+        if self._work.hops > MAX_PACK_HOPS:
+            raise BadObject(f"a reference delta leads through more than {MAX_PACK_HOPS} packs")
         return self._object(name.hex())
 
     def _all_packs(self) -> list[_Pack]:
@@ -352,32 +402,37 @@ class _Pack:
             offset = struct.unpack_from(">Q", index, large + (offset & 0x7FFFFFFF) * 8)[0]
         return int(offset)
 
-    def read(self, offset: int, elsewhere: Callable[[bytes], tuple[bytes, bytes] | None]) -> tuple[bytes, bytes] | None:
-        """(type, content) of the object at ``offset``, its chain of deltas applied."""
+    def read(
+        self, offset: int, elsewhere: Callable[[bytes], tuple[bytes, bytes] | None], work: _Work
+    ) -> tuple[bytes, bytes] | None:
+        """(type, content) of the object at ``offset``, its chain of deltas applied.
+
+        A loop, not recursion: a delta whose base is itself (or a cycle) ends at the chain's bound.
+        """
         _, pack = self._maps()
         deltas: list[bytes] = []
         for _ in range(MAX_DELTA_CHAIN):
             kind, size, at = _entry_header(pack, offset)
             if kind == OFS_DELTA:
                 back, at = _offset_back(pack, at)
-                deltas.append(_inflate(pack, at, -1))
+                if not 0 < back <= offset:
+                    raise BadObject(f"an offset delta at {offset} points outside its pack")
+                deltas.append(_inflate(pack, at, size, work))
                 offset -= back
                 continue
             if kind == REF_DELTA:
-                base_name = pack[at : at + 20]
-                deltas.append(_inflate(pack, at + 20, -1))
-                base = self._here_or(base_name, elsewhere)
-                return None if base is None else (base[0], _apply_all(base[1], deltas))
+                base_name = bytes(pack[at : at + 20])
+                deltas.append(_inflate(pack, at + 20, size, work))
+                here = self.find(base_name)
+                if here is not None:
+                    offset = here
+                    continue
+                base = elsewhere(base_name)
+                return None if base is None else (base[0], _apply_all(base[1], deltas, work))
             if kind not in OBJECT_TYPES:
                 raise ValueError(f"{self.pack_path}: object type {kind} at offset {offset}")
-            return OBJECT_TYPES[kind], _apply_all(_inflate(pack, at, size), deltas)
-        raise ValueError(f"{self.pack_path}: a delta chain longer than {MAX_DELTA_CHAIN}")
-
-    def _here_or(
-        self, name: bytes, elsewhere: Callable[[bytes], tuple[bytes, bytes] | None]
-    ) -> tuple[bytes, bytes] | None:
-        offset = self.find(name)
-        return self.read(offset, elsewhere) if offset is not None else elsewhere(name)
+            return OBJECT_TYPES[kind], _apply_all(_inflate(pack, at, size, work), deltas, work)
+        raise BadObject(f"a delta chain longer than {MAX_DELTA_CHAIN}")
 
 
 class _Names:
@@ -400,12 +455,14 @@ def _entry_header(pack: mmap.mmap, at: int) -> tuple[int, int, int]:
     """An entry's type and inflated size: 3 bits of type, then the size 4 + 7n bits at a time."""
     byte = pack[at]
     kind, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
-    while byte & 0x80:
+    for _ in range(MAX_VARINT_BYTES):
+        if not byte & 0x80:
+            return kind, size, at + 1
         at += 1
         byte = pack[at]
         size |= (byte & 0x7F) << shift
         shift += 7
-    return kind, size, at + 1
+    raise BadObject(f"a size of more than {MAX_VARINT_BYTES} bytes")
 
 
 def _offset_back(pack: mmap.mmap, at: int) -> tuple[int, int]:
@@ -413,52 +470,85 @@ def _offset_back(pack: mmap.mmap, at: int) -> tuple[int, int]:
     continuation adding one, so that every distance has exactly one encoding)."""
     byte = pack[at]
     back = byte & 0x7F
-    while byte & 0x80:
+    for _ in range(MAX_VARINT_BYTES):
+        if not byte & 0x80:
+            return back, at + 1
         at += 1
         byte = pack[at]
         back = ((back + 1) << 7) | (byte & 0x7F)
-    return back, at + 1
+    raise BadObject(f"an offset of more than {MAX_VARINT_BYTES} bytes")
 
 
-def _inflate(pack: mmap.mmap, at: int, size: int) -> bytes:
-    """The zlib stream starting at ``at``; ``size`` checks a whole object (-1: a delta)."""
+_STEP_BYTES = 64 * 1024
+
+
+def _inflate(pack: mmap.mmap, at: int, size: int, work: _Work) -> bytes:
+    """The zlib stream starting at ``at``, which must inflate to exactly ``size`` bytes, the size
+    its header declares: never more is inflated, so a small stream cannot expand to gigabytes."""
+    work.spend(size)
     inflater = zlib.decompressobj()
-    chunks, step = [], 64 * 1024
+    chunks, total = [], 0
     while not inflater.eof:
-        chunk = pack[at : at + step]
+        work.tick()
+        chunk = pack[at : at + _STEP_BYTES]
         if not chunk:
             raise ValueError("a packed object ends early")
-        chunks.append(inflater.decompress(chunk))
-        at += step
-    data = b"".join(chunks)
-    if size >= 0 and len(data) != size:
-        raise ValueError("a packed object has the wrong size")
-    return data
+        # At most one byte past the declared size: enough to tell that it is past.
+        piece = inflater.decompress(chunk, size + 1 - total)
+        total += len(piece)
+        if total > size:
+            raise BadObject(f"an object inflates past the {size:,} bytes its header declares")
+        chunks.append(piece)
+        at += _STEP_BYTES
+    if total != size:
+        raise BadObject(f"an object inflates to {total:,} bytes, not the {size:,} its header declares")
+    return b"".join(chunks)
 
 
-def _apply_all(base: bytes, deltas: list[bytes]) -> bytes:
+_LOOSE_HEADER = re.compile(rb"(commit|tree|blob|tag) ([0-9]{1,20})")
+
+
+def _inflate_loose(data: bytes, sha: str, work: _Work) -> tuple[bytes, bytes]:
+    """A loose object: ``<type> <size>\\0`` then the content, inflated no further than ``size``."""
+    inflater = zlib.decompressobj()
+    head = inflater.decompress(data, 32)  # the longest header: "commit ", 20 digits and a NUL
+    header, nul, rest = head.partition(b"\0")
+    parsed = _LOOSE_HEADER.fullmatch(header) if nul else None
+    if parsed is None:
+        raise BadObject(f"loose object {sha} has no valid header")
+    size = int(parsed[2])
+    work.spend(size)
+    rest += inflater.decompress(inflater.unconsumed_tail, size + 1 - len(rest)) if len(rest) <= size else b""
+    if len(rest) != size or not inflater.eof:
+        raise BadObject(f"loose object {sha} does not hold the {size:,} bytes its header declares")
+    return parsed[1], rest
+
+
+def _apply_all(base: bytes, deltas: list[bytes], work: _Work) -> bytes:
     for delta in reversed(deltas):  # the delta nearest the base was found last
-        base = _apply_delta(base, delta)
+        base = _apply_delta(base, delta, work)
     return base
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
     value = shift = 0
-    while True:
+    for _ in range(MAX_VARINT_BYTES):
         byte = data[at]
         at += 1
         value |= (byte & 0x7F) << shift
         shift += 7
         if not byte & 0x80:
             return value, at
+    raise BadObject(f"a delta size of more than {MAX_VARINT_BYTES} bytes")
 
 
-def _apply_delta(base: bytes, delta: bytes) -> bytes:
+def _apply_delta(base: bytes, delta: bytes, work: _Work) -> bytes:
     """A git delta: the base's size, the result's size, then copy-from-base and insert ops."""
     source_size, at = _varint(delta, 0)
     target_size, at = _varint(delta, at)
     if source_size != len(base):
         raise ValueError("a delta for a base of another size")
+    work.spend(target_size)
     out = bytearray()
     while at < len(delta):
         op = delta[at]
@@ -482,6 +572,11 @@ def _apply_delta(base: bytes, delta: bytes) -> bytes:
             at += op
         else:
             raise ValueError("a delta with the reserved instruction 0")
+        if len(out) > target_size:  # checked as it grows: copies repeat, so a delta can multiply its base
+            raise BadObject(f"a delta makes more than the {target_size:,} bytes it declares")
+        work.ops += 1
+        if work.ops % 4096 == 0:
+            work.tick()
     if len(out) != target_size:
         raise ValueError("a delta gave the wrong size")
     return bytes(out)
@@ -501,11 +596,17 @@ def _header(obj: bytes, key: bytes) -> str | None:
     return None
 
 
+LATEST_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second every date function can show
+
+
 def _committer_time(commit: bytes) -> int:
-    """Seconds since the epoch from ``committer Name <email> 1767225600 +0000``."""
+    """Seconds since the epoch from ``committer Name <email> 1767225600 +0000``; 0 (unknown) for a
+    time that is no number, or outside the years 1970 to 9999 (a commit may claim any)."""
     for line in _headers(commit):
         if line.startswith(b"committer "):
-            return int(line.rsplit(b" ", 2)[1])
+            parts = line.rsplit(b" ", 2)
+            stamp = parts[1] if len(parts) == 3 else b""
+            return int(stamp) if stamp.isdigit() and len(stamp) <= 12 and int(stamp) <= LATEST_TIME else 0
     return 0
 
 

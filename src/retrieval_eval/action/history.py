@@ -24,7 +24,7 @@ from ..core.errors import InputError
 from ..formats.jsondoc import parse_document
 from .baseline import Baseline
 from .event import PULL_REQUEST_EVENTS, Event
-from .git import FileHistory, Git
+from .git import LATEST_TIME, FileHistory, Git
 from .settings import Settings
 
 THIS_PR = "this PR"
@@ -61,7 +61,10 @@ def _points(found: FileHistory) -> tuple[list[Point], int]:
     return points, unreadable
 
 
-def _day(timestamp: int) -> str:
+def _day(timestamp: int) -> str | None:
+    """The commit's day, or None when the reader could not tell (a time of 0)."""
+    if not 0 < timestamp <= LATEST_TIME:
+        return None
     return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
 
 

@@ -43,7 +43,8 @@ def main(
     console = Console(stdout or sys.stdout)
     # Masked before anything is printed, and scrubbed from everything published.
     secrets = secret_inputs(env)
-    for secret in secrets:
+    raw = secret_inputs(env, encoded=False)
+    for secret in (*raw, *(form for form in secrets if form not in raw)):  # as given first, then encoded
         console.mask(secret)
     with scrubbing(secrets):
         return _main(env, console, sleep)

@@ -78,7 +78,9 @@ class Console:
             self.command("add-mask", secret)
 
     def log(self, line: str) -> None:
-        self.stream.write(scrubbed(line).rstrip("\n") + "\n")
+        """One line of the log, always one: the runner reads a line that starts with ``::`` as a
+        command, so a line break in user text (a path, a message) is escaped as in a command."""
+        self.stream.write(escape_data(scrubbed(line).rstrip("\n")) + "\n")
         self.stream.flush()
 
 

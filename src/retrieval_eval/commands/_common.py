@@ -38,6 +38,12 @@ def fail(message: str, hint: str | None = None) -> None:
     sys.exit(EXIT_NO_ANSWER)
 
 
+def say(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print a line (or lines) of plain text: every line through the one cleaner, so a path, an
+    id or a value read from a file shows its control characters and bidi marks, never obeys them."""
+    click.echo("\n".join(clean(line) for line in text.split("\n")), err=err, nl=nl)
+
+
 def handles_errors(function: F) -> F:
     """Turn the user's mistakes into a two-line message and exit code 2, never a traceback."""
 

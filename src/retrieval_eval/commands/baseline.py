@@ -6,7 +6,8 @@ import click
 
 from ..core.tokenize import TokenizerSpec
 from ..pipeline.baseline import BaselineRequest, run_baseline
-from ._common import handles_errors
+from ..pipeline.settings import check_number
+from ._common import handles_errors, say
 
 # Queries named on stderr before the rest are left to the sidecar.
 LISTED = 10
@@ -62,6 +63,10 @@ def command(
     pip install 'retrieval-eval[lanes]'.
     """
 
+    check_number("depth", depth, label="--depth")
+    for name, value in (("k1", k1), ("b", b)):
+        if value is not None:
+            check_number(name, value, label=f"--{name}")
     request = BaselineRequest(
         method=method,
         corpus_path=corpus_path,
@@ -78,20 +83,20 @@ def command(
     queries = result.queries
     if queries.without_text:
         count = len(queries.without_text)
-        click.echo(
+        say(
             f"warning  {count} judged {'query has' if count == 1 else 'queries have'} no query text and "
             f"{'is' if count == 1 else 'are'} left out of the run: {_names(queries.without_text)}",
             err=True,
         )
     if queries.conflicting:
-        click.echo(
+        say(
             f"warning  labels give more than one query text for {_names(queries.conflicting)}; the first is used",
             err=True,
         )
     ranked = result.meta["queries"]["ranked"]
     unit = "chunks" if granularity == "chunk" else "documents"
-    click.echo(
-        f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}, "
-        f"and how they were made to {result.meta_path}",
+    say(
+        f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}"
+        + (f", and how they were made to {result.meta_path}" if result.meta_path else " (no sidecar beside a stream)"),
         err=True,
     )

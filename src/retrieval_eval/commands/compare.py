@@ -16,6 +16,7 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
 from ..formats.report import dump_report, load_report
 from ..pipeline.forking import shared_map, worker_count, workers_override
+from ..pipeline.settings import check_number
 from ..render import comparison_text
 from ._common import handles_errors, json_option, print_json
 
@@ -64,6 +65,9 @@ def command(
     yardstick; otherwise the deltas they touch are marked confounded.
     """
 
+    check_number("resamples", resamples, label="--resamples")
+    if seed is not None:
+        check_number("seed", seed, label="--seed")
     refuse_output_over_input([("--out", out)], [("base", base_path), ("head", head_path), ("judgments", judgments)])
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")

@@ -23,8 +23,8 @@ from ..formats.jsonl import iter_raw_lines
 from ..formats.judgments import parse_judgments
 from ..formats.qrels import beir_lines, check_token, qrels_lines, read_beir_qrels, read_trec_qrels
 from ..formats.runs import iter_run_jsonl, parse_run
-from ..render.terminal import clean
-from ._common import handles_errors
+from ..render.terminal import clean, clean_json_text
+from ._common import handles_errors, say
 
 LABEL_FORMATS = ("judgments", "trec-qrels", "beir-qrels")
 RUN_FORMATS = ("run-jsonl", "trec-run")
@@ -57,7 +57,7 @@ def detect_input_format(path: str) -> str:
 def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
 
     if fmt == "trec-qrels":
-        return read_trec_qrels(path, warn=lambda message: click.echo(f"warning  {clean(message)}", err=True))
+        return read_trec_qrels(path, warn=lambda message: say(f"warning  {message}", err=True))
     readers = {"judgments": parse_judgments, "beir-qrels": read_beir_qrels}
     return readers[fmt](path)
 
@@ -70,7 +70,7 @@ def label_lines(path: str, source: str, target: str) -> Iterator[str]:
     writer = qrels_lines if target == "trec-qrels" else beir_lines
     if judgments.no_answer:  # qrels hold grades of documents; "no answer" has no place there
         count = len(judgments.no_answer)
-        click.echo(
+        say(
             f"warning  {count} no_answer line{'s' if count > 1 else ''} cannot be written as qrels and "
             f"{'are' if count > 1 else 'is'} left out",
             err=True,
@@ -110,6 +110,21 @@ def run_lines(path: str, source: str, target: str, tag: str) -> Iterable[str]:
     return jsonl_to_trec(path, tag) if source == "run-jsonl" else trec_to_jsonl(path)
 
 
+def _for_terminal(line: str, number: int) -> str:
+    """A line for standard output, through the one cleaner: a JSON line (ours start with ``{``)
+    gets JSON escapes, which read back the same; a white-space separated line cannot hold them,
+    so one with a character a terminal would obey is refused, pointing at ``--out``."""
+    if line.startswith("{"):
+        return clean_json_text(line)
+    if line.replace("\t", " ").isprintable():  # BEIR's qrels separate by tabs
+        return line
+    shown = clean(line)
+    raise UsageError(
+        f"output line {number} holds a character a terminal would obey: {shown[:200]}",
+        hint="write it to a file with --out PATH, byte for byte",
+    )
+
+
 def write_lines(lines: Iterable[str], out: str | None) -> int:
     """Write the lines to ``out`` (atomically: a refusal midway leaves it as it was), or to stdout.
 
@@ -117,7 +132,7 @@ def write_lines(lines: Iterable[str], out: str | None) -> int:
     encoded before the first byte is printed.
     """
     if out is None:
-        text = "".join(line + "\n" for line in lines)
+        text = "".join(_for_terminal(line, number) + "\n" for number, line in enumerate(lines, 1))
         sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()
         return text.count("\n")
@@ -161,7 +176,7 @@ def command(
     if beir is not None:
         count = write_lines(convert_beir(beir, split, target=target, input_path=input_path, corpus_out=corpus_out), out)
         if out:
-            click.echo(f"wrote {count} lines to {clean(out)}", err=True)
+            say(f"wrote {count} lines to {out}", err=True)
         return
     if corpus_out is not None:
         raise UsageError("--corpus-out only makes sense with --beir")
@@ -178,4 +193,4 @@ def command(
         lines = run_lines(input_path, source, target, tag)
     count = write_lines(lines, out)
     if out:
-        click.echo(f"wrote {count} lines to {clean(out)}", err=True)
+        say(f"wrote {count} lines to {out}", err=True)

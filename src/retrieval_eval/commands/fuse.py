@@ -8,7 +8,8 @@ from ..core.errors import UsageError
 from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
 from ..formats.runs import parse_run
-from ._common import handles_errors
+from ..pipeline.settings import check_number
+from ._common import handles_errors, say
 
 
 @click.command()
@@ -42,10 +43,9 @@ def command(
         raise UsageError(
             f"fuse needs at least two runs, got {len(runs)}", hint="retrieval-eval fuse A.jsonl B.jsonl --out F.jsonl"
         )
-    if k < 0:
-        raise UsageError(f"--rrf-k must be at least 0, got {k}", hint="--rrf-k 60")
-    if depth is not None and depth < 1:
-        raise UsageError(f"--depth must be at least 1, got {depth}")
+    check_number("rrf-k", k, label="--rrf-k")
+    if depth is not None:
+        check_number("depth", depth, label="--depth")
     try:
         chosen = parse_weights(weights, len(runs)) if weights is not None else (1.0,) * len(runs)
     except ValueError as exc:
@@ -54,7 +54,7 @@ def command(
     read = [parse_run(path, run_format=run_format) for path in runs]
     for path, run in zip(runs, read):
         if run.with_duplicates:
-            click.echo(
+            say(
                 f"warning  {path}: {len(run.with_duplicates)} queries list a key twice; its first rank counts",
                 err=True,
             )
@@ -69,4 +69,5 @@ def command(
         "run": {"sha256": sha, "query_order": "query_id"},
     }
     meta_file = write_meta(out, meta)
-    click.echo(f"wrote {lines} fused queries to {out}, and how they were made to {meta_file}", err=True)
+    how = f", and how they were made to {meta_file}" if meta_file else " (no sidecar beside a stream)"
+    say(f"wrote {lines} fused queries to {out}{how}", err=True)

@@ -14,7 +14,8 @@ from ..formats.fileio import refuse_output_over_input
 from ..formats.queue import queue_text, write_queue
 from ..pipeline.evaluate import evaluate, local_baseline, request_from_settings
 from ..pipeline.settings import inputs_of
-from ._common import generated_at, handles_errors, settings_from_options, settings_options
+from ..render.terminal import clean_json_text
+from ._common import generated_at, handles_errors, say, settings_from_options, settings_options
 
 HOLES_SETTINGS = ("judgments", "run", "k", "threshold", "gain", "run-format", "baseline", "corpus", "config")
 
@@ -35,6 +36,6 @@ def command(out: str | None, **options: str | None) -> None:
     evaluation = evaluate(request.with_queue())
     if out:
         write_queue(out, evaluation.queue)
-        click.echo(f"{len(evaluation.queue)} unjudged key(s) written to {out}", err=True)
+        say(f"{len(evaluation.queue)} unjudged key(s) written to {out}", err=True)
     else:
-        click.echo(queue_text(evaluation.queue), nl=False)
+        click.echo(clean_json_text(queue_text(evaluation.queue)), nl=False)

@@ -11,8 +11,9 @@ from ..core.validate import Issue, RunFacts, Validation, ordered, validate, vali
 from ..formats.fileio import open_binary
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..pipeline.settings import check_number
 from ..render.terminal import render_validation
-from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
+from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, say, use_colour
 
 
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
@@ -106,6 +107,8 @@ def command(
     unsound, 2 when a file cannot be read.
     """
 
+    check_number("threshold", threshold, label="--threshold")
+    check_number("k", cutoff, label="-k")
     thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
     judgment_set = parse_judgments(judgments)
     if run_path:
@@ -117,7 +120,7 @@ def command(
         issues, skipped = _eval_set_issues(judgment_set, corpus_path, cutoff, threshold, thresholds)
         result = Validation(ordered([*result.issues, *issues]), result.queries, result.labels)
         if skipped:
-            click.echo(f"note  {skipped}", err=True)
+            say(f"note  {skipped}", err=True)
     if as_json:
         print_json(result.as_dict())
     else:

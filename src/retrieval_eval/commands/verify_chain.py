@@ -11,7 +11,7 @@ import hashlib
 
 import click
 
-from ._common import EXIT_BAD_ANSWER, EXIT_OK, handles_errors
+from ._common import EXIT_BAD_ANSWER, EXIT_OK, handles_errors, say
 
 
 def _short(sha: object) -> str:
@@ -41,7 +41,7 @@ def command(reports: tuple[str, ...]) -> None:
         read.append((path, hashlib.sha256(data).hexdigest(), claimed, floor))
     breaks = 0
     for number, (path, sha, claimed, floor) in enumerate(read, 1):
-        click.echo(f"{number:>3}  {path}  sha256 {sha[:12]}  baseline {_short(claimed)}  floor {_short(floor)}")
+        say(f"{number:>3}  {path}  sha256 {sha[:12]}  baseline {_short(claimed)}  floor {_short(floor)}")
         if number == 1:
             continue
         previous, previous_sha = read[number - 2][0], read[number - 2][1]
@@ -52,9 +52,9 @@ def command(reports: tuple[str, ...]) -> None:
             why = "it records no baseline_sha256 (it was compared with no base report)"
         else:
             why = f"it was compared with a report whose sha256 is {claimed[:12]}, not {previous} ({previous_sha[:12]})"
-        click.echo(f"break  between {previous} and {path}: {why}")
+        say(f"break  between {previous} and {path}: {why}")
     if breaks:
-        click.echo(f"the chain breaks {breaks} time(s) in {len(read)} reports")
+        say(f"the chain breaks {breaks} time(s) in {len(read)} reports")
         raise SystemExit(EXIT_BAD_ANSWER)
-    click.echo(f"ok  {len(read)} report(s) link up, each compared with the one before")
+    say(f"ok  {len(read)} report(s) link up, each compared with the one before")
     raise SystemExit(EXIT_OK)

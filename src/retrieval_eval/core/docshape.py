@@ -2,7 +2,8 @@
 
 Shapes are written in a small subset of JSON Schema (``type``, ``required``,
 ``properties``, ``additionalProperties``, ``items``, ``enum``, ``const``,
-``minItems``, ``maxItems``, ``minimum``, ``maximum``, ``$ref`` into ``$defs``),
+``minItems``, ``maxItems``, ``minimum``, ``maximum``, ``anyOf`` of shapes that hold a type or a
+``const``, ``$ref`` into ``$defs``),
 so each is also a JSON Schema a test can hand to a full validator. Two rules
 are stricter than JSON Schema: ``integer`` means a JSON integer (``2.0`` is
 not one), and a boolean is never a number.
@@ -94,6 +95,8 @@ class Checker:
     def _check(self, value: Any, shape: Mapping[str, Any], at: str, name: str) -> None:
         """``name`` is the message's subject: the key, or the array's name and the index."""
         shape = self._resolve(shape)
+        if "anyOf" in shape:
+            self._any_of(value, shape["anyOf"], at, name)
         kinds = shape.get("type")
         if kinds is not None:
             kinds = [kinds] if isinstance(kinds, str) else kinds
@@ -109,6 +112,16 @@ class Checker:
             self._object(value, shape, at)
         elif isinstance(value, list):
             self._array(value, shape, at, name)
+
+    def _any_of(self, value: Any, options: list[Mapping[str, Any]], at: str, name: str) -> None:
+        for option in options:
+            try:
+                self._check(value, option, at, name)
+            except ShapeError:
+                continue
+            return
+        words = [_shown(o["const"]) if "const" in o else _TYPE_WORDS[o["type"]] for o in map(self._resolve, options)]
+        raise ShapeError(f"{name} must be {' or '.join(words)}", at)
 
     def _range(self, value: float, shape: Mapping[str, Any], at: str, name: str) -> None:
         if "minimum" in shape and not value >= shape["minimum"]:

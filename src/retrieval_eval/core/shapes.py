@@ -75,7 +75,12 @@ REPORT: dict[str, Any] = _object(
         "tool": _object({"name": STRING, "version": STRING}, ("name", "version")),
         "generated_at": STRING,
         "config": _object(
-            {"k": {"type": "array", "items": COUNT}, "threshold": {**NUMBER, "type": "integer"}, "gain": STRING}
+            # A cutoff, or "all": the full-depth metrics (-k all) are part of the configuration.
+            {
+                "k": {"type": "array", "items": {"anyOf": [COUNT, {"const": "all"}]}},
+                "threshold": {**NUMBER, "type": "integer"},
+                "gain": STRING,
+            }
         ),
         "inputs": _object(
             {

@@ -354,25 +354,44 @@ def _identity(path: str) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
+SIDECAR_SUFFIX = ".meta.json"  # ``<run>.meta.json``: how a run was made, read beside the run
+GIT_FOLDER = ".git"
+
+
 def refuse_output_over_input(
     outputs: Iterable[tuple[str, str | None]], inputs: Iterable[tuple[str, str | None]]
 ) -> None:
-    """Refuse an output (``(option, path)``) that is the same file as an input (``(role, path)``):
-    the same device and inode (a hard link, another spelling), or the same path once links are
-    resolved. Writing it would replace what is being read."""
-    given = [(role, path) for role, path in inputs if path and path != "-"]
+    """Refuse an output (``(option, path)``) that is the same file as an input (``(role, path)``)
+    or as an input's sidecar: the same device and inode (a hard link, another spelling), or the
+    same path once links are resolved. Writing it would replace what is being read. An output
+    inside a ``.git`` folder is refused too: that is the repository's own store and config."""
+    files = [(f"{role} file", path) for role, path in inputs if path and path != "-"]
+    given = files + [(f"sidecar of the {noun}", path + SIDECAR_SUFFIX) for noun, path in files]
+    for option, out in outputs:
+        if out and inside_git_folder(out):
+            raise UsageError(
+                f"{option} {out} is inside a {GIT_FOLDER} folder, the repository's own store",
+                hint=f"give {option} a path outside {GIT_FOLDER}",
+            )
     _refuse_shared_output([(option, out) for option, out in outputs if out and output_kind(out) == "file"])
     for option, out in outputs:
         if not out or output_kind(out) == "stream":
             continue  # a device or a pipe is written through, never replaced
         out_id, out_real = _identity(out), os.path.realpath(out)
-        for role, path in given:
+        for noun, path in given:
             same_inode = out_id is not None and out_id == _identity(path)
             if same_inode or out_real == os.path.realpath(path):
                 raise UsageError(
-                    f"{option} {out} is also an input (the {role} file {path}); writing it would replace it",
+                    f"{option} {out} is also an input (the {noun} {path}); writing it would replace it",
                     hint=f"give {option} a path of its own",
                 )
+
+
+def inside_git_folder(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` as written, or with its links followed, passes through a ``.git`` folder
+    (in any letter case: on macOS and Windows ``.GIT`` is the same folder)."""
+    spelled = os.path.normpath(os.path.abspath(path))
+    return any(part.lower() == GIT_FOLDER for p in (spelled, os.path.realpath(path)) for part in p.split(os.sep))
 
 
 def _refuse_shared_output(outputs: list[tuple[str, str]]) -> None:

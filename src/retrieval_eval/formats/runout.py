@@ -14,9 +14,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .fileio import atomic_writer, refuse_output_over_input, write_atomic
+from .fileio import SIDECAR_SUFFIX, atomic_writer, output_kind, refuse_output_over_input, write_atomic
 
-META_SUFFIX = ".meta.json"
+META_SUFFIX = SIDECAR_SUFFIX
 
 
 def run_line(query_id: str, ranking: list[str]) -> str:
@@ -42,12 +42,17 @@ def meta_path(run_path: str | os.PathLike[str]) -> str:
 
 def refuse_run_over_input(out: str, inputs: Iterable[tuple[str, str | None]]) -> None:
     """Refuse a run output whose file, or whose sidecar, is one of ``inputs`` (``(role, path)``):
-    both are replaced, and the sidecar's name is one the user never typed."""
-    refuse_output_over_input([("--out", out), ("the sidecar of --out", meta_path(out))], inputs)
+    both are replaced, and the sidecar's name is one the user never typed. A run written to a
+    device or a pipe has no sidecar (``/dev/stdout.meta.json`` is no place for one)."""
+    sidecar = [] if output_kind(out) == "stream" else [("the sidecar of --out", meta_path(out))]
+    refuse_output_over_input([("--out", out), *sidecar], inputs)
 
 
 def write_meta(run_path: str | os.PathLike[str], meta: Mapping[str, Any]) -> str:
-    """Write ``<run>.meta.json`` atomically and return its path."""
+    """Write ``<run>.meta.json`` atomically and return its path; "" (nothing written) when the run
+    went to a device or a pipe, whose folder is not the user's to fill."""
+    if output_kind(os.fspath(run_path)) == "stream":
+        return ""
     target = meta_path(run_path)
     write_atomic(target, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return target

@@ -167,14 +167,17 @@ def sensitivity_section(
     missing: str | None,
 ) -> dict[str, Any]:
     """The report's ``sensitivity`` section: thresholds, the floor's hit rate, the warnings."""
-    metric = f"hit_rate@{config.k[0]}"
+    # The easy-set check reads the hit rate at the first cutoff; -k all alone names none.
+    metric = f"hit_rate@{config.k[0]}" if config.k else None
     section: dict[str, Any] = {
-        "metric": metric,
+        **({"metric": metric} if metric else {}),
         "thresholds": {"easy_set": thresholds.easy_set, "answer_in_query": thresholds.answer_span},
     }
     issues: list[Issue] = []
     if thresholds.easy_set is not None:
-        if bm25 is None:
+        if metric is None:
+            section["skipped"] = "the easy-set check was skipped: it reads hit_rate at a cutoff, and -k all names none"
+        elif bm25 is None:
             section["skipped"] = f"the easy-set check was skipped: {missing}"
         else:
             floor = bm25.scores

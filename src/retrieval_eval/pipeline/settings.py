@@ -22,9 +22,11 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.gates import check_judged_name, parse_gate, split_gate_list
+from ..core.judgments import MAX_RELEVANCE
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.numbers import parse_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
+from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
@@ -37,6 +39,51 @@ _WORKFLOW = frozenset({ACTION, CONFIG})
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """The range a number may take (both ends included), checked once its text is read.
+
+    Every numeric setting and option has one (docs/limits.md lists them): a number past
+    what the rules can mean (a grade above every grade, 2**threshold past a float) is refused
+    with the range, never left to overflow or to run for hours.
+    """
+
+    low: float
+    high: float
+    whole: bool = True  # an integer; else any real number (never NaN)
+
+    def problem(self, value: object) -> str | None:
+        """Why ``value`` is out of range, or None; a tuple (the cutoffs) is checked item by item."""
+        if isinstance(value, tuple):
+            return next((p for p in map(self.problem, value) if p is not None), None)
+        kinds = (int,) if self.whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return f"{_shown(value)} is not {'a whole number' if self.whole else 'a number'}"
+        if not self.low <= value <= self.high:  # NaN compares false both ways: refused here too
+            return f"{_number(value)} is out of range: give {self.describe()}"
+        return None
+
+    def describe(self) -> str:
+        return f"{_number(self.low)} to {_number(self.high)}"
+
+
+def _number(value: float) -> str:
+    if isinstance(value, int):
+        # str() of a number past 4,300 digits raises: its length is told from its bits instead.
+        return (
+            f"{value:,}" if abs(value) < 10**18 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+        )
+    return f"{value:g}"
+
+
+def _shown(value: object) -> str:
+    return _number(value) if isinstance(value, int) and not isinstance(value, bool) else repr(value)[:40]
+
+
+MAX_CUTOFF = 1_000_000  # a run ranks fewer keys per query; trec_eval's deepest is 1,000
+MAX_WORDS = 1_000  # answer-in-query: a span longer than any query
+
+
+@dataclass(frozen=True)
 class Setting:
     """One row of the settings table (README "Settings" is generated from these rows)."""
 
@@ -46,6 +93,7 @@ class Setting:
     flag: str = ""  # the CLI spelling; empty where the setting only makes sense in a workflow
     where: frozenset[str] = _EVERYWHERE
     shown_default: str = ""  # how the README states a default that is not a plain value
+    bounds: Bounds | None = None  # a number's range (docs/limits.md), checked after parsing
 
     @property
     def key(self) -> str:
@@ -60,8 +108,9 @@ SETTINGS: tuple[Setting, ...] = (
         ",".join(map(str, DEFAULT_CUTOFFS)),
         "Cutoffs, e.g. `5,10,20`; the first names the primary metric; `all` adds full-depth metrics",
         "-k",
+        bounds=Bounds(1, MAX_CUTOFF),
     ),
-    Setting("threshold", "1", "Lowest grade that counts as relevant", "--threshold"),
+    Setting("threshold", "1", "Lowest grade that counts as relevant", "--threshold", bounds=Bounds(1, MAX_RELEVANCE)),
     Setting("gain", "exponential", "nDCG gain: `exponential` (2^g-1) or `linear` (trec_eval's)", "--gain"),
     Setting("run-format", "auto", "`auto` (detected), `jsonl` or `trec`", "--run-format"),
     Setting(
@@ -89,6 +138,7 @@ SETTINGS: tuple[Setting, ...] = (
         "20",
         "Base-branch reports charted in the summary, from `baseline-path`'s git history; `0`: none",
         where=_WORKFLOW,
+        bounds=Bounds(0, 200),
     ),
     Setting(
         "corpus", "", "Corpus snapshot: adds label drift (and the fingerprint check)", "--corpus", shown_default="none"
@@ -105,12 +155,14 @@ SETTINGS: tuple[Setting, ...] = (
         "0.95",
         "With a corpus: warn when the BM25 floor reaches this hit rate at the first cutoff (`off`: no check)",
         "--easy-set",
+        bounds=Bounds(0, 1, whole=False),
     ),
     Setting(
         "answer-in-query",
         "8",
         "With a corpus: warn when a query repeats this many consecutive words of a relevant text (`off`: no check)",
         "--answer-in-query",
+        bounds=Bounds(1, MAX_WORDS),
     ),
     Setting("collapse-to-documents", "false", "Score a chunk run against document labels", "--collapse-to-documents"),
     Setting(
@@ -119,6 +171,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Share of stale labels (0-1) beyond which the verdict is FAIL",
         "--max-drift",
         shown_default="none (warn only)",
+        bounds=Bounds(0, 1, whole=False),
     ),
     Setting(
         "report",
@@ -151,6 +204,28 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("api-url", "", "The GitHub REST API root", where=frozenset({ACTION}), shown_default="the runner's"),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
+
+# The numbers of the commands that are not settings of an evaluation, with their ranges: the
+# same rule, so docs/limits.md lists every number in one place.
+OPTION_BOUNDS: dict[str, Bounds] = {
+    "rrf-k": Bounds(0, 1_000_000),  # RRF's k (60 by custom): past this every score rounds alike
+    "resamples": Bounds(100, 1_000_000),  # bootstrap resamples: 10,000 by default
+    "seed": Bounds(-(2**63), 2**63 - 1),
+    "depth": Bounds(1, MAX_CUTOFF),  # keys kept or ranked per query (fuse, baseline)
+    "k1": Bounds(0, 100, whole=False),  # BM25's saturation (1.2 to 2 in practice)
+    "b": Bounds(0, 1, whole=False),  # BM25's length normalisation
+}
+
+
+def check_number(name: str, value: object, *, label: str | None = None) -> None:
+    """Refuse ``value`` (UsageError, naming ``label`` or ``name``) when outside the range of the
+    setting or option ``name``: the one check the CLI, the action and the Python API share."""
+    bounds = BY_NAME[name].bounds if name in BY_NAME else OPTION_BOUNDS[name]
+    problem = None if bounds is None else bounds.problem(value)
+    if problem is not None:
+        raise UsageError(f"{label or name}: {problem}")
+
+
 CONFIG_KEYS = tuple(s.name for s in SETTINGS if CONFIG in s.where)
 ACTION_REPORT_DEFAULT = "retrieval-eval-report.json"
 MAX_HISTORY = 200  # reports read from the base branch's history, at most
@@ -322,10 +397,23 @@ class Values:
     def parse(self, name: str, parser: Callable[[str], Any], fallback: Any) -> Any:
         text = self.raw(name)
         try:
-            return parser(text)
+            value = parser(text)
         except ValueError as exc:
             self.problem(name, str(exc))
             return fallback
+        bounds = BY_NAME[name].bounds
+        problem = None if bounds is None or value is None else bounds.problem(_numbers_of(value))
+        if problem is not None:
+            self.problem(name, problem)
+            return fallback
+        return value
+
+
+def _numbers_of(value: Any) -> Any:
+    """The number(s) a parsed value holds: the cutoffs of ``k`` come with its ``all`` flag."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], bool):
+        return value[0]
+    return value
 
 
 def parse_settings(values: Values, *, runner: Runner, config_file: str = "", token: str = "") -> Settings:
@@ -381,6 +469,8 @@ def _check_together(settings: Settings, values: Values) -> None:
         values.problem("floor", "bm25 is computed over a corpus; set corpus too")
     if settings.collapse_to_documents and not settings.corpus:
         values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
+    if values.confined and settings.mode == "evaluate" and settings.report:
+        _check_outputs(settings, values)
     missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
     if missing:
         names = [values.label(name) for name in missing]
@@ -389,6 +479,19 @@ def _check_together(settings: Settings, values: Values) -> None:
             f"missing required {values.noun}{'s' if len(missing) > 1 else ''}: {', '.join(names)} "
             f"(set {' and '.join(names)}{values.given_where} or in {DEFAULT_CONFIG})",
         )
+
+
+def _check_outputs(settings: Settings, values: Values) -> None:
+    """In a workflow the pull request names the report: no file the action writes (the report and
+    the files beside it) may replace an input, an input's sidecar, or anything in ``.git``."""
+    label = values.label("report")
+    beside = (settings.summary_file, settings.comment_file, settings.html_file, settings.queue_file)
+    try:
+        outputs = [(label, str(settings.resolve(settings.report)))]
+        outputs += [(f"{label}'s neighbour", str(settings.resolve(path))) for path in beside]
+        refuse_output_over_input(outputs, inputs_of(settings))
+    except UsageError as exc:
+        values.problems.append(exc.message)
 
 
 # -- the parsers, one per kind of value ------------------------------------------------------

@@ -84,6 +84,12 @@ def escape_markdown(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     return _SHA.sub(lambda m: f"`{m.group(0)}`", text)
 
 
+def show_hidden(text: str) -> str:
+    """``text`` with every hidden character (see HIDDEN_CLASS) shown by its code point: the one
+    rule for what is published, also where no other escaping applies (a command to copy)."""
+    return _INVISIBLE.sub(_code_point, text)
+
+
 def _code_point(match: re.Match[str]) -> str:
     return f"⟨U+{ord(match.group(0)):04X}⟩"
 

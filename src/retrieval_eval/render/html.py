@@ -25,7 +25,7 @@ from typing import Any
 
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
 from .charts import StratumPoint, stratum_chart
-from .escape import HIDDEN_CLASS, shorten
+from .escape import HIDDEN_CLASS, shorten, show_hidden
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .tables import adjusted_mark, gate_marks
@@ -265,7 +265,7 @@ def _drift(report: Mapping[str, Any]) -> dict[str, Any] | None:
         "ratio": None if ratio is None else f"{ratio:.1%}",
         "stale": ratio is not None and ratio > 0,
         "changes": [plain(change, 500) for change in items(drift.get("changes"))],
-        "repair_command": command if isinstance(command, str) and command else None,
+        "repair_command": show_hidden(command) if isinstance(command, str) and command else None,
     }
 
 

@@ -20,6 +20,7 @@ import functools
 import inspect
 import re
 import string
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
@@ -33,6 +34,10 @@ from .budget import SUMMARY_LIMIT
 MAX_VALUE = 8 * SUMMARY_LIMIT  # characters (or items) of one value: 8x the most GitHub shows of anything
 MAX_OUTPUT = 2 * SUMMARY_LIMIT  # characters a rendering is cut at: over every budget, so the budget takes over
 MAX_INT_BITS = 1 << 16  # about 20,000 digits: far past any number a report needs
+# Seconds of template code per drawer (every drawing of one template, the budget's shorter ones
+# included): the built-in templates take milliseconds; loops that print nothing take no memory.
+MAX_SECONDS = 5.0
+_PACE = 256  # iterations of one loop between two looks at the clock (and one at each loop's start)
 
 Estimate = Callable[[inspect.BoundArguments], int]
 
@@ -337,12 +342,31 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         super().__init__(finalize=self._finalize, **options)
         self.code_generator_class = _code_generator()
         self.filters = {name: guard_filter(name, function) for name, function in self.filters.items()}
+        self.deadline = float("inf")  # set by whoever draws (``start_clock``)
+
+    def start_clock(self) -> None:
+        """From now, templates of this environment have ``MAX_SECONDS`` to run; once set, kept."""
+        if self.deadline == float("inf"):
+            self.deadline = time.monotonic() + MAX_SECONDS
+
+    def paced(self, iterable: Iterable[Any]) -> Iterable[Any]:
+        """A ``for`` loop's items, with a look at the clock at the loop's start and every few
+        items: nested loops that print nothing allocate nothing, yet run for ever."""
+        for number, item in enumerate(iterable):
+            if number % _PACE == 0:
+                self.check_clock()
+            yield item
+
+    def check_clock(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise TemplateLimit(f"the template ran for more than {MAX_SECONDS:g} seconds; templates are time-bound")
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         check_binop(operator, left, right)
         return checked(operator, super().call_binop(context, operator, left, right))
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        __self.check_clock()  # a recursive loop's inner loops, and macros, arrive as calls
         name = getattr(__obj, "__name__", "a call")
         owner = getattr(__obj, "__self__", None)
         if name == "join" and isinstance(owner, (str, bytes)) and args:
@@ -416,9 +440,15 @@ def _code_generator() -> type:
     """Jinja's code generator, with ``~`` sent through ``join_values`` (Jinja joins it inline)
     and captured output gathered in a ``BoundedBuffer``."""
     from jinja2.compiler import CodeGenerator, Frame
-    from jinja2.nodes import Concat
+    from jinja2.nodes import Call, Concat, EnvironmentAttribute, For
 
     class BoundedCodeGenerator(CodeGenerator):
+        def visit_For(self, node: For, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
+            # Every loop's items come through environment.paced, which watches the clock.
+            if not (isinstance(node.iter, Call) and isinstance(node.iter.node, EnvironmentAttribute)):
+                node.iter = Call(EnvironmentAttribute("paced"), [node.iter], [], None, None, lineno=node.lineno)
+            super().visit_For(node, frame)
+
         def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
             self.write("environment.join_values((")
             for arg in node.nodes:

@@ -42,6 +42,9 @@ __all__ = ["Drawer", "environment", "inside", "template_drawer"]
 
 _BLANK_LINES = re.compile(r"\n{3,}")
 MAX_TEMPLATE_BYTES = 1 << 20  # one template file; the built-in ones are a few kilobytes
+TEMPLATE_SUFFIX = ".j2"  # the only files a template may load: templates, never data or config
+# A repository's own folder: its config holds the checkout's credential (an ``http.extraheader``).
+GIT_FOLDER = ".git"
 
 Drawer = Callable[[dict[str, Any]], str]  # a view in, Markdown out
 
@@ -61,13 +64,21 @@ class ConfinedLoader(BaseLoader):
         self.root = os.path.realpath(root)
 
     def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
-        path = os.path.join(self.root, *split_template_path(template))  # refuses ".." pieces
+        pieces = split_template_path(template)  # refuses ".." pieces
+        # Checked before the file is looked for: whether a file exists under .git is itself not shown.
+        if any(_is_git_folder(piece) for piece in pieces):
+            raise UnsafeTemplate(f"template {template} is inside a {GIT_FOLDER} folder, which templates never read")
+        if not template.endswith(TEMPLATE_SUFFIX):
+            raise UnsafeTemplate(f"template {template} is not a template file (*{TEMPLATE_SUFFIX})")
+        path = os.path.join(self.root, *pieces)
         if not os.path.lexists(path):
             raise TemplateNotFound(template)
         if not inside(path, self.root):
             raise UnsafeTemplate(
                 f"template {template} leads outside the template directory (to {os.path.realpath(path)})"
             )
+        if under_git_folder(path):
+            raise UnsafeTemplate(f"template {template} leads into a {GIT_FOLDER} folder, which templates never read")
         if not os.path.isfile(path):
             raise UnsafeTemplate(f"template {template} is not a regular file")
         with open(path, "rb") as handle:
@@ -80,6 +91,16 @@ class ConfinedLoader(BaseLoader):
             raise UnsafeTemplate(f"template {template} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
         mtime = os.path.getmtime(path)
         return source, path, lambda: os.path.getmtime(path) == mtime
+
+
+def _is_git_folder(name: str) -> bool:
+    # Case-insensitive: on the file systems of macOS and Windows ".GIT" is the same folder.
+    return name.lower() == GIT_FOLDER
+
+
+def under_git_folder(path: str) -> bool:
+    """True when ``path``, links followed, is or lies inside a ``.git`` folder."""
+    return any(_is_git_folder(part) for part in os.path.realpath(path).split(os.sep))
 
 
 def environment(template_dir: str | None) -> limits.BoundedEnvironment:
@@ -96,6 +117,11 @@ def environment(template_dir: str | None) -> limits.BoundedEnvironment:
                 f"--template-dir {template_dir}: no such directory",
                 hint="point it at a directory holding comment.md.j2 and/or summary.md.j2",
             )
+        if under_git_folder(template_dir):
+            raise UsageError(
+                f"--template-dir {template_dir}: inside a {GIT_FOLDER} folder, which templates never read",
+                hint="keep templates in a folder of their own, e.g. .github/retrieval-eval",
+            )
         loaders.append(ConfinedLoader(template_dir))
     loaders += [PrefixLoader({"builtin": builtin}), builtin]
     return limits.BoundedEnvironment(
@@ -111,11 +137,13 @@ def environment(template_dir: str | None) -> limits.BoundedEnvironment:
 def template_drawer(kind: str, template_dir: str | None) -> Drawer:
     """The template for ``kind``, loaded once, as a function that draws a view."""
     try:
-        template = environment(template_dir).get_template(f"{kind}.md.j2")
+        env = environment(template_dir)
+        template = env.get_template(f"{kind}.md.j2")
     except TemplateError as exc:
         raise _refusal(exc, kind, template_dir) from None
 
     def draw(view: dict[str, Any]) -> str:
+        env.start_clock()
         try:
             text = _bounded_text(template.generate(**view))
         except RetrievalEvalError:

@@ -3,13 +3,17 @@
 Nothing we render should hold the token, but a template, a report or a note might carry it by
 a path nobody foresaw. So every comment, summary and file the action publishes is scrubbed
 of the token and of every input whose name says it is a secret, also in the forms our own
-escaping gives it (``ghs\\_abc``, ``&#8203;`` breaks, code spans, HTML entities).
+escaping gives it (``ghs\\_abc``, ``&#8203;`` breaks, code spans, HTML entities), and in
+the encodings tools store a credential in: URL-encoded, and base64 (actions/checkout keeps
+``AUTHORIZATION: basic base64("x-access-token:TOKEN")`` in ``.git/config``).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 
 from .escape import _ESCAPES
@@ -21,16 +25,36 @@ SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "P
 _BETWEEN = r"(?:\\|`|&#8203;|\u200b)*"
 
 
-def secret_inputs(env: Mapping[str, str]) -> tuple[str, ...]:
+def secret_inputs(env: Mapping[str, str], *, encoded: bool = True) -> tuple[str, ...]:
     """Values of the action's inputs (``INPUT_*``) whose name says they are secret, and each of their
-    lines (the runner masks a multi-line secret line by line), longest first."""
+    lines (the runner masks a multi-line secret line by line), longest first; with ``encoded``,
+    also the forms :func:`encoded_forms` gives them."""
     found: set[str] = set()
     for name, value in env.items():
         if name.upper().startswith("INPUT_") and any(word in name.upper() for word in SECRET_WORDS):
             for part in (value, *value.splitlines()):
                 if len(part.strip()) >= MIN_LENGTH:
                     found.add(part.strip())
+    if encoded:
+        found |= {form for secret in tuple(found) for form in encoded_forms(secret)}
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The forms a tool may store ``secret`` in: URL-encoded, and base64 at any alignment.
+
+    Base64 of data that holds the secret (``x-access-token:TOKEN``, or anything else) contains,
+    for the secret's offset modulo 3, one fixed run of characters that only the secret's bytes
+    decide; masking those three runs masks every base64 the secret can appear in.
+    """
+    raw = secret.encode("utf-8")
+    forms = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret)}
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        first = -(-shift * 8 // 6)  # the first character decided by the secret's bits alone
+        last = (shift + len(raw)) * 8 // 6  # past the last character decided by them alone
+        forms.add(encoded[first:last])
+    return {form for form in forms if len(form) >= MIN_LENGTH and form != secret}
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

@@ -7,6 +7,7 @@ NO_COLOR, whether stdout is a terminal) and passed in as a flag.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +41,13 @@ def clean(value: Any) -> str:
     """
     text = value if isinstance(value, str) else ("" if value is None else str(value))
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def clean_json_text(text: str) -> str:
+    """JSON lines made safe for a terminal by the same rule as :func:`clean`: every character that
+    is not printable (a newline between lines apart) is written as its JSON escape, which reads
+    back as the same string. Only strings hold such characters, so the JSON stays valid."""
+    return "".join(ch if ch.isprintable() or ch == "\n" else json.dumps(ch)[1:-1] for ch in text)
 
 
 def metric_table(report: Mapping[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
-from .escape import code_fence, escape_markdown, escape_name, mermaid_label
+from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
@@ -235,6 +235,8 @@ def drift_repair(report: Mapping[str, Any]) -> str | None:
     command, ratio = drift.get("repair_command"), number(drift.get("invalid_ratio"))
     if not isinstance(command, str) or not command or not ratio or ratio <= 0:
         return None
+    # A bidi override in a path would make the command read otherwise than it runs: shown, not kept.
+    command = show_hidden(command)
     fence = code_fence(command)
     return f"{fence}sh\n{command}\n{fence}"
 
