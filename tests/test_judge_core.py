@@ -113,13 +113,14 @@ def test_kappa_by_hand_and_when_undefined() -> None:
 
 def test_calibration_needs_fifty_pairs_and_a_kappa_over_the_floor() -> None:
     perfect = [(g % 4, g % 4) for g in range(60)]
-    assert calibrate(perfect[:49], asked=60, threshold=1).status == NOT_CALIBRATED
-    assert calibrate(perfect, asked=60, threshold=1).status == CALIBRATED
+    grades = [g % 4 for g in range(60)]
+    assert calibrate(perfect[:49], humans=grades, answered=grades, threshold=1).status == NOT_CALIBRATED
+    assert calibrate(perfect, humans=grades, answered=grades, threshold=1).status == CALIBRATED
     # Human 5 counts as 3; a judge that says 3 to everything has no agreement beyond chance.
-    assert calibrate([(5, 3)] * 60, asked=60, threshold=1).confusion[3][3] == 60
+    assert calibrate([(5, 3)] * 60, humans=[5] * 60, answered=[3] * 60, threshold=1).confusion[3][3] == 60
     lenient = [(g % 4, 3) for g in range(60)]
-    result = calibrate(lenient, asked=60, threshold=1)
-    assert result.status == BELOW_FLOOR and not result.usable
+    result = calibrate(lenient, humans=grades, answered=[3] * 60, threshold=1)
+    assert result.status == BELOW_FLOOR and not result.usable and result.asked == 60
     assert (result.zero_rate_human, result.zero_rate_judge) == (0.25, 0.0)
 
 

@@ -135,3 +135,36 @@ def vote(answers: Sequence[Answer], *, samples: int, threshold: int) -> Vote:
     if len({grade >= threshold for grade in grades}) > 1:
         return Vote(SPLIT, None, chosen)
     return Vote(LABELED, chosen, chosen)
+
+
+HOLE, CALIBRATION = "hole", "calibration"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who labeled: the same for every label of one run, and part of every cache key."""
+
+    judge: str  # "http" or "command"
+    model: str  # the model name sent to the endpoint, or the command line
+    prompt_sha256: str
+    temperature: float | None  # None: the command judge, which samples as it likes
+
+
+@dataclass(frozen=True)
+class MachineLabel:
+    """One pair's machine label with its provenance; never a line of the human judgments."""
+
+    query_id: str
+    doc_uri: str
+    chunk_id: str | None
+    role: str  # HOLE (from the label queue) or CALIBRATION (a human-labeled pair re-labeled)
+    vote: Vote
+    samples: tuple[Answer | None, ...]  # every sample's answer, in sample order; None: not asked yet
+    provenance: Provenance
+    query_sha256: str
+    text_sha256: str
+    tokens: int  # this pair's share of the tokens of the calls that asked it
+
+    @property
+    def key(self) -> str:
+        return self.chunk_id or self.doc_uri

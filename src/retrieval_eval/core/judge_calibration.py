@@ -7,8 +7,9 @@ pairs it labeled (a refusal, an unreadable or a split vote is left out and count
   grades 0-3 (quadratic weights: a 0 read as 3 costs nine times a 0 read as 1); human
   grades above 3 count as 3;
 - the confusion matrix, humans in rows, the judge in columns;
-- leniency: the share of grade 0 among the human labels and among the judge's; judges are
-  known to call more passages relevant than people do.
+- leniency: the share of grade 0 among the human labels of every sampled pair and among
+  every grade the judge answered for them (sample by sample, so a pair whose samples split
+  still shows); judges are known to call more passages relevant than people do.
 
 Fewer than :data:`MINIMUM_PAIRS` labeled pairs: the judge is "not calibrated". Below the
 kappa floor (binary kappa, the reading gates use) its labels are reported and never gate.
@@ -84,9 +85,18 @@ class Calibration:
 
 
 def calibrate(
-    pairs: Sequence[tuple[int, int]], *, asked: int, threshold: int, floor: float = DEFAULT_FLOOR
+    pairs: Sequence[tuple[int, int]],
+    *,
+    humans: Sequence[int],
+    answered: Sequence[int],
+    threshold: int,
+    floor: float = DEFAULT_FLOOR,
 ) -> Calibration:
-    """Agreement of the judge's labels with the human grades of the same pairs (module docstring)."""
+    """Agreement of the judge's labels with the human grades of the same pairs (module docstring).
+
+    ``pairs``: (human grade, judge's label) where the judge labeled; ``humans``: the human
+    grade of every pair asked; ``answered``: every grade the judge answered for them.
+    """
     clipped = tuple((min(human, TOP_GRADE), machine) for human, machine in pairs)
     binary = [(int(h >= threshold), int(m >= threshold)) for h, m in clipped]
     kappa_binary = kappa(binary, (0, 1))
@@ -99,16 +109,20 @@ def calibrate(
         status = CALIBRATED
     return Calibration(
         status=status,
-        asked=asked,
+        asked=len(humans),
         labeled=count,
         kappa_binary=kappa_binary,
         kappa_graded=kappa(clipped, GRADES, "quadratic"),
         confusion=confusion(clipped),
-        zero_rate_human=sum(h == 0 for h, _ in clipped) / count if count else None,
-        zero_rate_judge=sum(m == 0 for _, m in clipped) / count if count else None,
+        zero_rate_human=_zero_rate(humans),
+        zero_rate_judge=_zero_rate(answered),
         floor=floor,
         pairs=clipped,
     )
+
+
+def _zero_rate(grades: Sequence[int]) -> float | None:
+    return sum(grade == 0 for grade in grades) / len(grades) if grades else None
 
 
 def _order(seed: str, key: str) -> str:
