@@ -10,6 +10,7 @@ the agreement (kappa, confusion, leniency). It never writes to the judgments.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,11 @@ def _judge(choice: JudgeChoice, prompt: str) -> tuple[HttpJudge | CommandJudge, 
         raise UsageError("give one judge: --endpoint URL --model NAME, or --command CMD", hint="see docs/judge.md")
     digest = prompt_sha256(prompt)
     if choice.command:
+        try:
+            if not shlex.split(choice.command):
+                raise ValueError("it is empty")
+        except ValueError as exc:
+            raise UsageError(f"--command {choice.command!r} is not a command line: {exc}") from None
         return CommandJudge(choice.command, prompt), Provenance("command", choice.model or choice.command, digest, None)
     endpoint = str(choice.endpoint)
     if not choice.model:
@@ -77,6 +83,18 @@ def _judge(choice: JudgeChoice, prompt: str) -> tuple[HttpJudge | CommandJudge, 
         raise UsageError(f"the environment variable {choice.api_key_env} (--api-key-env) is empty or unset")
     judge = HttpJudge(endpoint, choice.model, prompt, choice.temperature, key, retries=choice.retries)
     return judge, Provenance("http", choice.model, digest, choice.temperature)
+
+
+def _writable(option: str, path: str | None) -> None:
+    """Refuse an output that cannot be written before the judge is paid for anything."""
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder):
+        what = "is a directory" if os.path.isdir(path) else f"its folder {folder} does not exist"
+        raise UsageError(
+            f"{option} {path} cannot be written: {what}", hint=f"give {option} a file in a folder that exists"
+        )
 
 
 @click.command()
@@ -125,6 +143,8 @@ def command(
     """Label the queue's holes with a judge; machine labels stay apart from the judgments."""
     inputs = [("queue", queue), ("judgments", judgments), ("corpus", corpus), ("prompt", prompt_file)]
     refuse_output_over_input([("--out", out), ("--human-queue", human_queue_out)], inputs)
+    _writable("--out", out)
+    _writable("--human-queue", human_queue_out)
     judge, provenance = _judge(JudgeChoice(**judge_options), _prompt(prompt_file))
     holes, without_text = hole_pairs(read_queue(queue))
     pairs = list(holes)
