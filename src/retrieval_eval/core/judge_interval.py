@@ -14,8 +14,9 @@ sampling error, ``W_m^2 p(1-p) / n_m``) and the holes' own chance (``sum w_h^2 p
 since the value to cover is this run's, not an average run's. ``p`` is taken as
 ``(x + 1) / (n + 2)`` in the variance so that a stratum the overlap agrees on perfectly
 still counts as uncertain. Holes without a usable machine label (refused, unreadable,
-split) and readings the overlap never saw are counted at their worst: anywhere between
-not relevant and relevant. The interval never leaves the bounds.
+split) and readings the overlap never saw are counted at their worst in the interval
+(anywhere between not relevant and relevant) and at the overlap's relevant share in the
+point estimate. The interval never leaves the bounds.
 
 The interval is only as good as the assumption under it: the overlap's pairs must be like
 the holes in how the judge errs. :mod:`.judge_calibration` samples them from the human
@@ -81,10 +82,15 @@ def filled_interval(
     spread_low += sum(min(w, 0.0) for w in unknown)
     spread_high += sum(max(w, 0.0) for w in unknown)
     half = z * math.sqrt(variance)
+    low, high = max(lower, estimate - half + spread_low), min(upper, estimate + half + spread_high)
+    # The point estimate gives the holes nobody could read the overlap's relevant share (the
+    # interval already spans them whole): reporting them as not relevant would bias it low.
+    base_rate = sum(human for _, human in overlap) / len(overlap) if overlap else 0.5
+    unread = sum(h.weight for h in holes if h.reading is None or not _share(overlap, h.reading)[0])
     return Filled(
-        estimate=estimate,
-        low=max(lower, estimate - half + spread_low),
-        high=min(upper, estimate + half + spread_high),
+        estimate=min(max(estimate + base_rate * unread, low), high),
+        low=low,
+        high=high,
         lower_bound=lower,
         upper_bound=upper,
     )

@@ -24,6 +24,7 @@ from ..core.errors import UsageError
 from ..core.gates import parse_gate, split_gate_list
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
+from ..core.unjudged import MACHINE
 from ..formats.runs import RUN_FORMATS
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
@@ -66,8 +67,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "unjudged",
         "assume-irrelevant",
-        "Unjudged keys: `assume-irrelevant`, `bounded` (gates read both bounds) or `condensed` (removed)",
+        "Unjudged keys: `assume-irrelevant`, `bounded` (gates read both bounds), `condensed` (removed) "
+        "or `machine` (bounds, then a calibrated judge's labels: docs/judge.md)",
         "--unjudged",
+    ),
+    Setting(
+        "machine-labels",
+        "",
+        "Machine labels (`retrieval-eval judge --out`), read by `unjudged: machine`",
+        "--machine-labels",
+        shown_default="none",
     ),
     Setting("gates", "", "Gate expressions, separated by new lines or commas", "-g, --gate", shown_default="none"),
     Setting("judged", "", "Samples of judged metrics, `NAME=PATH` each", "--judged", shown_default="none"),
@@ -228,6 +237,7 @@ class Settings:
     confined: bool = False  # in a workflow: every path must stay inside the workspace
     history: int = 20  # base-branch reports in the summary's history; 0: none
     full_depth: bool = False  # "all" among the cutoffs
+    machine_labels: str = ""  # the judge's labels, read under the machine policy
 
     @property
     def queue_file(self) -> str:
@@ -275,6 +285,7 @@ def inputs_of(settings: Settings) -> list[tuple[str, str]]:
     named += [("floor", settings.floor)] if settings.floor != "bm25" else []
     named += [("baseline", baseline), ("config", settings.config_file)]
     named += [(f"judged {name}", path) for name, path in settings.judged]
+    named += [("machine labels", settings.machine_labels)]
     return [(role, str(settings.resolve(path))) for role, path in named if path]
 
 
@@ -341,7 +352,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         threshold=values.parse("threshold", _positive_int, 1),
         gain=values.parse("gain", _choice(GAINS), "exponential"),
         run_format=values.parse("run-format", _choice(RUN_FORMATS), "auto"),
-        unjudged=values.parse("unjudged", _choice(UNJUDGED_POLICIES), "assume-irrelevant"),
+        unjudged=values.parse("unjudged", _choice((*UNJUDGED_POLICIES, MACHINE)), "assume-irrelevant"),
         gates=tuple(_gates(values, k, full_depth)),
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
@@ -364,6 +375,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         confined=values.confined,
         history=values.parse("history", _history, 20),
         full_depth=full_depth,
+        machine_labels=values.parse("machine-labels", _optional(path("machine-labels.jsonl")), ""),
     )
     _check_together(settings, values)
     if values.problems:
@@ -380,6 +392,10 @@ def _check_together(settings: Settings, values: Values) -> None:
         values.problem("floor", "bm25 is computed over a corpus; set corpus too")
     if settings.collapse_to_documents and not settings.corpus:
         values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
+    if settings.unjudged == MACHINE and not settings.machine_labels:
+        values.problem("unjudged", "the machine policy reads the judge's labels; set machine-labels too")
+    if settings.machine_labels and settings.unjudged != MACHINE:
+        values.problem("machine-labels", "machine labels are read only under unjudged: machine; set that too")
     missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
     if missing:
         names = [values.label(name) for name in missing]
@@ -457,6 +473,11 @@ def _span(text: str) -> int:
 
 parse_easy_set: Callable[[str], float | None] = _off_or(_ratio)
 parse_answer_in_query: Callable[[str], int | None] = _off_or(_span)
+
+
+def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """An optional path: empty means not given."""
+    return lambda text: parse(text) if text else ""
 
 
 def _floor(path: PathParser) -> Callable[[str], str]:
