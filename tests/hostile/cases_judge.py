@@ -188,3 +188,43 @@ CASES: list[HostileCase] = [
         stdout_has="1 request(s) got no answer (no answer for this request); run again to retry",
     ),
 ]
+
+# -- score --unjudged machine reads the machine labels: refused with file and line, no report --
+SCORED = b'{"query_id": "q1", "query": "a question", "doc_uri": "d1", "relevance": 1}\n'
+RANKED = b'{"query_id": "q1", "ranking": ["d1", "d2"]}\n'
+
+
+def _score_case(name: str, machine: bytes, stderr_has: str) -> HostileCase:
+    return HostileCase(
+        "judge",
+        name,
+        ("score", "-j", "j.jsonl", "-r", "run.jsonl", "--unjudged", "machine", "--machine-labels", "m.jsonl",
+         "-g", "precision@10:0.5", "--out", "report.json"),
+        files={"j.jsonl": SCORED, "run.jsonl": RANKED, "m.jsonl": machine},
+        stderr_has=stderr_has,
+        check=_absent("report.json"),
+    )  # fmt: skip
+
+
+CASES += [
+    _score_case("score-machine-labels-not-json", b"{nope\n", "machine labels:1:"),
+    _score_case("score-machine-labels-bad-grade", _label(grade=9), "machine labels:1: grade: 9 is not a grade 0-3"),
+    _score_case("score-machine-labels-a-judgments-line", SCORED, "machine labels:1: samples must be a list"),
+    _score_case(
+        "score-machine-labels-empty-sample-text", _label(judge=""), "machine labels:1: judge is not a non-empty"
+    ),
+    HostileCase(
+        "judge",
+        "score-machine-labels-missing",
+        ("score", "-j", "j.jsonl", "-r", "run.jsonl", "--unjudged", "machine", "--machine-labels", "nope.jsonl"),
+        files={"j.jsonl": SCORED, "run.jsonl": RANKED},
+        stderr_has="nope.jsonl",
+    ),
+    HostileCase(
+        "judge",
+        "judgments-refuse-a-machine-labels-line",
+        ("validate", "-j", "m.jsonl"),
+        files={"m.jsonl": _label()},
+        stderr_has="relevance",
+    ),
+]

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
+from .machine import machine_view
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
@@ -84,6 +85,7 @@ def build_view(
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
         "unjudged": unjudged_view(report, comparison, queue),
+        "machine_labels": machine_view(report) if kind == "summary" else None,
         "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
         "strata": {"rows": strata, "total": len(strata)},
