@@ -19,20 +19,10 @@ import click
 from ..core.errors import InputError, UsageError
 from ..core.judge import DEFAULT_PROMPT, Provenance, prompt_sha256
 from ..core.judge_calibration import DEFAULT_FLOOR
-from ..formats.corpus import read_corpus
 from ..formats.fileio import read_bytes, refuse_output_over_input
-from ..formats.judgments import parse_judgments
-from ..formats.machine_labels import read_machine_labels, read_queue, write_machine_labels
+from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
-from ..pipeline.judge import (
-    DEFAULT_CALIBRATION,
-    Budget,
-    JudgeSetup,
-    calibration_pairs,
-    hole_pairs,
-    human_queue,
-    judge_pairs,
-)
+from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
 from ..pipeline.judge_clients import CommandJudge, HttpJudge
 from ..render.judge import outcome_json, outcome_text
 from ._common import handles_errors, json_option, print_json
@@ -146,21 +136,16 @@ def command(
     _writable("--out", out)
     _writable("--human-queue", human_queue_out)
     judge, provenance = _judge(JudgeChoice(**judge_options), _prompt(prompt_file))
-    holes, without_text = hole_pairs(read_queue(queue))
-    pairs = list(holes)
-    if judgments:
-        chunks = read_corpus(corpus) if corpus else None
-        pairs = calibration_pairs(parse_judgments(judgments), chunks, calibration) + pairs
-    earlier = read_machine_labels(out) if os.path.exists(out) else []
     budget = Budget(max_calls, max_tokens)
     setup = JudgeSetup(provenance, samples, threshold, batch, concurrency, budget, kappa_floor)
+    files = JudgeFiles(out, judgments, corpus, calibration)
     with ProgressBar("judging") as bar:
-        outcome = judge_pairs(pairs, judge, setup, earlier=earlier, progress=bar)
-    write_machine_labels(out, outcome.labels)
+        done = judge_queue(read_queue(queue), files, judge, setup, progress=bar)
+    outcome, pairs, without_text = done.outcome, done.pairs, done.without_text
     if human_queue_out:
         write_queue(human_queue_out, human_queue(pairs, outcome.labels))
     if as_json:
-        print_json(outcome_json(outcome, without_text=len(without_text)))
+        print_json(outcome_json(outcome, without_text=without_text))
     else:
-        click.echo(outcome_text(outcome, without_text=len(without_text)), nl=False)
+        click.echo(outcome_text(outcome, without_text=without_text), nl=False)
     click.echo(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)

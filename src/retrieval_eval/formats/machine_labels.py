@@ -64,8 +64,30 @@ def _text(record: dict[str, Any], name: str, where: tuple[str, int, str], requir
         return None
     if not isinstance(value, str) or not value:
         what = "missing" if value is None else "not a non-empty string"
-        raise InputError(where[0], where[1], f"{name} is {what}", path=where[2])
+        raise InputError(where[0], where[1], f"{name} is {what}", path=where[2] or None)
     return value
+
+
+def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path: str = "") -> QueueItem:
+    """One label-queue line (a dict) as the judge reads it, checked."""
+    where = (source, line, path)
+    if "relevance" in record:
+        raise InputError(
+            source,
+            line,
+            "this line is already labeled (it has relevance): the judge reads the label queue",
+            path=path or None,
+            hint="give the file 'retrieval-eval holes' wrote",
+        )
+    return QueueItem(
+        query_id=str(_text(record, "query_id", where, True)),
+        doc_uri=str(_text(record, "doc_uri", where, True)),
+        chunk_id=_text(record, "chunk_id", where, False),
+        query=_text(record, "query", where, False),
+        chunk_text=_text(record, "chunk_text", where, False),
+        line=line,
+        record=record,
+    )
 
 
 def read_queue(path: str, *, source: str = "queue") -> list[QueueItem]:
@@ -73,28 +95,8 @@ def read_queue(path: str, *, source: str = "queue") -> list[QueueItem]:
     items = []
     with open_binary(path) as handle:
         for line, record in iter_objects(handle, source, path=path):
-            if not isinstance(record, dict):  # comments are refused by iter_objects: never here
-                continue
-            where = (source, line, path)
-            if "relevance" in record:
-                raise InputError(
-                    source,
-                    line,
-                    "this line is already labeled (it has relevance): the judge reads the label queue",
-                    path=path,
-                    hint="give the file 'retrieval-eval holes' wrote",
-                )
-            items.append(
-                QueueItem(
-                    query_id=str(_text(record, "query_id", where, True)),
-                    doc_uri=str(_text(record, "doc_uri", where, True)),
-                    chunk_id=_text(record, "chunk_id", where, False),
-                    query=_text(record, "query", where, False),
-                    chunk_text=_text(record, "chunk_text", where, False),
-                    line=line,
-                    record=record,
-                )
-            )
+            if isinstance(record, dict):  # comments are refused by iter_objects: always a dict
+                items.append(queue_item(record, line, source=source, path=path))
     return items
 
 
@@ -146,24 +148,26 @@ def _optional_grade(record: dict[str, Any], name: str, where: tuple[str, int, st
         return None
     answer = grade_of(value)
     if not isinstance(answer, int):
-        raise InputError(where[0], where[1], f"{name}: {value!r} is not a grade 0-3 or null", path=where[2])
+        raise InputError(where[0], where[1], f"{name}: {value!r} is not a grade 0-3 or null", path=where[2] or None)
     return answer
 
 
 def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineLabel:
     samples = record.get("samples")
     if not isinstance(samples, list):
-        raise InputError(where[0], where[1], "samples must be a list of answers", path=where[2])
+        raise InputError(where[0], where[1], "samples must be a list of answers", path=where[2] or None)
     status, role = record.get("status"), record.get("role")
     if status not in STATUSES:
-        raise InputError(where[0], where[1], f"status {status!r} is not one of {', '.join(STATUSES)}", path=where[2])
+        raise InputError(
+            where[0], where[1], f"status {status!r} is not one of {', '.join(STATUSES)}", path=where[2] or None
+        )
     if role not in (HOLE, CALIBRATION):
-        raise InputError(where[0], where[1], f"role {role!r} is not {HOLE} or {CALIBRATION}", path=where[2])
+        raise InputError(where[0], where[1], f"role {role!r} is not {HOLE} or {CALIBRATION}", path=where[2] or None)
     temperature, tokens = record.get("temperature"), record.get("tokens", 0)
     if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
-        raise InputError(where[0], where[1], "temperature must be a number or null", path=where[2])
+        raise InputError(where[0], where[1], "temperature must be a number or null", path=where[2] or None)
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise InputError(where[0], where[1], "tokens must be a whole number", path=where[2])
+        raise InputError(where[0], where[1], "tokens must be a whole number", path=where[2] or None)
     provenance = Provenance(
         judge=str(_text(record, "judge", where, True)),
         model=str(_text(record, "model", where, True)),

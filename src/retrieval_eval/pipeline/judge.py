@@ -16,6 +16,7 @@ the vote, kappa) are in :mod:`retrieval_eval.core.judge` and its neighbours.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -33,7 +34,9 @@ from ..core.judge import (
 )
 from ..core.judge_calibration import DEFAULT_FLOOR, Calibration, calibrate, stratified_sample
 from ..core.judgments import JudgmentSet
-from ..formats.machine_labels import QueueItem
+from ..formats.corpus import read_corpus
+from ..formats.judgments import parse_judgments
+from ..formats.machine_labels import QueueItem, read_machine_labels, write_machine_labels
 from .judge_clients import CommandJudge, HttpJudge, Reply, Request
 
 Progress = Callable[[int, int], None]
@@ -354,3 +357,40 @@ def human_queue(pairs: Sequence[Pair], labels: Sequence[MachineLabel]) -> list[d
         if pair.role == HOLE and not label.vote.usable:
             lines.append({**pair.record, "judge_status": label.vote.status})
     return lines
+
+
+# -- from files to files: what the command and the action share --------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeFiles:
+    out: str  # the machine labels; read first as the cache
+    judgments: str | None = None  # human labels for the calibration sample
+    corpus: str | None = None  # chunk texts for calibration pairs whose line has none
+    calibration: int = DEFAULT_CALIBRATION
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    outcome: Outcome
+    pairs: tuple[Pair, ...]
+    without_text: int  # queue lines without a query or chunk text: not judged
+
+
+def judge_queue(
+    items: Sequence[QueueItem],
+    files: JudgeFiles,
+    judge: HttpJudge | CommandJudge,
+    setup: JudgeSetup,
+    progress: Progress | None = None,
+) -> JudgeRun:
+    """Calibrate and label the queue's holes, writing the machine labels (atomically) to ``files.out``."""
+    holes, without = hole_pairs(items)
+    pairs = list(holes)
+    if files.judgments:
+        corpus = read_corpus(files.corpus) if files.corpus else None
+        pairs = calibration_pairs(parse_judgments(files.judgments), corpus, files.calibration) + pairs
+    earlier = read_machine_labels(files.out) if os.path.exists(files.out) else []
+    outcome = judge_pairs(pairs, judge, setup, earlier=earlier, progress=progress)
+    write_machine_labels(files.out, outcome.labels)
+    return JudgeRun(outcome, tuple(pairs), len(without))
