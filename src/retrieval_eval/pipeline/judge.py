@@ -25,10 +25,12 @@ from typing import Any
 from ..core.corpus import Corpus
 from ..core.judge import (
     CALIBRATION,
+    DEFAULT_PROMPT,
     HOLE,
     Answer,
     MachineLabel,
     Provenance,
+    prompt_sha256,
     text_sha256,
     vote,
 )
@@ -36,8 +38,9 @@ from ..core.judge_calibration import DEFAULT_FLOOR, Calibration, calibrate, stra
 from ..core.judgments import JudgmentSet
 from ..formats.corpus import read_corpus
 from ..formats.judgments import parse_judgments
-from ..formats.machine_labels import QueueItem, read_machine_labels, write_machine_labels
+from ..formats.machine_labels import QueueItem, queue_item, read_machine_labels, write_machine_labels
 from .judge_clients import CommandJudge, HttpJudge, Reply, Request
+from .settings import Settings
 
 Progress = Callable[[int, int], None]
 CacheKey = tuple[str, str, Provenance, int]
@@ -394,3 +397,24 @@ def judge_queue(
     outcome = judge_pairs(pairs, judge, setup, earlier=earlier, progress=progress)
     write_machine_labels(files.out, outcome.labels)
     return JudgeRun(outcome, tuple(pairs), len(without))
+
+
+DEFAULT_TEMPERATURE = 0.7
+
+
+def judge_for_settings(settings: Settings, queue: Sequence[Mapping[str, Any]]) -> JudgeRun:
+    """A workflow's judge run: the settings' endpoint and budget, the default prompt and
+    samples, calibration on the judgments, labels written beside the report (or to
+    ``machine-labels``, which is then also the cache)."""
+    prompt = DEFAULT_PROMPT
+    provenance = Provenance("http", settings.judge_model, prompt_sha256(prompt), DEFAULT_TEMPERATURE)
+    judge = HttpJudge(settings.judge_endpoint, settings.judge_model, prompt, DEFAULT_TEMPERATURE, settings.judge_key)
+    budget = Budget(settings.judge_max_calls, settings.judge_max_tokens)
+    setup = JudgeSetup(provenance, threshold=settings.threshold, budget=budget)
+    items = [queue_item(dict(line), number) for number, line in enumerate(queue, 1)]
+    files = JudgeFiles(
+        out=str(settings.resolve(settings.machine_labels_out)),
+        judgments=str(settings.resolve(settings.judgments)),
+        corpus=str(settings.resolve(settings.corpus)) if settings.corpus else None,
+    )
+    return judge_queue(items, files, judge, setup)
