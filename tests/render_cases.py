@@ -279,6 +279,7 @@ def machine_labels_policy(directory: Path) -> Case:
         "holes": 342,
         "machine_labeled": 262,
         "machine_labeled_share": 0.766081871345,
+        "invalidated": 3,
         "human_labels_verdict": "INDETERMINATE",
         "gates": [
             {"expression": "precision@10:0.51", "metric": "precision@10", "human_status": "INDETERMINATE",

@@ -73,6 +73,7 @@ class MachineSection:
     calibration: Calibration | None
     holes: int  # unjudged keys in the head's top k (first cutoff) of the scored queries
     machine_labeled: int  # of those, with a usable machine label
+    invalidated: int  # hole labels not read: their chunk text changed since the judge read it
     human_status: str  # the verdict on the human labels alone
     gates: tuple[MachineGate, ...]
 
@@ -94,6 +95,7 @@ class MachineSection:
             "holes": self.holes,
             "machine_labeled": self.machine_labeled,
             "machine_labeled_share": round(self.machine_labeled / self.holes, DECIMALS) if self.holes else None,
+            "invalidated": self.invalidated,
             "human_labels_verdict": self.human_status,
             "gates": [gate.as_dict() for gate in self.gates],
         }
@@ -261,4 +263,6 @@ def apply_machine_policy(
         machine.append(seen)
     resolved.extend(results[len(gates) :])
     holes, labeled = _count_holes(inputs, readings)
-    return resolved, MachineSection(inputs.sha256, calibration, holes, labeled, human_status, tuple(machine))
+    stale = sum(1 for label in inputs.labels if label.role == HOLE and not _text_matches(label, inputs.corpus))
+    section = MachineSection(inputs.sha256, calibration, holes, labeled, stale, human_status, tuple(machine))
+    return resolved, section

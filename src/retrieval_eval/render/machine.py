@@ -47,6 +47,7 @@ def machine_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
         "holes": integer(machine.get("holes")) or 0,
         "labeled": integer(machine.get("machine_labeled")) or 0,
         "share": _share(machine.get("machine_labeled_share")),
+        "invalidated": integer(machine.get("invalidated")) or 0,
         "calibration": escape_markdown(calibration.get("status", "none"), limit=40) if calibration else "none",
         "pairs": integer(calibration.get("pairs")) or 0,
         "kappa": fmt(calibration.get("kappa_binary")),
