@@ -71,7 +71,9 @@ class FakeChat:
         with self.lock:
             self.requests.append(body)
             if self.failures:
-                return self.failures.pop(0), {"error": {"message": "planted failure"}}
+                status = self.failures.pop(0)
+                code = "content_filter" if status == 400 else "planted"  # 400: a provider's content filter
+                return status, {"error": {"message": "planted failure", "code": code}}
         passages = passages_of(body["messages"][1]["content"])
         answers = [planted(self.truth, text, body.get("seed", 0), self.behaviour) for text in passages]
         usage = {"total_tokens": 10 * len(passages) + 5}

@@ -162,6 +162,33 @@ def test_refusals_and_garbage_never_become_grades(tmp_path: Path, judge_kind: st
     assert json.loads(result.stdout)["holes"] == {"labeled": 2, "refused": 1, "unparseable": 1}
 
 
+def test_a_content_filter_is_a_refusal_whether_it_answers_400_or_finishes_early() -> None:
+    from retrieval_eval.pipeline.judge_clients import read_completion
+
+    filtered = {"choices": [{"message": {"content": "1: 0"}, "finish_reason": "content_filter"}]}
+    assert read_completion(filtered, 2) == (("refused", "refused"), 0)
+    refusal = {"choices": [{"message": {"content": None, "refusal": "no"}}], "usage": {"total_tokens": 9}}
+    assert read_completion(refusal, 1) == (("refused",), 9)
+    for odd in ({}, {"choices": []}, {"choices": [{"message": {"content": 3}}]}, [], "x"):
+        assert read_completion(odd, 1) == (("unparseable",), 0)
+    assert read_completion({"choices": [{"message": {"content": "1: 2"}}], "usage": {"total_tokens": True}}, 1) == (
+        (2,),
+        0,
+    )
+
+
+def test_an_http_400_content_filter_is_refused_not_graded(tmp_path: Path) -> None:
+    texts = ["hole passage 0", "hole passage 1"]
+    fake = FakeChat({text: 0 for text in texts}, failures=[400])
+    queue = write_jsonl(tmp_path / "queue.jsonl", queue_lines(texts))
+    with serve(fake) as url:
+        result = judge(tmp_path, "--queue", queue, "--endpoint", url, "--model", "m", "--samples", "1")
+    assert result.code == 0, result.stderr
+    assert len(fake.requests) == 1  # a refusal is an answer: not retried
+    labels = read_jsonl(tmp_path / "machine.jsonl")
+    assert [(line["status"], line["grade"], line["samples"]) for line in labels] == [("refused", None, ["refused"])] * 2
+
+
 def test_split_samples_go_to_the_human_queue_with_their_majority_recorded(tmp_path: Path) -> None:
     texts = [f"hole passage {n}" for n in range(40)]
     truth = {text: 2 for text in texts}
