@@ -1,15 +1,14 @@
 """The ``machine`` policy for unjudged keys: the bounds, then machine labels where they may help.
 
 Gates are first evaluated under the bounds on the human labels alone (the ``bounded``
-policy); that verdict is always kept and shown. Then, when the judge's calibration allows
-it (:mod:`retrieval_eval.core.judge_calibration`), an absolute gate left INDETERMINATE on a
-metric that adds up over keys (precision@k: each relevant key adds ``1/k`` to its query)
-gets the machine-filled estimate and its interval (:mod:`retrieval_eval.core.judge_interval`)
-and resolves only when the interval clears the threshold.
-
-Other gates keep their status. For a metric that does not add up over keys (nDCG, recall,
-MRR...), summing single-key moves overstates what several relevant holes do together, so
-an estimate built that way could pass a gate the truth fails: none is used.
+policy); that verdict is always kept and shown. Then, when the judge's calibration allows it
+(:mod:`retrieval_eval.core.judge_calibration`), an absolute gate left INDETERMINATE gets the
+machine-filled estimate and its interval, and resolves only when the interval clears the
+threshold: in closed form for a metric that adds up over keys (precision@k: each relevant
+key adds ``1/k`` to its query; :mod:`retrieval_eval.core.judge_interval`), drawn for nDCG,
+recall, MRR, MAP and hit rate, where several relevant holes together do less than the sum
+of their single moves (:mod:`retrieval_eval.core.judge_draws`). Delta, worst-stratum and
+other gates keep their status.
 
 Machine labels match a hole by (query id, key); with a corpus, also by the chunk text's
 hash, so a re-chunked text's old label is not read. The calibration is recomputed from the
@@ -26,7 +25,8 @@ from ..core.corpus import Corpus
 from ..core.gates import ABSOLUTE, INDETERMINATE, Gate, GateResult
 from ..core.judge import CALIBRATION, HOLE, MachineLabel, text_sha256
 from ..core.judge_calibration import DEFAULT_FLOOR, Calibration, calibrate
-from ..core.judge_interval import Hole, filled_interval, resolve
+from ..core.judge_draws import MetricSpec, QueryHoles, drawn_interval
+from ..core.judge_interval import Filled, Hole, filled_interval, resolve
 from ..core.labelindex import LabelIndex
 from ..core.metrics import FULL, gain_function
 from ..core.precision import DECIMALS
@@ -34,6 +34,7 @@ from ..core.scoring import QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import key_moves
 
 ADDITIVE = ("precision",)  # metrics whose value is a sum over keys: the estimate is exact in form
+DRAWN = ("ndcg", "recall", "mrr", "map", "hit_rate")  # the others a drawn interval serves
 
 
 @dataclass(frozen=True)
@@ -213,12 +214,7 @@ def _machine_gate(
         return result, replace(seen, note=why)
     if calibration is None:  # _unused said it is usable; this keeps the type checker told
         return result, seen
-    holes = [Hole(w, readings.get((q, key))) for q, key, w in hole_weights(inputs, gate.metric)]
-    overlap = [
-        (machine >= inputs.scores.config.threshold, human >= inputs.scores.config.threshold)
-        for human, machine in calibration.pairs
-    ]
-    filled = filled_interval(value, holes, overlap)
+    filled = _filled(gate.metric, inputs, readings, calibration, (value, upper))
     status = resolve(result.status, filled, gate.threshold, at_most=gate.at_most)
     interval = f"[{_fmt(filled.low)}, {_fmt(filled.high)}]"
     reason = (
@@ -228,6 +224,46 @@ def _machine_gate(
     )
     machine = replace(seen, status=status, estimate=filled.estimate, low=filled.low, high=filled.high)
     return GateResult(gate.expression, status, reason, result.observed, result.baseline), machine
+
+
+def _filled(
+    metric: str,
+    inputs: PolicyInputs,
+    readings: Mapping[tuple[str, str], bool],
+    calibration: Calibration,
+    bounds: tuple[float, float],
+) -> Filled:
+    """The machine-filled estimate and interval: in closed form for a metric that adds up
+    over keys, drawn for the others."""
+    threshold = inputs.scores.config.threshold
+    if metric.partition("@")[0] in ADDITIVE:
+        holes = [Hole(w, readings.get((q, key))) for q, key, w in hole_weights(inputs, metric)]
+        overlap = [(machine >= threshold, human >= threshold) for human, machine in calibration.pairs]
+        return filled_interval(bounds[0], holes, overlap)
+    spec, queries = _draw_inputs(metric, inputs, readings)
+    estimate, low, high = drawn_interval(spec, queries, calibration.pairs)
+    return Filled(estimate, low, high, bounds[0], bounds[1])
+
+
+def _draw_inputs(
+    metric: str, inputs: PolicyInputs, readings: Mapping[tuple[str, str], bool]
+) -> tuple[MetricSpec, list[QueryHoles]]:
+    """The scored queries with holes in the metric's top k, and the sum over the others."""
+    scores = inputs.scores
+    cutoff = metric.partition("@")[2]
+    k = int(cutoff) if cutoff else FULL
+    queries, others = [], 0.0
+    for query_id, row in scores.per_query.items():
+        labels = inputs.indexed.get(query_id)
+        ranking = scores.rankings.get(query_id, [])
+        kept = tuple(ranking[:k] if k != FULL else ranking)
+        holes = {key: readings.get((query_id, key)) for key in kept if labels is not None and key not in labels.grades}
+        if labels is None or not holes:
+            others += row.get(metric, 0.0)
+            continue
+        queries.append(QueryHoles(labels, kept, holes))
+    config = scores.config
+    return MetricSpec(metric, config.gain, config.threshold, max(len(scores.per_query), 1), others), queries
 
 
 def _unused(gate: Gate, result: GateResult, calibration: Calibration | None) -> str:
@@ -240,8 +276,8 @@ def _unused(gate: Gate, result: GateResult, calibration: Calibration | None) -> 
         return f"the judge is {calibration.status}: its labels are reported, not used"
     if gate.kind != ABSOLUTE:
         return "machine labels resolve absolute gates only"
-    if gate.metric.partition("@")[0] not in ADDITIVE:
-        return f"{gate.metric} does not add up over keys: no estimate is used for it"
+    if gate.metric.partition("@")[0] not in ADDITIVE + DRAWN:
+        return f"machine labels do not estimate {gate.metric}"
     return ""
 
 
