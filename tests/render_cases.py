@@ -258,3 +258,45 @@ def judged_drop_with_queue(directory: Path) -> Case:
 
 
 CASES["judged_drop_with_queue"] = judged_drop_with_queue
+
+
+def machine_labels_policy(directory: Path) -> Case:
+    """The machine policy's section as the pipeline writes it (tests/test_judge_policy.py runs it
+    end to end): one gate resolved, one left open, one a judge may not touch; a hostile gate text."""
+    report, _ = pass_without_baseline(directory)
+    report = {key: value for key, value in report.items() if key != "queries"}
+    report["machine_labels"] = {
+        "file_sha256": "0" * 64,
+        "calibration": {
+            "status": "calibrated",
+            "pairs": 135,
+            "kappa_binary": 0.812345,
+            "kappa_graded": 0.7654321,
+            "zero_rate_human": 0.445,
+            "zero_rate_judge": 0.35,
+            "floor": 0.4,
+        },
+        "holes": 342,
+        "machine_labeled": 262,
+        "machine_labeled_share": 0.766081871345,
+        "invalidated": 3,
+        "human_labels_verdict": "INDETERMINATE",
+        "gates": [
+            {"expression": "precision@10:0.51", "metric": "precision@10", "human_status": "INDETERMINATE",
+             "status": "PASS", "value": 0.2333, "bounds": [0.2333, 0.8333], "estimate": 0.6012,
+             "interval": [0.5652, 0.7331]},
+            {"expression": "precision@10:0.71", "metric": "precision@10", "human_status": "INDETERMINATE",
+             "status": "INDETERMINATE", "value": 0.2333, "bounds": [0.2333, 0.8333], "estimate": 0.6012,
+             "interval": [0.5652, 0.7331]},
+            {"expression": "ndcg@10:0.78", "metric": "ndcg@10", "human_status": "INDETERMINATE",
+             "status": "FAIL", "value": 0.7458, "bounds": [0.7458, 0.814], "estimate": 0.7187,
+             "interval": [0.6991, 0.7328]},
+            {"expression": "ndcg@10:-0.02 <b>|x|</b>", "metric": "ndcg@10", "human_status": "INDETERMINATE",
+             "status": "INDETERMINATE", "value": 0.7458, "bounds": [0.7458, 0.814],
+             "note": "machine labels resolve absolute gates only"},
+        ],
+    }  # fmt: skip
+    return report, None
+
+
+CASES["machine_labels_policy"] = machine_labels_policy

@@ -21,6 +21,7 @@ from ..formats.queue import queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import evaluate, holes_command, request_from_settings
 from ..pipeline.holes import queue_excerpt
+from ..pipeline.judge import judge_for_settings
 from ..pipeline.results import Evaluation
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
@@ -120,7 +121,35 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         generated_at=deps.now(),
         baseline_sha256=baseline.sha256,
     ).with_queue()
-    return Outcome(evaluate(request, workers=deps.workers), baseline, skipped)
+    if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
+        request = dataclasses.replace(request, machine_labels_path=None)
+    evaluation = evaluate(request, workers=deps.workers)
+    labels = machine_labels(settings, evaluation, deps)
+    if labels is not None:  # the gates again, now with the judge's labels beside the bounds
+        evaluation = evaluate(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
+    return Outcome(evaluation, baseline, skipped)
+
+
+def machine_labels(settings: Settings, evaluation: Evaluation, deps: Deps) -> str | None:
+    """With a judge configured: label the queue and return the labels' path. Without one:
+    the ``machine-labels`` file, if any (request_from_settings already read it). A key variable
+    left empty (a pull request from a fork gets no secrets) skips the judge, said in the log."""
+    if not settings.judge_endpoint:
+        return None
+    if settings.judge_key_env and not settings.judge_key:
+        deps.console.command(
+            "warning",
+            f"judge skipped: {settings.judge_key_env} is empty (a pull request from a fork gets no secrets); "
+            "the gates read the bounds on human labels",
+        )
+        return None
+    done = judge_for_settings(settings, evaluation.queue)
+    outcome = done.outcome
+    deps.console.log(
+        f"judge: {outcome.calls} call(s), {outcome.tokens} token(s), {outcome.reused} answer(s) reused"
+        + (f"; budget reached, {outcome.unasked} answer(s) not asked" if outcome.stopped_by_budget else "")
+    )
+    return str(settings.resolve(settings.machine_labels_out))
 
 
 def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str], tuple[str, ...]]:

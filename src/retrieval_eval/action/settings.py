@@ -7,6 +7,7 @@ are parsed is :mod:`retrieval_eval.pipeline.settings`, shared with the CLI and t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -102,7 +103,10 @@ def load_settings(env: Mapping[str, str], runner: Runner) -> Settings:
         config = _refusing_as_settings(
             lambda: config_file.read_config(path, source=shown, keys=CONFIG_KEYS, not_here=NOT_IN_CONFIG)
         )
-    return parse_settings(env, config, runner=runner, config_file=shown)
+    settings = parse_settings(env, config, runner=runner, config_file=shown)
+    # The judge's key comes from a variable the workflow fills from a secret; never an input.
+    key = env.get(settings.judge_key_env, "") if settings.judge_key_env else ""
+    return dataclasses.replace(settings, judge_key=key)
 
 
 def _refusing_as_settings(read: Callable[[], dict[str, str]]) -> dict[str, str]:

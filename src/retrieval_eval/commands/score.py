@@ -38,6 +38,7 @@ SCORE_SETTINGS = (
     "gain",
     "run-format",
     "unjudged",
+    "machine-labels",
     "gates",
     "baseline",
     "judged",

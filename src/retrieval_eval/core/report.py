@@ -149,12 +149,16 @@ def build_report(
     return with_verdict(report_body(index, scores, validation, inputs), verdict)
 
 
-def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
-    """A new report: ``body`` with the verdict in its place (before ``queries``)."""
+def with_verdict(
+    body: Mapping[str, Any], verdict: Verdict, *, beside: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A new report: ``body`` with the verdict in its place (before ``queries``), and
+    ``beside`` (sections decided with the verdict, such as ``machine_labels``) after it."""
     report: dict[str, Any] = {}
     for key, value in body.items():
         if key == "queries":
             report["verdict"] = verdict.as_dict()
+            report.update(beside or {})
         report[key] = value
     return report
 

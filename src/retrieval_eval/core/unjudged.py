@@ -29,6 +29,9 @@ from .judgments import QUEUE_PLACEHOLDER as PLACEHOLDER
 from .metrics import BY_NAME, FULL, RankedQuery
 from .precision import DECIMALS
 
+# The policy that adds a calibrated judge's labels to the bounds (docs/judge.md). Scoring runs
+# as under "bounded"; the pipeline then lets machine labels resolve what the bounds leave open.
+MACHINE = "machine"
 NOISE_MARGIN = 0.01  # judged@k may fall this much (one key in a hundred) before it is worth a note
 
 

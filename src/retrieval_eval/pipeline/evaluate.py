@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.comparison import Comparison
+from ..core.corpus import Corpus
 from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
 from ..core.gates import (
@@ -31,17 +32,20 @@ from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.runs import RunRows
-from ..core.scoring import BOUNDED, ScoreConfig, Scores, index_judgments
+from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments
 from ..core.sensitivity import Thresholds
+from ..core.unjudged import MACHINE
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
+from ..formats.machine_labels import read_machine_labels
 from ..formats.report import load_report_hashed
 from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
 from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
+from .machine_policy import PolicyInputs, apply_machine_policy
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -70,6 +74,7 @@ class ScoreRequest:
     run_rows: RunRows | None = None
     label_queue: bool = False  # build the label queue (the action writes it beside the report)
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
+    machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
 
     def with_queue(self) -> ScoreRequest:
         return replace(self, label_queue=True)
@@ -159,7 +164,8 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
         map_blocks=shared_map(workers),
     )
     # Only the base and the queue need the labels by query again.
-    indexed = index_judgments(index, request.config) if request.baseline is not None or request.label_queue else {}
+    wanted = request.baseline is not None or request.label_queue or request.machine_labels_path
+    indexed = index_judgments(index, request.config) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
     alike = comparable_base(request.baseline, index, stage.report_corpus())
     queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
@@ -186,9 +192,23 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
     if drop is not None:
         notes.append(drop)
-    verdict = decide(blocking_findings(scores, validation) + stage.mismatch(index, scores), notes, results)
-    report = with_verdict(body, verdict)
+    blocking = blocking_findings(scores, validation) + stage.mismatch(index, scores)
+    beside: dict[str, Any] = {}
+    if request.machine_labels_path:
+        human = decide(blocking, notes, results)
+        policy = machine_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
+        results, machine = apply_machine_policy(policy, gates, results, human.status)
+        beside["machine_labels"] = machine.as_dict()
+    verdict = decide(blocking, notes, results)
+    report = with_verdict(body, verdict, beside=beside)
     return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
+
+
+def machine_inputs(
+    path: str, index: LabelIndex, indexed: Mapping[str, QueryLabels], scores: Scores, corpus: Corpus | None
+) -> PolicyInputs:
+    labels = read_machine_labels(path)
+    return PolicyInputs(labels, sha256_file(path), index, indexed, scores, corpus)
 
 
 def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
@@ -261,7 +281,7 @@ def request_from_settings(
             threshold=settings.threshold,
             gain=settings.gain,
             full_depth=settings.full_depth,
-            unjudged=settings.unjudged,
+            unjudged=BOUNDED if settings.unjudged == MACHINE else settings.unjudged,
         ),
         gates=settings.gates,
         run_format=settings.run_format,
@@ -276,6 +296,7 @@ def request_from_settings(
         floor=settings.floor if settings.floor in ("", "bm25") else str(settings.resolve(settings.floor)),
         sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
         holes_command=holes_command(settings),
+        machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
     )
 
 

@@ -26,6 +26,7 @@ from ..core.judgments import MAX_RELEVANCE
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.numbers import parse_decimal
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
+from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
 
@@ -116,9 +117,34 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "unjudged",
         "assume-irrelevant",
-        "Unjudged keys: `assume-irrelevant`, `bounded` (gates read both bounds) or `condensed` (removed)",
+        "Unjudged keys: `assume-irrelevant`, `bounded` (gates read both bounds), `condensed` (removed) "
+        "or `machine` (bounds, then a calibrated judge's labels: docs/judge.md)",
         "--unjudged",
     ),
+    Setting(
+        "machine-labels",
+        "",
+        "Machine labels (`retrieval-eval judge --out`), read by `unjudged: machine`",
+        "--machine-labels",
+        shown_default="none",
+    ),
+    Setting(
+        "judge-endpoint",
+        "",
+        "An OpenAI-compatible API root: a judge labels the label queue for `unjudged: machine`",
+        where=_WORKFLOW,
+        shown_default="none (no judge)",
+    ),
+    Setting("judge-model", "", "The judge's model name (pin a snapshot)", where=_WORKFLOW, shown_default="none"),
+    Setting(
+        "judge-key-env",
+        "",
+        "The environment variable holding the judge's key (pass the secret with `env:`)",
+        where=_WORKFLOW,
+        shown_default="none (no key sent)",
+    ),
+    Setting("judge-max-calls", "200", "The judge's budget: calls per run", where=_WORKFLOW),
+    Setting("judge-max-tokens", "", "The judge's budget: tokens per run", where=_WORKFLOW, shown_default="none"),
     Setting("gates", "", "Gate expressions, separated by new lines or commas", "-g, --gate", shown_default="none"),
     Setting("judged", "", "Samples of judged metrics, `NAME=PATH` each", "--judged", shown_default="none"),
     Setting(
@@ -304,6 +330,18 @@ class Settings:
     confined: bool = False  # in a workflow: every path must stay inside the workspace
     history: int = 20  # base-branch reports in the summary's history; 0: none
     full_depth: bool = False  # "all" among the cutoffs
+    machine_labels: str = ""  # the judge's labels, read under the machine policy
+    judge_endpoint: str = ""  # in a workflow: a judge labels the queue (machine policy)
+    judge_model: str = ""
+    judge_key_env: str = ""
+    judge_max_calls: int | None = 200
+    judge_max_tokens: int | None = None
+    judge_key: str = field(repr=False, default="")  # read from judge_key_env by the action
+
+    @property
+    def machine_labels_out(self) -> str:
+        """Where a judge run in a workflow writes (and caches) its labels."""
+        return self.machine_labels or _beside(self.report, ".machine-labels.jsonl")
 
     @property
     def queue_file(self) -> str:
@@ -351,6 +389,7 @@ def inputs_of(settings: Settings) -> list[tuple[str, str]]:
     named += [("floor", settings.floor)] if settings.floor != "bm25" else []
     named += [("baseline", baseline), ("config", settings.config_file)]
     named += [(f"judged {name}", path) for name, path in settings.judged]
+    named += [("machine labels", settings.machine_labels)]
     return [(role, str(settings.resolve(path))) for role, path in named if path]
 
 
@@ -430,7 +469,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         threshold=values.parse("threshold", _positive_int, 1),
         gain=values.parse("gain", _choice(GAINS), "exponential"),
         run_format=values.parse("run-format", _choice(RUN_FORMATS), "auto"),
-        unjudged=values.parse("unjudged", _choice(UNJUDGED_POLICIES), "assume-irrelevant"),
+        unjudged=values.parse("unjudged", _choice((*UNJUDGED_POLICIES, MACHINE)), "assume-irrelevant"),
         gates=tuple(_gates(values, k, full_depth)),
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
@@ -453,6 +492,12 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         confined=values.confined,
         history=values.parse("history", _history, 20),
         full_depth=full_depth,
+        machine_labels=values.parse("machine-labels", _optional(path("machine-labels.jsonl")), ""),
+        judge_endpoint=values.parse("judge-endpoint", _optional(_judge_url), ""),
+        judge_model=values.raw("judge-model"),
+        judge_key_env=values.parse("judge-key-env", _optional(_variable_name), ""),
+        judge_max_calls=values.parse("judge-max-calls", _optional_count, 200),
+        judge_max_tokens=values.parse("judge-max-tokens", _optional_count, None),
     )
     _check_together(settings, values)
     if values.problems:
@@ -469,6 +514,13 @@ def _check_together(settings: Settings, values: Values) -> None:
         values.problem("floor", "bm25 is computed over a corpus; set corpus too")
     if settings.collapse_to_documents and not settings.corpus:
         values.problem("collapse-to-documents", "needs a corpus, which maps chunks to documents")
+    if settings.unjudged == MACHINE and not (settings.machine_labels or settings.judge_endpoint):
+        values.problem("unjudged", "the machine policy reads the judge's labels; set machine-labels too")
+    for name, given in (("machine-labels", settings.machine_labels), ("judge-endpoint", settings.judge_endpoint)):
+        if given and settings.unjudged != MACHINE:
+            values.problem(name, "machine labels are read only under unjudged: machine; set that too")
+    if settings.judge_endpoint and not settings.judge_model:
+        values.problem("judge-model", "the judge endpoint needs the model it serves")
     if values.confined and settings.mode == "evaluate" and settings.report:
         _check_outputs(settings, values)
     missing = [name for name in ("judgments", "run") if settings.mode == "evaluate" and not values.raw(name)]
@@ -561,6 +613,31 @@ def _span(text: str) -> int:
 
 parse_easy_set: Callable[[str], float | None] = _off_or(_ratio)
 parse_answer_in_query: Callable[[str], int | None] = _off_or(_span)
+
+
+def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """An optional path: empty means not given."""
+    return lambda text: parse(text) if text else ""
+
+
+def _judge_url(text: str) -> str:
+    if not re.match(r"https?://[^/\s]+", text):
+        raise ValueError(f"{text!r} must be an http(s) URL, e.g. https://api.openai.com/v1")
+    return text.rstrip("/")
+
+
+def _variable_name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        raise ValueError(f"{text!r} must be an environment variable's name, e.g. JUDGE_KEY")
+    return text
+
+
+def _optional_count(text: str) -> int | None:
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ValueError(f"{text!r} must be a whole number, or empty for no limit")
+    return int(text)
 
 
 def _floor(path: PathParser) -> Callable[[str], str]:

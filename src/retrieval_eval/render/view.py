@@ -15,6 +15,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
+from .machine import machine_view
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
@@ -85,6 +86,7 @@ def build_view(
         "drift_repair": drift_repair(report),
         "drift_queue": drift_queue(report),
         "unjudged": unjudged_view(report, comparison, queue),
+        "machine_labels": machine_view(report) if kind == "summary" else None,
         "baseline": baseline_lines(baseline, kind),
         # Every stratum either side reports, so the count in the heading matches the table.
         "strata": {"rows": strata, "total": len(strata)},

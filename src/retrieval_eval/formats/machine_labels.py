@@ -1,0 +1,199 @@
+"""Bytes of the judge's files: the label queue it reads, the machine labels it writes (and
+reads back as its cache).
+
+A machine-labels line (JSONL, one per pair)::
+
+    {"query_id": "q1", "doc_uri": "d1", "chunk_id": "d1#0", "role": "hole",
+     "status": "labeled", "grade": 2, "majority": 2, "samples": [2, 2, 3],
+     "judge": "http", "model": "m", "prompt_sha256": "...", "temperature": 0.7,
+     "query_sha256": "...", "text_sha256": "...", "tokens": 41}
+
+It has no ``relevance`` field on purpose: a judgments reader refuses it, so it cannot be
+appended to the human labels by mistake.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.judge import (
+    CALIBRATION,
+    HOLE,
+    INCOMPLETE,
+    LABELED,
+    REFUSED,
+    SPLIT,
+    UNPARSEABLE,
+    Answer,
+    MachineLabel,
+    Provenance,
+    Vote,
+    grade_of,
+)
+from .fileio import open_binary, write_atomic
+from .jsonl import iter_objects
+
+STATUSES = (LABELED, SPLIT, REFUSED, UNPARSEABLE, INCOMPLETE)
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One label-queue line, as the judge needs it."""
+
+    query_id: str
+    doc_uri: str
+    chunk_id: str | None
+    query: str | None
+    chunk_text: str | None
+    line: int
+    record: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return self.chunk_id or self.doc_uri
+
+
+def _text(record: dict[str, Any], name: str, where: tuple[str, int, str], required: bool) -> str | None:
+    value = record.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        what = "missing" if value is None else "not a non-empty string"
+        raise InputError(where[0], where[1], f"{name} is {what}", path=where[2] or None)
+    return value
+
+
+def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path: str = "") -> QueueItem:
+    """One label-queue line (a dict) as the judge reads it, checked."""
+    where = (source, line, path)
+    if "relevance" in record:
+        raise InputError(
+            source,
+            line,
+            "this line is already labeled (it has relevance): the judge reads the label queue",
+            path=path or None,
+            hint="give the file 'retrieval-eval holes' wrote",
+        )
+    return QueueItem(
+        query_id=str(_text(record, "query_id", where, True)),
+        doc_uri=str(_text(record, "doc_uri", where, True)),
+        chunk_id=_text(record, "chunk_id", where, False),
+        query=_text(record, "query", where, False),
+        chunk_text=_text(record, "chunk_text", where, False),
+        line=line,
+        record=record,
+    )
+
+
+def read_queue(path: str, *, source: str = "queue") -> list[QueueItem]:
+    """The label queue (``retrieval-eval holes``), line by line, each line checked."""
+    items = []
+    with open_binary(path) as handle:
+        for line, record in iter_objects(handle, source, path=path):
+            if isinstance(record, dict):  # comments are refused by iter_objects: always a dict
+                items.append(queue_item(record, line, source=source, path=path))
+    return items
+
+
+def label_record(label: MachineLabel) -> dict[str, Any]:
+    record: dict[str, Any] = {"query_id": label.query_id, "doc_uri": label.doc_uri}
+    if label.chunk_id is not None:
+        record["chunk_id"] = label.chunk_id
+    record |= {
+        "role": label.role,
+        "status": label.vote.status,
+        "grade": label.vote.grade,
+        "majority": label.vote.majority,
+        "samples": list(label.samples),
+        "judge": label.provenance.judge,
+        "model": label.provenance.model,
+        "prompt_sha256": label.provenance.prompt_sha256,
+        "temperature": label.provenance.temperature,
+        "query_sha256": label.query_sha256,
+        "text_sha256": label.text_sha256,
+        "tokens": label.tokens,
+    }
+    return record
+
+
+def machine_labels_text(labels: Iterable[MachineLabel]) -> str:
+    return "".join(json.dumps(label_record(label), ensure_ascii=False) + "\n" for label in labels)
+
+
+def write_machine_labels(path: str | os.PathLike[str], labels: Iterable[MachineLabel]) -> None:
+    write_atomic(path, machine_labels_text(labels))
+
+
+def _sample(value: Any, where: tuple[str, int, str]) -> Answer | None:
+    if value is None:
+        return None  # not asked yet (a budget stopped the run)
+    if value in (REFUSED, UNPARSEABLE):
+        return str(value)
+    answer = grade_of(value)
+    if answer == UNPARSEABLE:
+        raise InputError(
+            where[0], where[1], f"samples: {value!r} is not a grade 0-3, refused, unparseable or null", path=where[2]
+        )
+    return answer
+
+
+def _optional_grade(record: dict[str, Any], name: str, where: tuple[str, int, str]) -> int | None:
+    value = record.get(name)
+    if value is None:
+        return None
+    answer = grade_of(value)
+    if not isinstance(answer, int):
+        raise InputError(where[0], where[1], f"{name}: {value!r} is not a grade 0-3 or null", path=where[2] or None)
+    return answer
+
+
+def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineLabel:
+    samples = record.get("samples")
+    if not isinstance(samples, list):
+        raise InputError(where[0], where[1], "samples must be a list of answers", path=where[2] or None)
+    status, role = record.get("status"), record.get("role")
+    if status not in STATUSES:
+        raise InputError(
+            where[0], where[1], f"status {status!r} is not one of {', '.join(STATUSES)}", path=where[2] or None
+        )
+    if role not in (HOLE, CALIBRATION):
+        raise InputError(where[0], where[1], f"role {role!r} is not {HOLE} or {CALIBRATION}", path=where[2] or None)
+    temperature, tokens = record.get("temperature"), record.get("tokens", 0)
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
+        raise InputError(where[0], where[1], "temperature must be a number or null", path=where[2] or None)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise InputError(where[0], where[1], "tokens must be a whole number", path=where[2] or None)
+    provenance = Provenance(
+        judge=str(_text(record, "judge", where, True)),
+        model=str(_text(record, "model", where, True)),
+        prompt_sha256=str(_text(record, "prompt_sha256", where, True)),
+        temperature=None if temperature is None else float(temperature),
+    )
+    return MachineLabel(
+        query_id=str(_text(record, "query_id", where, True)),
+        doc_uri=str(_text(record, "doc_uri", where, True)),
+        chunk_id=_text(record, "chunk_id", where, False),
+        role=str(role),
+        vote=Vote(str(status), _optional_grade(record, "grade", where), _optional_grade(record, "majority", where)),
+        samples=tuple(_sample(value, where) for value in samples),
+        provenance=provenance,
+        query_sha256=str(_text(record, "query_sha256", where, True)),
+        text_sha256=str(_text(record, "text_sha256", where, True)),
+        tokens=tokens,
+    )
+
+
+def read_machine_labels(path: str, *, source: str = "machine labels") -> list[MachineLabel]:
+    """A machine-labels file, every line checked (a hand-edited line is named, not trusted)."""
+    labels = []
+    with open_binary(path) as handle:
+        for line, record in iter_objects(handle, source, path=path):
+            if not isinstance(record, dict):
+                continue
+            labels.append(_label_from(record, (source, line, path)))
+    return labels

@@ -1,0 +1,228 @@
+"""The two judges, at the edge: an OpenAI-compatible chat endpoint and a command.
+
+Both answer :class:`Request` s (one query, up to a batch of its passages, one sample) with a
+:class:`Reply`: one answer per passage, or an ``error`` when no answer came (the pair stays
+unasked and a later run asks again). The HTTP judge uses the standard library only.
+
+The command protocol (docs/judge.md): the command is started once, reads one JSON request
+per line on stdin, and writes one JSON answer per line on stdout::
+
+    request: {"id": "r3", "sample": 0, "query": "...", "passages": ["...", "..."], "prompt": "..."}
+    answer:  {"id": "r3", "answers": [2, "refused", {"text": "1: 3"}], "tokens": 120}
+
+An answer is a grade 0-3, ``"refused"``, or ``{"text": ...}`` (a raw model reply, read as
+the chat judge reads one). Anything else is unparseable; a missing answer is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+
+MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
+
+
+@dataclass(frozen=True)
+class Request:
+    id: str
+    query: str
+    passages: tuple[str, ...]
+    sample: int
+
+
+@dataclass(frozen=True)
+class Reply:
+    answers: tuple[Answer, ...] = ()
+    tokens: int = 0
+    error: str | None = None
+
+
+class JudgeUnavailable(UsageError):
+    """The judge refuses every request (a wrong key, endpoint or model): stop, say what to fix."""
+
+
+def _refusal(choice: dict[str, Any]) -> bool:
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
+
+
+def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
+    """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
+    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
+    choices = body.get("choices") if isinstance(body, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if choice is None:
+        return (UNPARSEABLE,) * count, spent
+    if _refusal(choice):
+        return (REFUSED,) * count, spent
+    message = choice.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        return (UNPARSEABLE,) * count, spent
+    return tuple(parse_reply(content, count)), spent
+
+
+@dataclass(frozen=True)
+class HttpJudge:
+    """POST ``{endpoint}/chat/completions``; retries 429, 5xx and lost connections with backoff."""
+
+    endpoint: str
+    model: str
+    prompt: str
+    temperature: float
+    key: str = field(default="", repr=False)
+    retries: int = 3
+    backoff: float = 0.5
+    timeout: float = 60.0
+    sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def url(self) -> str:
+        base = self.endpoint.rstrip("/")
+        return base if base.endswith("/chat/completions") else base + "/chat/completions"
+
+    def payload(self, request: Request) -> bytes:
+        body = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": request.sample,
+            "messages": [
+                {"role": "system", "content": self.prompt},
+                {"role": "user", "content": user_message(request.query, request.passages)},
+            ],
+        }
+        return json.dumps(body).encode("utf-8")
+
+    def ask(self, request: Request) -> Reply:
+        count = len(request.passages)
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self.sleep(min(self.backoff * 2 ** (attempt - 1), MAX_BACKOFF))
+            try:
+                return self._post(request, count)
+            except _Retry as exc:
+                last = exc.reason
+                if exc.wait is not None:
+                    self.sleep(min(exc.wait, MAX_BACKOFF))
+        return Reply(error=f"no answer after {self.retries + 1} attempts ({last})")
+
+    def _post(self, request: Request, count: int) -> Reply:
+        headers = {"Content-Type": "application/json"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        call = urllib.request.Request(self.url, data=self.payload(request), headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(call, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            return self._http_error(exc, count)
+        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+            raise _Retry(f"{type(exc).__name__}: {exc}", None) from None
+        try:
+            body = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return Reply((UNPARSEABLE,) * count)
+        answers, tokens = read_completion(body, count)
+        return Reply(answers, tokens)
+
+    def _http_error(self, exc: urllib.error.HTTPError, count: int) -> Reply:
+        text = exc.read()[:4000].decode("utf-8", "replace")
+        if exc.code == 429 or exc.code >= 500:
+            after = exc.headers.get("Retry-After", "") if exc.headers else ""
+            raise _Retry(f"HTTP {exc.code}", float(after) if after.replace(".", "", 1).isdigit() else None)
+        if exc.code == 400 and ("content_filter" in text or "content_policy" in text):
+            return Reply((REFUSED,) * count)  # a content filter: a refusal, not "not relevant"
+        if exc.code in (401, 403, 404):
+            raise JudgeUnavailable(
+                f"the judge endpoint {self.url} answered HTTP {exc.code}",
+                hint="check --endpoint, --model and the key's environment variable (--api-key-env)",
+            )
+        return Reply(error=f"HTTP {exc.code}")
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, wait: float | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.wait = wait
+
+
+def command_answer(value: Any) -> Answer:
+    """One answer of the command protocol (module docstring)."""
+    if value == REFUSED:
+        return REFUSED
+    if isinstance(value, dict) and set(value) == {"text"} and isinstance(value["text"], str):
+        return parse_reply(value["text"], 1)[0]
+    return grade_of(value)
+
+
+def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None  # garbage on stdout names no request: its request stays unanswered
+    if not isinstance(record, dict) or record.get("id") not in wanted:
+        return None
+    request = wanted[record["id"]]
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return request.id, Reply((UNPARSEABLE,) * len(request.passages))
+    read = [command_answer(value) for value in answers[: len(request.passages)]]
+    read += [UNPARSEABLE] * (len(request.passages) - len(read))
+    tokens = record.get("tokens")
+    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
+    return request.id, Reply(tuple(read), spent)
+
+
+@dataclass(frozen=True)
+class CommandJudge:
+    """Runs the user's command once per group of requests (module docstring)."""
+
+    command: str
+    prompt: str
+    timeout: float = 600.0
+
+    def ask_all(self, requests: Sequence[Request]) -> dict[str, Reply]:
+        if not requests:
+            return {}
+        lines = "".join(
+            json.dumps(
+                {"id": r.id, "sample": r.sample, "query": r.query, "passages": list(r.passages), "prompt": self.prompt},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for r in requests
+        )
+        try:
+            done = subprocess.run(  # noqa: S603 (the user's own command)
+                shlex.split(self.command),
+                input=lines.encode("utf-8"),
+                capture_output=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise JudgeUnavailable(f"the judge command cannot be started: {exc}", hint="check --command") from None
+        except subprocess.TimeoutExpired:
+            return {r.id: Reply(error=f"the judge command ran past {self.timeout:g}s") for r in requests}
+        wanted = {r.id: r for r in requests}
+        replies: dict[str, Reply] = {}
+        for line in done.stdout.decode("utf-8", "replace").splitlines():
+            found = _answer_line(line, wanted)
+            if found is not None and found[0] not in replies:
+                replies[found[0]] = found[1]
+        failure = f"exit status {done.returncode}" if done.returncode else "no answer for this request"
+        return {r.id: replies.get(r.id, Reply(error=failure)) for r in requests}
