@@ -48,6 +48,8 @@ SCORE_SETTINGS = (
     "answer-in-query",
     "collapse-to-documents",
     "max-drift",
+    "power",
+    "require-detectable",
     "fail-on-indeterminate",
     "config",
 )

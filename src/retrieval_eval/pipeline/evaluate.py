@@ -20,6 +20,7 @@ from ..core.gates import Gate, GateContext, GateResult, decide, evaluate_gate, m
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
+from ..core.power import DEFAULT_POWER
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, ScoreConfig, Scores, index_judgments
@@ -61,6 +62,8 @@ class ScoreRequest:
     run_rows: RunRows | None = None
     label_queue: bool = False  # build the label queue (the action writes it beside the report)
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
+    power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
+    require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
 
     def with_queue(self) -> ScoreRequest:
         return replace(self, label_queue=True)
@@ -89,6 +92,7 @@ def gate_context(
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
         unjudged_keys=scores.unjudged_keys,
+        require_detectable=request.require_detectable,
     )
 
 
@@ -148,7 +152,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers)
+    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers, request.power)
     context = gate_context(scores, request, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
@@ -167,12 +171,14 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int) -> Comparison:
+def _compare(
+    base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float
+) -> Comparison:
     # Loaded only when there is a base report: the comparison and its bootstrap cost about 20 ms
     # of start-up (python -X importtime), a tenth of scoring a 1k-query run.
     from ..comparison.result import compare_reports
 
-    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers))
+    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
 def _corpus_changes(
@@ -231,6 +237,8 @@ def request_from_settings(
         floor=settings.floor if settings.floor in ("", "bm25") else str(settings.resolve(settings.floor)),
         sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
         holes_command=holes_command(settings),
+        power=settings.power,
+        require_detectable=settings.require_detectable,
     )
 
 

@@ -120,6 +120,18 @@ SETTINGS: tuple[Setting, ...] = (
         shown_default="none (warn only)",
     ),
     Setting(
+        "power",
+        "0.8",
+        "The power (0-1) at which each delta's minimum detectable effect is stated",
+        "--power",
+    ),
+    Setting(
+        "require-detectable",
+        "false",
+        "A delta gate whose tolerance is below the minimum detectable effect is INDETERMINATE instead of PASS",
+        "--require-detectable/--no-require-detectable",
+    ),
+    Setting(
         "report",
         "",
         "Where the JSON report is written",
@@ -227,6 +239,8 @@ class Settings:
     github_token: str = field(repr=False, default="")
     confined: bool = False  # in a workflow: every path must stay inside the workspace
     history: int = 20  # base-branch reports in the summary's history; 0: none
+    power: float = 0.8  # at which each minimum detectable effect is stated
+    require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
     full_depth: bool = False  # "all" among the cutoffs
 
     @property
@@ -363,6 +377,8 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         github_token=token,
         confined=values.confined,
         history=values.parse("history", _history, 20),
+        power=values.parse("power", parse_power, 0.8),
+        require_detectable=values.parse("require-detectable", _boolean, False),
         full_depth=full_depth,
     )
     _check_together(settings, values)
@@ -421,6 +437,16 @@ def _history(text: str) -> int:
     if not text.isdigit() or int(text) > MAX_HISTORY:
         raise ValueError(f"{text!r} must be a whole number from 0 (no history) to {MAX_HISTORY}, e.g. 20")
     return int(text)
+
+
+def parse_power(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.5 <= value < 1.0:
+        raise ValueError(f"{text!r} must be a power from 0.5 to below 1, e.g. 0.8 or 0.9")
+    return value
 
 
 def _ratio(text: str) -> float | None:
