@@ -1,0 +1,126 @@
+"""What the comparison and the gates say about detectability, on a scenario worked by hand.
+
+40 queries in three strata; the base run finds both relevant documents of every query in
+its top 5, the head misses queries q00..q03. recall@5's paired differences are then four
+-1s and thirty-six 0s: mean -0.1, sample sd sqrt(3.6 / 39) = 0.303822, and at 80% power and
+the 5% level the minimum detectable effect is (1.959964 + 0.841621) * 0.303822 / sqrt(40)
+= 0.134584. The faq stratum (q00, q03, ..., q39: 14 queries) holds two of the misses:
+mean -1/7, sd sqrt((2 * (6/7)^2 + 12 * (1/7)^2) / 13) = 0.363137, effect 0.271900.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare_data import NOW, labels, run, score, write_jsonl
+from retrieval_eval.comparison.document import build_comparison
+from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+MDE = 0.134584
+SD = 0.303822
+
+
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    directory = tmp_path_factory.mktemp("power")
+    base = score(directory, "base", labels(), run())
+    head = score(directory, "head", labels(), run(misses=range(4)))
+    judgments = write_jsonl(directory / "judgments.jsonl", labels())
+    return base, head, judgments
+
+
+Sides = tuple[dict[str, Any], dict[str, Any], Path]
+
+
+def test_every_metric_row_states_its_spread_effect_and_moves(sides: Sides) -> None:
+    base, head, _ = sides
+    document = build_comparison(base, head)
+    row = document["metrics"]["recall@5"]
+    assert row["sd_diff"] == pytest.approx(SD, abs=1e-6)
+    assert row["mde"] == pytest.approx(MDE, abs=1e-6)
+    assert row["moved"] == {"improved": 0, "tied": 36, "worsened": 4}
+    assert document["power"]["power"] == 0.8 and document["power"]["alpha"] == 0.05
+    assert document["power"]["method"] == "normal"
+
+
+def test_a_higher_power_states_a_larger_effect(sides: tuple[dict[str, Any], dict[str, Any], Path]) -> None:
+    base, head, _ = sides
+    row = build_comparison(base, head, power=0.9)["metrics"]["recall@5"]
+    # (1.959964 + 1.281552) * 0.303822 / sqrt(40) = 0.155717
+    assert row["mde"] == pytest.approx(0.155717, abs=1e-6)
+
+
+def test_each_paired_stratum_states_its_own(sides: tuple[dict[str, Any], dict[str, Any], Path]) -> None:
+    base, head, _ = sides
+    document = build_comparison(base, head, judgments=_index(sides[2]))
+    faq = document["per_stratum"]["faq"]
+    assert faq["n"] == 14
+    assert faq["sd_diff"] == pytest.approx(0.363137, abs=1e-6)
+    assert faq["mde"] == pytest.approx(0.271900, abs=1e-6)
+    assert faq["moved"] == {"improved": 0, "tied": 12, "worsened": 2}
+
+
+def _index(path: Path) -> Any:
+    from retrieval_eval.formats.judgments import read_label_index
+
+    return read_label_index(str(path))
+
+
+def gate(directory: Path, base: dict[str, Any], expression: str, *, require: bool = False) -> dict[str, Any]:
+    request = ScoreRequest(
+        str(write_jsonl(directory / "j.jsonl", labels())),
+        str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
+        ScoreConfig(k=(5, 10)),
+        gates=[expression],
+        baseline=base,
+        generated_at=NOW,
+        require_detectable=require,
+    )
+    found: dict[str, Any] = evaluate(request).report["verdict"]["gates"][0]
+    return found
+
+
+def test_a_gate_that_cannot_see_its_tolerance_says_so(
+    tmp_path: Path, sides: tuple[dict[str, Any], dict[str, Any], Path]
+) -> None:
+    found = gate(tmp_path, sides[0], "recall@5:-0.12")
+    assert found["status"] == "PASS"
+    # ((1.959964 + 0.841621) * 0.303822 / 0.12)^2 = 50.31 -> 51 queries
+    assert found["reason"].endswith(
+        "; but with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level); "
+        "about 51 queries are needed to see 0.12"
+    ), found["reason"]
+    assert found["detectable"]["needed"] == 51 and found["detectable"]["seen"] is False
+
+
+def test_the_setting_makes_it_indeterminate(tmp_path: Path, sides: tuple[dict[str, Any], dict[str, Any], Path]) -> None:
+    found = gate(tmp_path, sides[0], "recall@5:-0.12", require=True)
+    assert found["status"] == "INDETERMINATE"
+    assert "about 51 queries are needed" in found["reason"]
+
+
+def test_a_gate_that_sees_its_tolerance_stays_quiet(
+    tmp_path: Path, sides: tuple[dict[str, Any], dict[str, Any], Path]
+) -> None:
+    found = gate(tmp_path, sides[0], "recall@5:-0.2", require=True)
+    assert found["status"] == "PASS" and "detects" not in found["reason"]
+    assert found["detectable"]["seen"] is True and found["detectable"]["mde"] == pytest.approx(MDE, abs=1e-6)
+
+
+def test_a_failing_gate_carries_the_effect_but_no_excuse(
+    tmp_path: Path, sides: tuple[dict[str, Any], dict[str, Any], Path]
+) -> None:
+    found = gate(tmp_path, sides[0], "recall@5:-0.05")
+    assert found["status"] == "FAIL" and "detects" not in found["reason"]
+    assert found["detectable"]["tolerance"] == 0.05
+
+
+def test_the_report_round_trips_as_json(sides: tuple[dict[str, Any], dict[str, Any], Path]) -> None:
+    base, head, _ = sides
+    document = build_comparison(base, head)
+    assert json.loads(json.dumps(document)) == document
