@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     import pandas
 
+    from .comparison.plan import Plan
     from .core.judgments import JudgmentSet
     from .core.runs import RunRows
 
@@ -51,6 +52,7 @@ __all__ = [
     "evaluate",
     "load_judgments",
     "load_run",
+    "plan",
 ]
 
 
@@ -327,6 +329,47 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
     )
     return Comparison(document)
+
+
+def plan(
+    report: Evaluation | Mapping[str, Any] | PathLike,
+    *,
+    baseline: Evaluation | Mapping[str, Any] | PathLike | None = None,
+    judgments: object = None,
+    metrics: Iterable[str] = (),
+    changes: Iterable[float] = (0.01, 0.02, 0.05),
+    queries: Iterable[int] = (),
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: str = "normal",
+    correlation: float = 0.5,
+) -> Plan:
+    """From a pilot report, as ``retrieval-eval plan`` does: the queries needed to detect each
+    change, and the change each set size detects, overall and per stratum (docs/compare.md).
+
+    ``baseline``: a base report of the same queries, so the spread is that of the paired
+    differences; without it, the report's own spread through the assumed ``correlation``.
+    ``judgments`` (anything :func:`load_judgments` takes) give each stratum its own queries.
+    ``method``: ``normal`` (as the gate's bootstrap behaves) or ``t``. ``Plan.as_dict()`` is
+    the command's ``--json``.
+    """
+    from .comparison.plan import PlanRequest
+    from .comparison.plan import plan as make_plan
+    from .core.power import Design
+
+    pilot = _report_of(report, "report")
+    assert pilot is not None
+    try:
+        request = PlanRequest(tuple(metrics), tuple(changes), tuple(queries), Design(power, alpha, method), correlation)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    strata = None
+    if judgments is not None:
+        from .core.labelindex import LabelIndex
+
+        index = LabelIndex.from_judgments(load_judgments(judgments)._labels)
+        strata = {query_id: query.stratum for query_id, query in index.queries.items()}
+    return make_plan(pilot, request, baseline=_report_of(baseline, "baseline"), strata=strata)
 
 
 class Drift(Frozen):

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fuse": ("fuse", "Fuse runs by reciprocal rank fusion into one run."),
     "verify-chain": ("verify_chain", "Check that reports, oldest first, link up by their baseline hashes."),
     "holes": ("holes", "Write the label queue: unjudged keys in the top k, the most useful to label first."),
+    "plan": ("plan", "From a pilot report: the queries a change needs, and the change a set size detects."),
 }
 
 

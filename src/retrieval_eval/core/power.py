@@ -37,10 +37,13 @@ DEFAULT_CORRELATION = 0.5  # assumed between two runs' per-query values when onl
 NORMAL, STUDENT = "normal", "t"
 MAX_QUERIES = 10**9  # the planner's answer is capped here (a change too small to see in practice)
 
-ASSUMPTION = (
-    "paired per-query differences, two-sided test at level alpha; quantiles of Student's t with n - 1 "
-    "degrees of freedom (the normal approximation's ((z_a + z_b) * sd / d)^2 refined for small sets)"
-)
+ASSUMPTIONS = {
+    NORMAL: "paired per-query differences, two-sided test at level alpha, normal quantiles: "
+    "n = ((z(1 - alpha/2) + z(power)) * sd_diff / d)^2, as the gate's percentile bootstrap behaves",
+    STUDENT: "paired per-query differences, two-sided test at level alpha, quantiles of Student's t with n - 1 "
+    "degrees of freedom: the normal formula refined for small sets (more cautious than the gate's bootstrap)",
+}
+NO_SPREAD = "a row whose pilot values do not vary has no spread to plan from: it shows —"
 PROXY_ASSUMPTION = (
     "no paired run yet: the differences' standard deviation is taken as sqrt(2 * (1 - rho)) times the "
     "per-query standard deviation of one report, with rho the assumed correlation of two runs' per-query values"
