@@ -45,7 +45,7 @@ def test_every_metric_row_states_its_spread_effect_and_moves(sides: Sides) -> No
     assert row["mde"] == pytest.approx(MDE, abs=1e-6)
     assert row["moved"] == {"improved": 0, "tied": 36, "worsened": 4}
     assert document["power"]["power"] == 0.8 and document["power"]["alpha"] == 0.05
-    assert document["power"]["method"] == "normal"
+    assert document["power"]["method"] == "normal" and row["mde_source"] == "paired"
 
 
 def test_a_higher_power_states_a_larger_effect(sides: tuple[dict[str, Any], dict[str, Any], Path]) -> None:
@@ -124,3 +124,13 @@ def test_the_report_round_trips_as_json(sides: tuple[dict[str, Any], dict[str, A
     base, head, _ = sides
     document = build_comparison(base, head)
     assert json.loads(json.dumps(document)) == document
+
+
+def test_differences_without_spread_borrow_the_bases(sides: Sides) -> None:
+    # The head compared with itself: every difference is 0, which says nothing about the next
+    # change's spread; the base's per-query sd (0.303822, rho 0.5: the same) stands in.
+    _, head, _ = sides
+    row = build_comparison(head, head)["metrics"]["recall@5"]
+    assert row["mde_source"] == "base-proxy"
+    assert row["sd_diff"] == pytest.approx(SD, abs=1e-6) and row["mde"] == pytest.approx(MDE, abs=1e-6)
+    assert row["moved"] == {"improved": 0, "tied": 40, "worsened": 0}

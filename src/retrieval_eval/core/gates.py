@@ -95,16 +95,17 @@ class Detectable:
     needed: int | None
     power: float
     alpha: float
+    direction: str = "drops"  # drops, gains, or changes (a tolerance of 0)
 
     @property
     def seen(self) -> bool:
         """The tolerance is at least the detectable effect: a breach of it would be seen."""
         return round(self.tolerance, DECIMALS) >= round(self.mde, DECIMALS)
 
-    def sentence(self, direction: str) -> str:
+    def sentence(self) -> str:
         """``with 120 queries this set detects drops of recall@5 of 0.035 or more; ...``."""
         text = (
-            f"with {self.n} queries this set detects {direction} of {self.metric} of {self.mde:.3f} or more "
+            f"with {self.n} queries this set detects {self.direction} of {self.metric} of {self.mde:.3f} or more "
             f"({self.power:.0%} power, {self.alpha:.0%} level)"
         )
         if self.needed is not None and not self.seen:
@@ -121,6 +122,7 @@ class Detectable:
             "power": self.power,
             "alpha": self.alpha,
             "seen": self.seen,
+            "direction": self.direction,
         }
 
 
@@ -429,14 +431,14 @@ def detectable(gate: Gate, moved: MetricDelta, design: Design) -> Detectable | N
         return None
     tolerance = abs(gate.threshold)
     needed = queries_needed(moved.sd_diff, tolerance, design)
-    return Detectable(gate.metric, moved.n, moved.mde, tolerance, needed, design.power, design.alpha)
+    return Detectable(gate.metric, moved.n, moved.mde, tolerance, needed, design.power, design.alpha, _direction(gate))
 
 
 def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, context: GateContext) -> GateResult:
     """A PASS that could not have seen a breach of its tolerance says so, or (when asked) is INDETERMINATE."""
     if seeing is None or seeing.seen:
         return replace(passed, detectable=seeing)
-    told = f"{passed.reason}; but {seeing.sentence(_direction(gate))}"
+    told = f"{passed.reason}; but {seeing.sentence()}"
     status = INDETERMINATE if context.require_detectable else PASS
     return replace(passed, status=status, reason=told, detectable=seeing)
 

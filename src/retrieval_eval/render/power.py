@@ -1,0 +1,79 @@
+"""What the set can detect, as the renderings say it: one line per delta gate, and the effect sizes.
+
+Read from the report (each delta gate's ``detectable``) and the comparison (each metric's
+``mde`` and ``moved``), leniently: a report or comparison made before these fields existed
+draws nothing here. The view (for the ``power`` template block) is escaped like every other;
+the terminal's lines (``terminal.power_lines``) are cleaned of control characters there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.gates import gate_metric
+from ..core.lenient import integer, items, mapping, number, primary_metric, section
+from .escape import escape_markdown, escape_name
+from .numbers import fmt_delta, fmt_interval
+
+
+def detectable_sentence(gate: Mapping[str, Any], name: str) -> str | None:
+    """``with 120 queries this set detects drops of recall@5 of 0.038 or more (80% power, 5% level); ...``."""
+    seen = mapping(gate.get("detectable"))
+    mde, n, tolerance = number(seen.get("mde")), integer(seen.get("n")), number(seen.get("tolerance"))
+    power, alpha = number(seen.get("power")), number(seen.get("alpha"))
+    if mde is None or n is None or tolerance is None or power is None or alpha is None:
+        return None
+    direction = seen.get("direction") if seen.get("direction") in DIRECTIONS else "changes"
+    text = f"with {n} queries this set detects {direction} of {name} of {mde:.3f} or more "
+    text += f"({power:.0%} power, {alpha:.0%} level)"
+    needed = integer(seen.get("needed"))
+    if seen.get("seen") is True:
+        return f"{text}: a breach of {tolerance:g} would be seen"
+    if needed is not None:
+        return f"{text}; about {needed} queries are needed to see {tolerance:g}"
+    return text
+
+
+DIRECTIONS = ("drops", "gains", "changes")
+
+
+def detectable_gates(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [g for g in map(mapping, items(section(report, "verdict").get("gates"))) if g.get("detectable")]
+
+
+def power_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``."""
+    gates = []
+    for gate in detectable_gates(report):
+        metric = escape_name(gate_metric(str(gate.get("expression", ""))))
+        sentence = detectable_sentence(gate, metric)
+        if sentence is not None:
+            gates.append({"expression": escape_markdown(gate.get("expression", ""), limit=200), "line": sentence})
+    return {"gates": gates, "effects": effect_rows(report, comparison)}
+
+
+def effect_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """The primary and the delta-gated metrics: the change, its interval, and the share of queries
+    that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
+    rows = section(comparison, "metrics")
+    wanted = [primary_metric(report), *(gate_metric(str(g.get("expression", ""))) for g in detectable_gates(report))]
+    found = []
+    for name in dict.fromkeys(wanted):
+        row = mapping(rows.get(name))
+        moved = mapping(row.get("moved"))
+        counts = [integer(moved.get(k)) for k in ("improved", "tied", "worsened")]
+        total = sum(c for c in counts if c is not None)
+        if not total or any(c is None for c in counts):
+            continue
+        improved, tied, worsened = (f"{(c or 0) / total:.0%}" for c in counts)
+        found.append(
+            {
+                "metric": escape_name(name),
+                "delta": fmt_delta(row.get("delta")),
+                "interval": fmt_interval(row.get("ci")),
+                "mde": "—" if number(row.get("mde")) is None else f"{number(row.get('mde')):.3f}",
+                "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
+            }
+        )
+    return found
