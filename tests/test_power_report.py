@@ -134,3 +134,13 @@ def test_differences_without_spread_borrow_the_bases(sides: Sides) -> None:
     assert row["mde_source"] == "base-proxy"
     assert row["sd_diff"] == pytest.approx(SD, abs=1e-6) and row["mde"] == pytest.approx(MDE, abs=1e-6)
     assert row["moved"] == {"improved": 0, "tied": 40, "worsened": 0}
+
+
+def test_the_gate_field_follows_the_schema(tmp_path: Path, sides: Sides) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).resolve().parent.parent / "spec" / "report.schema.json").read_text())
+    gate_schema = schema["properties"]["verdict"]["properties"]["gates"]["items"]
+    for expression in ("recall@5:-0.12", "recall@5:-0.2", "recall@5:-0"):
+        jsonschema.validate(gate(tmp_path, sides[0], expression), gate_schema)
+    found = gate(tmp_path, sides[0], "recall@5:-0")
+    assert found["detectable"]["needed"] is None and found["detectable"]["direction"] == "drops"
