@@ -144,3 +144,40 @@ def test_the_gate_field_follows_the_schema(tmp_path: Path, sides: Sides) -> None
         jsonschema.validate(gate(tmp_path, sides[0], expression), gate_schema)
     found = gate(tmp_path, sides[0], "recall@5:-0")
     assert found["detectable"]["needed"] is None and found["detectable"]["direction"] == "drops"
+
+
+def notes(directory: Path, base: dict[str, Any], expression: str) -> list[str]:
+    request = ScoreRequest(
+        str(write_jsonl(directory / "j.jsonl", labels())),
+        str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
+        ScoreConfig(k=(5, 10)),
+        gates=[expression],
+        baseline=base,
+        generated_at=NOW,
+    )
+    return [r for r in evaluate(request).report["verdict"]["reasons"] if r.startswith("strata too small")]
+
+
+def test_a_stratum_too_small_for_the_delta_gates_is_told(tmp_path: Path, sides: Sides) -> None:
+    # This run's recall@5 in faq: twelve 1s and two 0s, sd 0.363137 (rho 0.5: the same), effect 0.271900.
+    # In howto and billing: twelve 1s and one 0, sd sqrt(1/13) = 0.277350, effect
+    # 2.801585 * 0.277350 / sqrt(13) = 0.215503: a tolerance of 0.25 is seen there, not in faq.
+    found = notes(tmp_path, sides[0], "recall@5:-0.25")
+    # ((2.801585 * 0.363137) / 0.25)^2 = 16.56 -> 17
+    assert found == [
+        "strata too small to see the 0.25 that recall@5:-0.25 allows within them (from this run's spread, "
+        "80% power, 5% level): faq: 14 queries detect 0.272 or more, about 17 are needed"
+    ]
+    assert notes(tmp_path, sides[0], "recall@5:-0.12")[0].count("queries detect") == 3
+    assert notes(tmp_path, sides[0], "recall@5:-0.3") == []
+
+
+def test_validate_says_how_coarse_a_thin_stratum_is(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    path = write_jsonl(tmp_path / "thin.jsonl", labels(5, strata=("big", "big", "big", "big", "one")))
+    done = run_cli("validate", "-j", str(path), "--json")
+    messages = {i["subject"]: i["message"] for i in done.json()["issues"] if i["code"] == "thin-stratum"}
+    # 4 queries: (1.959964 + 0.841621) / sqrt(4) = 1.40 times the differences' spread
+    assert "detects only changes of 1.4 times the spread" in messages["big"]
+    assert "one query has no spread" in messages["one"]

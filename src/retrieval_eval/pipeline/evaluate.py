@@ -34,6 +34,7 @@ from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
 from .holes import build_queue, judged_drop_note, unjudged_extra
+from .reach import small_strata_notes
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -157,6 +158,7 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
+    notes += small_strata_notes(index, scores, gates, request.power)
     drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
     if drop is not None:
         notes.append(drop)
