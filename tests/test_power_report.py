@@ -181,3 +181,27 @@ def test_validate_says_how_coarse_a_thin_stratum_is(tmp_path: Path) -> None:
     # 4 queries: (1.959964 + 0.841621) / sqrt(4) = 1.40 times the differences' spread
     assert "detects only changes of 1.4 times the spread" in messages["big"]
     assert "one query has no spread" in messages["one"]
+
+
+def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> None:
+    from retrieval_eval.render.html import render_html
+    from retrieval_eval.render.terminal import render_score
+
+    base = sides[0]
+    request = ScoreRequest(
+        str(write_jsonl(tmp_path / "j.jsonl", labels())),
+        str(write_jsonl(tmp_path / "r.jsonl", run(misses=range(4)))),
+        ScoreConfig(k=(5, 10)),
+        gates=["recall@5:-0.12"],
+        baseline=base,
+        generated_at=NOW,
+    )
+    evaluation = evaluate(request)
+    line = "with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level)"
+    text = render_score(evaluation.report)
+    assert "detectable\n  recall@5:-0.12  " + line + "; about 51 queries are needed to see 0.12" in text
+    assert evaluation.comparison is not None and evaluation.comparison.document is not None
+    page = render_html(evaluation.report, evaluation.comparison.document)
+    assert '<section id="power">' in page and line in page
+    # 0 improved, 36 tied, 4 worsened of 40
+    assert "0% of queries improved, 90% tied, 10% worsened" in page

@@ -8,7 +8,7 @@ the terminal's lines (``terminal.power_lines``) are cleaned of control character
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.gates import gate_metric
@@ -42,37 +42,55 @@ def detectable_gates(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [g for g in map(mapping, items(section(report, "verdict").get("gates"))) if g.get("detectable")]
 
 
-def power_view(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``."""
+def power_view(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, markdown: bool = True
+) -> dict[str, Any]:
+    """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``.
+
+    ``markdown``: user strings escaped for Markdown; False leaves them for an autoescaping
+    HTML template (which must not show Markdown's backslashes), cut to the same lengths.
+    """
+    name: Callable[[Any], str] = escape_name if markdown else _plain_name
+    text: Callable[[Any], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
     gates = []
     for gate in detectable_gates(report):
-        metric = escape_name(gate_metric(str(gate.get("expression", ""))))
-        sentence = detectable_sentence(gate, metric)
+        sentence = detectable_sentence(gate, name(gate_metric(str(gate.get("expression", "")))))
         if sentence is not None:
-            gates.append({"expression": escape_markdown(gate.get("expression", ""), limit=200), "line": sentence})
-    return {"gates": gates, "effects": effect_rows(report, comparison)}
+            gates.append({"expression": text(gate.get("expression", "")), "line": sentence})
+    return {"gates": gates, "effects": effect_rows(report, comparison, name)}
 
 
-def effect_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def _plain_name(value: Any) -> str:
+    return str(value)[:60]
+
+
+def _plain_text(value: Any) -> str:
+    return str(value)[:200]
+
+
+def effect_rows(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, name: Callable[[Any], str] = escape_name
+) -> list[dict[str, str]]:
     """The primary and the delta-gated metrics: the change, its interval, and the share of queries
     that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
     rows = section(comparison, "metrics")
     wanted = [primary_metric(report), *(gate_metric(str(g.get("expression", ""))) for g in detectable_gates(report))]
     found = []
-    for name in dict.fromkeys(wanted):
-        row = mapping(rows.get(name))
+    for metric in dict.fromkeys(wanted):
+        row = mapping(rows.get(metric))
         moved = mapping(row.get("moved"))
         counts = [integer(moved.get(k)) for k in ("improved", "tied", "worsened")]
         total = sum(c for c in counts if c is not None)
         if not total or any(c is None for c in counts):
             continue
         improved, tied, worsened = (f"{(c or 0) / total:.0%}" for c in counts)
+        mde = number(row.get("mde"))
         found.append(
             {
-                "metric": escape_name(name),
+                "metric": name(metric),
                 "delta": fmt_delta(row.get("delta")),
                 "interval": fmt_interval(row.get("ci")),
-                "mde": "—" if number(row.get("mde")) is None else f"{number(row.get('mde')):.3f}",
+                "mde": "—" if mde is None else f"{mde:.3f}",
                 "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
             }
         )
