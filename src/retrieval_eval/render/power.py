@@ -57,7 +57,22 @@ def power_view(
         sentence = detectable_sentence(gate, name(gate_metric(str(gate.get("expression", "")))))
         if sentence is not None:
             gates.append({"expression": text(gate.get("expression", "")), "line": sentence})
-    return {"gates": gates, "effects": effect_rows(report, comparison, name)}
+    return {
+        "gates": gates,
+        "effects": effect_rows(report, comparison, name),
+        "strata": stratum_reach(comparison, text),
+        "metric": name(mapping(comparison).get("primary") or primary_metric(report)),
+    }
+
+
+def stratum_reach(comparison: Mapping[str, Any] | None, text: Callable[[Any], str]) -> str | None:
+    """``faq 0.272 (14 queries), billing 0.216 (13 queries)``: each paired stratum's detectable effect."""
+    parts = []
+    for name, row in section(comparison, "per_stratum").items():
+        mde, n = number(mapping(row).get("mde")), integer(mapping(row).get("n"))
+        if mde is not None and n is not None:
+            parts.append(f"{text(name)} {mde:.3f} ({n} queries)")
+    return ", ".join(parts) or None
 
 
 def _plain_name(value: Any) -> str:
