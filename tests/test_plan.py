@@ -101,3 +101,13 @@ def test_the_command_prints_the_table_and_the_assumptions(pilot: dict[str, Path]
 def test_the_command_refuses_cleanly(pilot: dict[str, Path], args: tuple[str, ...], says: str) -> None:
     done = run_cli("plan", "--report", str(pilot["head"]), *args)
     assert done.code == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_compare_states_effects_at_the_power_asked(pilot: dict[str, Path]) -> None:
+    # (1.959964 + 1.281552) * 0.303822 / sqrt(40) = 0.155717
+    found = retrieval_eval.compare(pilot["base"], pilot["head"], resamples=200, power=0.9)
+    assert found.to_dict()["metrics"]["recall@5"]["mde"] == pytest.approx(0.155717, abs=1e-6)
+    with pytest.raises(UsageError, match="power"):
+        retrieval_eval.compare(pilot["base"], pilot["head"], power=1.0)
+    done = run_cli("compare", "--base", str(pilot["base"]), "--head", str(pilot["head"]), "--power", "0.9", "--json")
+    assert done.json()["metrics"]["recall@5"]["mde"] == pytest.approx(0.155717, abs=1e-6)

@@ -205,3 +205,12 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
     assert '<section id="power">' in page and line in page
     # 0 improved, 36 tied, 4 worsened of 40
     assert "0% of queries improved, 90% tied, 10% worsened" in page
+
+
+def test_the_compare_text_lists_each_metrics_effect(sides: Sides) -> None:
+    from retrieval_eval.render import comparison_text
+
+    base, head, _ = sides
+    text = comparison_text(build_comparison(base, head))
+    assert "detectable effect (80% power, 5% level) and queries moved" in text
+    assert "  recall@5          0.1346   0 improved 36 tied 4 worsened" in text

@@ -297,6 +297,7 @@ def compare(
     judgments: object = None,
     resamples: int = 10_000,
     seed: int | None = None,
+    power: float = 0.8,
 ) -> Comparison:
     """Compare a head with a base, as ``retrieval-eval compare`` does: each metric's delta
     with a paired-bootstrap 95% interval over the queries both sides scored.
@@ -307,12 +308,15 @@ def compare(
     ``judgments``: the head's judgments (anything :func:`load_judgments` takes), for query
     strata and for rescoring the base when the two were scored with different judgments,
     threshold or gain; refused when they are not the ones the head was scored with.
+    ``power``: at which each metric's minimum detectable effect (``mde``) is stated.
     """
     from .comparison.document import build_comparison
     from .comparison.result import check_head_judgments
     from .core.labelindex import LabelIndex
     from .core.significance import DEFAULT_SEED
 
+    if not 0.0 < power < 1.0:
+        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
     base_report = _report_of(base, "base")
     head_report = _report_of(head, "head")
     assert base_report is not None and head_report is not None
@@ -327,6 +331,7 @@ def compare(
         judgments=index,
         resamples=resamples,
         seed=DEFAULT_SEED if seed is None else seed,
+        power=power,
     )
     return Comparison(document)
 

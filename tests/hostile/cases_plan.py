@@ -1,12 +1,14 @@
-"""``retrieval-eval plan``: pilot reports, base reports and judgments it must refuse cleanly.
+"""What a set can detect: ``retrieval-eval plan``'s pilots, base reports and judgments, and the
+``power`` and ``require-detectable`` settings, refused cleanly.
 
-It writes nothing, so every case checks the refusal alone: exit 2, the input named, no traceback.
+Nothing here writes a file, so every case checks the refusal alone: exit 2, the input named,
+no traceback.
 """
 
 from __future__ import annotations
 
 from hostile.case import HostileCase
-from hostile.cases_io import REPORT, damaged, doc
+from hostile.cases_io import REPORT, SCORE, SCORE_FILES, damaged, doc
 
 ARGV = ("plan", "--report", "pilot.json")
 PILOT = doc(REPORT)
@@ -48,4 +50,30 @@ CASES = [
         "5", "plan-unknown-metric", (*ARGV, "--metric", "recall@99"), {"pilot.json": PILOT}, stderr_has="recall@99"
     ),
     HostileCase("5", "plan-power-out-of-range", (*ARGV, "--power", "1"), {"pilot.json": PILOT}, stderr_has="--power"),
+    HostileCase(
+        "5", "plan-power-not-a-number", (*ARGV, "--power", "high"), {"pilot.json": PILOT}, stderr_has="--power"
+    ),
+    HostileCase(
+        "5",
+        "compare-power-out-of-range",
+        ("compare", "--base", "b.json", "--head", "b.json", "--power", "0.2"),
+        {"b.json": PILOT},
+        stderr_has="--power",
+    ),
+    HostileCase("5", "score-power-out-of-range", (*SCORE, "--power", "1.5"), SCORE_FILES, stderr_has="--power"),
+    HostileCase("5", "score-power-not-a-number", (*SCORE, "--power", "nan"), SCORE_FILES, stderr_has="--power"),
+    HostileCase(
+        "5",
+        "score-power-in-the-config-file",
+        (*SCORE, "--config", "c.yml"),
+        {**SCORE_FILES, "c.yml": b"power: 80%\n"},
+        stderr_has="power",
+    ),
+    HostileCase(
+        "5",
+        "score-require-detectable-not-a-boolean",
+        (*SCORE, "--config", "c.yml"),
+        {**SCORE_FILES, "c.yml": b"require-detectable: maybe\n"},
+        stderr_has="require-detectable",
+    ),
 ]

@@ -110,3 +110,19 @@ def effect_rows(
             }
         )
     return found
+
+
+def comparison_power_lines(comparison: Mapping[str, Any], clean: Callable[[Any], str]) -> list[str]:
+    """For ``compare``'s text: each metric's detectable effect and how its paired queries moved."""
+    design = section(comparison, "power")
+    power, alpha = number(design.get("power")), number(design.get("alpha"))
+    rows = []
+    for name, row in section(comparison, "metrics").items():
+        mde, moved = number(mapping(row).get("mde")), mapping(mapping(row).get("moved"))
+        if mde is None:
+            continue
+        counts = " ".join(f"{integer(moved.get(k)) or 0} {k}" for k in ("improved", "tied", "worsened"))
+        rows.append(f"  {clean(name):<16}{mde:>8.4f}   {counts}")
+    if not rows or power is None or alpha is None:
+        return []
+    return [f"detectable effect ({power:.0%} power, {alpha:.0%} level) and queries moved", *rows]

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, section
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
+from .power import comparison_power_lines
 from .tables import adjusted_mark
 from .terminal import clean, render_score
 
@@ -38,6 +39,7 @@ def comparison_text(comparison: Mapping[str, Any]) -> str:
         f"{paired} paired queries)"
     ]
     lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
+    lines += comparison_power_lines(comparison, lambda value: plain(value, limit=40))
     moved = section(comparison, "movers")
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
         rows = [mapping(r) for r in items(moved.get(key))]
