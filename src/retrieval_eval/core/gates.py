@@ -95,7 +95,7 @@ class Detectable:
     needed: int | None
     power: float
     alpha: float
-    direction: str = "drops"  # drops, gains, or changes (a tolerance of 0)
+    direction: str = "drops"  # drops, gains, or changes (a threshold of +0)
 
     @property
     def seen(self) -> bool:
@@ -444,7 +444,8 @@ def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, 
 
 
 def _direction(gate: Gate) -> str:
-    if gate.threshold < 0 or math.copysign(1.0, gate.threshold) < 0:
+    """How a reason names what a gate watches: ``-0.02`` (and ``-0``) drops, ``+0.01`` gains, ``+0`` changes."""
+    if math.copysign(1.0, gate.threshold) < 0:
         return "drops"
     return "gains" if gate.threshold > 0 else "changes"
 

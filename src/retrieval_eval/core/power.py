@@ -186,7 +186,7 @@ class Design:
 
     power: float = DEFAULT_POWER
     alpha: float = DEFAULT_ALPHA
-    method: str = STUDENT
+    method: str = NORMAL  # as the gate's percentile bootstrap behaves (docs/compare.md); STUDENT is more cautious
 
     def __post_init__(self) -> None:
         if not 0.0 < self.power < 1.0:
