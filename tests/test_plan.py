@@ -111,3 +111,9 @@ def test_compare_states_effects_at_the_power_asked(pilot: dict[str, Path]) -> No
         retrieval_eval.compare(pilot["base"], pilot["head"], power=1.0)
     done = run_cli("compare", "--base", str(pilot["base"]), "--head", str(pilot["head"]), "--power", "0.9", "--json")
     assert done.json()["metrics"]["recall@5"]["mde"] == pytest.approx(0.155717, abs=1e-6)
+
+
+def test_a_metric_named_as_ir_measures_names_it(pilot: dict[str, Path]) -> None:
+    ours = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05]).as_dict()
+    theirs = retrieval_eval.plan(pilot["head"], metrics=["R@5"], changes=[0.05]).as_dict()
+    assert theirs == ours

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.aliases import canonical_metric
 from ..core.comparison import difference
 from ..core.errors import UsageError
 from ..core.lenient import primary_metric, section
@@ -110,7 +111,7 @@ def plan(
             hint="plan from a report written by retrieval-eval score --report",
         )
     paired = _paired(values, baseline, names)
-    metrics = request.metrics or (primary_metric(report),)
+    metrics = tuple(_our_name(m) for m in request.metrics) or (primary_metric(report),)
     rows = []
     for metric in metrics:
         whole = _row(metric, None, paired or values, list(paired or values), request, paired is not None)
@@ -120,6 +121,14 @@ def plan(
     assumptions += [] if paired is not None else [PROXY_ASSUMPTION]
     assumptions += [NO_SPREAD] if any(row.sd_diff is None for row in rows) else []
     return Plan(request.design, None if paired is not None else request.correlation, tuple(assumptions), tuple(rows))
+
+
+def _our_name(metric: str) -> str:
+    """Our name for a metric named as ir_measures or trec_eval name it (``nDCG@10``); as given otherwise."""
+    try:
+        return canonical_metric(metric)
+    except UsageError:
+        return metric
 
 
 def _paired(head: PerQuery, baseline: Mapping[str, Any] | None, names: tuple[str, str]) -> PerQuery | None:
