@@ -113,3 +113,19 @@ def test_the_sample_sd_and_the_moves_by_hand() -> None:
     assert sample_sd([1.0, 0.0, -1.0, 0.0]) == pytest.approx(math.sqrt(2 / 3))
     assert sample_sd([0.3]) is None
     assert Moved.of([0.1, 0.0, -0.2, 0.0, 0.5]) == Moved(improved=2, tied=2, worsened=1)
+
+
+CASES = [(0.15, 0.02), (0.3, 0.05), (0.2, 0.1), (0.25, 0.15), (0.1, 0.1), (0.4, 0.01)]
+
+
+@pytest.mark.parametrize("power", [0.8, 0.9])
+def test_the_planner_agrees_with_statsmodels(power: float) -> None:
+    smp = pytest.importorskip("statsmodels.stats.power")
+    for sd, change in CASES:
+        # A one-sample z test (ratio=0): the normal planner is its answer rounded up.
+        z = smp.NormalIndPower().solve_power(effect_size=change / sd, alpha=0.05, power=power, ratio=0)
+        assert queries_needed(sd, change, Design(power=power, method=NORMAL)) == math.ceil(z)
+        # The paired t test, solved exactly with the noncentral t: the t planner's sum of
+        # quantiles is a close, slightly cautious stand-in, never short, at most one query over.
+        t = math.ceil(smp.TTestPower().solve_power(effect_size=change / sd, alpha=0.05, power=power))
+        assert t <= queries_needed(sd, change, Design(power=power, method=STUDENT)) <= t + 1  # type: ignore[operator]
