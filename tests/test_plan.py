@@ -117,3 +117,20 @@ def test_a_metric_named_as_ir_measures_names_it(pilot: dict[str, Path]) -> None:
     ours = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05]).as_dict()
     theirs = retrieval_eval.plan(pilot["head"], metrics=["R@5"], changes=[0.05]).as_dict()
     assert theirs == ours
+
+
+def test_evaluate_takes_the_power_and_the_requirement(tmp_path: Path) -> None:
+    judgments = write_jsonl(tmp_path / "j.jsonl", labels())
+    base = retrieval_eval.evaluate(judgments, write_jsonl(tmp_path / "b.jsonl", run()), k=(5, 10))
+    head_run = write_jsonl(tmp_path / "h.jsonl", run(misses=range(4)))
+    head = retrieval_eval.evaluate(
+        judgments, head_run, k=(5, 10), gates="recall@5:-0.12", baseline=base, require_detectable=True
+    )
+    assert head.status == "INDETERMINATE" and "about 51 queries are needed" in head.reasons[0]
+    # At 50% power: (1.959964 + 0) * 0.303822 / sqrt(40) = 0.094154, below 0.12: seen, a PASS
+    relaxed = retrieval_eval.evaluate(
+        judgments, head_run, k=(5, 10), gates="recall@5:-0.12", baseline=base, require_detectable=True, power=0.5
+    )
+    assert relaxed.status == "PASS"
+    gate = relaxed.report["verdict"]["gates"][0]["detectable"]
+    assert gate["mde"] == pytest.approx(0.094154, abs=1e-6)

@@ -181,6 +181,8 @@ def evaluate(
     max_drift: float | None = None,
     generated_at: str | None = None,
     unjudged: str = "assume-irrelevant",
+    power: float = 0.8,
+    require_detectable: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
 
@@ -192,8 +194,12 @@ def evaluate(
     expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
-    8601; default SOURCE_DATE_EPOCH, else the clock).
+    8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's minimum
+    detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is below it
+    is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     """
+    if not 0.0 < power < 1.0:
+        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
     from .core.gates import split_gate_list
     from .core.scoring import ScoreConfig
     from .pipeline.evaluate import ScoreRequest
@@ -219,6 +225,8 @@ def evaluate(
         judgments_set=held_judgments._labels if held_judgments else None,
         judgments_sha256=held_judgments.sha256 if held_judgments else None,
         run_rows=rows,
+        power=power,
+        require_detectable=require_detectable,
     )
     return run_pipeline(request)
 
