@@ -41,6 +41,7 @@ KINDS = {
     "floor_and_abstention_indeterminate": ("comment", "summary"),
     "floor_unavailable": ("comment", "summary"),
     "judged_drop_with_queue": ("comment", "summary"),
+    "undetectable_tolerance": ("comment", "summary"),
 }
 
 
