@@ -13,7 +13,7 @@ from typing import Any
 from ..core.gates import gate_metric
 from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
 from ..core.metrics import REGISTRY, SET_METRICS
-from .power import detectable_gates, detectable_sentence
+from .detectable import detectable_gates, detectable_sentence
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20

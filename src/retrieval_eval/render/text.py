@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, section
+from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
-from .power import comparison_power_lines
 from .tables import adjusted_mark
 from .terminal import clean, render_score
 
