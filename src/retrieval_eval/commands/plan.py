@@ -9,7 +9,7 @@ from ..core.power import DEFAULT_CORRELATION, DEFAULT_POWER, NORMAL, STUDENT, De
 from ..core.significance import CONFIDENCE
 from ..formats.judgments import read_label_index
 from ..formats.report import load_report
-from ..render.plan import WHOLE_SET_NOTE, plan_text
+from ..render.plan import plan_text
 from ._common import handles_errors, json_option, print_json
 
 
@@ -95,8 +95,5 @@ def command(
     found = plan(report, request, baseline=baseline, strata=strata, names=names).as_dict()
     if as_json:
         print_json(found)
-        return
-    text = plan_text(found)
-    if any(row["source"] == "whole set's spread" for row in found["rows"]):
-        text += WHOLE_SET_NOTE + "\n"
-    click.echo(text, nl=False)
+    else:
+        click.echo(plan_text(found), nl=False)

@@ -118,7 +118,7 @@ def plan(
         rows.append(whole)
         rows.extend(_stratum_rows(metric, report, whole, paired or values, strata, request, paired is not None))
     assumptions = [ASSUMPTIONS[request.design.method]]
-    assumptions += [] if paired is not None else [PROXY_ASSUMPTION]
+    assumptions += [] if paired is not None else [PROXY_ASSUMPTION.format(rho=f"{request.correlation:g}")]
     assumptions += [NO_SPREAD] if any(row.sd_diff is None for row in rows) else []
     return Plan(request.design, None if paired is not None else request.correlation, tuple(assumptions), tuple(rows))
 

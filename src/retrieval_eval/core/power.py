@@ -45,8 +45,9 @@ ASSUMPTIONS = {
 }
 NO_SPREAD = "a row whose pilot values do not vary has no spread to plan from: it shows —"
 PROXY_ASSUMPTION = (
-    "no paired run yet: the differences' standard deviation is taken as sqrt(2 * (1 - rho)) times the "
-    "per-query standard deviation of one report, with rho the assumed correlation of two runs' per-query values"
+    "no paired run yet: the differences' standard deviation is taken as sqrt(2 * (1 - rho)) times the pilot's "
+    "per-query standard deviation, rho = {rho} the assumed correlation of two runs' per-query values "
+    "(0.5: the pilot's own spread; 0: the bound for unrelated runs)"
 )
 
 

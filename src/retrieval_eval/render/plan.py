@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..comparison.plan import WHOLE_SET
 from ..core.lenient import items, mapping, number
 from .terminal import clean
 
 NAME_WIDTH = 24
+BORROWED = WHOLE_SET  # a stratum planned with the whole set's spread, marked *
 
 
 def plan_text(plan: Mapping[str, Any]) -> str:
@@ -26,6 +28,8 @@ def plan_text(plan: Mapping[str, Any]) -> str:
             lines.append(_columns(row, title=clean(metric)))
         lines.append(_line(row))
     lines += ["", "assumptions", *(f"  - {clean(text)}" for text in items(plan.get("assumptions")))]
+    if any(row.get("source") == BORROWED for row in rows):
+        lines.append(WHOLE_SET_NOTE)
     return "\n".join(lines) + "\n"
 
 
@@ -39,7 +43,7 @@ def _columns(row: Mapping[str, Any], *, title: str) -> str:
 def _line(row: Mapping[str, Any]) -> str:
     stratum = row.get("stratum")
     name = "whole set" if stratum is None else f"  {clean(stratum)}"
-    if row.get("source") == "whole set's spread":
+    if row.get("source") == BORROWED:
         name += " *"
     needed = [_count(mapping(cell).get("queries")) for cell in items(row.get("needed"))]
     seen = [_num(mapping(cell).get("change")) for cell in items(row.get("detectable"))]
