@@ -300,3 +300,28 @@ def machine_labels_policy(directory: Path) -> Case:
 
 
 CASES["machine_labels_policy"] = machine_labels_policy
+
+
+def undetectable_tolerance(directory: Path) -> Case:
+    """One query of 40 drops: recall@5 -0.025, within the 0.05 allowed, but 40 queries detect only
+    drops of 0.070 or more; with require-detectable that gate is INDETERMINATE. A gate allowing
+    0.1 can see its breach and passes."""
+    from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+
+    base = score(directory, "base", labels(), run())
+    request = ScoreRequest(
+        str(write_jsonl(directory / "head-judgments.jsonl", labels())),
+        str(write_jsonl(directory / "head-run.jsonl", run(misses=[5]))),
+        ScoreConfig(k=(5, 10)),
+        gates=["recall@5:-0.05", "recall@5:-0.1"],
+        baseline=base,
+        generated_at=NOW,
+        require_detectable=True,
+    )
+    head = evaluate(request).report
+    return head, _compare(directory, base, head)
+
+
+CASES["undetectable_tolerance"] = undetectable_tolerance

@@ -42,6 +42,7 @@ KINDS = {
     "floor_unavailable": ("comment", "summary"),
     "judged_drop_with_queue": ("comment", "summary"),
     "machine_labels_policy": ("comment", "summary"),
+    "undetectable_tolerance": ("comment", "summary"),
 }
 
 

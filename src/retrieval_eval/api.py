@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     import pandas
 
+    from .comparison.plan import Plan
     from .core.judgments import JudgmentSet
     from .core.runs import RunRows
 
@@ -53,6 +54,7 @@ __all__ = [
     "load_judgments",
     "load_run",
     "text_sha",
+    "plan",
 ]
 
 
@@ -200,6 +202,8 @@ def evaluate(
     max_drift: float | None = None,
     generated_at: str | None = None,
     unjudged: str = "assume-irrelevant",
+    power: float = 0.8,
+    require_detectable: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
 
@@ -211,8 +215,12 @@ def evaluate(
     expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
-    8601; default SOURCE_DATE_EPOCH, else the clock).
+    8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's minimum
+    detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is below it
+    is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     """
+    if not 0.0 < power < 1.0:
+        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
     from .core.gates import split_gate_list
     from .core.scoring import ScoreConfig
     from .pipeline.evaluate import ScoreRequest
@@ -238,6 +246,8 @@ def evaluate(
         judgments_set=held_judgments._labels if held_judgments else None,
         judgments_sha256=held_judgments.sha256 if held_judgments else None,
         run_rows=rows,
+        power=power,
+        require_detectable=require_detectable,
     )
     return run_pipeline(request)
 
@@ -316,6 +326,7 @@ def compare(
     judgments: object = None,
     resamples: int = 10_000,
     seed: int | None = None,
+    power: float = 0.8,
 ) -> Comparison:
     """Compare a head with a base, as ``retrieval-eval compare`` does: each metric's delta
     with a paired-bootstrap 95% interval over the queries both sides scored.
@@ -326,12 +337,15 @@ def compare(
     ``judgments``: the head's judgments (anything :func:`load_judgments` takes), for query
     strata and for rescoring the base when the two were scored with different judgments,
     threshold or gain; refused when they are not the ones the head was scored with.
+    ``power``: at which each metric's minimum detectable effect (``mde``) is stated.
     """
     from .comparison.document import build_comparison
     from .comparison.result import check_head_judgments
     from .core.labelindex import LabelIndex
     from .core.significance import DEFAULT_SEED
 
+    if not 0.0 < power < 1.0:
+        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
     base_report = _report_of(base, "base")
     head_report = _report_of(head, "head")
     assert base_report is not None and head_report is not None
@@ -346,8 +360,50 @@ def compare(
         judgments=index,
         resamples=resamples,
         seed=DEFAULT_SEED if seed is None else seed,
+        power=power,
     )
     return Comparison(document)
+
+
+def plan(
+    report: Evaluation | Mapping[str, Any] | PathLike,
+    *,
+    baseline: Evaluation | Mapping[str, Any] | PathLike | None = None,
+    judgments: object = None,
+    metrics: Iterable[str] = (),
+    changes: Iterable[float] = (0.01, 0.02, 0.05),
+    queries: Iterable[int] = (),
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: str = "normal",
+    correlation: float = 0.5,
+) -> Plan:
+    """From a pilot report, as ``retrieval-eval plan`` does: the queries needed to detect each
+    change, and the change each set size detects, overall and per stratum (docs/compare.md).
+
+    ``baseline``: a base report of the same queries, so the spread is that of the paired
+    differences; without it, the report's own spread through the assumed ``correlation``.
+    ``judgments`` (anything :func:`load_judgments` takes) give each stratum its own queries.
+    ``method``: ``normal`` (as the gate's bootstrap behaves) or ``t``. ``Plan.as_dict()`` is
+    the command's ``--json``.
+    """
+    from .comparison.plan import PlanRequest
+    from .comparison.plan import plan as make_plan
+    from .core.power import Design
+
+    pilot = _report_of(report, "report")
+    assert pilot is not None
+    try:
+        request = PlanRequest(tuple(metrics), tuple(changes), tuple(queries), Design(power, alpha, method), correlation)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    strata = None
+    if judgments is not None:
+        from .core.labelindex import LabelIndex
+
+        index = LabelIndex.from_judgments(load_judgments(judgments)._labels)
+        strata = {query_id: query.stratum for query_id, query in index.queries.items()}
+    return make_plan(pilot, request, baseline=_report_of(baseline, "baseline"), strata=strata)
 
 
 class Drift(Frozen):

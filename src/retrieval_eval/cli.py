@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "judge",
         "Label the queue's holes with a calibrated judge; machine labels stay apart from the judgments.",
     ),
+    "plan": ("plan", "From a pilot report: the queries a change needs, and the change a set size detects."),
 }
 
 

@@ -119,7 +119,7 @@ def parse_k_list(text: str) -> tuple[int, ...]:
 # -- the shared settings as options ---------------------------------------------------------
 
 _FLAGS = frozenset({"collapse-to-documents"})  # given or not
-_SWITCHES = frozenset({"fail-on-indeterminate"})  # --x / --no-x
+_SWITCHES = frozenset({"fail-on-indeterminate", "require-detectable"})  # --x / --no-x
 _REPEATED = frozenset({"gates", "judged"})  # repeat the option, or separate with commas
 
 

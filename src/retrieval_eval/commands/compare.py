@@ -11,6 +11,7 @@ from ..comparison.document import build_comparison
 from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
+from ..core.power import DEFAULT_POWER
 from ..core.significance import DEFAULT_SEED
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
@@ -46,6 +47,13 @@ def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     "--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Bootstrap resamples."
 )
 @click.option("--seed", type=int, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
+@click.option(
+    "--power",
+    type=click.FloatRange(0.5, 1, max_open=True),
+    default=DEFAULT_POWER,
+    show_default=True,
+    help="The power at which each metric's minimum detectable effect is stated.",
+)
 @click.option("--out", metavar="PATH", help="Write the comparison JSON here (atomically).")
 @json_option
 @handles_errors
@@ -55,6 +63,7 @@ def command(
     judgments: str | None,
     resamples: int,
     seed: int | None,
+    power: float,
     out: str | None,
     as_json: bool,
 ) -> None:
@@ -79,6 +88,7 @@ def command(
         resamples=resamples,
         seed=DEFAULT_SEED if seed is None else seed,
         map_blocks=shared_map(worker_count(workers_override(os.environ))),
+        power=power,
     )
     if out:
         write_atomic(out, dump_report(document))

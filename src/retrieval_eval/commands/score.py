@@ -49,6 +49,8 @@ SCORE_SETTINGS = (
     "answer-in-query",
     "collapse-to-documents",
     "max-drift",
+    "power",
+    "require-detectable",
     "fail-on-indeterminate",
     "config",
 )

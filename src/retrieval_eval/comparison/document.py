@@ -13,11 +13,13 @@ from .._version import __version__
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section
+from ..core.power import DEFAULT_POWER
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
+from .power import add_power, add_stratum_power, design_section, gate_design
 from .sides import Sides, metric_names, pair_queries, per_query
 from .yardstick import decide_yardstick
 
@@ -33,12 +35,14 @@ def build_comparison(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
+    power: float = DEFAULT_POWER,
 ) -> dict[str, Any]:
     """The comparison document of a head report against a base report.
 
     ``judgments`` are the head's judgments (the file the head report was
     scored with; callers check its hash). They give query text and strata,
     and allow rescoring the base rankings when the yardstick changed.
+    ``power`` is the power at which each minimum detectable effect (``mde``) is stated.
     """
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
@@ -47,17 +51,17 @@ def build_comparison(
     primary = primary_metric(head_report)
     facts = query_facts(sides.judgments)
     findings = [*yardstick.findings, *further_findings(sides, pairing)]
+    members = stratum_members(sides, pairing, primary, facts)
     # One set of resamples for every metric and every stratum.
     boots, stratum_boots = bootstrap_all(
-        pairing,
-        scored_per_query(sides),
-        resamples=resamples,
-        seed=seed,
-        map_blocks=map_blocks,
-        strata=stratum_members(sides, pairing, primary, facts),
+        pairing, scored_per_query(sides), resamples=resamples, seed=seed, map_blocks=map_blocks, strata=members
     )
     rows = metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots)
     add_bounds(rows, sides, pairing, yardstick.base_upper, yardstick.base_lower)
+    design = gate_design(power)
+    add_power(rows, pairing, design)
+    strata = stratum_rows(sides, pairing, primary, facts, rescored=yardstick.rescored, boots=stratum_boots)
+    add_stratum_power(strata, pairing, primary, {name: ids for name, (_, ids) in members.items()}, design)
     return {
         "kind": KIND,
         "version": DOCUMENT_VERSION,
@@ -69,16 +73,10 @@ def build_comparison(
         "comparable": not yardstick.confounded,
         "comparability": [finding.as_dict() for finding in findings],
         "significance": method(pairing, resamples=resamples, seed=seed),
+        "power": design_section(design),
         "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
         "metrics": rows,
-        "per_stratum": stratum_rows(
-            sides,
-            pairing,
-            primary,
-            facts,
-            rescored=yardstick.rescored,
-            boots=stratum_boots,
-        ),
+        "per_stratum": strata,
         "movers": movers(pairing, primary, facts),
     }
 

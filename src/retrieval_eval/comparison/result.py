@@ -15,9 +15,11 @@ from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
+from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from .document import build_comparison
 from .findings import CONFOUNDS
+from .power import GATE_METHOD, gate_design
 
 
 def compare_reports(
@@ -28,9 +30,12 @@ def compare_reports(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
+    power: float = DEFAULT_POWER,
 ) -> Comparison:
     """The full comparison, in the form gates read (its document rides along)."""
-    document = build_comparison(base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks)
+    document = build_comparison(
+        base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
+    )
     return comparison_from_document(document)
 
 
@@ -49,7 +54,10 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
             row.get("n"),
             _ci(row.get("bounds")),
             row.get("unjudged") if isinstance(row.get("unjudged"), int) else None,
+            number(row.get("sd_diff")),
+            number(row.get("mde")),
         )
+    comparison.design = document_design(section(document, "power"))
     for finding in document.get("comparability") or []:
         if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):
             # What changed and why it could not be undone: a gate's reason should say both.
@@ -57,6 +65,18 @@ def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
         elif finding.get("effect") != CONFOUNDS:
             comparison.notes.append(finding.get("detail", ""))
     return comparison
+
+
+def document_design(power: Mapping[str, Any]) -> Design:
+    """The design a document states its ``mde`` at; the gate's own when it states none (or not in our shape)."""
+    try:
+        return Design(
+            power=number(power.get("power")) or DEFAULT_POWER,
+            alpha=number(power.get("alpha")) or DEFAULT_ALPHA,
+            method=str(power.get("method") or GATE_METHOD),
+        )
+    except ValueError:
+        return gate_design(DEFAULT_POWER)
 
 
 def _ci(value: Any) -> tuple[float, float] | None:

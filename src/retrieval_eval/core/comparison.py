@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .power import Design
 from .precision import DECIMALS
 
 
@@ -30,6 +31,8 @@ class MetricDelta:
     n: int | None = None
     bounds: tuple[float, float] | None = None  # the delta's least and most favourable values (unjudged keys)
     unjudged: int | None = None  # unjudged keys in the metric's top k, both sides, over the paired queries
+    sd_diff: float | None = None  # standard deviation of the paired per-query differences
+    mde: float | None = None  # the smallest change these queries detect at the comparison's power
 
     @property
     def delta(self) -> float | None:
@@ -42,6 +45,7 @@ class Comparison:
     problems: list[str] = field(default_factory=list)  # changes of yardstick that confound every delta
     notes: list[str] = field(default_factory=list)
     document: dict[str, Any] | None = None
+    design: Design = field(default_factory=Design)  # the power and level each ``mde`` is stated at
 
     @property
     def comparable(self) -> bool:

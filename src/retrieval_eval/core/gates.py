@@ -39,6 +39,7 @@ base: it cannot clear a finding it never looked at.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,6 +50,7 @@ from .errors import UsageError
 from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
+from .power import Design, queries_needed
 from .precision import DECIMALS
 
 PASS = "PASS"
@@ -82,12 +84,60 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Detectable:
+    """What a delta gate's paired queries can detect, against the change the gate tolerates.
+
+    ``mde`` is the smallest true change the ``n`` queries detect with the design's power at
+    its level (:mod:`.power`); ``needed`` the queries that would detect a change of the
+    gate's tolerance (None for a tolerance of 0, which no set can see).
+    """
+
+    metric: str
+    n: int
+    mde: float
+    tolerance: float
+    needed: int | None
+    power: float
+    alpha: float
+    direction: str = "drops"  # drops, gains, or changes (a threshold of +0)
+
+    @property
+    def seen(self) -> bool:
+        """The tolerance is at least the detectable effect: a breach of it would be seen."""
+        return round(self.tolerance, DECIMALS) >= round(self.mde, DECIMALS)
+
+    def sentence(self) -> str:
+        """``with 120 queries this set detects drops of recall@5 of 0.035 or more; ...``."""
+        text = (
+            f"with {self.n} queries this set detects {self.direction} of {self.metric} of {self.mde:.3f} or more "
+            f"({self.power:.0%} power, {self.alpha:.0%} level)"
+        )
+        if self.needed is not None and not self.seen:
+            text += f"; about {self.needed} queries are needed to see {_fmt(self.tolerance)}"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "n": self.n,
+            "mde": round(self.mde, DECIMALS),
+            "tolerance": round(self.tolerance, DECIMALS),
+            "needed": self.needed,
+            "power": self.power,
+            "alpha": self.alpha,
+            "seen": self.seen,
+            "direction": self.direction,
+        }
+
+
+@dataclass(frozen=True)
 class GateResult:
     expression: str
     status: str
     reason: str
     observed: float | None = None
     baseline: float | None = None
+    detectable: Detectable | None = None  # a delta gate's: what the paired queries can see
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"expression": self.expression, "status": self.status}
@@ -96,6 +146,8 @@ class GateResult:
         if self.baseline is not None:
             data["baseline"] = self.baseline
         data["reason"] = self.reason
+        if self.detectable is not None:
+            data["detectable"] = self.detectable.as_dict()
         return data
 
 
@@ -251,6 +303,7 @@ class GateContext:
     lower: Mapping[str, float] = field(default_factory=dict)  # each metric's mean lower bound
     strata_lower: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     unjudged_keys: Mapping[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
+    require_detectable: bool = False  # a delta gate that cannot see its own tolerance is INDETERMINATE, not PASS
 
     def most_favourable(self) -> GateContext:
         """This context with every unjudged key labeled as favourably as it could be."""
@@ -390,9 +443,44 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
         )
     what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(base)} to {_fmt(head)})"
     if moved.delta >= round(gate.threshold, DECIMALS):
-        return GateResult(
+        result = GateResult(
             gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}", moved.head, moved.base
         )
+    else:
+        result = _delta_beyond(gate, moved, what)
+    seeing = detectable(gate, moved, comparison.design)
+    if result.status == PASS:
+        return _told_detectable(gate, result, seeing, context)
+    return replace(result, detectable=seeing)
+
+
+def detectable(gate: Gate, moved: MetricDelta, design: Design) -> Detectable | None:
+    """What the gate's paired queries can see, when the comparison states their spread."""
+    if moved.mde is None or moved.sd_diff is None or moved.n is None:
+        return None
+    tolerance = abs(gate.threshold)
+    needed = queries_needed(moved.sd_diff, tolerance, design)
+    return Detectable(gate.metric, moved.n, moved.mde, tolerance, needed, design.power, design.alpha, _direction(gate))
+
+
+def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, context: GateContext) -> GateResult:
+    """A PASS that could not have seen a breach of its tolerance says so, or (when asked) is INDETERMINATE."""
+    if seeing is None or seeing.seen:
+        return replace(passed, detectable=seeing)
+    told = f"{passed.reason}; but {seeing.sentence()}"
+    status = INDETERMINATE if context.require_detectable else PASS
+    return replace(passed, status=status, reason=told, detectable=seeing)
+
+
+def _direction(gate: Gate) -> str:
+    """How a reason names what a gate watches: ``-0.02`` (and ``-0``) drops, ``+0.01`` gains, ``+0`` changes."""
+    if math.copysign(1.0, gate.threshold) < 0:
+        return "drops"
+    return "gains" if gate.threshold > 0 else "changes"
+
+
+def _delta_beyond(gate: Gate, moved: MetricDelta, what: str) -> GateResult:
+    """A delta beyond the gate's threshold: FAIL, unless the gate asks for significance that is not there."""
     if gate.significant_only:
         if moved.significant is None:
             return GateResult(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .judgments import JudgmentSet
 from .labelindex import QRELS_ITERATION, LabelIndex, QueryIndex, as_label_index
+from .power import DEFAULT_ALPHA, DEFAULT_POWER, NORMAL, Design, detectable_effect
 
 ERROR = "error"
 WARNING = "warning"
@@ -147,8 +148,19 @@ def _strata_issues(queries: Iterable[QueryIndex]) -> Iterable[Issue]:
                 "thin-stratum",
                 name,
                 f"stratum {name} has {size} quer{'y' if size == 1 else 'ies'}; "
-                f"an average over fewer than {THIN_STRATUM} is too noisy to gate on",
+                f"an average over fewer than {THIN_STRATUM} is too noisy to gate on: {_coarseness(size)}",
             )
+
+
+def _coarseness(size: int) -> str:
+    """What a paired test over ``size`` queries can see, in units of their differences' spread."""
+    reach = detectable_effect(1.0, size, Design(method=NORMAL))
+    if reach is None:
+        return "one query has no spread, so no test on it can tell a change from noise"
+    return (
+        f"a paired test over them detects only changes of {reach:.1f} times the spread of their per-query "
+        f"differences or more ({DEFAULT_POWER:.0%} power, {DEFAULT_ALPHA:.0%} level), too coarse for any gate"
+    )
 
 
 def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Validation:

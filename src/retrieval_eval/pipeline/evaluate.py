@@ -30,6 +30,7 @@ from ..core.gates import (
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
+from ..core.power import DEFAULT_POWER
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments
@@ -46,6 +47,7 @@ from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
 from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
 from .machine_policy import PolicyInputs, apply_machine_policy
+from .reach import small_strata_notes
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .settings import Settings
@@ -75,6 +77,8 @@ class ScoreRequest:
     label_queue: bool = False  # build the label queue (the action writes it beside the report)
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
+    power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
+    require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
 
     def with_queue(self) -> ScoreRequest:
         return replace(self, label_queue=True)
@@ -107,6 +111,7 @@ def gate_context(
         lower=scores.lower,
         strata_lower={name: s.lower for name, s in scores.strata.items() if s.n > 0},
         unjudged_keys=scores.unjudged_keys,
+        require_detectable=request.require_detectable,
     )
 
 
@@ -184,11 +189,12 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers)
+    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers, request.power)
     context = gate_context(scores, request, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
+    notes += small_strata_notes(index, scores, gates, request.power)
     drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
     if drop is not None:
         notes.append(drop)
@@ -217,12 +223,14 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int) -> Comparison:
+def _compare(
+    base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float
+) -> Comparison:
     # Loaded only when there is a base report: the comparison and its bootstrap cost about 20 ms
     # of start-up (python -X importtime), a tenth of scoring a 1k-query run.
     from ..comparison.result import compare_reports
 
-    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers))
+    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
 def _corpus_changes(
@@ -297,6 +305,8 @@ def request_from_settings(
         sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
         holes_command=holes_command(settings),
         machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
+        power=settings.power,
+        require_detectable=settings.require_detectable,
     )
 
 

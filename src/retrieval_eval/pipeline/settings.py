@@ -200,6 +200,18 @@ SETTINGS: tuple[Setting, ...] = (
         bounds=Bounds(0, 1, whole=False),
     ),
     Setting(
+        "power",
+        "0.8",
+        "The power (0-1) at which each delta's minimum detectable effect is stated",
+        "--power",
+    ),
+    Setting(
+        "require-detectable",
+        "false",
+        "A delta gate whose tolerance is below the minimum detectable effect is INDETERMINATE instead of PASS",
+        "--require-detectable/--no-require-detectable",
+    ),
+    Setting(
         "report",
         "",
         "Where the JSON report is written",
@@ -329,6 +341,8 @@ class Settings:
     github_token: str = field(repr=False, default="")
     confined: bool = False  # in a workflow: every path must stay inside the workspace
     history: int = 20  # base-branch reports in the summary's history; 0: none
+    power: float = 0.8  # at which each minimum detectable effect is stated
+    require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
     full_depth: bool = False  # "all" among the cutoffs
     machine_labels: str = ""  # the judge's labels, read under the machine policy
     judge_endpoint: str = ""  # in a workflow: a judge labels the queue (machine policy)
@@ -491,6 +505,8 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         github_token=token,
         confined=values.confined,
         history=values.parse("history", _history, 20),
+        power=values.parse("power", parse_power, 0.8),
+        require_detectable=values.parse("require-detectable", _boolean, False),
         full_depth=full_depth,
         machine_labels=values.parse("machine-labels", _optional(path("machine-labels.jsonl")), ""),
         judge_endpoint=values.parse("judge-endpoint", _optional(_judge_url), ""),
@@ -577,6 +593,16 @@ def _history(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) > MAX_HISTORY:
         raise ValueError(f"{text!r} must be a whole number from 0 (no history) to {MAX_HISTORY}, e.g. 20")
     return int(text)
+
+
+def parse_power(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.5 <= value < 1.0:
+        raise ValueError(f"{text!r} must be a power from 0.5 to below 1, e.g. 0.8 or 0.9")
+    return value
 
 
 def _ratio(text: str) -> float | None:

@@ -28,6 +28,7 @@ from .charts import StratumPoint, stratum_chart
 from .escape import HIDDEN_CLASS, shorten, show_hidden
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
+from .power import power_view
 from .tables import adjusted_mark, gate_marks
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
@@ -149,6 +150,7 @@ def build_html_view(
             "scored": integer(head_judgments.get("queries_scored")) or 0,
         },
         "gates": _gates(report),
+        "power": power_view(report, comparison, markdown=False),
         "reasons": [plain(r) for r in items(section(report, "verdict").get("reasons"))],
         "metrics": _metrics(report, comparison, primary),
         "strata": _strata(report, comparison, primary),

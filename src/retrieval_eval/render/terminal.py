@@ -11,8 +11,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.gates import gate_metric
 from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
 from ..core.metrics import REGISTRY, SET_METRICS
+from .detectable import detectable_gates, detectable_sentence
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20
@@ -170,6 +172,16 @@ def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     return lines
 
 
+def power_lines(report: Mapping[str, Any]) -> list[str]:
+    """What each delta gate's queries can detect, one line per gate (render/power.py)."""
+    lines = []
+    for gate in detectable_gates(report):
+        sentence = detectable_sentence(gate, clean(gate_metric(str(gate.get("expression", "")))))
+        if sentence is not None:
+            lines.append(f"  {clean(gate.get('expression'))}  {sentence}")
+    return ["detectable", *lines] if lines else []
+
+
 def reason_lines(report: Mapping[str, Any]) -> list[str]:
     verdict = section(report, "verdict")
     gate_reasons = {mapping(g).get("reason") for g in items(verdict.get("gates"))}
@@ -198,6 +210,7 @@ def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
         floor_lines(report),
         eval_set_lines(report, style),
         gate_lines(report, style),
+        power_lines(report),
         reason_lines(report),
         [f"verdict  {style(status, status)}"],
     ]

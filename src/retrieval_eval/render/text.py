@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, section
+from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import adjusted_mark
@@ -38,6 +39,7 @@ def comparison_text(comparison: Mapping[str, Any]) -> str:
         f"{paired} paired queries)"
     ]
     lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
+    lines += comparison_power_lines(comparison, lambda value: plain(value, limit=40))
     moved = section(comparison, "movers")
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
         rows = [mapping(r) for r in items(moved.get(key))]

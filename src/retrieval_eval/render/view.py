@@ -17,6 +17,7 @@ from .escape import code_fence, escape_markdown, escape_name, mermaid_label, sho
 from .history import history_view
 from .machine import machine_view
 from .numbers import fmt, fmt_delta, fmt_interval
+from .power import power_view
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -92,6 +93,7 @@ def build_view(
         "strata": {"rows": strata, "total": len(strata)},
         "movers": movers(comparison, primary),
         "gates": gate_rows(report),
+        "power": power_view(report, comparison),
         "reasons": {"rows": told, "total": len(told)},
         "comparability": {"rows": notes, "total": len(notes)},
         "confounds": [note for note in notes if note["confounds"]],

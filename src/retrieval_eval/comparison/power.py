@@ -1,0 +1,111 @@
+"""What the paired queries can detect, and how the queries moved: beside every delta.
+
+For each metric (and each paired stratum) the comparison states the standard deviation
+of the paired per-query differences (``sd_diff``), the minimum detectable effect at the
+design's power and the gate's level (``mde``, see :mod:`retrieval_eval.core.power`), where
+that spread came from (``mde_source``: ``paired``, or ``base-proxy`` when the differences
+do not vary and the base's spread stands in), and
+how many queries improved, tied and worsened (``moved``): on a large set a tiny change is
+significant, and the share of queries that moved says how much it matters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..core.comparison import difference
+from ..core.power import DEFAULT_CORRELATION, Design, Moved, detectable_effect, proxy_sd, sample_sd
+from ..core.precision import DECIMALS
+from ..core.significance import CONFIDENCE
+from .sides import Pairing
+
+# The gate reads a two-sided 95% percentile interval; its percentile bootstrap behaves
+# as the z test with the sample's spread, so the normal quantiles describe it (the
+# power simulation in the tests measures this).
+GATE_METHOD = "normal"
+PAIRED, BASE_PROXY = "paired", "base-proxy"
+
+
+def gate_design(power: float) -> Design:
+    """The design of the gate's own test at ``power``."""
+    return Design(power=power, alpha=round(1.0 - CONFIDENCE, DECIMALS), method=GATE_METHOD)
+
+
+def design_section(design: Design) -> dict[str, Any]:
+    """How ``mde`` was computed, for the document."""
+    return {
+        "power": design.power,
+        "alpha": design.alpha,
+        "method": design.method,
+        "formula": "mde = (q(1 - alpha/2) + q(power)) * sd_diff / sqrt(n), q the standard normal quantile",
+        "sd_diff": "sample standard deviation (n - 1) of the paired per-query differences, head - base",
+        "base_proxy": "where the differences do not vary: sqrt(2 * (1 - rho)) times the base's per-query "
+        f"standard deviation, rho = {DEFAULT_CORRELATION}",
+    }
+
+
+def add_power(rows: dict[str, dict[str, Any]], pairing: Pairing, design: Design) -> None:
+    """Put ``sd_diff``, ``mde``, ``mde_source`` and ``moved`` into every metric row the paired queries carry."""
+    for metric, row in rows.items():
+        if row.get("confounded"):
+            row.update(power_fields(None, None, design))
+            continue
+        ids = pairing.ids
+        row.update(power_fields(_differences(pairing, metric, ids), _base(pairing, metric, ids), design))
+
+
+def add_stratum_power(
+    rows: dict[str, dict[str, Any]],
+    pairing: Pairing,
+    primary: str,
+    members: Mapping[str, Sequence[str]],
+    design: Design,
+) -> None:
+    """The same fields for each paired stratum (``members``: stratum -> its paired query ids)."""
+    for name, row in rows.items():
+        if name in members and row.get("n") is not None:
+            ids = members[name]
+            row.update(power_fields(_differences(pairing, primary, ids), _base(pairing, primary, ids), design))
+
+
+def power_fields(differences: Sequence[float] | None, base: Sequence[float] | None, design: Design) -> dict[str, Any]:
+    """``sd_diff``, ``mde``, ``mde_source`` and ``moved`` of one row; None each where there is nothing to pair.
+
+    Differences that do not vary (every query moved alike, or none moved: a change that did
+    not touch retrieval) say nothing about how the next change will spread. The base's own
+    per-query spread then stands in, through the proxy of one report (``base-proxy``).
+    """
+    if not differences:
+        return {"sd_diff": None, "mde": None, "mde_source": None, "moved": None}
+    sd, source = sample_sd(differences), PAIRED
+    if not sd and base:
+        spread = sample_sd(base)
+        sd, source = (proxy_sd(spread), BASE_PROXY) if spread else (None, PAIRED)
+    mde = None if sd is None else detectable_effect(sd, len(differences), design)
+    moved = Moved.of(differences)
+    return {
+        "sd_diff": None if sd is None else round(sd, DECIMALS),
+        "mde": None if mde is None else round(mde, DECIMALS),
+        "mde_source": None if mde is None else source,
+        "moved": {"improved": moved.improved, "tied": moved.tied, "worsened": moved.worsened},
+    }
+
+
+def _base(pairing: Pairing, metric: str, ids: Sequence[str]) -> list[float] | None:
+    """The base's values over ``ids``: the spread the proxy reads when the differences have none."""
+    if not pairing.available or pairing.base is None or not ids:
+        return None
+    values = [pairing.base[q].get(metric) for q in ids]
+    return [v for v in values if v is not None] if all(v is not None for v in values) else None
+
+
+def _differences(pairing: Pairing, metric: str, ids: Sequence[str]) -> list[float] | None:
+    """head - base per paired query, at the reports' precision; None when a query lacks the metric."""
+    if not pairing.available or not ids:
+        return None
+    assert pairing.base is not None and pairing.head is not None
+    found = [difference(pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in ids]
+    if any(d is None for d in found):
+        return None
+    return [d for d in found if d is not None]

@@ -1,0 +1,89 @@
+"""What the set can detect, as the renderings say it: one line per delta gate, and the effect sizes.
+
+Read from the report (each delta gate's ``detectable``) and the comparison (each metric's
+``mde`` and ``moved``), leniently: a report or comparison made before these fields existed
+draws nothing here. The view (for the ``power`` template block) is escaped like every other.
+The sentences themselves are in :mod:`.detectable`, which the terminal reads without loading
+the Markdown escaping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..core.gates import gate_metric
+from ..core.lenient import integer, mapping, number, primary_metric, section
+from .detectable import detectable_gates, detectable_sentence
+from .escape import escape_markdown, escape_name
+from .numbers import fmt_delta, fmt_interval
+
+
+def power_view(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, markdown: bool = True
+) -> dict[str, Any]:
+    """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``.
+
+    ``markdown``: user strings escaped for Markdown; False leaves them for an autoescaping
+    HTML template (which must not show Markdown's backslashes), cut to the same lengths.
+    """
+    name: Callable[[Any], str] = escape_name if markdown else _plain_name
+    text: Callable[[Any], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
+    gates = []
+    for gate in detectable_gates(report):
+        sentence = detectable_sentence(gate, name(gate_metric(str(gate.get("expression", "")))))
+        if sentence is not None:
+            gates.append({"expression": text(gate.get("expression", "")), "line": sentence})
+    return {
+        "gates": gates,
+        "effects": effect_rows(report, comparison, name),
+        "strata": stratum_reach(comparison, text),
+        "metric": name(mapping(comparison).get("primary") or primary_metric(report)),
+    }
+
+
+def stratum_reach(comparison: Mapping[str, Any] | None, text: Callable[[Any], str]) -> str | None:
+    """``faq 0.272 (14 queries), billing 0.216 (13 queries)``: each paired stratum's detectable effect."""
+    parts = []
+    for name, row in section(comparison, "per_stratum").items():
+        mde, n = number(mapping(row).get("mde")), integer(mapping(row).get("n"))
+        if mde is not None and n is not None:
+            parts.append(f"{text(name)} {mde:.3f} ({n} queries)")
+    return ", ".join(parts) or None
+
+
+def _plain_name(value: Any) -> str:
+    return str(value)[:60]
+
+
+def _plain_text(value: Any) -> str:
+    return str(value)[:200]
+
+
+def effect_rows(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, name: Callable[[Any], str] = escape_name
+) -> list[dict[str, str]]:
+    """The primary and the delta-gated metrics: the change, its interval, and the share of queries
+    that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
+    rows = section(comparison, "metrics")
+    wanted = [primary_metric(report), *(gate_metric(str(g.get("expression", ""))) for g in detectable_gates(report))]
+    found = []
+    for metric in dict.fromkeys(wanted):
+        row = mapping(rows.get(metric))
+        moved = mapping(row.get("moved"))
+        counts = [integer(moved.get(k)) for k in ("improved", "tied", "worsened")]
+        total = sum(c for c in counts if c is not None)
+        if not total or any(c is None for c in counts):
+            continue
+        improved, tied, worsened = (f"{(c or 0) / total:.0%}" for c in counts)
+        mde = number(row.get("mde"))
+        found.append(
+            {
+                "metric": name(metric),
+                "delta": fmt_delta(row.get("delta")),
+                "interval": fmt_interval(row.get("ci")),
+                "mde": "—" if mde is None else f"{mde:.3f}",
+                "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
+            }
+        )
+    return found

@@ -1,0 +1,136 @@
+"""``retrieval-eval plan`` and ``retrieval_eval.plan``, on a pilot worked by hand.
+
+The pilot: 40 queries in three strata; its run misses q00..q03, so recall@5 is 1 on 36
+queries and 0 on 4: sample sd sqrt(3.6 / 39) = 0.303822. Against a base report that finds
+everything, the paired differences are four -1s and thirty-six 0s: the same sd. At 80% power
+and the 5% level, z(0.975) + z(0.8) = 2.801585, so:
+
+- a change of 0.05 needs (2.801585 * 0.303822 / 0.05)^2 = 289.8 -> 290 queries;
+- 500 queries detect 2.801585 * 0.303822 / sqrt(500) = 0.038066;
+- with rho 0 the proxy is sqrt(2) * 0.303822 = 0.429669, and 0.05 needs 579.6 -> 580;
+- the faq stratum (14 queries, two misses) has sd 0.363137: 0.05 needs 414.008 -> 415.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import retrieval_eval
+from compare_data import labels, run, score, write_jsonl
+from helpers import run_cli
+from retrieval_eval.core.errors import UsageError
+
+
+@pytest.fixture(scope="module")
+def pilot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("plan")
+    base = score(directory, "base", labels(), run())
+    head = score(directory, "head", labels(), run(misses=range(4)))
+    paths = {"base": directory / "base.json", "head": directory / "head.json"}
+    paths["base"].write_text(json.dumps(base))
+    paths["head"].write_text(json.dumps(head))
+    paths["judgments"] = write_jsonl(directory / "judgments.jsonl", labels())
+    return paths
+
+
+def rows(found: dict[str, Any]) -> dict[str | None, dict[str, Any]]:
+    return {row["stratum"]: row for row in found["rows"]}
+
+
+def test_from_one_report_with_the_proxy(pilot: dict[str, Path]) -> None:
+    found = retrieval_eval.plan(pilot["head"], changes=[0.05], queries=[500]).as_dict()
+    whole = rows(found)[None]
+    assert whole["source"] == "proxy" and whole["n"] == 40
+    assert whole["sd_diff"] == pytest.approx(0.303822, abs=1e-6)
+    assert whole["needed"] == [{"change": 0.05, "queries": 290}]
+    assert whole["detectable"][0]["change"] == pytest.approx(0.038066, abs=1e-6)
+    assert found["correlation"] == 0.5 and len(found["assumptions"]) == 2
+
+
+def test_an_assumed_correlation_of_zero_is_the_cautious_bound(pilot: dict[str, Path]) -> None:
+    whole = rows(retrieval_eval.plan(pilot["head"], changes=[0.05], correlation=0.0).as_dict())[None]
+    assert whole["sd_diff"] == pytest.approx(0.429669, abs=1e-6)
+    assert whole["needed"] == [{"change": 0.05, "queries": 580}]
+
+
+def test_paired_with_strata_from_the_judgments(pilot: dict[str, Path]) -> None:
+    found = retrieval_eval.plan(
+        pilot["head"], baseline=pilot["base"], judgments=pilot["judgments"], changes=[0.05]
+    ).as_dict()
+    assert found["correlation"] is None and len(found["assumptions"]) == 1
+    table = rows(found)
+    assert table[None]["source"] == "paired" and table[None]["needed"][0]["queries"] == 290
+    assert table["faq"]["n"] == 14 and table["faq"]["sd_diff"] == pytest.approx(0.363137, abs=1e-6)
+    assert table["faq"]["needed"][0]["queries"] == 415
+
+
+def test_without_judgments_a_stratum_borrows_the_whole_sets_spread(pilot: dict[str, Path]) -> None:
+    table = rows(retrieval_eval.plan(pilot["head"], changes=[0.05]).as_dict())
+    assert table["faq"]["source"] == "whole set's spread" and table["faq"]["n"] == 14
+    # 2.801585 * 0.303822 / sqrt(14) = 0.227488
+    assert table["faq"]["mde"] == pytest.approx(0.227488, abs=1e-6)
+
+
+def test_the_api_refuses_a_bad_design(pilot: dict[str, Path]) -> None:
+    with pytest.raises(UsageError, match="power"):
+        retrieval_eval.plan(pilot["head"], power=1.2)
+
+
+def test_the_command_prints_the_table_and_the_assumptions(pilot: dict[str, Path]) -> None:
+    done = run_cli("plan", "--report", str(pilot["head"]), "--change", "0.05", "--queries", "500")
+    assert done.code == 0, done.stderr
+    assert "whole set" in done.stdout and "290" in done.stdout and "0.0381" in done.stdout
+    assert "assumptions" in done.stdout and "rho" in done.stdout
+    as_json = run_cli("plan", "--report", str(pilot["head"]), "--change", "0.05", "--json")
+    assert rows(as_json.json())[None]["needed"][0]["queries"] == 290
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--metric", "bogus"), "no per-query values of bogus"),
+        (("--power", "1.5"), "--power"),
+        (("--change", "0"), "--change"),
+        (("--queries", "1"), "--queries"),
+    ],
+)
+def test_the_command_refuses_cleanly(pilot: dict[str, Path], args: tuple[str, ...], says: str) -> None:
+    done = run_cli("plan", "--report", str(pilot["head"]), *args)
+    assert done.code == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_compare_states_effects_at_the_power_asked(pilot: dict[str, Path]) -> None:
+    # (1.959964 + 1.281552) * 0.303822 / sqrt(40) = 0.155717
+    found = retrieval_eval.compare(pilot["base"], pilot["head"], resamples=200, power=0.9)
+    assert found.to_dict()["metrics"]["recall@5"]["mde"] == pytest.approx(0.155717, abs=1e-6)
+    with pytest.raises(UsageError, match="power"):
+        retrieval_eval.compare(pilot["base"], pilot["head"], power=1.0)
+    done = run_cli("compare", "--base", str(pilot["base"]), "--head", str(pilot["head"]), "--power", "0.9", "--json")
+    assert done.json()["metrics"]["recall@5"]["mde"] == pytest.approx(0.155717, abs=1e-6)
+
+
+def test_a_metric_named_as_ir_measures_names_it(pilot: dict[str, Path]) -> None:
+    ours = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05]).as_dict()
+    theirs = retrieval_eval.plan(pilot["head"], metrics=["R@5"], changes=[0.05]).as_dict()
+    assert theirs == ours
+
+
+def test_evaluate_takes_the_power_and_the_requirement(tmp_path: Path) -> None:
+    judgments = write_jsonl(tmp_path / "j.jsonl", labels())
+    base = retrieval_eval.evaluate(judgments, write_jsonl(tmp_path / "b.jsonl", run()), k=(5, 10))
+    head_run = write_jsonl(tmp_path / "h.jsonl", run(misses=range(4)))
+    head = retrieval_eval.evaluate(
+        judgments, head_run, k=(5, 10), gates="recall@5:-0.12", baseline=base, require_detectable=True
+    )
+    assert head.status == "INDETERMINATE" and "about 51 queries are needed" in head.reasons[0]
+    # At 50% power: (1.959964 + 0) * 0.303822 / sqrt(40) = 0.094154, below 0.12: seen, a PASS
+    relaxed = retrieval_eval.evaluate(
+        judgments, head_run, k=(5, 10), gates="recall@5:-0.12", baseline=base, require_detectable=True, power=0.5
+    )
+    assert relaxed.status == "PASS"
+    gate = relaxed.report["verdict"]["gates"][0]["detectable"]
+    assert gate["mde"] == pytest.approx(0.094154, abs=1e-6)
