@@ -1,4 +1,4 @@
-"""Markdown renderings pinned by golden files, escaping, size budgets and user templates.
+"""Markdown and terminal renderings pinned by golden files, escaping, size budgets and user templates.
 
 Golden files live in tests/golden/. After a deliberate change of a template,
 regenerate them and review the diff:
@@ -26,20 +26,21 @@ from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 KINDS = {
-    "pass_without_baseline": ("comment", "summary"),
-    "delta_fail": ("comment",),
+    "pass_without_baseline": ("comment", "summary", "text"),
+    "delta_fail": ("comment", "text"),
     "significant_drop": ("comment",),
     "not_significant_drop": ("comment",),
+    "no_gates": ("comment", "summary", "text"),
     "holm_unmarks_a_drop": ("comment", "summary"),
     "indeterminate_nothing_scored": ("comment",),
     "judgments_rescored": ("comment", "summary"),
     "drift_warning": ("comment",),
-    "drift_after_rechunk": ("comment", "summary"),
+    "drift_after_rechunk": ("comment", "summary", "text"),
     "oversized_truncated": ("comment",),
     "hostile_text_escaped": ("comment", "summary"),
-    "floor_and_abstention_gates": ("comment", "summary"),
+    "floor_and_abstention_gates": ("comment", "summary", "text"),
     "floor_and_abstention_indeterminate": ("comment", "summary"),
-    "floor_unavailable": ("comment", "summary"),
+    "floor_unavailable": ("comment", "summary", "text"),
     "judged_drop_with_queue": ("comment", "summary"),
 }
 
@@ -58,7 +59,9 @@ def check_golden(name: str, text: str) -> None:
 def test_renderings_match_their_golden_files(case: str, tmp_path: Path) -> None:
     report, comparison = CASES[case](tmp_path)
     for kind in KINDS[case]:
-        check_golden(f"{case}.{kind}.md", render(kind, report=report, comparison=comparison, queue=QUEUES.get(case)))
+        suffix = "txt" if kind == "text" else "md"
+        text = render(kind, report=report, comparison=comparison, queue=QUEUES.get(case))
+        check_golden(f"{case}.{kind}.{suffix}", text)
 
 
 def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
+from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import (
     ICONS,
@@ -28,9 +29,9 @@ from .tables import (
     margin_row,
     metric_rows,
     mover_rows,
-    reason_rows,
     stratum_rows,
 )
+from .terminal import NO_GATES
 from .unjudged import unjudged_view
 
 View = dict[str, Any]
@@ -62,7 +63,7 @@ def build_view(
     shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
     judgments = section(report, "judgments")
     notes = finding_rows(comparison)
-    told = reason_rows(report)
+    told = [escape_markdown(reason, limit=REASON_LIMIT) for reason in notices(report).reasons]
     strata = stratum_rows(report, comparison, primary)
     return {
         "kind": kind,
@@ -106,6 +107,8 @@ def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pri
         "status": escape_markdown(status, limit=20),
         "icon": ICONS.get(status, "⚠️"),
         "headline": headline(report, comparison, primary),
+        # Said beside the status, so a PASS no gate checked is not read as a checked result.
+        "note": "" if items(section(report, "verdict").get("gates")) else NO_GATES,
     }
 
 
@@ -180,7 +183,7 @@ def eval_set_view(report: Mapping[str, Any]) -> dict[str, Any]:
         }
         for warning in map(mapping, items(sensitivity.get("warnings")))
     ]
-    skipped = sensitivity.get("skipped")
+    skipped = notices(report).skipped
     return {
         "rows": rows,
         "total": len(rows),
