@@ -121,6 +121,15 @@ def drift_after_rechunk(directory: Path) -> Case:
     return head, comparison
 
 
+def drift_nothing_recoverable(directory: Path) -> Case:
+    """After a rewrite every stale label is orphaned or split: no `drift --fix` is offered, though the
+    pipeline wrote the command, and the labels to redo are pointed at instead."""
+    head, comparison = drift_after_rechunk(directory)
+    drift = head["judgments"]["drift"]
+    head["judgments"]["drift"] = {**drift, "re_anchorable": 0, "merged": 0, "split": 4, "orphaned": 11}
+    return head, comparison
+
+
 def oversized_truncated(directory: Path) -> Case:
     head, comparison = significant_drop(directory)
     assert comparison is not None
@@ -223,6 +232,7 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "judgments_rescored": judgments_rescored,
     "drift_warning": drift_warning,
     "drift_after_rechunk": drift_after_rechunk,
+    "drift_nothing_recoverable": drift_nothing_recoverable,
     "oversized_truncated": oversized_truncated,
     "hostile_text_escaped": hostile_text_escaped,
     "floor_and_abstention_gates": floor_and_abstention_gates,

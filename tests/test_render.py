@@ -36,6 +36,7 @@ KINDS = {
     "judgments_rescored": ("comment", "summary"),
     "drift_warning": ("comment",),
     "drift_after_rechunk": ("comment", "summary", "text"),
+    "drift_nothing_recoverable": ("summary", "text"),
     "oversized_truncated": ("comment",),
     "hostile_text_escaped": ("comment", "summary"),
     "floor_and_abstention_gates": ("comment", "summary", "text"),

@@ -14,13 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.lenient import items, section
+from ..core.lenient import items, mapping, section
 
 
 @dataclass(frozen=True)
 class Notices:
     reasons: tuple[str, ...]  # the verdict's reasons a rendering lists (raw, not escaped)
     skipped: str | None  # why the easy-set check was skipped (raw), or None
+
+    def beyond_gates(self, report: Mapping[str, Any]) -> tuple[str, ...]:
+        """The reasons a gate's own row does not already give (where gates are shown beside them)."""
+        said = {mapping(gate).get("reason") for gate in items(section(report, "verdict").get("gates"))}
+        return tuple(reason for reason in self.reasons if reason not in said)
 
 
 def _cause(text: str) -> str:

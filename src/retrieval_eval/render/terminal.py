@@ -18,6 +18,7 @@ from ..core.lenient import cutoffs, integer, items, mapping, measured, number, p
 from ..core.metrics import REGISTRY, SET_METRICS
 from .notices import notices
 from .numbers import fmt_bound, fmt_delta, fmt_interval
+from .sections import drift_facts
 from .tables import adjusted_mark
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
@@ -164,6 +165,20 @@ def eval_set_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     return lines
 
 
+def drift_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+    """Label drift: how many labels still fit the corpus, what moved, and the repair when one exists."""
+    facts = drift_facts(report)
+    if facts is None:
+        return []
+    tone = "INDETERMINATE" if facts.stale else "PASS"
+    said = facts.sentence(tick="").removeprefix("Label drift: ")
+    lines = ["label drift", f"  {style(clean(said), tone)}"]
+    lines += [f"  corpus   {clean(change)}" for change in facts.changes]
+    if facts.repair_command:
+        lines.append(f"  re-anchor what can be (the others need a person):  {clean(facts.repair_command)}")
+    return lines
+
+
 def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     gates = [mapping(gate) for gate in items(section(report, "verdict").get("gates"))]
     if not gates:
@@ -177,9 +192,7 @@ def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
 
 
 def reason_lines(report: Mapping[str, Any]) -> list[str]:
-    verdict = section(report, "verdict")
-    gate_reasons = {mapping(g).get("reason") for g in items(verdict.get("gates"))}
-    reasons = [clean(r) for r in notices(report).reasons if r not in gate_reasons]
+    reasons = [clean(r) for r in notices(report).beyond_gates(report)]
     return ["reasons", *(f"  - {r}" for r in reasons)] if reasons else []
 
 
@@ -277,6 +290,7 @@ def render_score(
     metrics = metric_table(report) if comparison is None else comparison_table(report, comparison, style)
     sections = [
         [header(report)],
+        drift_lines(report, style),
         metrics,
         strata_lines(report, comparison, style),
         mover_lines(comparison),

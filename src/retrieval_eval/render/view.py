@@ -17,6 +17,7 @@ from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
+from .sections import drift_facts
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -208,34 +209,22 @@ def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def drift_warning(report: Mapping[str, Any]) -> str | None:
     """One sentence when the labels were checked against the corpus and some no longer fit."""
-    drift = section(section(report, "judgments"), "drift")
-    ratio = number(drift.get("invalid_ratio"))
-    if ratio is None or ratio <= 0:
-        return None
-    counts = [
-        f"{integer(drift.get(k))} {k.replace('_', '-')}"
-        for k in ("orphaned", "re_anchorable", "merged", "split")
-        if integer(drift.get(k))
-    ]
-    detail = f" ({', '.join(counts)})" if counts else ""
-    return (
-        f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
-        "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
-        "and review `drift --fix`."
-    )
+    facts = drift_facts(report)
+    return facts.sentence() if facts is not None and facts.stale else None
 
 
 def corpus_changes(report: Mapping[str, Any]) -> list[str]:
     """How the corpus moved away from the labels and the base branch, one escaped line each."""
-    drift = section(section(report, "judgments"), "drift")
-    return [escape_markdown(change, limit=500) for change in items(drift.get("changes"))]
+    facts = drift_facts(report)
+    return [escape_markdown(change, limit=500) for change in (facts.changes if facts else ())]
 
 
 def drift_repair(report: Mapping[str, Any]) -> str | None:
-    """The command that re-anchors what can be, fenced so no text in it can close the fence."""
-    drift = section(section(report, "judgments"), "drift")
-    command, ratio = drift.get("repair_command"), number(drift.get("invalid_ratio"))
-    if not isinstance(command, str) or not command or not ratio or ratio <= 0:
+    """The command that re-anchors what can be, fenced so no text in it can close the fence;
+    None when nothing can be re-anchored."""
+    facts = drift_facts(report)
+    command = facts.repair_command if facts is not None else None
+    if command is None:
         return None
     fence = code_fence(command)
     return f"{fence}sh\n{command}\n{fence}"
