@@ -357,7 +357,8 @@ def test_the_action_writes_the_page_beside_the_report(tmp_path: Path) -> None:
 
 def test_a_report_alone_draws_the_head_and_says_what_is_missing(tmp_path: Path) -> None:
     head = score(tmp_path, "head", labels(3), run(3, misses=[1]))
-    head["judgments"]["drift"] = {"valid": 4, "orphaned": 1, "invalid_ratio": 0.2, "repair_command": "fix </pre> me"}
+    drift = {"valid": 4, "re_anchorable": 1, "orphaned": 0, "invalid_ratio": 0.2, "repair_command": "fix </pre> me"}
+    head["judgments"]["drift"] = drift
     markup = html_report(head)
     text = " ".join(" ".join(Page(markup).text).split())
     assert "All 3 queries, lowest on recall@5 first. Each shows the top 5 of the head." in text
@@ -365,3 +366,7 @@ def test_a_report_alone_draws_the_head_and_says_what_is_missing(tmp_path: Path) 
     assert "20.0% of the labels no longer point at the live corpus" in text
     assert "fix </pre> me" in text and 'class="side-base"' not in markup
     assert shown_queries(head, None)[0] == "q01"  # the one that missed
+    # The one stale label orphaned: nothing to re-anchor, so no fix is offered, and the page says so.
+    head["judgments"]["drift"] = {**drift, "re_anchorable": 0, "orphaned": 1}
+    text = " ".join(" ".join(Page(html_report(head)).text).split())
+    assert "fix </pre> me" not in text and "none can be re-anchored automatically" in text
