@@ -83,6 +83,7 @@ def build_view(
         "eval_set": eval_set_view(report),
         "worst": worst_stratum(report),
         "drift": drift_warning(report),
+        "drift_checked": drift_clean(report),
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
         "unjudged": unjudged_view(report, comparison, queue),
@@ -211,6 +212,14 @@ def drift_warning(report: Mapping[str, Any]) -> str | None:
     """One sentence when the labels were checked against the corpus and some no longer fit."""
     facts = drift_facts(report)
     return facts.sentence() if facts is not None and facts.stale else None
+
+
+def drift_clean(report: Mapping[str, Any]) -> str | None:
+    """The sentence saying the labels were checked and all still fit, so a reader knows drift was looked at."""
+    facts = drift_facts(report)
+    if facts is None or facts.stale:
+        return None
+    return f"{facts.sentence()} ({dict(facts.counts).get('valid', 0)} labels checked)"
 
 
 def corpus_changes(report: Mapping[str, Any]) -> list[str]:
