@@ -54,7 +54,7 @@ EXPECTED = {
 }
 
 
-def _has(text: str, marker: str | tuple[str, ...]) -> bool:
+def has_marker(text: str, marker: str | tuple[str, ...]) -> bool:
     return any(m in text for m in ((marker,) if isinstance(marker, str) else marker))
 
 
@@ -73,5 +73,5 @@ def test_every_rendering_shows_every_section_the_report_has(case: str, tmp_path:
     if case == "oversized_truncated":  # the summary's budget leaves sections out, and says so
         del renderings["summary"]
     for kind, (text, markers) in renderings.items():
-        missing = [name for name in sections if not _has(text, markers[name])]
+        missing = [name for name in sections if not has_marker(text, markers[name])]
         assert not missing, f"{kind} of {case} lacks {missing}"
