@@ -111,18 +111,12 @@ def strata_lines(report: Mapping[str, Any], comparison: Mapping[str, Any] | None
     return lines
 
 
-def _signed(value: Any) -> str:
-    figure = number(value)
-    return "—" if figure is None else f"{figure:+.4f}"
-
-
 def _margin(row: Mapping[str, Any]) -> str:
     ci = [number(v) for v in items(row.get("ci"))]
     interval = f"  [{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]" if len(ci) == 2 and None not in ci else ""
     mark = "  significant" if row.get("significant") is True else ""
-    return (
-        f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {_signed(row.get('margin'))}{interval}{mark}"
-    )
+    values = f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {fmt_delta(row.get('margin'))}"
+    return f"{values}{interval}{mark}"
 
 
 def floor_lines(report: Mapping[str, Any]) -> list[str]:
@@ -242,11 +236,11 @@ def comparison_table(report: Mapping[str, Any], comparison: Mapping[str, Any], s
     if resamples:
         about = f"paired bootstrap, {resamples:,} resamples (seed {integer(method.get('seed'))})"
         meaning = (  # the summary's bold delta, in the same words
-            "significant at 5% after Holm's adjustment over the metrics tested"
+            "is significant at 5% after Holm's adjustment over the metrics tested"
             if "adjustment" in method
-            else "the 95% interval excludes 0"
+            else "has a 95% interval that excludes 0"
         )
-        lines.append(style(f"{about}; significant: {meaning}", "dim"))
+        lines.append(style(f"{about}; a Δ marked significant {meaning}", "dim"))
     return lines
 
 
