@@ -1,4 +1,4 @@
-"""Markdown and terminal renderings pinned by golden files, escaping, size budgets and user templates.
+"""Markdown, terminal and HTML renderings pinned by golden files, escaping, size budgets and user templates.
 
 Golden files live in tests/golden/. After a deliberate change of a template,
 regenerate them and review the diff:
@@ -63,6 +63,28 @@ def test_renderings_match_their_golden_files(case: str, tmp_path: Path) -> None:
         suffix = "txt" if kind == "text" else "md"
         text = render(kind, report=report, comparison=comparison, queue=QUEUES.get(case))
         check_golden(f"{case}.{kind}.{suffix}", text)
+
+
+HTML_CASES = (
+    "drift_after_rechunk",
+    "drift_nothing_recoverable",
+    "floor_and_abstention_gates",
+    "floor_unavailable",
+    "no_gates",
+)
+
+
+@pytest.mark.parametrize("case", HTML_CASES)
+def test_html_pages_match_their_golden_files(case: str, tmp_path: Path) -> None:
+    from retrieval_eval.render.html import render_html
+
+    report, comparison = CASES[case](tmp_path)
+    page = render_html(report, comparison)
+    # The style sheet and the script are the package's own files, the same on every page: left
+    # out, so the golden file shows what the report put on the page (their hashes stay, in the CSP).
+    page = re.sub(r"<style>.*?</style>", "<style>…</style>", page, flags=re.S)
+    page = re.sub(r"<script>.*?</script>", "<script>…</script>", page, flags=re.S)
+    check_golden(f"{case}.page.html", page)
 
 
 def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Path) -> None:
