@@ -29,9 +29,8 @@ from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
-from .sections import drift_facts, sections_of
+from .sections import NO_GATES, drift_facts, sections_of
 from .tables import adjusted_mark, floor_marks, gate_marks
-from .terminal import NO_GATES
 from .view import significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.lenient import integer, items, mapping, number, section
 from .notices import notices
 
+NO_GATES = "no gates"  # said beside a verdict no gate checked, so a bare PASS is not read as a checked one
 RECOVERABLE = ("re_anchorable", "merged")  # what `drift --fix` re-anchors (core/drift_fix.py)
 NEEDS_PERSON = ("split", "orphaned")  # what it leaves to a person
 COUNTED = ("valid", "re_anchorable", "merged", "split", "orphaned")

@@ -18,14 +18,13 @@ from ..core.lenient import cutoffs, integer, items, mapping, measured, number, p
 from ..core.metrics import REGISTRY, SET_METRICS
 from .notices import notices
 from .numbers import fmt_bound, fmt_delta, fmt_interval
-from .sections import drift_facts
+from .sections import NO_GATES, drift_facts
 from .tables import adjusted_mark
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20
 MAX_LISTED = 10
 TEXT_WIDTH = 60  # characters of a query's text in a movers line
-NO_GATES = "no gates"
 
 
 class Style:

@@ -17,7 +17,7 @@ from .escape import code_fence, escape_markdown, escape_name, mermaid_label
 from .history import history_view
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
-from .sections import drift_facts
+from .sections import NO_GATES, drift_facts
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -32,7 +32,6 @@ from .tables import (
     mover_rows,
     stratum_rows,
 )
-from .terminal import NO_GATES
 from .unjudged import unjudged_view
 
 View = dict[str, Any]
