@@ -471,3 +471,15 @@ def test_terminal_text_carries_no_control_characters(tmp_path: Path) -> None:
     comparison["movers"]["drops"][0]["query_id"] = "q\x1b[31mred\x07"
     text = render("text", report=report, comparison=comparison)
     assert "\x1b[31m" not in text and "\x07" not in text and "q\\x1b[31mred\\x07" in text
+
+
+def test_interval_ends_print_as_signed_numbers() -> None:
+    from retrieval_eval.render.numbers import fmt_delta, fmt_interval
+
+    # An end at exactly zero is a number with a sign, not ±: the interval [0, 0.2778] touches 0 from above.
+    assert fmt_interval([0.0, 0.277777777778]) == "[+0.0000, +0.2778]"
+    assert fmt_interval([-0.0, 0.0]) == "[+0.0000, +0.0000]"
+    assert fmt_interval([-0.175, 0.0]) == "[-0.1750, +0.0000]"
+    assert fmt_interval([-0.00001, 0.1]) == "[-0.0000, +0.1000]"  # below zero, if not by four decimals
+    assert fmt_interval(None) == "—" and fmt_interval([0.1]) == "—"
+    assert fmt_delta(0.0) == "±0.0000"  # a delta of zero moved neither way
