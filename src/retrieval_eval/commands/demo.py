@@ -55,7 +55,7 @@ def command(ctx: click.Context, as_json: bool, color: str, out: str | None) -> N
     """
 
     with as_file(files("retrieval_eval") / "demo") as bundled:
-        folder = write_demo_files(bundled, out) if out else str(bundled)
+        folder = write_demo_files(bundled, out) if out is not None else str(bundled)
         args = demo_args(folder, color=color, as_json=as_json)
         if not as_json:
             click.echo("$ " + shlex.join(["retrieval-eval", "score", *args]) + "\n")
@@ -83,6 +83,8 @@ def write_demo_files(bundled: Path, out: str) -> str:
 
     A file of the same name with other content is the user's: nothing is written then.
     """
+    if not out.strip():
+        raise UsageError("--out is empty", hint="give a folder for the example files: --out demo")
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"--out {out} is a file, not a folder", hint="give a folder for the example files")
     texts = {name: (bundled / name).read_text(encoding="utf-8") for name in DEMO_FILES}
