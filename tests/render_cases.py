@@ -57,6 +57,13 @@ def not_significant_drop(directory: Path) -> Case:
     return head, _compare(directory, base, head)
 
 
+def no_gates(directory: Path) -> Case:
+    """A comparison and no gate: the verdict says "no gates"; an interval ends at exactly zero."""
+    base = score(directory, "base", labels(), run(misses=[1]))
+    head = score(directory, "head", labels(), run(misses=[1, 22]), baseline=base)
+    return head, _compare(directory, base, head)
+
+
 def holm_unmarks_a_drop(directory: Path) -> Case:
     """Four of 40 queries drop: each metric's own test calls it (p about 0.03), Holm's over seven does not.
 
@@ -111,6 +118,15 @@ def drift_after_rechunk(directory: Path) -> Case:
         "changes": ["the chunker changed since the base branch (paragraph/v1 there, paragraph/v2 here)"],
         "repair_command": "retrieval-eval drift -j 'golden set.jsonl' -c corpus.json --fix",
     }
+    return head, comparison
+
+
+def drift_nothing_recoverable(directory: Path) -> Case:
+    """After a rewrite every stale label is orphaned or split: no `drift --fix` is offered, though the
+    pipeline wrote the command, and the labels to redo are pointed at instead."""
+    head, comparison = drift_after_rechunk(directory)
+    drift = head["judgments"]["drift"]
+    head["judgments"]["drift"] = {**drift, "re_anchorable": 0, "merged": 0, "split": 4, "orphaned": 11}
     return head, comparison
 
 
@@ -192,11 +208,14 @@ def floor_and_abstention_indeterminate(directory: Path) -> Case:
 def floor_unavailable(directory: Path) -> Case:
     """floor: bm25 asked for where the lanes extra is missing: a notice, and the gate INDETERMINATE."""
     report = _floored(directory, labels(), run(), ["recall@5:0.5"], floor=False)
-    notice = "the bm25 floor was not computed: install retrieval-eval[lanes] for the floor"
+    # As the pipeline words it: one cause in the floor section, the reasons and the eval-set note.
+    install = "install retrieval-eval[lanes] for the floor: pip install 'retrieval-eval[lanes]'"
+    notice = f"the bm25 floor was not computed: {install}"
     report["floor"] = {"source": "bm25", "unavailable": notice}
+    report["verdict"]["reasons"].append(notice)
     report["sensitivity"] = {
         "metric": "hit_rate@5",
-        "skipped": "the easy-set check was skipped: install it",
+        "skipped": f"the easy-set check was skipped: {install}",
         "warnings": [],
     }
     return report, None
@@ -207,11 +226,13 @@ CASES: dict[str, Callable[[Path], Case]] = {
     "delta_fail": delta_fail,
     "significant_drop": significant_drop,
     "not_significant_drop": not_significant_drop,
+    "no_gates": no_gates,
     "holm_unmarks_a_drop": holm_unmarks_a_drop,
     "indeterminate_nothing_scored": indeterminate_nothing_scored,
     "judgments_rescored": judgments_rescored,
     "drift_warning": drift_warning,
     "drift_after_rechunk": drift_after_rechunk,
+    "drift_nothing_recoverable": drift_nothing_recoverable,
     "oversized_truncated": oversized_truncated,
     "hostile_text_escaped": hostile_text_escaped,
     "floor_and_abstention_gates": floor_and_abstention_gates,

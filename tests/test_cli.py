@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers import ROOT, fixture_path, run_cli
@@ -28,9 +30,9 @@ def test_demo_runs_the_whole_pipeline_and_passes() -> None:
     assert "\x1b[" not in result.stdout
     # The floor, the abstention rates and the deliberately easy stratum (the lanes extra is installed here).
     assert "margin over the floor (bm25;" in result.stdout
-    assert "  recall@5      0.6944  0.8889  +0.1944" in result.stdout
-    assert "abstention_rate           1.0000  n=2" in result.stdout
-    assert "false_abstention_rate     0.0000  n=18" in result.stdout
+    assert "  recall@5      0.6944  0.8056  +0.1111" in result.stdout
+    assert "abstention_rate         0.0000    1.0000   +1.0000  —  n=2" in result.stdout
+    assert "false_abstention_rate   0.0000    0.0000   ±0.0000  —  n=18" in result.stdout
     assert "easy-set  on stratum sync the BM25 floor reaches hit_rate@5 1.000 over 6 queries" in result.stdout
 
 
@@ -42,6 +44,34 @@ def test_demo_without_the_lanes_extra_says_how_to_get_the_floor_and_still_passes
     assert result.code == 0, result.stderr
     assert "floor  the bm25 floor was not computed: install retrieval-eval[lanes] for the floor" in result.stdout
     assert "verdict  PASS" in result.stdout and "margin over the floor" not in result.stdout
+    assert result.stdout.count("pip install") == 1, result.stdout  # said once, in the floor's line
+    assert "the easy-set check was skipped: it needs the same BM25 floor (see the floor's note)" in result.stdout
+
+
+def test_demo_out_writes_the_files_and_prints_a_command_that_reproduces_its_output(tmp_path: Path) -> None:
+    folder = tmp_path / "my demo"  # a space: the printed command must quote it
+    result = run_cli("demo", "--out", "my demo", cwd=tmp_path)
+    assert result.code == 0, result.stderr
+    for name in ("judgments.jsonl", "run.jsonl", "baseline.json", "corpus.json"):
+        assert (folder / name).read_bytes() == (DEMO / name).read_bytes()
+    first, blank, rest = result.stdout.partition("\n\n")
+    assert first.startswith("$ retrieval-eval score ") and "<demo>" not in first
+    # The printed line, pasted into a shell in the same folder, prints the rest byte for byte.
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
+    pasted = subprocess.run(
+        ["/bin/sh", "-c", first.removeprefix("$ ")], cwd=tmp_path, env=env, capture_output=True, timeout=120
+    )
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout == rest.encode("utf-8")
+    # A second run finds its own files and writes nothing new.
+    assert run_cli("demo", "--out", "my demo", cwd=tmp_path).stdout == result.stdout
+
+
+def test_demo_prints_a_command_without_placeholders() -> None:
+    first = run_cli("demo", "--color", "never").stdout.splitlines()[0]
+    assert "<demo>" not in first and "'false_abstention_rate:<=0.02'" in first
+    for path in ("judgments.jsonl", "run.jsonl", "baseline.json", "corpus.json"):
+        assert str(DEMO / path) in first
 
 
 def test_colour_choices_and_no_color() -> None:

@@ -75,8 +75,15 @@ def mermaid_block(markdown: str) -> str:
     return found.group(1)
 
 
-def label_boxes(chart: str, mermaid: Path, directory: Path) -> list[tuple[str, float, float, float, float]]:
-    """(text, left, top, right, bottom) of every axis label of the chart as Mermaid draws it."""
+LABELS = "#chart svg .left-axis .label text, #chart svg .bottom-axis .label text"
+BARS = "#chart svg [class^=bar-plot] rect"
+LINES = "#chart svg [class^=line-plot] path"
+
+
+def label_boxes(
+    chart: str, mermaid: Path, directory: Path, selector: str = LABELS
+) -> list[tuple[str, float, float, float, float]]:
+    """(text, left, top, right, bottom) of every axis label (or what ``selector`` picks) as Mermaid draws it."""
     page = directory / "chart.html"
     source = chart.replace("&", "&amp;").replace("<", "&lt;")
     page.write_text(
@@ -86,7 +93,7 @@ def label_boxes(chart: str, mermaid: Path, directory: Path) -> list[tuple[str, f
 mermaid.initialize({{ startOnLoad: false }});
 mermaid.render("strata", document.getElementById("source").textContent).then(function (drawn) {{
   document.getElementById("chart").innerHTML = drawn.svg;
-  var labels = document.querySelectorAll("#chart svg .left-axis .label text, #chart svg .bottom-axis .label text");
+  var labels = document.querySelectorAll("{selector}");
   document.getElementById("boxes").textContent = JSON.stringify(Array.prototype.map.call(labels, function (t) {{
     var b = t.getBoundingClientRect();
     return [t.textContent, b.left, b.top, b.right, b.bottom];
@@ -139,3 +146,36 @@ def test_the_measure_finds_the_overlap_of_the_old_vertical_chart(mermaid_js: Pat
     )
     vertical = re.sub(r"^---\n.*?\n---\n", "", chart, flags=re.S).replace("xychart-beta horizontal", "xychart-beta")
     assert overlaps(label_boxes(vertical, mermaid_js, tmp_path))
+
+
+def with_base(names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The strata report and a comparison whose base is 1.0 everywhere: every stratum moved."""
+    report = report_with_strata(names)
+    strata = {
+        name: {"n": 3, "base": 1.0, "head": entry["metrics"]["recall@5"]["value"], "delta": 0.0}
+        for name, entry in report["per_stratum"].items()
+    }
+    return report, {"primary": "recall@5", "metrics": {}, "per_stratum": strata}
+
+
+@pytest.mark.browser
+@needs_chromium
+@pytest.mark.parametrize(
+    "names", [["billing", "faq", "howto"], [f"topic-{i:02d}-long-descriptive-name" for i in range(30)]]
+)
+def test_the_base_is_a_bar_of_its_own_per_stratum_not_a_line(
+    names: list[str], mermaid_js: Path, tmp_path: Path
+) -> None:
+    report, comparison = with_base(names)
+    chart = mermaid_block(render("summary", report=report, comparison=comparison))
+    assert "\n    line " not in chart
+    assert overlaps(label_boxes(chart, mermaid_js, tmp_path)) == []
+    bars = label_boxes(chart, mermaid_js, tmp_path, BARS)
+    assert len(bars) == 2 * len(names), "a base bar and a head bar per stratum"
+    assert overlaps(bars) == [], "no bar is drawn over another"
+    assert label_boxes(chart, mermaid_js, tmp_path, LINES) == []
+    # Base first, then head, in the table's order: the widths follow the values (base 1.0 each).
+    widths = [right - left for _, left, _, right, _ in sorted(bars, key=lambda box: box[2])]
+    heads = [round(i / len(names), 3) for i in range(len(names))]
+    assert all(widths[2 * i] >= widths[2 * i + 1] for i in range(len(names)))
+    assert widths[1] < widths[-1] or heads[0] == heads[-1]

@@ -125,3 +125,35 @@ def test_trec_run_ties_are_broken_as_trec_eval_breaks_them(tmp_path: Path) -> No
             assert ours[f"precision@{k}"] == pytest.approx(oracle[query_id][f"P_{k}"], abs=TOLERANCE)
             assert ours[f"ndcg@{k}"] == pytest.approx(oracle[query_id][f"ndcg_cut_{k}"], abs=TOLERANCE)
             assert ours[f"map@{k}"] == pytest.approx(oracle[query_id][f"map_cut_{k}"], abs=TOLERANCE)
+
+
+def test_the_demo_numbers_agree_with_ir_measures() -> None:
+    """The bundled demo, as ``retrieval-eval demo`` scores it, against ir_measures (trec_eval's
+    definitions, and its Judged@k): and the demo is no toy in the ways a reader would notice:
+    judged@5 differs from precision@5, and bpref sees judged non-relevant chunks ranked first."""
+    ir_measures = pytest.importorskip("ir_measures")
+    import json
+    from importlib.resources import files
+
+    import retrieval_eval
+
+    demo = files("retrieval_eval") / "demo"
+    labels = [json.loads(line) for line in (demo / "judgments.jsonl").read_text().splitlines()]
+    qrels = [ir_measures.Qrel(r["query_id"], r["chunk_id"], r["relevance"]) for r in labels if "chunk_id" in r]
+    rankings = [json.loads(line) for line in (demo / "run.jsonl").read_text().splitlines()]
+    run = [
+        ir_measures.ScoredDoc(r["query_id"], key, float(len(r["ranking"]) - i))
+        for r in rankings
+        for i, key in enumerate(r["ranking"])
+    ]
+    P5, R5, J5, BPREF, NDCG10 = map(ir_measures.parse_measure, ("P@5", "R@5", "Judged@5", "Bpref", "nDCG@10"))
+    theirs = ir_measures.calc_aggregate([P5, R5, J5, BPREF, NDCG10], qrels, run)
+    ours = retrieval_eval.evaluate(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), k=(5, 10))
+    linear = retrieval_eval.evaluate(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), k=(5, 10), gain="linear")
+    assert ours.metrics["precision@5"] == pytest.approx(theirs[P5], abs=TOLERANCE)
+    assert ours.metrics["recall@5"] == pytest.approx(theirs[R5], abs=TOLERANCE)
+    assert ours.metrics["judged@5"] == pytest.approx(theirs[J5], abs=TOLERANCE)
+    assert ours.metrics["bpref"] == pytest.approx(theirs[BPREF], abs=TOLERANCE)
+    assert linear.metrics["ndcg@10"] == pytest.approx(theirs[NDCG10], abs=TOLERANCE)
+    assert theirs[J5] > theirs[P5] + 0.05  # annotators judged some retrieved chunks not relevant
+    assert theirs[BPREF] < 0.9  # and the run ranks some of those above relevant ones

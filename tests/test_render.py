@@ -1,4 +1,4 @@
-"""Markdown renderings pinned by golden files, escaping, size budgets and user templates.
+"""Markdown, terminal and HTML renderings pinned by golden files, escaping, size budgets and user templates.
 
 Golden files live in tests/golden/. After a deliberate change of a template,
 regenerate them and review the diff:
@@ -26,20 +26,22 @@ from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 KINDS = {
-    "pass_without_baseline": ("comment", "summary"),
-    "delta_fail": ("comment",),
+    "pass_without_baseline": ("comment", "summary", "text"),
+    "delta_fail": ("comment", "text"),
     "significant_drop": ("comment",),
     "not_significant_drop": ("comment",),
+    "no_gates": ("comment", "summary", "text"),
     "holm_unmarks_a_drop": ("comment", "summary"),
     "indeterminate_nothing_scored": ("comment",),
     "judgments_rescored": ("comment", "summary"),
     "drift_warning": ("comment",),
-    "drift_after_rechunk": ("comment", "summary"),
+    "drift_after_rechunk": ("comment", "summary", "text"),
+    "drift_nothing_recoverable": ("summary", "text"),
     "oversized_truncated": ("comment",),
     "hostile_text_escaped": ("comment", "summary"),
-    "floor_and_abstention_gates": ("comment", "summary"),
+    "floor_and_abstention_gates": ("comment", "summary", "text"),
     "floor_and_abstention_indeterminate": ("comment", "summary"),
-    "floor_unavailable": ("comment", "summary"),
+    "floor_unavailable": ("comment", "summary", "text"),
     "judged_drop_with_queue": ("comment", "summary"),
     "machine_labels_policy": ("comment", "summary"),
     "undetectable_tolerance": ("comment", "summary"),
@@ -60,7 +62,31 @@ def check_golden(name: str, text: str) -> None:
 def test_renderings_match_their_golden_files(case: str, tmp_path: Path) -> None:
     report, comparison = CASES[case](tmp_path)
     for kind in KINDS[case]:
-        check_golden(f"{case}.{kind}.md", render(kind, report=report, comparison=comparison, queue=QUEUES.get(case)))
+        suffix = "txt" if kind == "text" else "md"
+        text = render(kind, report=report, comparison=comparison, queue=QUEUES.get(case))
+        check_golden(f"{case}.{kind}.{suffix}", text)
+
+
+HTML_CASES = (
+    "drift_after_rechunk",
+    "drift_nothing_recoverable",
+    "floor_and_abstention_gates",
+    "floor_unavailable",
+    "no_gates",
+)
+
+
+@pytest.mark.parametrize("case", HTML_CASES)
+def test_html_pages_match_their_golden_files(case: str, tmp_path: Path) -> None:
+    from retrieval_eval.render.html import render_html
+
+    report, comparison = CASES[case](tmp_path)
+    page = render_html(report, comparison, query_limit=3)  # three queries show their part; the rest is counted
+    # The style sheet and the script are the package's own files, the same on every page: left
+    # out, so the golden file shows what the report put on the page (their hashes stay, in the CSP).
+    page = re.sub(r"<style>.*?</style>", "<style>…</style>", page, flags=re.S)
+    page = re.sub(r"<script>.*?</script>", "<script>…</script>", page, flags=re.S)
+    check_golden(f"{case}.page.html", page)
 
 
 def test_the_text_kind_renders_the_terminal_view_and_the_comparison(tmp_path: Path) -> None:
@@ -447,3 +473,15 @@ def test_terminal_text_carries_no_control_characters(tmp_path: Path) -> None:
     comparison["movers"]["drops"][0]["query_id"] = "q\x1b[31mred\x07"
     text = render("text", report=report, comparison=comparison)
     assert "\x1b[31m" not in text and "\x07" not in text and "q\\x1b[31mred\\x07" in text
+
+
+def test_interval_ends_print_as_signed_numbers() -> None:
+    from retrieval_eval.render.numbers import fmt_delta, fmt_interval
+
+    # An end at exactly zero is a number with a sign, not ±: the interval [0, 0.2778] touches 0 from above.
+    assert fmt_interval([0.0, 0.277777777778]) == "[+0.0000, +0.2778]"
+    assert fmt_interval([-0.0, 0.0]) == "[+0.0000, +0.0000]"
+    assert fmt_interval([-0.175, 0.0]) == "[-0.1750, +0.0000]"
+    assert fmt_interval([-0.00001, 0.1]) == "[-0.0000, +0.1000]"  # below zero, if not by four decimals
+    assert fmt_interval(None) == "—" and fmt_interval([0.1]) == "—"
+    assert fmt_delta(0.0) == "±0.0000"  # a delta of zero moved neither way

@@ -82,3 +82,23 @@ def test_paths_and_names_given_on_the_command_line_are_cleaned_too(tmp_path: Pat
 
 def test_the_old_chunker_fingerprint_is_what_the_labels_were_made_on() -> None:
     assert OLD == "paragraph/v1"  # the fixture's labels are stale on purpose: every one is listed
+
+
+def test_the_comparison_in_the_terminal_carries_no_control_character(tmp_path: Path) -> None:
+    """score --baseline prints the comparison: movers' ids, texts and strata, stratum names, findings
+    and drift changes come from files, and reach the terminal shown by code."""
+    from render_cases import CASES
+    from retrieval_eval.render import render
+
+    report, comparison = CASES["no_gates"](tmp_path)
+    assert comparison is not None
+    hostile = "".join(HOSTILE)
+    mover = {"query_id": hostile, "query": hostile, "stratum": hostile, "base": 1.0, "head": 0.0, "delta": -1.0}
+    comparison["movers"] = {"metric": hostile, "drops": [mover], "gains": [], "down": 1, "up": 0}
+    comparison["per_stratum"][hostile] = {"base": 1.0, "head": 0.5, "delta": -0.5, "n": 1}
+    report["per_stratum"][hostile] = {"n": 1, "metrics": {"recall@5": {"value": 0.5, "n": 1}}}
+    comparison["comparability"] = [{"code": "x", "effect": hostile, "detail": hostile, "meaning": hostile}]
+    report["judgments"]["drift"] = {"valid": 1, "orphaned": 1, "invalid_ratio": 0.5, "changes": [hostile]}
+    text = render("text", report=report, comparison=comparison)
+    assert not UNSAFE.search(text.replace("\n", "")), repr(UNSAFE.search(text.replace("\n", "")))
+    assert "\\x1b[2J" in text and text.count("\\u202eexe.txt") >= 5  # shown, not dropped

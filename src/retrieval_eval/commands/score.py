@@ -81,5 +81,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
         print_json(evaluation.report)
     else:
         colour = use_colour(color)
-        click.echo(render_score(evaluation.report, colour=colour), nl=False, color=colour)
+        compared = evaluation.comparison
+        document = None if compared is None else compared.document
+        click.echo(render_score(evaluation.report, document, colour=colour), nl=False, color=colour)
     raise SystemExit(exit_code(evaluation.verdict.status, fail_on_indeterminate=settings.fail_on_indeterminate))

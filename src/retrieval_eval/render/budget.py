@@ -146,7 +146,8 @@ def last_resort(view: View, budget: Budget) -> str:
     verdict = view["verdict"]
     marker = view["marker"] + "\n" if view["kind"] == "comment" else ""
     return (
-        f"{marker}### {verdict['icon']} retrieval-eval · {verdict['status']}\n\n"
+        f"{marker}### {verdict['icon']} retrieval-eval · {verdict['status']}"
+        f"{' · ' + verdict['note'] if verdict.get('note') else ''}\n\n"
         f"The full {view['kind']} is over GitHub's limit of {budget.limit:,} {budget.unit}; "
         "see the report file for every number.\n"
     )

@@ -25,11 +25,14 @@ from typing import Any
 
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
 from .charts import StratumPoint, stratum_chart
-from .escape import HIDDEN_CLASS, shorten, show_hidden
+from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
+from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .power import power_view
-from .tables import adjusted_mark, gate_marks
+from .sections import NO_GATES, drift_facts, sections_of
+from .tables import adjusted_mark, floor_marks, gate_marks
+from .view import significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
 QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
@@ -149,10 +152,15 @@ def build_html_view(
             "queries": integer(head_judgments.get("queries")) or 0,
             "scored": integer(head_judgments.get("queries_scored")) or 0,
         },
+        "sections": sections_of(report, comparison),
         "gates": _gates(report),
         "power": power_view(report, comparison, markdown=False),
-        "reasons": [plain(r) for r in items(section(report, "verdict").get("reasons"))],
+        "reasons": [plain(r) for r in notices(report).reasons],
         "metrics": _metrics(report, comparison, primary),
+        "significance": significance_line(comparison),
+        "floor": _floor(report, primary),
+        "eval_set": _eval_set(report),
+        "movers": _movers(comparison),
         "strata": _strata(report, comparison, primary),
         "comparability": [
             {
@@ -183,7 +191,8 @@ def _verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pr
         elif fmt_interval(moved.get("ci")) != "—":
             sure = "significant" if adjusted_mark(moved) else "not significant"
             line += f", 95% interval {fmt_interval(moved.get('ci'))}, {sure}"
-    return {"status": status, "tone": status.lower(), "headline": plain(line, 400)}
+    note = "" if items(section(report, "verdict").get("gates")) else NO_GATES
+    return {"status": status, "tone": status.lower(), "headline": plain(line, 400), "note": note}
 
 
 def _gates(report: Mapping[str, Any]) -> list[Row]:
@@ -252,22 +261,94 @@ def _strata(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pri
 
 
 def _drift(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    drift = section(section(report, "judgments"), "drift")
-    if not drift:
+    """The drift section (render/sections.py decides what it says, as for the summary)."""
+    facts = drift_facts(report)
+    if facts is None:
         return None
-    counts = [
-        (name.replace("_", "-"), integer(drift.get(name)))
-        for name in ("valid", "re_anchorable", "merged", "split", "orphaned")
-        if integer(drift.get(name)) is not None
-    ]
-    ratio = number(drift.get("invalid_ratio"))
-    command = drift.get("repair_command")
     return {
-        "counts": counts,
-        "ratio": None if ratio is None else f"{ratio:.1%}",
-        "stale": ratio is not None and ratio > 0,
-        "changes": [plain(change, 500) for change in items(drift.get("changes"))],
-        "repair_command": show_hidden(command) if isinstance(command, str) and command else None,
+        "counts": [(name.replace("_", "-"), count) for name, count in facts.counts],
+        "stale": facts.stale,
+        "sentence": plain(facts.sentence(tick=""), 600),
+        "changes": [plain(change, 500) for change in facts.changes],
+        "repair_command": facts.repair_command,
+        "recoverable": facts.recoverable,
+        "needs_person": facts.needs_person,
+    }
+
+
+def _margin(name: str, row: Mapping[str, Any], gate: str = "") -> Row:
+    """One metric's margin over the floor; ``significant`` when its interval excludes 0."""
+    return {
+        "name": plain(name, 60),
+        "floor": fmt(row.get("floor")),
+        "head": fmt(row.get("head")),
+        "margin": fmt_delta(row.get("margin")),
+        "margin_value": number(row.get("margin")),
+        "interval": fmt_interval(row.get("ci")),
+        "significant": row.get("significant") is True,
+        "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(gate, ""),
+    }
+
+
+def _floor(report: Mapping[str, Any], primary: str) -> dict[str, Any] | None:
+    """The margin over the floor run, every metric and the primary one per stratum (as the summary)."""
+    floor = section(report, "floor")
+    if not floor:
+        return None
+    marks = floor_marks(report)
+    source = floor.get("source")
+    name = floor.get("method") or (source if source != "run" else None) or "floor run"
+    sha = floor.get("run_sha256")
+    unavailable = floor.get("unavailable")
+    strata = []
+    for stratum, entry in section(floor, "per_stratum").items():
+        row = mapping(section(entry, "metrics").get(primary))
+        if row:
+            strata.append({**_margin(primary, row), "name": plain(stratum, 200), "n": integer(entry.get("n")) or 0})
+    return {
+        "source": plain(f"{name}{' ' + str(sha)[:12] if sha else ''}", 80),
+        "unavailable": plain(unavailable, 600) if isinstance(unavailable, str) else None,
+        "rows": [_margin(str(n), mapping(r), marks.get(str(n), "")) for n, r in section(floor, "metrics").items()],
+        "strata": strata,
+    }
+
+
+def _eval_set(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The eval-set warnings (easy-set, answer-in-query), and why a check was skipped."""
+    warnings = section(report, "sensitivity").get("warnings")
+    skipped = notices(report).skipped
+    return {
+        "rows": [
+            {"code": plain(w.get("code", ""), 40), "message": plain(w.get("message", ""), 600)}
+            for w in map(mapping, items(warnings))
+        ],
+        "skipped": plain(skipped, 600) if skipped else None,
+    }
+
+
+def _movers(comparison: Mapping[str, Any] | None) -> dict[str, Any]:
+    moved = section(comparison, "movers")
+
+    def rows(key: str) -> list[Row]:
+        return [
+            {
+                "query_id": plain(m.get("query_id", ""), 120),
+                "query": plain(m.get("query") or "", 200),
+                "stratum": plain(m.get("stratum") or "", 80),
+                "base": fmt(m.get("base")),
+                "head": fmt(m.get("head")),
+                "delta": fmt_delta(m.get("delta")),
+                "tone": _tone(number(m.get("delta"))),
+            }
+            for m in map(mapping, items(moved.get(key)))
+        ]
+
+    return {
+        "metric": plain(moved.get("metric", ""), 60),
+        "drops": rows("drops"),
+        "gains": rows("gains"),
+        "down": integer(moved.get("down")) or 0,
+        "up": integer(moved.get("up")) or 0,
     }
 
 

@@ -26,7 +26,14 @@ def fmt_p(value: Any) -> str:
     return f"{figure:.4f}" if figure >= 0.0001 else "<0.0001"
 
 
+def fmt_bound(value: Any) -> str:
+    """An interval's end as a signed number: ``+0.0000`` for an end at exactly zero, because
+    ``±`` would say the end sits on both sides of zero (``-0.0`` reads as zero too)."""
+    figure = number(value)
+    return "—" if figure is None else f"{figure + 0.0:+.4f}"
+
+
 def fmt_interval(ci: Any) -> str:
     if not isinstance(ci, list) or len(ci) != 2:
         return "—"
-    return f"[{fmt_delta(ci[0])}, {fmt_delta(ci[1])}]"
+    return f"[{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]"

@@ -149,10 +149,6 @@ def finding_rows(comparison: Mapping[str, Any] | None) -> list[Row]:
     ]
 
 
-def reason_rows(report: Mapping[str, Any]) -> list[str]:
-    return [escape_markdown(r, limit=REASON_LIMIT) for r in items(section(report, "verdict").get("reasons"))]
-
-
 def floor_marks(report: Mapping[str, Any]) -> dict[str, str]:
     """The worst status of the ``floor:`` gates per metric."""
     gates = [g for g in map(mapping, items(section(report, "verdict").get("gates")))]

@@ -1,5 +1,9 @@
 """Plain-text rendering for the terminal: metric table, strata bars, gates, verdict.
 
+With a comparison (``score --baseline``, ``render --format text --compare``) the metric
+table shows base, head, delta and interval per metric, the strata their base and delta,
+and the queries that moved most follow: the terminal answers what the summary answers.
+
 No Jinja here: the score path must start fast, and a terminal table is a
 few lines of formatting. Colour is decided by the caller (``--color``,
 NO_COLOR, whether stdout is a terminal) and passed in as a flag.
@@ -12,13 +16,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.gates import gate_metric
-from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
+from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section, value_of
 from ..core.metrics import REGISTRY, SET_METRICS
 from .detectable import detectable_gates, detectable_sentence
+from .notices import notices
+from .numbers import fmt_bound, fmt_delta, fmt_interval
+from .sections import NO_GATES, drift_facts
+from .tables import adjusted_mark
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20
 MAX_LISTED = 10
+TEXT_WIDTH = 60  # characters of a query's text in a movers line
 
 
 class Style:
@@ -88,36 +97,35 @@ def bar(value: float) -> str:
     return "█" * filled + "░" * (BAR_WIDTH - filled)
 
 
-def strata_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+def strata_lines(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, style: Style) -> list[str]:
     strata = {clean(name): mapping(entry) for name, entry in section(report, "per_stratum").items()}
     if not strata:
         return []
     primary = primary_metric(report)
+    compared = {clean(name): mapping(entry) for name, entry in section(comparison, "per_stratum").items()}
     worst = clean(section(report, "worst_stratum").get("name"))
     width = max(len(name) for name in strata)
-    lines = [f"strata ({primary}, worst first)"]
+    versus = "; base and Δ vs base" if comparison is not None else ""
+    lines = [f"strata ({primary}, worst first{versus})"]
     for name, entry in strata.items():
         value = measured(entry, primary)
         if value is None:
             lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
             continue
+        moved = compared.get(name)
+        then = number(moved.get("base")) if moved else None
+        base = f"  base {'—' if then is None else f'{then:.3f}'} {fmt_delta(moved.get('delta')):>8}" if moved else ""
         mark = style("  ← worst", "FAIL") if name == worst else ""
-        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{mark}")
+        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{base}{mark}")
     return lines
-
-
-def _signed(value: Any) -> str:
-    figure = number(value)
-    return "—" if figure is None else f"{figure:+.4f}"
 
 
 def _margin(row: Mapping[str, Any]) -> str:
     ci = [number(v) for v in items(row.get("ci"))]
-    interval = f"  [{ci[0]:+.4f}, {ci[1]:+.4f}]" if len(ci) == 2 and None not in ci else ""
+    interval = f"  [{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]" if len(ci) == 2 and None not in ci else ""
     mark = "  significant" if row.get("significant") is True else ""
-    return (
-        f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {_signed(row.get('margin'))}{interval}{mark}"
-    )
+    values = f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {fmt_delta(row.get('margin'))}"
+    return f"{values}{interval}{mark}"
 
 
 def floor_lines(report: Mapping[str, Any]) -> list[str]:
@@ -147,7 +155,7 @@ def eval_set_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     """The eval-set sensitivity warnings, and a check that was skipped."""
     sensitivity = section(report, "sensitivity")
     warnings = [mapping(w) for w in items(sensitivity.get("warnings"))]
-    skipped = sensitivity.get("skipped")
+    skipped = notices(report).skipped
     if not warnings and not skipped:
         return []
     lines = ["eval set"]
@@ -157,6 +165,20 @@ def eval_set_lines(report: Mapping[str, Any], style: Style) -> list[str]:
         )
     if skipped:
         lines.append(f"  note     {clean(skipped)}")
+    return lines
+
+
+def drift_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+    """Label drift: how many labels still fit the corpus, what moved, and the repair when one exists."""
+    facts = drift_facts(report)
+    if facts is None:
+        return []
+    tone = "INDETERMINATE" if facts.stale else "PASS"
+    said = facts.sentence(tick="").removeprefix("Label drift: ")
+    lines = ["label drift", f"  {style(clean(said), tone)}"]
+    lines += [f"  corpus   {clean(change)}" for change in facts.changes]
+    if facts.repair_command:
+        lines.append(f"  re-anchor what can be (the others need a person):  {clean(facts.repair_command)}")
     return lines
 
 
@@ -183,9 +205,7 @@ def power_lines(report: Mapping[str, Any]) -> list[str]:
 
 
 def reason_lines(report: Mapping[str, Any]) -> list[str]:
-    verdict = section(report, "verdict")
-    gate_reasons = {mapping(g).get("reason") for g in items(verdict.get("gates"))}
-    reasons = [clean(r) for r in items(verdict.get("reasons")) if r not in gate_reasons]
+    reasons = [clean(r) for r in notices(report).beyond_gates(report)]
     return ["reasons", *(f"  - {r}" for r in reasons)] if reasons else []
 
 
@@ -199,20 +219,101 @@ def header(report: Mapping[str, Any]) -> str:
     )
 
 
-def render_score(report: Mapping[str, Any], *, colour: bool = False) -> str:
-    """The text summary of a report. Reads it leniently: ``render`` may be handed any file."""
+def verdict_line(report: Mapping[str, Any], style: Style) -> str:
+    """The verdict; without a gate it says so, so a bare PASS is not read as a checked result."""
+    verdict = section(report, "verdict")
+    status = clean(verdict.get("status") or "INDETERMINATE")
+    gated = "" if items(verdict.get("gates")) else style(f" ({NO_GATES})", "dim")
+    return f"verdict  {style(status, status)}{gated}"
+
+
+def comparison_table(report: Mapping[str, Any], comparison: Mapping[str, Any], style: Style) -> list[str]:
+    """Base, head, delta and interval per metric; a metric only one side has shows a dash."""
+    compared = section(comparison, "metrics")
+    paired = integer(section(comparison, "queries").get("paired")) or 0
+    yardstick = clean(comparison.get("yardstick") or "same")
+    lines = [
+        f"compared with base ({yardstick} yardstick, {paired} paired queries)",
+        f"{'metric':<22}{'base':>8}{'head':>10}{'Δ':>10}  95% interval",
+    ]
+    names = dict.fromkeys([*compared, *section(report, "metrics")])
+    for name in names:
+        row = mapping(compared.get(name))
+        head = row.get("head") if "head" in row else measured(report, str(name))
+        if row.get("confounded"):
+            delta, interval = fmt_delta(row.get("delta")), "confounded"
+        else:
+            delta, interval = fmt_delta(row.get("delta")), fmt_interval(row.get("ci"))
+            if adjusted_mark(row):
+                delta, interval = style(delta, "bold"), f"{interval}  significant"
+        cells = f"{fmt(number(row.get('base'))):>8}{fmt(number(head)):>10}{delta:>10}"
+        if name in SET_METRICS:  # measured over a subset of the queries: say how many
+            interval += f"  n={clean(mapping(section(report, 'metrics').get(name)).get('n'))}"
+        lines.append(f"{clean(name):<22}{cells}  {interval}".rstrip())
+    method = section(comparison, "significance")
+    resamples = integer(method.get("resamples"))
+    if resamples:
+        about = f"paired bootstrap, {resamples:,} resamples (seed {integer(method.get('seed'))})"
+        meaning = (  # the summary's bold delta, in the same words
+            "is significant at 5% after Holm's adjustment over the metrics tested"
+            if "adjustment" in method
+            else "has a 95% interval that excludes 0"
+        )
+        lines.append(style(f"{about}; a Δ marked significant {meaning}", "dim"))
+    return lines
+
+
+def mover_lines(comparison: Mapping[str, Any] | None) -> list[str]:
+    """The queries that moved most on the primary metric, drops first."""
+    moved = section(comparison, "movers")
+    lines: list[str] = []
+    for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
+        rows = [mapping(r) for r in items(moved.get(key))]
+        if rows:
+            lines.append(f"{title} ({clean(moved.get('metric'))}, base -> head)")
+            lines += [_mover(row) for row in rows]
+    if lines:
+        counts = f"queries that moved: {integer(moved.get('down')) or 0} down, {integer(moved.get('up')) or 0} up"
+        lines.insert(0, counts)
+    return lines
+
+
+def _mover(row: Mapping[str, Any]) -> str:
+    text = " ".join(clean(row.get("query") or "").split())
+    text = text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 1] + "…"
+    stratum = f"  [{clean(row.get('stratum'))}]" if row.get("stratum") else ""
+    values = f"{fmt(number(row.get('base')))} -> {fmt(number(row.get('head')))}"
+    return f"  {fmt_delta(row.get('delta')):>8}  {values}  {clean(row.get('query_id'))}{stratum}  {text}".rstrip()
+
+
+def finding_lines(comparison: Mapping[str, Any] | None) -> list[str]:
+    findings = [mapping(f) for f in items(mapping(comparison).get("comparability"))]
+    if not findings:
+        return []
+    rows = [f"  {clean(f.get('effect'))}: {clean(f.get('detail'))}; {clean(f.get('meaning'))}" for f in findings]
+    return ["comparability", *rows]
+
+
+def render_score(
+    report: Mapping[str, Any], comparison: Mapping[str, Any] | None = None, *, colour: bool = False
+) -> str:
+    """The text summary of a report, and its comparison with the base when there is one.
+    Reads both leniently: ``render`` may be handed any file."""
     style = Style(colour)
-    status = clean(section(report, "verdict").get("status") or "INDETERMINATE")
+    metrics = metric_table(report) if comparison is None else comparison_table(report, comparison, style)
     sections = [
         [header(report)],
-        metric_table(report),
-        strata_lines(report, style),
+        drift_lines(report, style),
+        metrics,
+        strata_lines(report, comparison, style),
+        mover_lines(comparison),
+        finding_lines(comparison),
         floor_lines(report),
         eval_set_lines(report, style),
         gate_lines(report, style),
         power_lines(report),
         reason_lines(report),
-        [f"verdict  {style(status, status)}"],
+        [verdict_line(report, style)],
     ]
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
 

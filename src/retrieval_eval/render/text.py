@@ -1,4 +1,4 @@
-"""The ``text`` kind: the terminal rendering of a report, then of its comparison.
+"""The ``text`` kind (the terminal rendering of a report and its comparison), and a comparison alone.
 
 No Markdown here: instead of being escaped, the comparison's user strings
 lose their control characters, so a query id cannot send escape sequences to
@@ -52,5 +52,5 @@ def comparison_text(comparison: Mapping[str, Any]) -> str:
 
 
 def render_text(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
-    text = render_score(report)
-    return text + ("\n" + comparison_text(comparison) if comparison is not None else "")
+    """What ``score`` prints: the comparison goes in the metric table, the strata and the movers."""
+    return render_score(report, comparison)

@@ -16,8 +16,10 @@ from ..core.lenient import integer, items, mapping, measured, number, primary_me
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
 from .machine import machine_view
+from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
 from .power import power_view
+from .sections import NO_GATES, drift_facts
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -30,7 +32,6 @@ from .tables import (
     margin_row,
     metric_rows,
     mover_rows,
-    reason_rows,
     stratum_rows,
 )
 from .unjudged import unjudged_view
@@ -64,7 +65,7 @@ def build_view(
     shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
     judgments = section(report, "judgments")
     notes = finding_rows(comparison)
-    told = reason_rows(report)
+    told = [escape_markdown(reason, limit=REASON_LIMIT) for reason in notices(report).reasons]
     strata = stratum_rows(report, comparison, primary)
     return {
         "kind": kind,
@@ -83,6 +84,7 @@ def build_view(
         "eval_set": eval_set_view(report),
         "worst": worst_stratum(report),
         "drift": drift_warning(report),
+        "drift_checked": drift_clean(report),
         "corpus_changes": corpus_changes(report),
         "drift_repair": drift_repair(report),
         "drift_queue": drift_queue(report),
@@ -111,6 +113,8 @@ def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pri
         "status": escape_markdown(status, limit=20),
         "icon": ICONS.get(status, "⚠️"),
         "headline": headline(report, comparison, primary),
+        # Said beside the status, so a PASS no gate checked is not read as a checked result.
+        "note": "" if items(section(report, "verdict").get("gates")) else NO_GATES,
     }
 
 
@@ -185,7 +189,7 @@ def eval_set_view(report: Mapping[str, Any]) -> dict[str, Any]:
         }
         for warning in map(mapping, items(sensitivity.get("warnings")))
     ]
-    skipped = sensitivity.get("skipped")
+    skipped = notices(report).skipped
     return {
         "rows": rows,
         "total": len(rows),
@@ -210,34 +214,30 @@ def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def drift_warning(report: Mapping[str, Any]) -> str | None:
     """One sentence when the labels were checked against the corpus and some no longer fit."""
-    drift = section(section(report, "judgments"), "drift")
-    ratio = number(drift.get("invalid_ratio"))
-    if ratio is None or ratio <= 0:
+    facts = drift_facts(report)
+    return facts.sentence() if facts is not None and facts.stale else None
+
+
+def drift_clean(report: Mapping[str, Any]) -> str | None:
+    """The sentence saying the labels were checked and all still fit, so a reader knows drift was looked at."""
+    facts = drift_facts(report)
+    if facts is None or facts.stale:
         return None
-    counts = [
-        f"{integer(drift.get(k))} {k.replace('_', '-')}"
-        for k in ("orphaned", "re_anchorable", "merged", "split")
-        if integer(drift.get(k))
-    ]
-    detail = f" ({', '.join(counts)})" if counts else ""
-    return (
-        f"Label drift: {ratio:.1%} of the labels no longer point at the live corpus{detail}. "
-        "Numbers computed from stale labels understate the retriever; run `retrieval-eval drift` "
-        "and review `drift --fix`."
-    )
+    return f"{facts.sentence()} ({dict(facts.counts).get('valid', 0)} labels checked)"
 
 
 def corpus_changes(report: Mapping[str, Any]) -> list[str]:
     """How the corpus moved away from the labels and the base branch, one escaped line each."""
-    drift = section(section(report, "judgments"), "drift")
-    return [escape_markdown(change, limit=500) for change in items(drift.get("changes"))]
+    facts = drift_facts(report)
+    return [escape_markdown(change, limit=500) for change in (facts.changes if facts else ())]
 
 
 def drift_repair(report: Mapping[str, Any]) -> str | None:
-    """The command that re-anchors what can be, fenced so no text in it can close the fence."""
-    drift = section(section(report, "judgments"), "drift")
-    command, ratio = drift.get("repair_command"), number(drift.get("invalid_ratio"))
-    if not isinstance(command, str) or not command or not ratio or ratio <= 0:
+    """The command that re-anchors what can be, fenced so no text in it can close the fence;
+    None when nothing can be re-anchored."""
+    facts = drift_facts(report)
+    command = facts.repair_command if facts is not None else None
+    if command is None:
         return None
     # A bidi override in a path would make the command read otherwise than it runs: shown, not kept.
     command = show_hidden(command)
@@ -252,7 +252,7 @@ def drift_queue(report: Mapping[str, Any]) -> str | None:
     broken = sum(number(drift.get(name)) or 0 for name in ("split", "orphaned"))
     if not isinstance(command, str) or not command or not broken:
         return None
-    command = f"{command} --queue rejudge.jsonl"
+    command = show_hidden(f"{command} --queue rejudge.jsonl")
     fence = code_fence(command)
     return f"{fence}sh\n{command}\n{fence}"
 
