@@ -67,12 +67,18 @@ def rechunk_workspace(tmp: Path, scenario: Scenario) -> Workspace:
     return workspace
 
 
-@pytest.mark.parametrize("outcome", OUTCOMES)
-@pytest.mark.parametrize("chunker", CHUNKERS)
+@pytest.mark.parametrize(
+    ("chunker", "outcome", "ids"),
+    [
+        *((chunker, outcome, "c1") for chunker in CHUNKERS for outcome in OUTCOMES),
+        ("sections", "worse", "uuid"),  # a vector store's ids
+        ("windows", "better", "slot"),  # ids a re-chunk reuses for other text
+    ],
+)
 def test_the_action_decides_a_rechunk_against_the_base_branch_report(
-    tmp_path: Path, fake: FakeGitHub, chunker: str, outcome: str
+    tmp_path: Path, fake: FakeGitHub, chunker: str, outcome: str, ids: str
 ) -> None:
-    scenario = make_scenario(chunker, outcome)
+    scenario = make_scenario(chunker, outcome, ids=ids)
     workspace = rechunk_workspace(tmp_path, scenario)
     env = workspace.env(fake.url, corpus="corpus.json", gates="recall@5:-0.02")
     code = main(env, stdout=io.StringIO(), sleep=lambda _seconds: None)

@@ -17,7 +17,7 @@ with the labels named and the command that lists them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,14 +127,24 @@ def base_rankings(report: Mapping[str, Any]) -> dict[str, list[str]]:
     return {str(q): [str(key) for key in keys] for q, keys in stored.items() if isinstance(keys, list)}
 
 
-def translate(rankings: Mapping[str, list[str]], moved: Mapping[str, str]) -> dict[str, list[str]]:
+# Marks a base key that names an old chunk whose id a head chunk may reuse (see translate).
+OLD_ID = "old-id:"
+
+
+def translate(
+    rankings: Mapping[str, list[str]], moved: Mapping[str, str], reused: Collection[str] = ()
+) -> dict[str, list[str]]:
     """Each ranking in the head's ids: a moved id becomes the chunk its label moved to.
 
     Two old chunks merged into one new chunk meet again there: the first rank is
     kept, as a retriever that returned the merged chunk would have ranked it once.
     An id no label moved (text nobody labeled) stays as it was; it names no label.
+    Except where ids name slots rather than text (a team's own ``doc#3``): a base key
+    in ``reused`` (the head labels' own ids) that no move accounts for may name other
+    text in the head, so it is marked as an old id that matches no label.
     """
     translated = {}
     for query_id, keys in rankings.items():
-        translated[query_id] = list(dict.fromkeys(moved.get(key, key) for key in keys))
+        carried = (moved[key] if key in moved else OLD_ID + key if key in reused else key for key in keys)
+        translated[query_id] = list(dict.fromkeys(carried))
     return translated
