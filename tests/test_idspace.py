@@ -51,3 +51,10 @@ def test_fingerprints_are_shown_until_they_differ() -> None:
         "0123456789abcdef" * 3 + "ffff…",
     )
     assert distinct("a" * 64, "b" * 64) == ("a" * 12 + "…", "b" * 12 + "…")
+
+
+def test_an_unmoved_slot_the_head_labels_name_matches_no_label() -> None:
+    moved = {"doc#2": "doc#2", "doc#5": "doc#9"}  # a repair into the same slot is a move too
+    rankings = {"q1": ["doc#9", "doc#2", "doc#7", "doc#5"]}
+    # doc#9 in the base held other text than the head's doc#9; doc#7 no head label names.
+    assert translate(rankings, moved, reused={"doc#2", "doc#9"}) == {"q1": ["old-id:doc#9", "doc#2", "doc#7", "doc#9"]}

@@ -124,3 +124,24 @@ def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path)
     report = _gate(files, fixed, base)
     assert report["verdict"]["status"] == "INDETERMINATE"
     assert any("score the head with --corpus" in reason for reason in report["verdict"]["reasons"])
+
+
+def test_the_python_api_gives_the_same_verdict_and_delta(tmp_path: Path) -> None:
+    import retrieval_eval
+
+    scenario = make_scenario("merged-paragraphs", "better")
+    files = scenario.write(tmp_path)
+    base = retrieval_eval.evaluate(files.judgments, files.base_run, k=(5, 10), corpus=files.base_corpus)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    head = retrieval_eval.evaluate(
+        fixed, files.head_run, k=(5, 10), corpus=files.head_corpus, baseline=base, gates=GATE
+    )
+    assert head.status == scenario.truth.verdict(0.02) == "PASS"
+    compared = retrieval_eval.compare(base, head, judgments=fixed)
+    assert compared.to_dict()["yardstick"] == "translated"
+    change = compared.metric("recall@5").delta
+    assert change == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE) and change > 0.05
