@@ -145,3 +145,22 @@ def test_the_python_api_gives_the_same_verdict_and_delta(tmp_path: Path) -> None
     assert compared.to_dict()["yardstick"] == "translated"
     change = compared.metric("recall@5").delta
     assert change == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE) and change > 0.05
+
+
+def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) -> None:
+    """No chunker fingerprint to compare: the base rankings name ids the labels record as moved."""
+    scenario = make_scenario("sections", "worse")
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    assert run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "-k", "5,10", "--report", str(base)
+    ).code == 0  # fmt: skip
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    assert report["verdict"]["status"] == "FAIL"
+    (gate,) = report["verdict"]["gates"]
+    assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)

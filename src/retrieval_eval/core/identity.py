@@ -55,10 +55,11 @@ def is_chunk_id(value: str) -> bool:
 
 
 # A team's own chunk id (a vector store's UUID, ``doc#3``): printable, no white space, not too long.
-OPAQUE_ID_PATTERN = re.compile(r"[^\s\x00-\x1f\x7f]{1,512}")
+# Invisible and direction-changing characters are refused too: two ids that print alike must be one id.
+OPAQUE_ID_PATTERN = re.compile(r"[^\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]{1,512}")
 CHUNK_ID_RULE = (
     "chunk_id must be a c1 id (c1:<32 hex digits>, spec/chunk-id.md) or a chunk id of your own "
-    "(up to 512 characters, no white space or control characters)"
+    "(up to 512 characters, no white space, control or invisible characters)"
 )
 
 
