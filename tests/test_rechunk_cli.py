@@ -48,6 +48,9 @@ def test_a_rechunk_gets_the_verdict_and_the_delta_of_the_labeled_text(
     )  # fmt: skip
     document = json.loads(compared.stdout)
     assert document["yardstick"] == "translated"
+    # The corpus note tells the two fingerprints apart (they share their first 12 characters).
+    (corpus,) = [f["detail"] for f in document["comparability"] if f["code"] == "corpus-changed"]
+    assert "(help-centre/2026-01 in base, help-centre/2026-02 in head)" in corpus
     for metric in ("recall@5", "mrr@10"):
         row = document["metrics"][metric]
         assert row["base"] == pytest.approx(scenario.truth.base[metric], abs=TOLERANCE), metric

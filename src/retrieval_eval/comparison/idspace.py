@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import integer, items, mapping, primary_metric, section
-from .sides import Sides, per_query
+from ..core.lenient import integer, items, mapping, number, primary_metric, section
+from .sides import Sides
 
 # Below this share of the base's hits still naming a head label, the ids are taken to have changed.
 OVERLAP_FLOOR = 0.5
@@ -69,9 +69,13 @@ def _change_seen(sides: Sides) -> str | None:
 
 def _barely_overlapping(sides: Sides, rankings: dict[str, list[str]], labels: LabelIndex) -> str | None:
     """The base's own hits, when few of them name a key the head labels: another id space."""
-    own = per_query(sides.base) or {}
     primary = primary_metric(sides.base)
-    hits = [q for q, row in own.items() if row.get(primary, 0) > 0 and q in rankings and q in labels.queries]
+    own = section(sides.base, "per_query")  # only the primary value of each row is read
+    hits = [
+        q
+        for q, row in own.items()
+        if (number(mapping(row).get(primary)) or 0) > 0 and q in rankings and q in labels.queries
+    ]
     if not hits:
         return None
     named = sum(1 for q in hits if any(key in labels.queries[q].grades for key in rankings[q]))
