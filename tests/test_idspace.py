@@ -58,3 +58,14 @@ def test_an_unmoved_slot_the_head_labels_name_matches_no_label() -> None:
     rankings = {"q1": ["doc#9", "doc#2", "doc#7", "doc#5"]}
     # doc#9 in the base held other text than the head's doc#9; doc#7 no head label names.
     assert translate(rankings, moved, reused={"doc#2", "doc#9"}) == {"q1": ["old-id:doc#9", "doc#2", "doc#7", "doc#9"]}
+
+
+def test_document_labels_do_not_see_a_rechunk() -> None:
+    from retrieval_eval.comparison.idspace import decide_id_space
+    from retrieval_eval.comparison.sides import Sides
+
+    labels = JudgmentSet((judgment_from_record({"query_id": "q1", "doc_uri": "help://a", "relevance": 1}, 1),))
+    base = {"corpus": {"chunker_fingerprint": "para/v1"}, "rankings": {"q1": ["help://a"]}}
+    head = {"corpus": {"chunker_fingerprint": "sentences/v2"}}
+    assert not decide_id_space(Sides(base, head, LabelIndex.from_judgments(labels))).changed
+    assert decide_id_space(Sides(base, head, None)).changed  # without the labels, the chunker decides

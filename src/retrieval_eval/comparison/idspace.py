@@ -40,6 +40,8 @@ class IdSpace:
 
 
 def decide_id_space(sides: Sides) -> IdSpace:
+    if sides.judgments is not None and not sides.judgments.chunk_ids:
+        return IdSpace(False)  # document-level labels: a re-chunk leaves document ids as they were
     detail = _change_seen(sides)
     if detail is None:
         return IdSpace(False)
