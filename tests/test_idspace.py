@@ -111,3 +111,15 @@ def test_two_labeled_paragraphs_merged_into_one_chunk_keep_the_first_rank(tmp_pa
     assert document["metrics"]["mrr@5"]["base"] == 0.5 and document["metrics"]["mrr@5"]["head"] == 1.0
     assert document["metrics"]["recall@1"]["base"] == 0.0 and document["metrics"]["recall@1"]["head"] == 1.0
     assert document["metrics"]["recall@5"]["base"] == 1.0
+
+
+def test_a_damaged_base_report_is_read_leniently() -> None:
+    from retrieval_eval.comparison.idspace import decide_id_space
+    from retrieval_eval.comparison.sides import Sides
+
+    labels = JudgmentSet(
+        (judgment_from_record(_label(1, "new-1", reanchored={"rule": "text_sha", "from": c("old-1")}), 1),)
+    )
+    base = {"rankings": {"q1": [[1], {"a": 1}, 7, c("old-1")], "q2": "not a list"}, "per_query": {"q1": [1]}}
+    space = decide_id_space(Sides(base, {}, LabelIndex.from_judgments(labels)))
+    assert space.changed and "1 chunk id(s)" in space.detail

@@ -59,17 +59,22 @@ def _change_seen(sides: Sides) -> str | None:
     head_chunker = section(sides.head, "corpus").get("chunker_fingerprint")
     if isinstance(base_chunker, str) and isinstance(head_chunker, str) and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
-    rankings = base_rankings(sides.base)
+    # Read in place, not copied: a large base report holds a million ranked keys.
+    rankings = section(sides.base, "rankings")
     if sides.judgments is None or not rankings:
         return None
     moved = sides.judgments.moved
-    stale = sum(1 for keys in rankings.values() for key in keys if key in moved)
+    stale = (
+        sum(1 for keys in rankings.values() for key in items(keys) if isinstance(key, str) and key in moved)
+        if moved
+        else 0
+    )
     if stale:
         return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
     return _barely_overlapping(sides, rankings, sides.judgments)
 
 
-def _barely_overlapping(sides: Sides, rankings: dict[str, list[str]], labels: LabelIndex) -> str | None:
+def _barely_overlapping(sides: Sides, rankings: Mapping[str, Any], labels: LabelIndex) -> str | None:
     """The base's own hits, when few of them name a key the head labels: another id space."""
     primary = primary_metric(sides.base)
     own = section(sides.base, "per_query")  # only the primary value of each row is read
@@ -80,7 +85,9 @@ def _barely_overlapping(sides: Sides, rankings: dict[str, list[str]], labels: La
     ]
     if not hits:
         return None
-    named = sum(1 for q in hits if any(key in labels.queries[q].grades for key in rankings[q]))
+    named = sum(
+        1 for q in hits if any(isinstance(key, str) and key in labels.queries[q].grades for key in items(rankings[q]))
+    )
     if named >= OVERLAP_FLOOR * len(hits):
         return None
     return (
