@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,12 +124,26 @@ class Chunk:
     text: str
 
 
-def chunk_corpus(docs: list[Document], chunker: str, fingerprint: str, revision: str) -> list[Chunk]:
+# How chunks are named: c1 ids (spec/chunk-id.md), a vector store's UUIDs (new ones for every
+# chunking), or slots (``help://guide-3#4``) that a re-chunk reuses for other text.
+ID_KINDS = ("c1", "uuid", "slot")
+
+
+def name_chunk(kind: str, doc: str, ordinal: int, c1: str) -> str:
+    if kind == "uuid":
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, c1))
+    if kind == "slot":
+        return f"{doc}#{ordinal}"
+    return c1
+
+
+def chunk_corpus(docs: list[Document], chunker: str, fingerprint: str, revision: str, ids: str = "c1") -> list[Chunk]:
     chunks = []
     for doc in docs:
         texts = [normalize(text) for text in CHUNK[chunker](doc)]
         for ordinal, text in enumerate(t for t in texts if t):
-            chunks.append(Chunk(chunk_id(doc.uri, revision, ordinal, text, fingerprint), doc.uri, ordinal, text))
+            c1 = chunk_id(doc.uri, revision, ordinal, text, fingerprint)
+            chunks.append(Chunk(name_chunk(ids, doc.uri, ordinal, c1), doc.uri, ordinal, text))
     return chunks
 
 
@@ -299,10 +314,10 @@ def _lines(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
 
-def make_scenario(chunker: str, outcome: str, *, seed: int = 7) -> Scenario:
+def make_scenario(chunker: str, outcome: str, *, seed: int = 7, ids: str = "c1") -> Scenario:
     docs = help_centre()
-    base = chunk_corpus(docs, "paragraphs", BASE_CHUNKER, "r1")
-    head = chunk_corpus(docs, chunker, f"{chunker}/v2", "r1")
+    base = chunk_corpus(docs, "paragraphs", BASE_CHUNKER, "r1", ids)
+    head = chunk_corpus(docs, chunker, f"{chunker}/v2", "r1", ids)
     queries = pick_queries(base, head)
     scenario = Scenario(chunker, outcome, docs, base, head, queries)
     # Fillers hold no labeled text on either side, so nothing but the answer can score.

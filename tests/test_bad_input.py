@@ -58,7 +58,13 @@ BAD_INPUTS = {
     "bad chunk_id": (
         b'{"query_id":"q1","doc_uri":"d1","chunk_id":"c1:xyz","relevance":1}\n',
         GOOD_RUN.encode(),
-        "judgments:1: chunk_id must look like c1:<32 hex digits>",
+        "judgments:1: chunk_id must be a c1 id (c1:<32 hex digits>, spec/chunk-id.md) or a chunk id of your own",
+    ),
+    "chunk_id with white space": (
+        b'{"query_id":"q1","doc_uri":"d1","chunk_id":"chunk 7","relevance":1}\n',
+        GOOD_RUN.encode(),
+        "judgments:1: chunk_id must be a c1 id (c1:<32 hex digits>, spec/chunk-id.md) or a chunk id of your own "
+        "(up to 512 characters, no white space, control or invisible characters)",
     ),
     "empty judgments": (b"\n\n", GOOD_RUN.encode(), "judgments: the file holds no judgment"),
     "run not an object": (GOOD_JUDGMENTS.encode(), b'"q1"\n', "run:1: expected a JSON object, got a string"),

@@ -117,6 +117,8 @@ def test_a_document_run_against_chunk_labels_is_never_a_silent_pass(tmp_path: Pa
         "reasons"
     ]
     assert not any("no key can match" in r for r in reasons)
+    warned = run_cli("validate", "-j", str(judgments), "-r", str(files["docs"]), "--json").json()
+    assert "document-run-vs-chunk-labels" in [issue["code"] for issue in warned["issues"]]
 
 
 def test_validate_warns_about_the_same_run(files: dict[str, Path]) -> None:

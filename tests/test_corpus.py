@@ -92,7 +92,11 @@ def test_a_bare_chunk_to_document_map_is_a_corpus(tmp_path: Path) -> None:
     [
         ({"doc_uri": "d", "text": "x"}, "missing required field chunk_id"),
         ({"chunk_id": "c1:" + "0" * 32, "text": "x"}, "missing required field doc_uri"),
-        ({"chunk_id": "chunk-7", "doc_uri": "d"}, "chunk_id must look like c1:<32 hex digits>"),
+        ({"chunk_id": "chunk 7", "doc_uri": "d"}, "no white space, control or invisible characters"),
+        ({"chunk_id": "c1:7", "doc_uri": "d"}, "chunk_id must be a c1 id (c1:<32 hex digits>"),
+        ({"chunk_id": "doc\u202e#3", "doc_uri": "d"}, "no white space, control or invisible characters"),
+        ({"chunk_id": "doc\u200b#3", "doc_uri": "d"}, "no white space, control or invisible characters"),
+        ({"chunk_id": "x" * 513, "doc_uri": "d"}, "up to 512 characters"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": ""}, "doc_uri must be a non-empty string"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": 7}, "text must be a string"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": -1}, "ordinal must be a non-negative integer"),

@@ -3,6 +3,8 @@ translation of rankings, and fingerprints that stay told apart."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from retrieval_eval.comparison.findings import distinct
 from retrieval_eval.comparison.idspace import translate
 from retrieval_eval.core.identity import chunk_id
@@ -51,3 +53,73 @@ def test_fingerprints_are_shown_until_they_differ() -> None:
         "0123456789abcdef" * 3 + "ffff…",
     )
     assert distinct("a" * 64, "b" * 64) == ("a" * 12 + "…", "b" * 12 + "…")
+
+
+def test_an_unmoved_slot_the_head_labels_name_matches_no_label() -> None:
+    moved = {"doc#2": "doc#2", "doc#5": "doc#9"}  # a repair into the same slot is a move too
+    rankings = {"q1": ["doc#9", "doc#2", "doc#7", "doc#5"]}
+    # doc#9 in the base held other text than the head's doc#9; doc#7 no head label names.
+    assert translate(rankings, moved, reused={"doc#2", "doc#9"}) == {"q1": ["old-id:doc#9", "doc#2", "doc#7", "doc#9"]}
+
+
+def test_document_labels_do_not_see_a_rechunk() -> None:
+    from retrieval_eval.comparison.idspace import decide_id_space
+    from retrieval_eval.comparison.sides import Sides
+
+    labels = JudgmentSet((judgment_from_record({"query_id": "q1", "doc_uri": "help://a", "relevance": 1}, 1),))
+    base = {"corpus": {"chunker_fingerprint": "para/v1"}, "rankings": {"q1": ["help://a"]}}
+    head = {"corpus": {"chunker_fingerprint": "sentences/v2"}}
+    assert not decide_id_space(Sides(base, head, LabelIndex.from_judgments(labels))).changed
+    assert decide_id_space(Sides(base, head, None)).changed  # without the labels, the chunker decides
+
+
+def test_two_labeled_paragraphs_merged_into_one_chunk_keep_the_first_rank(tmp_path: Path) -> None:
+    """By hand: q1 labels P1 and P2; the re-chunk merges them into M. The base ranked P2 at 2 and
+    P1 at 4, so in the head's ids it found M at rank 2: MRR 1/2. The head ranks M at 1: MRR 1.
+    Under the head's one label (the collapse), base recall@1 is 0 and the head's 1."""
+    from drift_support import OLD, cid, label, write_jsonl, write_snapshot
+    from helpers import run_cli
+
+    p1, p2, other = "Refunds take five days.", "Refunds go to the card.", "Shipping takes a week."
+    old_docs = {"help://billing": [p1, p2, other]}
+    new_docs = {"help://billing": [f"{p1}\n\n{p2}", other]}
+    old = [
+        cid("help://billing", i, text, chunker=OLD, revision="r1") for i, text in enumerate(old_docs["help://billing"])
+    ]
+    merged, rest = cid("help://billing", 0, f"{p1}\n\n{p2}"), cid("help://billing", 1, other)
+    judgments = write_jsonl(
+        tmp_path / "j.jsonl",
+        [label("q1", "help://billing", p1, ordinal=0), label("q1", "help://billing", p2, ordinal=1)],
+    )
+    write_snapshot(tmp_path / "v1.json", old_docs, chunker=OLD, revision="r1")
+    write_snapshot(tmp_path / "v2.json", new_docs)
+    write_jsonl(tmp_path / "base.jsonl", [{"query_id": "q1", "ranking": [old[2], old[1], "c1:" + "e" * 32, old[0]]}])
+    write_jsonl(tmp_path / "head.jsonl", [{"query_id": "q1", "ranking": [merged, rest]}])
+    base = tmp_path / "base.json"
+    run_cli("score", "-j", str(judgments), "-r", str(tmp_path / "base.jsonl"), "-k", "1,5", "--report", str(base))
+    fixed = tmp_path / "j2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "v2.json"), "--fix", "--out", str(fixed)).code == 0
+    )
+    head = tmp_path / "head.json"
+    run_cli(
+        "score", "-j", str(fixed), "-r", str(tmp_path / "head.jsonl"), "-k", "1,5", "--corpus",
+        str(tmp_path / "v2.json"), "--report", str(head),
+    )  # fmt: skip
+    document = run_cli("compare", "--base", str(base), "--head", str(head), "-j", str(fixed), "--json").json()
+    assert document["yardstick"] == "translated"
+    assert document["metrics"]["mrr@5"]["base"] == 0.5 and document["metrics"]["mrr@5"]["head"] == 1.0
+    assert document["metrics"]["recall@1"]["base"] == 0.0 and document["metrics"]["recall@1"]["head"] == 1.0
+    assert document["metrics"]["recall@5"]["base"] == 1.0
+
+
+def test_a_damaged_base_report_is_read_leniently() -> None:
+    from retrieval_eval.comparison.idspace import decide_id_space
+    from retrieval_eval.comparison.sides import Sides
+
+    labels = JudgmentSet(
+        (judgment_from_record(_label(1, "new-1", reanchored={"rule": "text_sha", "from": c("old-1")}), 1),)
+    )
+    base = {"rankings": {"q1": [[1], {"a": 1}, 7, c("old-1")], "q2": "not a list"}, "per_query": {"q1": [1]}}
+    space = decide_id_space(Sides(base, {}, LabelIndex.from_judgments(labels)))
+    assert space.changed and "1 chunk id(s)" in space.detail

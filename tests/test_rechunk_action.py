@@ -30,10 +30,15 @@ def fake() -> Iterator[FakeGitHub]:
         yield server
 
 
-def rechunk_workspace(tmp: Path, scenario: Scenario) -> Workspace:
+def rechunk_workspace(tmp: Path, scenario: Scenario, *, without_quotes: int = 0) -> Workspace:
     """Base commit: old corpus, labels, run and the base report; head commit: the re-chunked
     corpus, the labels `drift --fix` repaired, the new run."""
     files = scenario.write(tmp / "scenario")
+    if without_quotes:  # labels whose paragraph the re-chunk cut, with nothing to say which piece answers
+        labels = [json.loads(line) for line in files.judgments.read_text().splitlines()]
+        for record in labels[:without_quotes]:
+            del record["quote"]
+        files.judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
     root = tmp / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
@@ -56,7 +61,7 @@ def rechunk_workspace(tmp: Path, scenario: Scenario) -> Workspace:
     shutil.copy(files.head_corpus, root / "corpus.json")
     shutil.copy(files.head_run, root / "run.jsonl")
     fixed = run_cli("drift", "-j", "judgments.jsonl", "-c", "corpus.json", "--fix", cwd=root)
-    assert fixed.code == 0, fixed.stdout + fixed.stderr
+    assert fixed.code == (1 if without_quotes else 0), fixed.stdout + fixed.stderr
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "re-chunk")
     runner = tmp / "runner"
@@ -67,12 +72,18 @@ def rechunk_workspace(tmp: Path, scenario: Scenario) -> Workspace:
     return workspace
 
 
-@pytest.mark.parametrize("outcome", OUTCOMES)
-@pytest.mark.parametrize("chunker", CHUNKERS)
+@pytest.mark.parametrize(
+    ("chunker", "outcome", "ids"),
+    [
+        *((chunker, outcome, "c1") for chunker in CHUNKERS for outcome in OUTCOMES),
+        ("sections", "worse", "uuid"),  # a vector store's ids
+        ("windows", "better", "slot"),  # ids a re-chunk reuses for other text
+    ],
+)
 def test_the_action_decides_a_rechunk_against_the_base_branch_report(
-    tmp_path: Path, fake: FakeGitHub, chunker: str, outcome: str
+    tmp_path: Path, fake: FakeGitHub, chunker: str, outcome: str, ids: str
 ) -> None:
-    scenario = make_scenario(chunker, outcome)
+    scenario = make_scenario(chunker, outcome, ids=ids)
     workspace = rechunk_workspace(tmp_path, scenario)
     env = workspace.env(fake.url, corpus="corpus.json", gates="recall@5:-0.02")
     code = main(env, stdout=io.StringIO(), sleep=lambda _seconds: None)
@@ -84,3 +95,17 @@ def test_the_action_decides_a_rechunk_against_the_base_branch_report(
     assert gate["baseline"] == pytest.approx(scenario.truth.base["recall@5"], abs=TOLERANCE)
     assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
     assert "translated yardstick" in workspace.summary()
+
+
+def test_labels_a_rechunk_broke_make_the_action_indeterminate_and_point_at_the_queue(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    scenario = make_scenario("sentences", "worse")
+    workspace = rechunk_workspace(tmp_path, scenario, without_quotes=2)
+    env = workspace.env(fake.url, corpus="corpus.json", gates="recall@5:-0.02")
+    code = main(env, stdout=io.StringIO(), sleep=lambda _seconds: None)
+    assert code == 1 and workspace.outputs()["verdict"] == "INDETERMINATE"
+    summary = workspace.summary()
+    assert r"2 label\(s\) broke in the re-chunk" in summary  # Markdown-escaped, as the summary shows it
+    assert r"q00 \(line 1, SPLIT\), q01 \(line 2, SPLIT\); list them with" in summary
+    assert "retrieval-eval drift -j judgments.jsonl -c corpus.json --queue rejudge.jsonl" in summary

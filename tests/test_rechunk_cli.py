@@ -48,6 +48,9 @@ def test_a_rechunk_gets_the_verdict_and_the_delta_of_the_labeled_text(
     )  # fmt: skip
     document = json.loads(compared.stdout)
     assert document["yardstick"] == "translated"
+    # The corpus note tells the two fingerprints apart (they share their first 12 characters).
+    (corpus,) = [f["detail"] for f in document["comparability"] if f["code"] == "corpus-changed"]
+    assert "(help-centre/2026-01 in base, help-centre/2026-02 in head)" in corpus
     for metric in ("recall@5", "mrr@10"):
         row = document["metrics"][metric]
         assert row["base"] == pytest.approx(scenario.truth.base[metric], abs=TOLERANCE), metric
@@ -124,3 +127,43 @@ def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path)
     report = _gate(files, fixed, base)
     assert report["verdict"]["status"] == "INDETERMINATE"
     assert any("score the head with --corpus" in reason for reason in report["verdict"]["reasons"])
+
+
+def test_the_python_api_gives_the_same_verdict_and_delta(tmp_path: Path) -> None:
+    import retrieval_eval
+
+    scenario = make_scenario("merged-paragraphs", "better")
+    files = scenario.write(tmp_path)
+    base = retrieval_eval.evaluate(files.judgments, files.base_run, k=(5, 10), corpus=files.base_corpus)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    head = retrieval_eval.evaluate(
+        fixed, files.head_run, k=(5, 10), corpus=files.head_corpus, baseline=base, gates=GATE
+    )
+    assert head.status == scenario.truth.verdict(0.02) == "PASS"
+    compared = retrieval_eval.compare(base, head, judgments=fixed)
+    assert compared.to_dict()["yardstick"] == "translated"
+    change = compared.metric("recall@5").delta
+    assert change == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE) and change > 0.05
+
+
+def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) -> None:
+    """No chunker fingerprint to compare: the base rankings name ids the labels record as moved."""
+    scenario = make_scenario("sections", "worse")
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    assert run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "-k", "5,10", "--report", str(base)
+    ).code == 0  # fmt: skip
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    assert report["verdict"]["status"] == "FAIL"
+    (gate,) = report["verdict"]["gates"]
+    assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)

@@ -101,7 +101,9 @@ def command(
     """Classify every label against a live corpus: VALID, RE_ANCHORABLE, MERGED, SPLIT, ORPHANED.
 
     With --fix, RE_ANCHORABLE and MERGED labels are pointed at their new
-    chunk; SPLIT and ORPHANED ones are left for a person. Exit code 0 when
+    chunk; SPLIT and ORPHANED ones are left for a person (--queue writes
+    them as lines to re-judge; filled in and appended, --fix drops the labels
+    they replace). Exit code 0 when
     the share of labels needing attention (after the fix, with --fix) is at
     most --max-invalid-ratio, 1 when it is above, 2 when an input is refused.
     """

@@ -17,13 +17,13 @@ with the labels named and the command that lists them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import integer, items, mapping, primary_metric, section
-from .sides import Sides, per_query
+from ..core.lenient import integer, items, mapping, number, primary_metric, section
+from .sides import Sides
 
 # Below this share of the base's hits still naming a head label, the ids are taken to have changed.
 OVERLAP_FLOOR = 0.5
@@ -40,6 +40,8 @@ class IdSpace:
 
 
 def decide_id_space(sides: Sides) -> IdSpace:
+    if sides.judgments is not None and not sides.judgments.chunk_ids:
+        return IdSpace(False)  # document-level labels: a re-chunk leaves document ids as they were
     detail = _change_seen(sides)
     if detail is None:
         return IdSpace(False)
@@ -57,24 +59,35 @@ def _change_seen(sides: Sides) -> str | None:
     head_chunker = section(sides.head, "corpus").get("chunker_fingerprint")
     if isinstance(base_chunker, str) and isinstance(head_chunker, str) and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
-    rankings = base_rankings(sides.base)
+    # Read in place, not copied: a large base report holds a million ranked keys.
+    rankings = section(sides.base, "rankings")
     if sides.judgments is None or not rankings:
         return None
     moved = sides.judgments.moved
-    stale = sum(1 for keys in rankings.values() for key in keys if key in moved)
+    stale = (
+        sum(1 for keys in rankings.values() for key in items(keys) if isinstance(key, str) and key in moved)
+        if moved
+        else 0
+    )
     if stale:
         return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
     return _barely_overlapping(sides, rankings, sides.judgments)
 
 
-def _barely_overlapping(sides: Sides, rankings: dict[str, list[str]], labels: LabelIndex) -> str | None:
+def _barely_overlapping(sides: Sides, rankings: Mapping[str, Any], labels: LabelIndex) -> str | None:
     """The base's own hits, when few of them name a key the head labels: another id space."""
-    own = per_query(sides.base) or {}
     primary = primary_metric(sides.base)
-    hits = [q for q, row in own.items() if row.get(primary, 0) > 0 and q in rankings and q in labels.queries]
+    own = section(sides.base, "per_query")  # only the primary value of each row is read
+    hits = [
+        q
+        for q, row in own.items()
+        if (number(mapping(row).get(primary)) or 0) > 0 and q in rankings and q in labels.queries
+    ]
     if not hits:
         return None
-    named = sum(1 for q in hits if any(key in labels.queries[q].grades for key in rankings[q]))
+    named = sum(
+        1 for q in hits if any(isinstance(key, str) and key in labels.queries[q].grades for key in items(rankings[q]))
+    )
     if named >= OVERLAP_FLOOR * len(hits):
         return None
     return (
@@ -127,14 +140,24 @@ def base_rankings(report: Mapping[str, Any]) -> dict[str, list[str]]:
     return {str(q): [str(key) for key in keys] for q, keys in stored.items() if isinstance(keys, list)}
 
 
-def translate(rankings: Mapping[str, list[str]], moved: Mapping[str, str]) -> dict[str, list[str]]:
+# Marks a base key that names an old chunk whose id a head chunk may reuse (see translate).
+OLD_ID = "old-id:"
+
+
+def translate(
+    rankings: Mapping[str, list[str]], moved: Mapping[str, str], reused: Collection[str] = ()
+) -> dict[str, list[str]]:
     """Each ranking in the head's ids: a moved id becomes the chunk its label moved to.
 
     Two old chunks merged into one new chunk meet again there: the first rank is
     kept, as a retriever that returned the merged chunk would have ranked it once.
     An id no label moved (text nobody labeled) stays as it was; it names no label.
+    Except where ids name slots rather than text (a team's own ``doc#3``): a base key
+    in ``reused`` (the head labels' own ids) that no move accounts for may name other
+    text in the head, so it is marked as an old id that matches no label.
     """
     translated = {}
     for query_id, keys in rankings.items():
-        translated[query_id] = list(dict.fromkeys(moved.get(key, key) for key in keys))
+        carried = (moved[key] if key in moved else OLD_ID + key if key in reused else key for key in keys)
+        translated[query_id] = list(dict.fromkeys(carried))
     return translated

@@ -168,7 +168,7 @@ def _across_id_spaces(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yar
 def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) -> Yardstick:
     assert sides.judgments is not None  # what rescore_blocker checked
     moved = sides.judgments.moved
-    carried = translate(rankings, moved)
+    carried = translate(rankings, moved, sides.judgments.opaque_keys)
     rescored, shallow, upper, lower = rescore_base(sides, carried)
     count = sum(1 for keys in rankings.values() for key in keys if key in moved)
     meaning = (

@@ -361,9 +361,34 @@ def _by_hash(index: int, label: Judgment, sha: str | None, lookups: _Lookups) ->
     return tuple(sorted(corpus.ids[i] for i in matches))
 
 
+def _same_text(label: Judgment, corpus: Corpus) -> bool:
+    """Whether the live chunk with the label's id still holds the labeled text.
+
+    A c1 id names its text, so a live c1 id is the same text. A team's own id (``doc#3``)
+    names a slot: after a re-chunk the slot may hold other text, so the chunk must still
+    hold the label's text (its ``text_sha``, or its ``chunk_text`` or ``quote`` inside the
+    chunk's text); a label with none of them trusts the id.
+    """
+    if label.chunk_id is None or label.chunk_id.startswith("c1:"):
+        return True
+    position = corpus.position[label.chunk_id]
+    text, quote = _normalized(label, "chunk_text"), _normalized(label, "quote")
+    sha = _label_sha(label, text)
+    live, live_text = corpus.shas[position], corpus.texts[position]
+    if sha is None and quote is None or live_text is None:
+        return True  # nothing to check the id against
+    if sha is not None and sha == live:
+        return True
+    # A label a repair moved into a larger chunk (MERGED, or by its quote) keeps the text it
+    # judged, which that chunk holds; an unrepaired label in a reused slot is not the same text.
+    if not isinstance(label.get("reanchored"), dict):
+        return False
+    return any(part is not None and part in live_text for part in (text, quote))
+
+
 def _first_stages(index: int, label: Judgment, lookups: _Lookups) -> Finding | _Pending:
     corpus = lookups.corpus
-    if label.chunk_id is not None and label.chunk_id in corpus.position:
+    if label.chunk_id is not None and label.chunk_id in corpus.position and _same_text(label, corpus):
         home = corpus.document_of(label.chunk_id)
         note = "" if home == label.doc_uri else f" (the corpus files it under {home})"
         return Finding(index, VALID, "chunk_id", "the chunk is live" + note)
@@ -514,7 +539,12 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
     unsettled = [
         label
         for label in labels
-        if not (label.chunk_id in corpus.position or label.chunk_id is None and label.doc_uri in corpus.documents)
+        if not (
+            label.chunk_id in corpus.position
+            and _same_text(label, corpus)
+            or label.chunk_id is None
+            and label.doc_uri in corpus.documents
+        )
     ]
     lookups = _Lookups.build(corpus, _wanted_hashes(unsettled))
     findings: list[Finding | None] = [None] * len(labels)

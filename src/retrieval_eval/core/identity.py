@@ -54,5 +54,25 @@ def is_chunk_id(value: str) -> bool:
     return CHUNK_ID_PATTERN.fullmatch(value) is not None
 
 
+# A team's own chunk id (a vector store's UUID, ``doc#3``): printable, no white space, not too long.
+# Invisible and direction-changing characters are refused too: two ids that print alike must be one id.
+OPAQUE_ID_PATTERN = re.compile(r"[^\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]{1,512}")
+CHUNK_ID_RULE = (
+    "chunk_id must be a c1 id (c1:<32 hex digits>, spec/chunk-id.md) or a chunk id of your own "
+    "(up to 512 characters, no white space, control or invisible characters)"
+)
+
+
+def is_chunk_key(value: str) -> bool:
+    """A chunk id a label or a corpus may use: a c1 id, or an opaque id of the team's own.
+
+    An id that starts like a c1 id must be one: a truncated or mistyped c1 id is refused
+    rather than taken for an opaque id that no chunk would ever match.
+    """
+    if value.startswith("c1:"):
+        return is_chunk_id(value)
+    return OPAQUE_ID_PATTERN.fullmatch(value) is not None
+
+
 def is_text_sha(value: str) -> bool:
     return TEXT_SHA_PATTERN.fullmatch(value) is not None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .identity import is_chunk_id, is_text_sha
+from .identity import CHUNK_ID_RULE, is_chunk_key, is_text_sha
 
 # The schema's property order: the canonical writer emits known fields in it.
 SCHEMA_ORDER = (
@@ -214,7 +214,7 @@ def common_judgment_fields(record: Any) -> JudgmentFields | None:
         return None
     chunk = get("chunk_id")
     sha = get("text_sha")
-    if (chunk is None or is_chunk_id(chunk)) and (sha is None or is_text_sha(sha)):
+    if (chunk is None or is_chunk_key(chunk)) and (sha is None or is_text_sha(sha)):
         return query_id, doc_uri, relevance, chunk
     return None
 
@@ -237,8 +237,8 @@ def _check_in_order(record: dict[str, Any], line: int, source: str, path: str | 
         raise InputError(source, line, "missing required field relevance", path=path)
     relevance = _check_relevance(record["relevance"], where)
     chunk = record.get("chunk_id")
-    if chunk is not None and not (isinstance(chunk, str) and is_chunk_id(chunk)):
-        raise InputError(source, line, "chunk_id must look like c1:<32 hex digits>", path=path)
+    if chunk is not None and not (isinstance(chunk, str) and is_chunk_key(chunk)):
+        raise InputError(source, line, CHUNK_ID_RULE, path=path)
     sha = record.get("text_sha")
     if sha is not None and not (isinstance(sha, str) and is_text_sha(sha)):
         raise InputError(source, line, "text_sha must look like t1:<32 hex digits>", path=path)

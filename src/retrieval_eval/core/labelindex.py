@@ -96,6 +96,8 @@ class LabelIndex:
     synthetic_labels: int = 0
     fingerprints: set[str | None] = field(default_factory=set)  # None stands for a label without one
     chunk_ids: bool = False  # whether any label names a chunk
+    # Chunk ids of the team's own (not c1): nothing else tells them from a document uri.
+    opaque_keys: set[str] = field(default_factory=set)
     sha256: str | None = None  # of the file, when the index was read from one
 
     repeated: set[tuple[str, str]] = field(default_factory=set)  # (query, key) labeled more than once
@@ -115,6 +117,8 @@ class LabelIndex:
         self.labels += 1
         if chunk_id:
             self.chunk_ids = True
+            if not chunk_id.startswith("c1:"):
+                self.opaque_keys.add(chunk_id)
         self.fingerprints.add(record.get("corpus_fingerprint"))
         if chunk_id:
             self._record_migration(chunk_id, record)
@@ -124,7 +128,9 @@ class LabelIndex:
 
     def _record_migration(self, chunk_id: str, record: dict[str, Any]) -> None:
         for old in migrated_from(record):
-            if old != chunk_id:
+            # A c1 id names its text, so the same id is no move; a team's own id names a slot,
+            # which a re-chunk may fill with other text: the repair says the labeled text is here.
+            if old != chunk_id or not chunk_id.startswith("c1:"):
                 self.moved.setdefault(old, chunk_id)
 
     def add_no_answer(self, marker: NoAnswer) -> None:

@@ -34,6 +34,7 @@ CODES: dict[str, str] = {
     "run-keys-unmatched": WARNING,
     "run-repeated-key": WARNING,
     "chunk-run-vs-document-labels": WARNING,
+    "document-run-vs-chunk-labels": WARNING,
     "easy-set": WARNING,  # these two need a corpus: core/sensitivity.py
     "answer-in-query": WARNING,
 }
@@ -192,9 +193,12 @@ def run_issues(judgments: JudgmentSet, facts: RunFacts, *, threshold: int = 1) -
     issues += [
         Issue("run-repeated-key", q, f"run query {q} repeats a key; only the first counts") for q in facts.repeated
     ]
-    doc_level = True
+    doc_level = chunk_level = True
+    matched = False
     for query_id, labels in judgments.by_query().items():
         doc_level = doc_level and all(label.chunk_id is None for label in labels)
+        chunk_level = chunk_level and all(label.chunk_id is not None for label in labels)
+        matched = matched or bool(facts.keys_by_query.get(query_id, set()) & {label.key for label in labels})
         keys = facts.keys_by_query.get(query_id)
         if keys is None:
             if any(label.relevance >= threshold for label in labels):
@@ -220,6 +224,15 @@ def run_issues(judgments: JudgmentSet, facts: RunFacts, *, threshold: int = 1) -
                 "",
                 "the run returns chunk ids but every label is document-level; score with "
                 "--corpus CORPUS --collapse-to-documents",
+            )
+        )
+    if chunk_level and all_keys and not matched and not any(key.startswith("c1:") for key in all_keys):
+        issues.append(
+            Issue(
+                "document-run-vs-chunk-labels",
+                "",
+                "no key of the run is a key the labels name, and every label names a chunk: a run of "
+                "document ids cannot match chunk labels; make the retriever return the corpus's chunk ids",
             )
         )
     return issues

@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 
 from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
 from ..core.errors import InputError, UsageError
-from ..core.identity import is_chunk_id, is_text_sha, normalize, text_sha_of_normalized
+from ..core.identity import CHUNK_ID_RULE, is_chunk_key, is_text_sha, normalize, text_sha_of_normalized
 from .fileio import open_binary
 from .jsondoc import read_document_bytes
 from .jsonl import BOM, decode_line, expect_object, iter_lines, iter_raw_lines
@@ -110,8 +110,8 @@ class CorpusBuilder:
         where = self.where
         record = expect_object(record, where.source, line, where.path)
         chunk_id = _required_string(record, "chunk_id", line, where)
-        if not is_chunk_id(chunk_id):
-            raise where.error(line, "chunk_id must look like c1:<32 hex digits>")
+        if not is_chunk_key(chunk_id):
+            raise where.error(line, CHUNK_ID_RULE)
         doc_uri = _required_string(record, "doc_uri", line, where)
         _optional_string(record, "doc_revision", line, where)
         ordinal = _ordinal(record, line, where)

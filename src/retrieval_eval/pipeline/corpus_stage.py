@@ -157,6 +157,12 @@ class CorpusStage:
                 "the run returns chunk ids but every label is document-level, so no key can match; "
                 "score with --corpus CORPUS --collapse-to-documents"
             ]
+        if index.opaque_keys and index.chunk_ids:
+            return [
+                "no key of the run is a key the labels name, at any rank of any query: the run and the "
+                "labels name chunks differently; make the retriever return the chunk ids the labels use "
+                "(or re-anchor the labels to the run's corpus with 'retrieval-eval drift --fix')"
+            ]
         if document_run_against_chunks(index, scores.rankings):
             return [
                 "the run returns document ids but the labels name chunks (chunk_id), so no key can match; "

@@ -28,7 +28,9 @@ EXCERPT = 5  # queue lines the summary and the comment show
 def base_rankings(baseline: Mapping[str, Any] | None, index: LabelIndex | None = None) -> dict[str, list[str]]:
     """The base report's rankings, keeping only what is in our shape, in the head's chunk ids
     (through the moves ``index``'s labels record: after a re-chunk the base names old ids)."""
-    return translate(_stored(baseline), index.moved) if index is not None and index.moved else _stored(baseline)
+    if index is None or not index.moved:
+        return _stored(baseline)
+    return translate(_stored(baseline), index.moved, index.opaque_keys)
 
 
 def comparable_base(
@@ -93,6 +95,8 @@ def build_queue(
         moved=base_moves(baseline, scores),
     )
     lines = []
+    # A team's own chunk ids do not look like chunk ids: a key the labels name as a chunk is one.
+    chunk_keys = index.opaque_keys
     for entry in entries:
         query = index.queries.get(entry.query_id)
         position = corpus.position.get(entry.key) if corpus is not None else None
@@ -102,7 +106,7 @@ def build_queue(
                 query_text=query.text if query is not None else None,
                 document=corpus.docs[position] if corpus is not None and position is not None else None,
                 chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
-                is_chunk=is_chunk_id(entry.key),
+                is_chunk=is_chunk_id(entry.key) or position is not None or entry.key in chunk_keys,
             )
         )
     return lines

@@ -1,0 +1,63 @@
+"""A team's own chunk ids (a vector store's UUIDs, slots like ``help://guide-3#4`` that a
+re-chunk reuses for other text) through score, drift, --fix, holes and the gate: the same
+truth as with c1 ids (tests/rechunk_scenarios.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+from rechunk_scenarios import make_scenario
+
+TOLERANCE = 0.02
+
+
+@pytest.mark.parametrize(
+    ("ids", "chunker", "outcome"),
+    [("uuid", "merged-paragraphs", "worse"), ("slot", "sentences", "worse"), ("slot", "windows", "better")],
+)
+def test_opaque_ids_end_to_end(tmp_path: Path, ids: str, chunker: str, outcome: str) -> None:
+    scenario = make_scenario(chunker, outcome, ids=ids)
+    assert not any(c.id.startswith("c1:") for c in scenario.head_chunks)
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    assert run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+        "-k", "5,10", "--report", str(base),
+    ).code == 0  # fmt: skip
+    checked = run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--json").json()
+    # A slot that now holds other text is not VALID: the label's text decides.
+    assert checked["summary"]["valid"] == 0 and checked["summary"]["needs_human"] == 0
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    repaired = {json.loads(line)["query_id"]: json.loads(line)["chunk_id"] for line in fixed.read_text().splitlines()}
+    assert repaired == {q.id: q.head_answer for q in scenario.queries}
+    gated = run_cli(
+        "score", "-j", str(fixed), "-r", str(files.head_run), "--corpus", str(files.head_corpus), "-k", "5,10",
+        "--baseline", str(base), "-g", "recall@5:-0.02", "--json",
+    ).json()  # fmt: skip
+    assert gated["verdict"]["status"] == scenario.truth.verdict(0.02), gated["verdict"]["reasons"]
+    (gate,) = gated["verdict"]["gates"]
+    assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
+    queue = tmp_path / "holes.jsonl"
+    holes = run_cli(
+        "holes", "-j", str(fixed), "-r", str(files.head_run), "--corpus", str(files.head_corpus), "-k", "5",
+        "--out", str(queue),
+    )  # fmt: skip
+    assert holes.code in (0, 1), holes.stderr
+    lines = [json.loads(line) for line in queue.read_text().splitlines()]
+    live = {c.id: c for c in scenario.head_chunks}
+    assert lines and all(line["chunk_id"] in live and line["doc_uri"] == live[line["chunk_id"]].doc for line in lines)
+
+
+def test_a_mistyped_c1_id_is_still_refused(tmp_path: Path) -> None:
+    judgments = tmp_path / "j.jsonl"
+    judgments.write_text('{"query_id": "q1", "doc_uri": "d", "chunk_id": "c1:abc", "relevance": 1}\n')
+    result = run_cli("validate", "-j", str(judgments))
+    assert result.code == 2 and "chunk_id must be a c1 id (c1:<32 hex digits>" in result.stderr
