@@ -6,7 +6,7 @@ import click
 
 from ..core.tokenize import TokenizerSpec
 from ..pipeline.baseline import BaselineRequest, run_baseline
-from ._common import handles_errors
+from ._common import DECIMAL, WHOLE, handles_errors
 
 # Queries named on stderr before the rest are left to the sidecar.
 LISTED = 10
@@ -22,7 +22,7 @@ def _names(queries: list[str]) -> str:
 @click.option("--corpus", "corpus_path", required=True, metavar="PATH", help="Corpus snapshot (JSON or JSONL).")
 @click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
 @click.option("--out", required=True, metavar="PATH", help="Write the run here (atomically), and PATH.meta.json.")
-@click.option("--depth", default=100, show_default=True, type=int, help="Keys ranked per query.")
+@click.option("--depth", default=100, show_default=True, type=WHOLE, help="Keys ranked per query.")
 @click.option(
     "--granularity",
     type=click.Choice(["chunk", "document"]),
@@ -30,8 +30,8 @@ def _names(queries: list[str]) -> str:
     show_default=True,
     help="Rank chunks (keys = chunk ids) or documents (keys = doc uris).",
 )
-@click.option("--k1", type=float, help="BM25 term-frequency saturation.  [default: 1.5]")
-@click.option("--b", type=float, help="BM25 length normalisation, 0 to 1.  [default: 0.75]")
+@click.option("--k1", type=DECIMAL, help="BM25 term-frequency saturation.  [default: 1.5]")
+@click.option("--b", type=DECIMAL, help="BM25 length normalisation, 0 to 1.  [default: 0.75]")
 @click.option("--stem/--no-stem", default=False, show_default=True, help="Snowball English stemming.")
 @click.option(
     "--stopwords",

@@ -12,7 +12,16 @@ from ..formats.fileio import open_binary
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..render.terminal import render_validation
-from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
+from ._common import (
+    EXIT_BAD_ANSWER,
+    EXIT_OK,
+    WHOLE,
+    colour_option,
+    handles_errors,
+    json_option,
+    print_json,
+    use_colour,
+)
 
 
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
@@ -63,7 +72,7 @@ def _eval_set_issues(
 @click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments JSONL.")
 @click.option("-r", "--run", "run_path", metavar="PATH", help="Also check a run against the judgments.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
-@click.option("--threshold", type=int, default=1, show_default=True, help="Lowest grade that counts as relevant.")
+@click.option("--threshold", type=WHOLE, default=1, show_default=True, help="Lowest grade that counts as relevant.")
 @click.option(
     "--corpus",
     "corpus_path",
@@ -71,7 +80,7 @@ def _eval_set_issues(
     help="Also check that the set can tell retrievers apart (easy-set, answer-in-query).",
 )
 @click.option(
-    "-k", "cutoff", type=int, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
+    "-k", "cutoff", type=WHOLE, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
 )
 @click.option(
     "--easy-set",
