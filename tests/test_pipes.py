@@ -55,3 +55,30 @@ def test_a_floor_on_stdin_is_read_and_its_gate_judged(tmp_path: Path) -> None:
     assert code == piped_code == 1
     assert piped["floor"]["metrics"] == from_file["floor"]["metrics"]
     assert piped["verdict"]["status"] == "FAIL"
+
+
+def test_validate_and_fuse_read_a_piped_input_once(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    run = write(tmp_path / "run.jsonl", RUN)
+    piped = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "validate", "-j", "/dev/stdin", "-r", str(run), "--json"],
+        input=judgments.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    from_file = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "validate", "-j", str(judgments), "-r", str(run), "--json"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert piped.returncode == from_file.returncode == 0, piped.stderr.decode()
+    assert json.loads(piped.stdout) == json.loads(from_file.stdout)
+    out = tmp_path / "fused.jsonl"
+    fused = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "fuse", "/dev/stdin", str(run), "--out", str(out)],
+        input=run.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert fused.returncode == 0, fused.stderr.decode()
+    assert [json.loads(line)["ranking"] for line in out.read_text().splitlines()] == [r["ranking"] for r in RUN]

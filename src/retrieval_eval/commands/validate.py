@@ -8,7 +8,7 @@ from ..core.errors import UsageError
 from ..core.judgments import JudgmentSet
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
-from ..formats.fileio import open_binary
+from ..formats.fileio import open_binary, reads_once
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..render.terminal import render_validation
@@ -24,6 +24,7 @@ from ._common import (
 )
 
 
+@reads_once
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import io
 import os
@@ -30,8 +31,8 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO, TextIO
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Concatenate, ParamSpec, TextIO, TypeVar
 
 from ..core.errors import InputError, UsageError
 
@@ -114,6 +115,22 @@ def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
     finally:
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def reads_once(read: Callable[Concatenate[str, P], T]) -> Callable[Concatenate[str, P], T]:
+    """A reader whose first argument is a path, made to read a pipe once (see :func:`read_once`):
+    readers that detect the format first open the path twice."""
+
+    @functools.wraps(read)
+    def reader(path: str, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with read_once([path]) as (local,):
+            return read(local or path, *args, **kwargs)
+
+    return reader
 
 
 def _is_regular(path: str) -> bool:
