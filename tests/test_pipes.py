@@ -8,6 +8,7 @@ with no queries) and the command still exited 0.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,43 @@ def test_a_floor_on_stdin_is_read_and_its_gate_judged(tmp_path: Path) -> None:
     assert code == piped_code == 1
     assert piped["floor"]["metrics"] == from_file["floor"]["metrics"]
     assert piped["verdict"]["status"] == "FAIL"
+
+
+def test_validate_and_fuse_read_a_piped_input_once(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    run = write(tmp_path / "run.jsonl", RUN)
+    piped = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "validate", "-j", "/dev/stdin", "-r", str(run), "--json"],
+        input=judgments.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    from_file = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "validate", "-j", str(judgments), "-r", str(run), "--json"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert piped.returncode == from_file.returncode == 0, piped.stderr.decode()
+    assert json.loads(piped.stdout) == json.loads(from_file.stdout)
+    out = tmp_path / "fused.jsonl"
+    fused = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "fuse", "/dev/stdin", str(run), "--out", str(out)],
+        input=run.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert fused.returncode == 0, fused.stderr.decode()
+    assert [json.loads(line)["ranking"] for line in out.read_text().splitlines()] == [r["ranking"] for r in RUN]
+
+
+def test_a_piped_input_past_the_line_limit_is_refused_before_it_fills_a_disk(tmp_path: Path) -> None:
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    done = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", "score", "-j", str(judgments), "-r", "/dev/stdin"],
+        input=b"x" * 5000,  # no line end: /dev/zero through a pipe, in small
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "RETRIEVAL_EVAL_MAX_LINE_BYTES": "1000"},
+    )
+    assert done.returncode == 2 and b"a line longer than 1000 bytes" in done.stderr, done.stderr
+    assert b"Traceback" not in done.stderr

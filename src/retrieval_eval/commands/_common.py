@@ -15,6 +15,7 @@ import click
 
 from ..core.errors import RetrievalEvalError, UsageError
 from ..core.exits import EXIT_BAD_ANSWER, EXIT_NO_ANSWER, EXIT_OK
+from ..core.numbers import parse_decimal, parse_whole
 from ..core.scoring import parse_cutoffs
 from ..pipeline.settings import BY_NAME, CONFIG_KEYS, DEFAULT_CONFIG, Runner, Settings, SettingsError, Values
 from ..pipeline.settings import parse_settings as parse_values
@@ -24,6 +25,31 @@ from ..render.terminal import clean
 __all__ = ["EXIT_BAD_ANSWER", "EXIT_NO_ANSWER", "EXIT_OK"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PlainNumber(click.ParamType):  # type: ignore[type-arg]  # generic only in recent click
+    """An option's number, read by the one number grammar (core/numbers.py): click's own
+    int and float also read ``6_0``, ``1e3`` and other scripts' digits."""
+
+    def __init__(self, whole: bool, minimum: int | None = None) -> None:
+        self.whole = whole
+        self.minimum = minimum
+        self.name = "integer" if whole else "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value  # a default, already a number
+        try:
+            number = parse_whole(value) if self.whole else parse_decimal(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if self.minimum is not None and number < self.minimum:
+            self.fail(f"{value!r} is below {self.minimum}", param, ctx)
+        return number
+
+
+WHOLE = PlainNumber(whole=True)
+DECIMAL = PlainNumber(whole=False)
 
 
 def fail(message: str, hint: str | None = None) -> None:

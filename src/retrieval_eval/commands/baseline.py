@@ -7,7 +7,7 @@ import click
 from ..core.tokenize import TokenizerSpec
 from ..pipeline.baseline import BaselineRequest, run_baseline
 from ..pipeline.settings import check_number
-from ._common import handles_errors, say
+from ._common import DECIMAL, WHOLE, handles_errors, say
 
 # Queries named on stderr before the rest are left to the sidecar.
 LISTED = 10
@@ -23,7 +23,7 @@ def _names(queries: list[str]) -> str:
 @click.option("--corpus", "corpus_path", required=True, metavar="PATH", help="Corpus snapshot (JSON or JSONL).")
 @click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
 @click.option("--out", required=True, metavar="PATH", help="Write the run here (atomically), and PATH.meta.json.")
-@click.option("--depth", default=100, show_default=True, type=int, help="Keys ranked per query.")
+@click.option("--depth", default=100, show_default=True, type=WHOLE, help="Keys ranked per query.")
 @click.option(
     "--granularity",
     type=click.Choice(["chunk", "document"]),
@@ -31,8 +31,8 @@ def _names(queries: list[str]) -> str:
     show_default=True,
     help="Rank chunks (keys = chunk ids) or documents (keys = doc uris).",
 )
-@click.option("--k1", type=float, help="BM25 term-frequency saturation.  [default: 1.5]")
-@click.option("--b", type=float, help="BM25 length normalisation, 0 to 1.  [default: 0.75]")
+@click.option("--k1", type=DECIMAL, help="BM25 term-frequency saturation.  [default: 1.5]")
+@click.option("--b", type=DECIMAL, help="BM25 length normalisation, 0 to 1.  [default: 0.75]")
 @click.option("--stem/--no-stem", default=False, show_default=True, help="Snowball English stemming.")
 @click.option(
     "--stopwords",

@@ -9,7 +9,7 @@ import click
 from ..core.errors import InputError, UsageError
 from ..core.identity import chunk_id, normalize, text_sha
 from ..formats.jsondoc import max_document_bytes, read_document_bytes
-from ._common import handles_errors, json_option, print_json
+from ._common import PlainNumber, handles_errors, json_option, print_json
 
 IDENTITY_OPTIONS = ("--doc-uri", "--doc-revision", "--ordinal", "--chunker")
 
@@ -37,7 +37,9 @@ def read_text(text: str | None, path: str | None) -> str:
 @click.option("--file", "path", metavar="PATH", help="Read the chunk text from a file ('-' for stdin).")
 @click.option("--doc-uri", metavar="URI", help="The document's stable URI.")
 @click.option("--doc-revision", metavar="REV", help="The document's version or etag.")
-@click.option("--ordinal", type=click.IntRange(min=0), help="The chunk's 0-based position in its document.")
+@click.option(
+    "--ordinal", type=PlainNumber(whole=True, minimum=0), help="The chunk's 0-based position in its document."
+)
 @click.option("--chunker", "chunker_fingerprint", metavar="FINGERPRINT", help="The chunker fingerprint.")
 @click.option("--text-sha", "want_sha", is_flag=True, help="Print the text_sha of the text instead.")
 @click.option("--normalize", "want_normalized", is_flag=True, help="Print the normalized text instead.")

@@ -19,7 +19,7 @@ from ..formats.report import dump_report, load_report
 from ..pipeline.forking import shared_map, worker_count, workers_override
 from ..pipeline.settings import check_number
 from ..render import comparison_text
-from ._common import handles_errors, json_option, print_json
+from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
 
 
 def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
@@ -44,9 +44,13 @@ def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
     "rankings when the yardstick changed.",
 )
 @click.option(
-    "--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Bootstrap resamples."
+    "--resamples",
+    type=PlainNumber(whole=True, minimum=100),
+    default=10_000,
+    show_default=True,
+    help="Bootstrap resamples.",
 )
-@click.option("--seed", type=int, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
+@click.option("--seed", type=WHOLE, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
 @click.option(
     "--power",
     type=click.FloatRange(0.5, 1, max_open=True),

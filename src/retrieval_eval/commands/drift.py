@@ -18,7 +18,16 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import parse_judgments
 from ..formats.queue import write_queue
 from ..render.drift import drift_payload, render_drift
-from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
+from ._common import (
+    DECIMAL,
+    EXIT_BAD_ANSWER,
+    EXIT_OK,
+    colour_option,
+    handles_errors,
+    json_option,
+    print_json,
+    use_colour,
+)
 from ._progress import ProgressBar
 
 
@@ -75,7 +84,7 @@ def collector_paused() -> Iterator[None]:
 )
 @click.option(
     "--max-invalid-ratio",
-    type=float,
+    type=DECIMAL,
     default=0.0,
     show_default=True,
     metavar="R",

@@ -9,17 +9,17 @@ from ..core.fusion import SCORE_DECIMALS, fuse_rrf, parse_weights
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
 from ..formats.runs import parse_run
 from ..pipeline.settings import check_number
-from ._common import handles_errors, say
+from ._common import WHOLE, handles_errors, say
 
 
 @click.command()
 @click.argument("runs", nargs=-1, metavar="RUN RUN...")
 @click.option("--method", type=click.Choice(["rrf"]), default="rrf", show_default=True, help="The fusion method.")
-@click.option("--rrf-k", "k", type=int, default=60, show_default=True, help="RRF's k: score = w / (k + rank).")
+@click.option("--rrf-k", "k", type=WHOLE, default=60, show_default=True, help="RRF's k: score = w / (k + rank).")
 @click.option(
     "--weights", metavar="W,W,...", help="One positive weight per run, in the order given.  [default: 1 each]"
 )
-@click.option("--depth", type=int, help="Keys kept per query.  [default: all]")
+@click.option("--depth", type=WHOLE, help="Keys kept per query.  [default: all]")
 @click.option(
     "--run-format",
     type=click.Choice(["auto", "jsonl", "trec"]),

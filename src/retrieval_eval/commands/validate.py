@@ -8,14 +8,25 @@ from ..core.errors import UsageError
 from ..core.judgments import JudgmentSet
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
-from ..formats.fileio import open_binary
+from ..formats.fileio import open_binary, reads_once
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..pipeline.settings import check_number
 from ..render.terminal import render_validation
-from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, say, use_colour
+from ._common import (
+    EXIT_BAD_ANSWER,
+    EXIT_OK,
+    WHOLE,
+    colour_option,
+    handles_errors,
+    json_option,
+    print_json,
+    say,
+    use_colour,
+)
 
 
+@reads_once
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
 
@@ -64,7 +75,7 @@ def _eval_set_issues(
 @click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments JSONL.")
 @click.option("-r", "--run", "run_path", metavar="PATH", help="Also check a run against the judgments.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
-@click.option("--threshold", type=int, default=1, show_default=True, help="Lowest grade that counts as relevant.")
+@click.option("--threshold", type=WHOLE, default=1, show_default=True, help="Lowest grade that counts as relevant.")
 @click.option(
     "--corpus",
     "corpus_path",
@@ -72,7 +83,7 @@ def _eval_set_issues(
     help="Also check that the set can tell retrievers apart (easy-set, answer-in-query).",
 )
 @click.option(
-    "-k", "cutoff", type=int, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
+    "-k", "cutoff", type=WHOLE, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
 )
 @click.option(
     "--easy-set",

@@ -13,6 +13,16 @@ import re
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_whole(text: str) -> int:
+    """``text`` read as a whole number in plain decimal digits; ValueError for anything else."""
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(f"{text!r} is not a plain whole number (digits 0-9, an optional sign)")
+    return int(text)
+
+
 def parse_decimal(text: str) -> float:
     """``text`` read as a plain decimal; ValueError for anything else."""
     if not _DECIMAL.fullmatch(text):

@@ -37,7 +37,7 @@ from typing import Any, BinaryIO
 from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
 from ..core.errors import InputError, UsageError
 from ..core.identity import CHUNK_ID_RULE, is_chunk_key, is_text_sha, normalize, text_sha_of_normalized
-from .fileio import open_binary
+from .fileio import open_binary, reads_once
 from .jsondoc import read_document_bytes
 from .jsonl import BOM, decode_line, expect_object, iter_lines, iter_raw_lines
 
@@ -378,6 +378,7 @@ def detect_corpus_format(path: str) -> str:
     return "jsonl"
 
 
+@reads_once
 def read_corpus(
     path: str,
     *,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import io
 import os
@@ -30,10 +31,11 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO, TextIO
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Concatenate, ParamSpec, TextIO, TypeVar
 
 from ..core.errors import InputError, UsageError
+from .jsonl import INPUT_ENV, LINE_ENV, Limits
 
 _REASONS = {
     errno.ENOENT: "no such file or directory",
@@ -88,8 +90,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
 
 @contextlib.contextmanager
 def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
-    """The paths, each one that is not a regular file (a pipe, ``/dev/stdin``, a FIFO)
-    replaced by a private temporary copy of its bytes, read once, and removed at the end.
+    """The paths, each pipe among them (``/dev/stdin`` fed by a pipe, a FIFO) replaced by a
+    private temporary copy of its bytes, read once, and removed at the end.
 
     A pipe yields its bytes once; format detection, hashing and reading each open the
     path, so every later reader of a pipe would see nothing.
@@ -98,17 +100,14 @@ def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
     result: list[str | None] = []
     try:
         for path in paths:
-            if path is None or _is_regular(path):
+            if path is None or _not_a_pipe(path):
                 result.append(path)
                 continue
             if directory is None:
                 directory = tempfile.mkdtemp(prefix="retrieval-eval-")
             copy = os.path.join(directory, str(len(result)))
             with open_binary(path) as source, open(copy, "xb") as target:
-                try:
-                    shutil.copyfileobj(source, target, 1 << 20)
-                except OSError as exc:
-                    raise cannot_read(path, exc) from None
+                _copy_within_limits(source, target, path)
             result.append(copy)
         yield result
     finally:
@@ -116,10 +115,54 @@ def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def _is_regular(path: str) -> bool:
-    """A regular file, or a path that names none (the reader then refuses it as it always did)."""
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def reads_once(read: Callable[Concatenate[str, P], T]) -> Callable[Concatenate[str, P], T]:
+    """A reader whose first argument is a path, made to read a pipe once (see :func:`read_once`):
+    readers that detect the format first open the path twice."""
+
+    @functools.wraps(read)
+    def reader(path: str, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with read_once([path]) as (local,):
+            return read(local or path, *args, **kwargs)
+
+    return reader
+
+
+def _copy_within_limits(source: BinaryIO, target: BinaryIO, path: str) -> None:
+    """Copy a pipe, refusing it as the line readers would past their limits (an endless
+    stream with no line end fills no disk)."""
+    limits = Limits.from_environment()
+    total = line = 0
+    while True:
+        try:
+            block = source.read(1 << 20)
+        except OSError as exc:
+            raise cannot_read(path, exc) from None
+        if not block:
+            return
+        total += len(block)
+        end = block.rfind(b"\n")
+        line = len(block) - end - 1 if end >= 0 else line + len(block)
+        if line > limits.line or total > limits.total:
+            raise InputError(
+                "input",
+                None,
+                f"{path}: a line longer than {limits.line} bytes or more than {limits.total} bytes in all",
+                path=path,
+                hint=f"raise {LINE_ENV} or {INPUT_ENV} if the input is meant to be that large",
+            )
+        target.write(block)
+
+
+def _not_a_pipe(path: str) -> bool:
+    """Anything but a pipe: a FIFO (``/dev/stdin`` fed by a pipe) yields its bytes once; a
+    file, a directory or a device (``/dev/zero``) is left to the reader, which refuses what
+    it cannot read, and a path that names nothing too."""
     try:
-        return stat.S_ISREG(os.stat(path).st_mode) or stat.S_ISDIR(os.stat(path).st_mode)
+        return not stat.S_ISFIFO(os.stat(path).st_mode)
     except OSError:
         return True
 

@@ -26,7 +26,7 @@ from ..core.judgments import (
     no_judgment_error,
 )
 from ..core.labelindex import LabelIndex
-from .fileio import open_binary, sha256_file
+from .fileio import open_binary, reads_once, sha256_file
 from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines
 from .qrels import read_beir_qrels, read_trec_qrels
 
@@ -95,6 +95,7 @@ def judgments_file_format(path: str) -> str:
     return "jsonl"
 
 
+@reads_once
 def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     """Stream a judgments file into a :class:`LabelIndex`; records are not kept.
 

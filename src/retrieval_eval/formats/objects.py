@@ -35,7 +35,7 @@ from typing import Any
 from ..core.errors import InputError, UsageError
 from ..core.judgments import SCHEMA_ORDER, Judgment, JudgmentSet, judgment_from_record, write_judgments
 from ..core.runs import RunRows
-from .fileio import open_binary, sha256_file
+from .fileio import open_binary, reads_once, sha256_file
 from .judgments import judgments_file_format, parse_judgments
 from .qrels import read_beir_qrels, read_trec_qrels
 from .runout import run_line
@@ -259,6 +259,7 @@ def scored_rows(rows: Iterable[tuple[str, str, float]], sha256: str | None = Non
 JUDGMENT_FORMATS = ("auto", "jsonl", "trec", "beir")
 
 
+@reads_once
 def read_judgments_file(path: str, judgments_format: str = "auto") -> tuple[JudgmentSet, str]:
     """The judgments in a JSONL, TREC qrels or BEIR qrels file, and the SHA-256 of its bytes."""
     if judgments_format not in JUDGMENT_FORMATS:
@@ -273,6 +274,7 @@ def read_judgments_file(path: str, judgments_format: str = "auto") -> tuple[Judg
     return judgments, sha256_file(path)
 
 
+@reads_once
 def read_run_file(path: str, run_format: str = "auto") -> RunRows:
     """Every line of a run JSONL or TREC run file, checked and held, named by the SHA-256 of its bytes."""
     check_run_format(run_format)

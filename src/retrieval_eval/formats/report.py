@@ -61,9 +61,9 @@ def _report_from(data: bytes, source: str, *, path: str | None = None, where: st
 def other_input(data: bytes) -> str | None:
     """``a run`` or ``judgments`` when the first line reads as one (JSONL or TREC), else None."""
     first = next((line.strip() for line in data.lstrip(b"\xef\xbb\xbf").splitlines() if line.strip()), b"")
-    try:
+    try:  # a line of a run or judgments file is shallow; anything that recurses deep is neither
         record = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         fields = first.split()
         if len(fields) == 6:
             return "a run (TREC)"

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from ..core.errors import InputError, UsageError
 from ..core.runs import Run, RunRows, dedupe_head
-from .fileio import open_binary
+from .fileio import open_binary, reads_once
 from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines, iter_raw_lines
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
@@ -296,6 +296,7 @@ def run_from_rows(rows: RunRows, *, depth: int | DepthOf | None = None, judged: 
     return run
 
 
+@reads_once
 def parse_run(
     path: str,
     *,
