@@ -170,33 +170,42 @@ def _bpref(q: RankedQuery, _k: int) -> float:
 # no relevant label yet is scored only then), and returns (lowest, highest) over labelings.
 
 
-def _monotone(compute: Callable[[RankedQuery, int], float]) -> Bounds:
-    """Bounds of a metric that more relevant keys in the top k never lower (precision, recall,
-    hit rate, MRR): the highest labels every unjudged key relevant; the lowest labels none,
-    or, when one must be, the lowest-ranked one."""
-
-    def bounds(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
-        low = compute(_flipped(q, unjudged[-1:]), k) if one else compute(q, k)
-        return low, compute(_flipped(q, unjudged), k)
-
-    return bounds
+def _bounds_precision(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+    # More relevant keys never lower precision, recall, hit rate or MRR: the highest value
+    # labels every unjudged key in the top k relevant, the lowest none, or, when one must be
+    # (a query with no relevant label yet), the lowest-ranked one.
+    hits = sum(q.relevant[:k])
+    return (hits + one) / k, (hits + len(unjudged)) / k
 
 
-def _flipped(q: RankedQuery, positions: list[int]) -> RankedQuery:
-    """The query with the keys at ``positions`` labeled relevant at the threshold grade."""
-    gains, relevant, judged = list(q.gains), list(q.relevant), list(q.judged)
-    for position in positions:
-        gains[position], relevant[position], judged[position] = q.flip_gain, True, True
-    ideal = sorted([*q.ideal, *[q.flip_gain] * len(positions)], reverse=True)
-    return RankedQuery(gains, relevant, ideal, q.n_relevant + len(positions), judged, q.n_nonrelevant, q.flip_gain)
+def _bounds_recall(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+    hits = sum(q.relevant[:k])
+    return (hits + one) / (q.n_relevant + one), (hits + len(unjudged)) / (q.n_relevant + len(unjudged))
 
 
-def _counts(m_values: range, q: RankedQuery, value: Callable[[int, str], float]) -> tuple[float, float]:
-    """The extremes of ``value(m, end)`` over every number m of keys labeled relevant, each
-    placed at the top (``"top"``: the highest value for that m) or at the bottom."""
-    lows = [value(m, "bottom") for m in m_values]
-    highs = [value(m, "top") for m in m_values]
-    return min(lows), max(highs)
+def _bounds_hit_rate(q: RankedQuery, k: int, _unjudged: list[int], one: bool) -> tuple[float, float]:
+    return (1.0 if one else _hit_rate(q, k)), 1.0
+
+
+def _bounds_reciprocal_rank(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+    value = _reciprocal_rank(q, k)
+    low = max(value, 1.0 / (unjudged[-1] + 1)) if one else value
+    return low, max(value, 1.0 / (unjudged[0] + 1))
+
+
+def _extremes(top: list[float], bottom: list[float], denominators: list[float], first: int) -> tuple[float, float]:
+    """The lowest of ``bottom[m] / denominators[m]`` and the highest of ``top[m] / denominators[m]``
+    over m = first..u: for each number m of keys labeled relevant, the m lowest-ranked give the
+    smallest value and the m highest-ranked the largest (a zero denominator: the value 0)."""
+    low = high = None
+    for m in range(first, len(top)):
+        denominator = denominators[m]
+        a = bottom[m] / denominator if denominator > 0 else 0.0
+        b = top[m] / denominator if denominator > 0 else 0.0
+        low = a if low is None or a < low else low
+        high = b if high is None or b > high else high
+    assert low is not None and high is not None  # called with at least one unjudged key
+    return low, high
 
 
 def _bounds_average_precision(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
@@ -227,10 +236,8 @@ def _bounds_average_precision(q: RankedQuery, k: int, unjudged: list[int], one: 
         bottom.append(bottom[-1] + own + below[position + 1] + flipped_below)
         flipped_below += 1 / (position + 1)
 
-    def value(m: int, end: str) -> float:
-        return (top if end == "top" else bottom)[m] / (q.n_relevant + m)
-
-    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
+    denominators = [float(q.n_relevant + m) for m in range(len(unjudged) + 1)]
+    return _extremes(top, bottom, denominators, 1 if one else 0)
 
 
 def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
@@ -254,15 +261,13 @@ def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tupl
 
     def ideal_dcg(m: int) -> float:
         # The labels at or above the gain, then m keys of the gain, then the rest shifted by m.
-        shifted = sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth)
-        return head + gain * (cumulative[min(above + m, depth)] - cumulative[above]) + shifted
+        added = head + gain * (cumulative[min(above + m, depth)] - cumulative[above])
+        if not tail:  # the usual case (threshold 1): nothing to shift
+            return added
+        return added + sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth)
 
     ideals = [ideal_dcg(m) for m in range(len(unjudged) + 1)]
-
-    def value(m: int, end: str) -> float:
-        return (top if end == "top" else bottom)[m] / ideals[m] if ideals[m] > 0 else 0.0
-
-    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
+    return _extremes(top, bottom, ideals, 1 if one else 0)
 
 
 def cumulative_gain(gains: Sequence[float], discount: Sequence[float]) -> float:
@@ -290,13 +295,11 @@ REGISTRY: tuple[Metric, ...] = (
         "share of the top k that is relevant (divides by k)",
         True,
         _precision,
-        _monotone(_precision),
+        _bounds_precision,
         False,
         "P",
     ),
-    Metric(
-        "recall", "share of the relevant labels found in the top k", True, _recall, _monotone(_recall), False, "recall"
-    ),
+    Metric("recall", "share of the relevant labels found in the top k", True, _recall, _bounds_recall, False, "recall"),
     Metric(
         "ndcg",
         "discounted cumulative gain in the top k over the ideal ranking's",
@@ -311,7 +314,7 @@ REGISTRY: tuple[Metric, ...] = (
         "reciprocal rank of the first relevant key within the top k",
         True,
         _reciprocal_rank,
-        _monotone(_reciprocal_rank),
+        _bounds_reciprocal_rank,
         True,
         "recip_rank",
     ),
@@ -329,7 +332,7 @@ REGISTRY: tuple[Metric, ...] = (
         "1 when any relevant key is in the top k, else 0",
         True,
         _hit_rate,
-        _monotone(_hit_rate),
+        _bounds_hit_rate,
         False,
         "success",
     ),
