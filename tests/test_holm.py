@@ -55,7 +55,7 @@ def test_the_comparison_keeps_raw_p_and_adds_the_adjusted(tmp_path: Path) -> Non
     for name, row in rows.items():
         assert row["p_adjusted"] == holm(tested)[name]
         assert row["significant_adjusted"] == (row["p_adjusted"] <= 0.05)
-    # Four of 40 queries dropped: each test alone calls it, sixteen together do not.
+    # Four of 40 queries dropped: each test alone calls it, fifteen together do not.
     assert rows["recall@5"]["significant"] is True and rows["recall@5"]["p_value"] < 0.05
     assert rows["recall@5"]["significant_adjusted"] is False
     strata = comparison["per_stratum"]

@@ -148,7 +148,7 @@ def test_the_demo_numbers_agree_with_ir_measures() -> None:
     ]
     P5, R5, J5, BPREF, NDCG10 = map(ir_measures.parse_measure, ("P@5", "R@5", "Judged@5", "Bpref", "nDCG@10"))
     theirs = ir_measures.calc_aggregate([P5, R5, J5, BPREF, NDCG10], qrels, run)
-    ours = retrieval_eval.evaluate(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), k=(5, 10))
+    ours = retrieval_eval.evaluate(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), k="5,10,all")
     linear = retrieval_eval.evaluate(str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), k=(5, 10), gain="linear")
     assert ours.metrics["precision@5"] == pytest.approx(theirs[P5], abs=TOLERANCE)
     assert ours.metrics["recall@5"] == pytest.approx(theirs[R5], abs=TOLERANCE)

@@ -334,7 +334,7 @@ SHAPES = (
     ("report-strata-list", REPORT, "per_stratum", [1], "per_stratum must be an object"),
     ("report-per-query-list", REPORT, "per_query.b1", [0.5], "b1 must be an object (at $.per_query.b1)"),
     ("report-verdict-status", REPORT, "verdict.status", "OK", "status must be one of"),
-    ("report-k-strings", REPORT, "config.k", ["3"], "k[0] must be an integer (at $.config.k[0])"),
+    ("report-k-strings", REPORT, "config.k", ["3"], "k[0] must be an integer or \"all\" (at $.config.k[0])"),
     ("report-rankings-numbers", REPORT, "rankings.b1", [1, 2], "b1[0] must be a string (at $.rankings.b1[0])"),
 )
 for name, document, path, value, says in SHAPES:
