@@ -716,3 +716,47 @@ CASES += [
     _device_case("verify-chain-dev-zero", ("verify-chain", "dev"), "/dev/zero", "NUL byte"),
     _device_case("chunk-id-file-dev-zero", ("chunk-id", "--file", "dev", "--text-sha"), "/dev/zero", "NUL byte"),
 ]
+
+
+# -- R3.15: a template folder outside the workspace is refused as it is, naming the setting --------------
+def link_templates_outside(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    outside = tmp.parent / f"{tmp.name}-templates"
+    outside.mkdir(exist_ok=True)
+    (tmp / "t").symlink_to(outside)
+
+
+def _template_dir_case(name: str, value: bytes, says: str, lacks: tuple[str, ...] = (), setup=with_runner_folder):  # type: ignore[no-untyped-def]
+    return HostileCase(
+        "R3.15",
+        name,
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"template-dir: " + value + b"\n"},
+        env=runner(),
+        setup=setup,
+        stdout_has=says,
+        stdout_lacks=lacks,
+        github=True,
+        comment_has="could not answer",
+    )
+
+
+CASES += [
+    _template_dir_case(
+        "absolute", b"/etc", "template-dir: '/etc' must be a path inside the repository", ("symbolic link",)
+    ),
+    _template_dir_case(
+        "dot-dot", b"../elsewhere", "template-dir: '../elsewhere' must be a path inside", ("symbolic link",)
+    ),
+    _template_dir_case(
+        "through-a-link", b"t", "template-dir: t leads outside the workspace", setup=link_templates_outside
+    ),
+]
+CASES.append(
+    dataclasses.replace(
+        _template_dir_case(
+            "judgments-written-outside", b"t", "judgments.jsonl leads outside the workspace", ("symbolic link",)
+        ),
+        env=runner(INPUT_JUDGMENTS="../judgments.jsonl"),  # need not exist: the path alone is refused
+    )
+)

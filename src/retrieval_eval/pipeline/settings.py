@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..core.errors import UsageError
+from ..core.errors import InputError, UsageError
 from ..core.gates import parse_gate, split_gate_list
 from ..core.judgments import MAX_RELEVANCE
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
@@ -308,7 +308,7 @@ class Settings:
     def queue_file(self) -> str:
         return _beside(self.report, ".queue.jsonl")
 
-    def resolve(self, path: str) -> Path:
+    def resolve(self, path: str, *, setting: str = "") -> Path:
         """A path as the user wrote it, anchored at the workspace when relative.
 
         In a workflow the pull request controls the paths and what they link to, so the
@@ -317,7 +317,7 @@ class Settings:
         """
         anchored = self.runner.workspace / path
         if self.confined:
-            confine(anchored, self.runner.workspace, shown=path)
+            confine(anchored, self.runner.workspace, shown=f"{setting}: {path}" if setting else path)
         return anchored
 
     @property
@@ -337,8 +337,12 @@ def confine(path: Path, workspace: Path, *, shown: str) -> None:
     """Refuse ``path`` when, links followed, it is not inside ``workspace``."""
     real, root = os.path.realpath(path), os.path.realpath(workspace)
     if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        # Said as it is: a path written outside, or one that a link inside leads out of.
+        written, lexical_root = os.path.abspath(path), os.path.abspath(workspace)
+        linked = os.path.commonpath([written, lexical_root]) == lexical_root
+        how = ", through a symbolic link" if linked else ""
         raise UsageError(
-            f"{shown} leads outside the workspace (to {real}), through a symbolic link",
+            f"{shown} leads outside the workspace (to {real}){how}",
             hint="keep every path the action reads or writes inside the repository, links included",
         )
 
@@ -446,7 +450,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         comment_id=values.parse("comment-id", _comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
         api_url=values.parse("api-url", _url, DEFAULT_API_URL),
-        template_dir=values.raw("template-dir"),
+        template_dir=values.parse("template-dir", _optional(path(".github/retrieval-eval")), ""),
         config_file=config_file,
         github_token=token,
         confined=values.confined,
@@ -491,6 +495,8 @@ def _check_outputs(settings: Settings, values: Values) -> None:
         refuse_output_over_input(outputs, inputs_of(settings))
     except UsageError as exc:
         values.problems.append(exc.message)
+    except InputError:
+        pass  # an output that cannot be written (a folder): said when it is written, the answer kept
 
 
 # -- the parsers, one per kind of value ------------------------------------------------------
@@ -560,6 +566,11 @@ def _span(text: str) -> int:
 
 parse_easy_set: Callable[[str], float | None] = _off_or(_ratio)
 parse_answer_in_query: Callable[[str], int | None] = _off_or(_span)
+
+
+def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """Empty means "not set"; anything else is read by ``parse``."""
+    return lambda text: parse(text) if text else ""
 
 
 def _floor(path: PathParser) -> Callable[[str], str]:
