@@ -69,7 +69,7 @@ def _number(value: float) -> str:
     if isinstance(value, int):
         # str() of a number past 4,300 digits raises: its length is told from its bits instead.
         return (
-            f"{value:,}" if abs(value) < 10**18 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+            f"{value:,}" if abs(value) < 10**20 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
         )
     return f"{value:g}"
 
