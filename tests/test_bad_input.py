@@ -192,7 +192,7 @@ def test_baseline_that_is_not_a_report(tmp_path: Path) -> None:
         "--baseline",
         str(tmp_path / "base.json"),
     )
-    assert_refused(result, 'baseline: not a spec v1 report (spec_version is not "1")')
+    assert_refused(result, f'baseline ({tmp_path / "base.json"}): not a spec v1 report (spec_version is not "1")')
 
 
 def test_judged_samples_that_are_not_numbers(tmp_path: Path) -> None:
@@ -206,7 +206,7 @@ def test_judged_samples_that_are_not_numbers(tmp_path: Path) -> None:
         "--judged",
         f"faithfulness={tmp_path / 's.json'}",
     )
-    assert_refused(result, "judged faithfulness: expected a non-empty JSON array of numbers")
+    assert_refused(result, f"judged faithfulness ({tmp_path / 's.json'}): expected a non-empty JSON array of numbers")
 
 
 def test_convert_refuses_ids_with_white_space_and_writes_nothing(tmp_path: Path) -> None:
@@ -283,7 +283,7 @@ def test_an_output_that_cannot_be_written_is_refused(name: str, where: str, reas
 def test_samples_too_large_to_summarize_are_refused(samples: str, problem: str, tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text(samples)
     result = run_cli("summarize", str(tmp_path / "s.json"), "--name", "faithfulness")
-    assert_refused(result, f"samples: {problem}")
+    assert_refused(result, f"samples ({tmp_path / 's.json'}): {problem}")  # a whole document names its file
     result = run_cli(
         "score",
         "-j",
@@ -293,7 +293,7 @@ def test_samples_too_large_to_summarize_are_refused(samples: str, problem: str, 
         "--judged",
         f"faithfulness={tmp_path / 's.json'}",
     )
-    assert_refused(result, f"judged faithfulness: {problem}")
+    assert_refused(result, f"judged faithfulness ({tmp_path / 's.json'}): {problem}")
 
 
 def test_an_option_value_that_is_not_utf8_is_refused(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def test_a_malformed_report_is_refused_naming_the_first_fault_and_escaping_it(tm
     result = run_cli("render", "--report", str(tmp_path / "bad.json"), "--format", "text")
     assert result.code == 2, result.stderr
     assert "Traceback" not in result.stderr and "\x1b" not in result.stderr
-    assert 'report: n must be an integer (at $.per_stratum["evil\\u001b[2J"].n)' in result.stderr
+    assert '/bad.json): n must be an integer (at $.per_stratum["evil\\u001b[2J"].n)' in result.stderr
 
 
 def test_text_output_shows_control_characters_of_a_well_formed_report(tmp_path: Path) -> None:

@@ -253,7 +253,7 @@ def test_compare_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
     broken.write_text('{"spec_version": "1",\n "metrics": ')
     result = run_cli("compare", "--base", str(base), "--head", str(broken))
     assert result.code == 2
-    assert result.stderr.startswith("error  head:2: not valid JSON")
+    assert result.stderr.startswith("error  head (") and "broken.json):2: not valid JSON" in result.stderr
     assert "Traceback" not in result.stderr
 
 

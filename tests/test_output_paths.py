@@ -192,12 +192,29 @@ def test_an_error_in_the_block_leaves_no_temporary_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-@pytest.mark.parametrize("command", ["score", "drift"])
+@pytest.mark.parametrize("command", ["score", "drift", "convert", "convert-beir-corpus"])
 def test_a_signal_mid_write_removes_the_temporary_file(command: str, signum: int, tmp_path: Path) -> None:
     judgments = tmp_path / "j.jsonl"
     judgments.write_bytes(Path(fixture_path("drift", "judgments.jsonl")).read_bytes())
     if command == "score":
         argv = [*SCORE, "--out", str(tmp_path / "report.json")]
+    elif command == "convert":
+        argv = ["convert", str(judgments), "--to", "trec-qrels", "--out", str(tmp_path / "q.txt")]
+    elif command == "convert-beir-corpus":  # two outputs, one after the other: the corpus, then the labels
+        beir = tmp_path / "beir"
+        (beir / "qrels").mkdir(parents=True)
+        (beir / "corpus.jsonl").write_text('{"_id": "d1", "title": "t", "text": "hello"}\n')
+        (beir / "queries.jsonl").write_text('{"_id": "q1", "text": "hello"}\n')
+        (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+        argv = [
+            "convert",
+            "--beir",
+            str(beir),
+            "--out",
+            str(tmp_path / "j2.jsonl"),
+            "--corpus-out",
+            str(tmp_path / "c.jsonl"),
+        ]
     else:
         argv = ["drift", "-j", str(judgments), "-c", fixture_path("drift", "corpus.json"), "--fix"]
     held = tmp_path / "held"
@@ -259,3 +276,34 @@ def test_a_full_disk_is_refused_with_the_path(command: str, tmp_path: Path) -> N
 def _free(path: Path) -> int:
     info = os.statvfs(path)
     return info.f_bavail * info.f_frsize
+
+
+# The moment between creating the temporary file and the first write: a signal there used to find
+# no handler yet. The child sends itself SIGTERM from inside os.open, just after the file exists.
+SIGNAL_AT_CREATION = """
+import os, signal, sys
+from retrieval_eval.formats import fileio
+
+real_open = os.open
+
+def open_then_signal(path, flags, mode=0o777):
+    fd = real_open(path, flags, mode)
+    if str(path).endswith(".tmp"):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return fd
+
+fileio.os.open = open_then_signal
+with fileio.atomic_writer(sys.argv[1]) as handle:
+    handle.write("never kept")
+"""
+
+
+def test_a_signal_as_the_temporary_file_is_created_removes_it(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_CREATION, str(tmp_path / "out.json")],
+        env=env(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert list(tmp_path.iterdir()) == []

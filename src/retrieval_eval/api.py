@@ -58,11 +58,35 @@ __all__ = [
 ]
 
 
+def _number(name: str, value: object, argument: str) -> None:
+    """``value`` checked against the range of setting (or option) ``name`` in the settings table."""
+    from .pipeline.settings import check_number
+
+    check_number(name, value, label=argument)
+
+
+def _of_type(argument: str, value: object, kinds: tuple[type, ...], words: str) -> None:
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise UsageError(f"{argument}: expected {words}, got {type(value).__name__}")
+
+
+def _path_or_none(argument: str, value: object) -> str | None:
+    if value is None:
+        return None
+    path = _as_path(value)
+    if path is None:
+        raise UsageError(f"{argument}: expected a path (str or os.PathLike), got {type(value).__name__}")
+    return path
+
+
 def _as_path(value: object) -> str | None:
     """The path ``value`` names, or None when it is not a path."""
-    if isinstance(value, str):
-        return value
-    return str(os.fspath(value)) if isinstance(value, os.PathLike) else None
+    path = value if isinstance(value, str) else os.fspath(value) if isinstance(value, os.PathLike) else None
+    if not isinstance(path, str):
+        return None
+    if "\0" in path:  # no file system takes one; os would raise ValueError, not an error of ours
+        raise UsageError(f"the path {path[:80]!r} holds a NUL character")
+    return path
 
 
 class Judgments(Frozen):
@@ -127,6 +151,7 @@ def load_judgments(source: object, *, format: str = "auto") -> Judgments:  # noq
     pandas DataFrame. Refuses bad input with :class:`InputError`, naming the line or row."""
     if isinstance(source, Judgments):
         return source
+    _of_type("format", format, (str,), "a format name")
     path = _as_path(source)
     if path is not None:
         from .formats.objects import read_judgments_file
@@ -146,6 +171,7 @@ def load_run(source: object, *, format: str = "auto") -> Run:  # noqa: A002
     orders them: score descending, ties by document id descending."""
     if isinstance(source, Run):
         return source
+    _of_type("format", format, (str,), "a format name")
     path = _as_path(source)
     if path is not None:
         from .formats.objects import read_run_file
@@ -163,6 +189,7 @@ def canonical_metric(name: str) -> str:
     from .core.aliases import canonical_metric as resolve
     from .core.metrics import describe_known, known_metric
 
+    _of_type("name", name, (str,), "a metric name")
     resolved = resolve(name)
     if not known_metric(resolved):
         raise UsageError(f"unknown metric {name!r}; known metrics: {describe_known()}")
@@ -227,9 +254,11 @@ def evaluate(
     from .pipeline.evaluate import evaluate as run_pipeline
     from .pipeline.timestamps import generated_at as stamp
 
+    _check_evaluate_arguments(threshold, gain, unjudged, collapse_to_documents, max_drift, generated_at)
+    corpus_path = _path_or_none("corpus", corpus)
     held_judgments, judgments_path = _judgments_for_pipeline(judgments)
     rows, run_path = _run_for_pipeline(run)
-    gate_list = split_gate_list(gates) if isinstance(gates, str) else [g for g in gates]
+    gate_list = _gate_list(gates, split_gate_list)
     base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
     cutoffs, full_depth = _cutoffs(k)
     request = ScoreRequest(
@@ -240,7 +269,7 @@ def evaluate(
         baseline=base_report,
         baseline_sha256=base_sha256,
         generated_at=stamp(now=generated_at, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH")),
-        corpus_path=os.fspath(corpus) if corpus is not None else None,
+        corpus_path=corpus_path,
         collapse_to_documents=collapse_to_documents,
         max_drift=max_drift,
         judgments_set=held_judgments._labels if held_judgments else None,
@@ -250,6 +279,34 @@ def evaluate(
         require_detectable=require_detectable,
     )
     return run_pipeline(request)
+
+
+def _check_evaluate_arguments(
+    threshold: object,
+    gain: object,
+    unjudged: object,
+    collapse_to_documents: object,
+    max_drift: object,
+    generated_at: object,
+) -> None:
+    """The arguments the CLI reads as settings, checked as the settings table checks them."""
+    _number("threshold", threshold, "threshold")
+    if max_drift is not None:
+        _number("max-drift", max_drift, "max_drift")
+    for argument, value in (("gain", gain), ("unjudged", unjudged)):
+        _of_type(argument, value, (str,), "a name")
+    _of_type("collapse_to_documents", collapse_to_documents, (bool,), "True or False")
+    if generated_at is not None:
+        _of_type("generated_at", generated_at, (str,), "an ISO 8601 time stamp")
+
+
+def _gate_list(gates: object, split: Any) -> list[str]:
+    if isinstance(gates, str):
+        return list(split(gates))
+    listed = list(gates) if isinstance(gates, (list, tuple)) else None
+    if listed is None or not all(isinstance(gate, str) for gate in listed):
+        raise UsageError("gates: expected a string of gate expressions, or a list of them")
+    return listed
 
 
 def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
@@ -282,10 +339,19 @@ def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[tuple[int, ...], bool
         from .core.scoring import parse_cutoff_list
 
         try:
-            return parse_cutoff_list(k)
+            cutoffs, full_depth = parse_cutoff_list(k)
         except ValueError as exc:
-            raise UsageError(f"k {k!r}: {exc}") from None
-    return ((k,) if isinstance(k, int) else tuple(k)), False
+            raise UsageError(f"k {k[:40]!r}: {exc}") from None
+        _number("k", cutoffs, "k")
+        return cutoffs, full_depth
+    if isinstance(k, (list, tuple)) and k and all(isinstance(item, int) for item in k):
+        cutoffs = tuple(k)
+    elif isinstance(k, int) and not isinstance(k, bool):
+        cutoffs = (k,)
+    else:
+        raise UsageError('k: expected a cutoff (10), a list of them ([5, 10]) or a string ("5,10", "10,all")')
+    _number("k", cutoffs, "k")
+    return tuple(dict.fromkeys(cutoffs)), False
 
 
 def _report_of(side: object, what: str) -> dict[str, Any] | None:
@@ -346,9 +412,13 @@ def compare(
 
     if not 0.0 < power < 1.0:
         raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
+    _number("resamples", resamples, "resamples")
+    if seed is not None:
+        _number("seed", seed, "seed")
     base_report = _report_of(base, "base")
     head_report = _report_of(head, "head")
-    assert base_report is not None and head_report is not None
+    if base_report is None or head_report is None:
+        raise UsageError("base and head: expected an Evaluation, a report dict or a report's path each, not None")
     index = None
     if judgments is not None:
         loaded = load_judgments(judgments)
@@ -450,8 +520,10 @@ def drift(judgments: object, corpus: PathLike) -> Drift:
     from .formats.corpus import read_corpus
     from .render.drift import drift_payload
 
+    corpus_path = _path_or_none("corpus", corpus)
+    if corpus_path is None:
+        raise UsageError("corpus: expected the path of a corpus snapshot, got None")
     loaded = load_judgments(judgments)
-    corpus_path = os.fspath(corpus)
     snapshot = read_corpus(corpus_path)
     result = check_drift(loaded._labels, snapshot)
     return Drift(drift_payload(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path))

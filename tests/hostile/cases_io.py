@@ -229,13 +229,14 @@ CASES.append(
 
 # -- 5: whole documents nested deeply, long integers, too large ----------------------------
 READERS = (
-    ("render-report", ("render", "--report", "x.json"), "report:"),
-    ("render-comparison", ("render", "--report", "r.json", "--compare", "x.json"), "comparison:"),
-    ("compare-base", ("compare", "--base", "x.json", "--head", "r.json"), "base:"),
-    ("compare-head", ("compare", "--base", "r.json", "--head", "x.json"), "head:"),
-    ("score-baseline", (*SCORE, "--baseline", "x.json"), "baseline:"),
-    ("score-judged", (*SCORE, "--judged", "f=x.json"), "judged f:"),
-    ("summarize", ("summarize", "x.json"), "samples:"),
+    # A whole document's refusal names its role and its file (score resolves paths first).
+    ("render-report", ("render", "--report", "x.json"), "report (x.json):"),
+    ("render-comparison", ("render", "--report", "r.json", "--compare", "x.json"), "comparison (x.json):"),
+    ("compare-base", ("compare", "--base", "x.json", "--head", "r.json"), "base (x.json):"),
+    ("compare-head", ("compare", "--base", "r.json", "--head", "x.json"), "head (x.json):"),
+    ("score-baseline", (*SCORE, "--baseline", "x.json"), "/x.json):"),
+    ("score-judged", (*SCORE, "--judged", "f=x.json"), "judged f ("),
+    ("summarize", ("summarize", "x.json"), "samples (x.json):"),
 )
 for reader, argv, prefix in READERS:
     files = {**SCORE_FILES, "r.json": REPORT_BYTES}
@@ -280,7 +281,7 @@ for name, path, value in NUMBERS:
                 f"render-{fmt}-{name}",
                 ("render", "--report", "x.json", "--format", fmt),
                 {"x.json": data},
-                stderr_has="report: ",
+                stderr_has="report (x.json): ",
             )
         )
     CASES.append(
@@ -289,7 +290,7 @@ for name, path, value in NUMBERS:
             f"compare-{name}",
             ("compare", "--base", "r.json", "--head", "x.json"),
             {"r.json": REPORT_BYTES, "x.json": data},
-            stderr_has="head: ",
+            stderr_has="head (x.json): ",
         )
     )
 CASES.append(
@@ -298,7 +299,7 @@ CASES.append(
         "compare-movers-1.7e308",
         ("render", "--report", "r.json", "--compare", "x.json"),
         {"r.json": REPORT_BYTES, "x.json": damaged(COMPARISON, "metrics.recall@3.delta", 1.7e308)},
-        stderr_has="comparison: ",
+        stderr_has="comparison (x.json): ",
     )
 )
 CASES.append(
@@ -307,7 +308,7 @@ CASES.append(
         "summarize-samples-past-the-bound",
         ("summarize", "s.json"),
         {"s.json": b"[1e200, -1e200]"},
-        stderr_has="samples:",
+        stderr_has="samples (s.json):",
     )
 )
 
@@ -334,14 +335,18 @@ SHAPES = (
     ("report-strata-list", REPORT, "per_stratum", [1], "per_stratum must be an object"),
     ("report-per-query-list", REPORT, "per_query.b1", [0.5], "b1 must be an object (at $.per_query.b1)"),
     ("report-verdict-status", REPORT, "verdict.status", "OK", "status must be one of"),
-    ("report-k-strings", REPORT, "config.k", ["3"], "k[0] must be an integer or \"all\" (at $.config.k[0])"),
+    ("report-k-strings", REPORT, "config.k", ["3"], 'k[0] must be an integer or "all" (at $.config.k[0])'),
     ("report-rankings-numbers", REPORT, "rankings.b1", [1, 2], "b1[0] must be a string (at $.rankings.b1[0])"),
 )
 for name, document, path, value, says in SHAPES:
     data = damaged(document, path, value)
     CASES.append(
         HostileCase(
-            "7", f"render-{name}", ("render", "--report", "x.json"), {"x.json": data}, stderr_has="report: " + says
+            "7",
+            f"render-{name}",
+            ("render", "--report", "x.json"),
+            {"x.json": data},
+            stderr_has="report (x.json): " + says,
         )
     )
     CASES.append(
@@ -350,7 +355,7 @@ for name, document, path, value, says in SHAPES:
             f"baseline-{name}",
             (*SCORE, "--baseline", "x.json"),
             {**SCORE_FILES, "x.json": data},
-            stderr_has="baseline: " + says,
+            stderr_has="/x.json): " + says,
         )
     )
 CASES.append(
@@ -359,7 +364,7 @@ CASES.append(
         "report-missing-verdict",
         ("render", "--report", "x.json"),
         {"x.json": doc({k: v for k, v in REPORT.items() if k != "verdict"})},
-        stderr_has="report: verdict is required (at $)",
+        stderr_has="report (x.json): verdict is required (at $)",
     )
 )
 for name, path, value, says in (
@@ -376,7 +381,7 @@ for name, path, value, says in (
             f"comparison-{name}",
             ("render", "--report", "r.json", "--compare", "x.json"),
             {"r.json": REPORT_BYTES, "x.json": damaged(COMPARISON, path, value)},
-            stderr_has="comparison: " + says,
+            stderr_has="comparison (x.json): " + says,
         )
     )
 
@@ -387,7 +392,7 @@ CASES.append(
         "summarize-names-its-input-once",
         ("summarize", "s.json"),
         {"s.json": b'{"x": 1}'},
-        stderr_has="error  samples: expected",
+        stderr_has="error  samples (s.json): expected",
     )
 )
 CASES.append(

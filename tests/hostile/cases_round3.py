@@ -651,3 +651,112 @@ CASES += [
         comment_has="PASS",
     ),
 ]
+
+
+# -- R3.12: a whole document's refusal names its file ---------------------------------------------------
+DEEP = b"[" * 100 + b"]" * 100
+CASES += [
+    HostileCase(
+        "R3.12",
+        "compare-base-too-deep",
+        ("compare", "--base", "b.json", "--head", "a.json"),
+        files={"b.json": DEEP, "a.json": REPORT},
+        stderr_has="base (b.json): ",
+    ),  # the review's probe
+    HostileCase(
+        "R3.12",
+        "render-report-not-a-report",
+        ("render", "--report", "x.json"),
+        files={"x.json": b'{"spec_version": "2"}'},
+        stderr_has="report (x.json): ",
+    ),
+    HostileCase(
+        "R3.12",
+        "score-baseline-not-json",
+        (*CLI_SCORE, "--baseline", "b.json"),
+        files={**WORKSPACE, "b.json": b"{not json"},
+        stderr_has="b.json):1: not valid JSON",
+    ),
+    HostileCase(
+        "R3.12",
+        "history-second-report",
+        ("history", "a.json", "b.json"),
+        files={"a.json": REPORT, "b.json": b"[]"},
+        stderr_has="(b.json): a report must be a JSON object",
+    ),
+]
+
+
+# -- R3.13: an endless whole-document input is refused at its first bytes ----------------------------------
+def link_to(name: str, target: str):  # type: ignore[no-untyped-def]
+    def setup(tmp: Path) -> None:
+        (tmp / name).symlink_to(target)
+
+    return setup
+
+
+def _device_case(name: str, argv: tuple[str, ...], device: str, says: str) -> HostileCase:
+    # The limit on what is buffered is raised past the machine's memory: a refusal must come first.
+    return HostileCase(
+        "R3.13",
+        name,
+        argv,
+        files=WORKSPACE,
+        setup=link_to("dev", device),
+        stderr_has=says,
+        env={"RETRIEVAL_EVAL_MAX_DOCUMENT_BYTES": str(1 << 40)},
+        timeout=20,
+    )
+
+
+CASES += [
+    _device_case("render-dev-zero", ("render", "--report", "dev"), "/dev/zero", "NUL byte (byte 1)"),  # the probe
+    _device_case("compare-dev-urandom", ("compare", "--base", "dev", "--head", "dev"), "/dev/urandom", "base (dev): "),
+    _device_case("baseline-dev-zero", (*CLI_SCORE, "--baseline", "dev"), "/dev/zero", "NUL byte"),
+    _device_case("verify-chain-dev-zero", ("verify-chain", "dev"), "/dev/zero", "NUL byte"),
+    _device_case("chunk-id-file-dev-zero", ("chunk-id", "--file", "dev", "--text-sha"), "/dev/zero", "NUL byte"),
+]
+
+
+# -- R3.15: a template folder outside the workspace is refused as it is, naming the setting --------------
+def link_templates_outside(tmp: Path) -> None:
+    with_runner_folder(tmp)
+    outside = tmp.parent / f"{tmp.name}-templates"
+    outside.mkdir(exist_ok=True)
+    (tmp / "t").symlink_to(outside)
+
+
+def _template_dir_case(name: str, value: bytes, says: str, lacks: tuple[str, ...] = (), setup=with_runner_folder):  # type: ignore[no-untyped-def]
+    return HostileCase(
+        "R3.15",
+        name,
+        ("action",),
+        files={**WORKSPACE, ".retrieval-eval.yml": b"template-dir: " + value + b"\n"},
+        env=runner(),
+        setup=setup,
+        stdout_has=says,
+        stdout_lacks=lacks,
+        github=True,
+        comment_has="could not answer",
+    )
+
+
+CASES += [
+    _template_dir_case(
+        "absolute", b"/etc", "template-dir: '/etc' must be a path inside the repository", ("symbolic link",)
+    ),
+    _template_dir_case(
+        "dot-dot", b"../elsewhere", "template-dir: '../elsewhere' must be a path inside", ("symbolic link",)
+    ),
+    _template_dir_case(
+        "through-a-link", b"t", "template-dir: t leads outside the workspace", setup=link_templates_outside
+    ),
+]
+CASES.append(
+    dataclasses.replace(
+        _template_dir_case(
+            "judgments-written-outside", b"t", "judgments.jsonl leads outside the workspace", ("symbolic link",)
+        ),
+        env=runner(INPUT_JUDGMENTS="../judgments.jsonl"),  # need not exist: the path alone is refused
+    )
+)

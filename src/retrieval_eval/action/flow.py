@@ -182,7 +182,9 @@ class Rendered:
 
 
 def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any] | None = None) -> Rendered:
-    template_dir = str(settings.resolve(settings.template_dir)) if settings.template_dir else None
+    template_dir = (
+        str(settings.resolve(settings.template_dir, setting="template-dir")) if settings.template_dir else None
+    )
     baseline = outcome.baseline
     note = BaselineNote(
         source=baseline.source,

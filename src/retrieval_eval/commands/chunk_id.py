@@ -23,7 +23,10 @@ def read_text(text: str | None, path: str | None) -> str:
     if path is None:
         raise UsageError("give the chunk text with --text TEXT or --file PATH ('-' reads stdin)")
 
-    data = sys.stdin.buffer.read(max_document_bytes() + 1) if path == "-" else read_document_bytes(path, "text")
+    if path == "-":
+        data = sys.stdin.buffer.read(max_document_bytes() + 1)
+    else:
+        data = read_document_bytes(path, "text", json_document=False)
     if len(data) > max_document_bytes():
         raise InputError("text", None, f"larger than {max_document_bytes():,} bytes, the most a text may hold")
     try:

@@ -11,7 +11,7 @@ from ..comparison.document import KIND
 from ..core.errors import InputError, UsageError
 from ..core.shapes import comparison_problem
 from ..formats.fileio import refuse_output_over_input, write_atomic
-from ..formats.jsondoc import read_document
+from ..formats.jsondoc import named, read_document
 from ..formats.report import load_report
 from ..render import render
 from ..render.html import html_report
@@ -24,7 +24,7 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     document = read_document(path, "comparison")
     if not isinstance(document, dict) or document.get("kind") != KIND:
         raise InputError(
-            "comparison",
+            named("comparison", path),
             None,
             f"not a comparison document (kind is not {KIND!r})",
             path=path,
@@ -32,7 +32,7 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
         )
     problem = comparison_problem(document)
     if problem is not None:
-        raise InputError("comparison", None, str(problem), path=path)
+        raise InputError(named("comparison", path), None, str(problem), path=path)
     head_run = document["head"].get("run_sha256")
     if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
         raise InputError(

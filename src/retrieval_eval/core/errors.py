@@ -37,7 +37,8 @@ class InputError(RetrievalEvalError):
         hint: str | None = None,
     ) -> None:
         where = f"{source}:{line}" if line is not None else source
-        if hint is None and path is not None:
+        if hint is None and path is not None and (line is not None or path not in source):
+            # A whole document's refusal that names the file already says where to look.
             hint = f"fix line {line} of {path}" if line is not None else f"check {path}"
         super().__init__(f"{where}: {problem}", hint=hint)
         self.source = source

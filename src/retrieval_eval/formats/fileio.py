@@ -255,22 +255,24 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     # Follow a link to the file it names: replacing the link itself would leave that file as it was.
     target = os.path.realpath(shown) if os.path.islink(shown) else shown
     directory = os.path.dirname(target) or "."
-    try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp_name = _create_beside(directory, os.path.basename(target))
-    except OSError as exc:
-        raise cannot_write(shown, exc) from None
-    sink = _Sink(fd, shown)
-    handle = _text_handle(sink)
-    try:
-        with _removed_on_signals(tmp_name):
+    # The handlers are in place before the temporary file exists, and its name is pending before
+    # it is created: a signal at any moment finds it (or finds nothing to remove).
+    with _removed_on_signals() as pending:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            fd, tmp_name = _create_beside(directory, os.path.basename(target), pending)
+        except OSError as exc:
+            raise cannot_write(shown, exc) from None
+        sink = _Sink(fd, shown)
+        handle = _text_handle(sink)
+        try:
             yield handle
             _finish(handle, tmp_name, target, shown)
-    except BaseException:
-        _close_quietly(handle, sink)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
+        except BaseException:
+            _close_quietly(handle, sink)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp_name)
+            raise
 
 
 @contextlib.contextmanager
@@ -291,14 +293,16 @@ def _stream_writer(shown: str) -> Iterator[TextIO]:
     handle.close()
 
 
-def _create_beside(directory: str, name: str) -> tuple[int, str]:
+def _create_beside(directory: str, name: str, pending: set[str]) -> tuple[int, str]:
     """A new, private temporary file in ``directory`` (what tempfile.mkstemp does, without
-    importing tempfile on the path of every command that writes)."""
+    importing tempfile on the path of every command that writes), named in ``pending`` first."""
     for _ in range(100):
         tmp_name = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
+        pending.add(tmp_name)
         try:
             return os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp_name
         except FileExistsError:
+            pending.discard(tmp_name)  # another's file: never ours to remove
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
 
@@ -333,16 +337,14 @@ def _hold_for_tests() -> None:
 
 # -- temporary files removed on SIGTERM and SIGHUP ----------------------------------
 
-_PENDING: set[str] = set()
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _on_signal(signum: int, frame: Any) -> None:
     """Remove every temporary file being written, then let the signal do what it did before."""
-    for name in list(_PENDING):
+    for name in [name for pending in _WRITERS for name in pending]:
         with contextlib.suppress(OSError):
             os.unlink(name)
-    _PENDING.clear()
     previous = _PREVIOUS.get(signum, signal.SIG_DFL)
     if callable(previous):
         previous(signum, frame)
@@ -354,30 +356,39 @@ def _on_signal(signum: int, frame: Any) -> None:
 _PREVIOUS: dict[int, Any] = {}
 
 
-@contextlib.contextmanager
-def _removed_on_signals(tmp_name: str) -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP remove ``tmp_name`` before they end the process.
+_INSTALLED: list[int] = []
 
-    Handlers can only be set on the main thread; elsewhere the file is still
-    removed on every exception, as before. A signal the process ignores stays ignored.
+
+@contextlib.contextmanager
+def _removed_on_signals() -> Iterator[set[str]]:
+    """While the block runs, SIGTERM and SIGHUP remove the temporary files named in the set it
+    gives before they end the process.
+
+    The handlers stay while any file is pending, whichever writer opened first and whichever
+    ends first. Handlers can only be set on the main thread; elsewhere the file is still removed
+    on every exception, as before. A signal the process ignores stays ignored.
     """
-    install = threading.current_thread() is threading.main_thread() and not _PENDING
-    installed = []
-    if install:
+    mine: set[str] = set()
+    if threading.current_thread() is threading.main_thread() and not _INSTALLED:
         for signum in _SIGNALS:
             previous = signal.getsignal(signum)
             if previous is signal.SIG_IGN or previous is None:
                 continue
             _PREVIOUS[signum] = previous
             signal.signal(signum, _on_signal)
-            installed.append(signum)
-    _PENDING.add(tmp_name)
+            _INSTALLED.append(signum)
+    _WRITERS.append(mine)
     try:
-        yield
+        yield mine
     finally:
-        _PENDING.discard(tmp_name)
-        for signum in installed:
-            signal.signal(signum, _PREVIOUS.pop(signum))
+        _WRITERS.remove(mine)
+        if not _WRITERS:
+            while _INSTALLED:
+                signum = _INSTALLED.pop()
+                signal.signal(signum, _PREVIOUS.pop(signum))
+
+
+_WRITERS: list[set[str]] = []  # the pending names of every writer open now
 
 
 def write_atomic(path: str | os.PathLike[str], data: str) -> None:

@@ -17,6 +17,7 @@ to the same limits and words its refusals the same way as the JSONL readers:
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -72,17 +73,54 @@ def _too_large(limit: int) -> str:
     return f"larger than {limit:,} bytes, the most a document may hold (set {SIZE_ENV} to raise it)"
 
 
-def read_document_bytes(path: str, source: str) -> bytes:
-    """The file's bytes, refused past the size limit without reading further."""
+def named(source: str, path: str | None) -> str:
+    """A whole document's refusal names its role and its file: ``base (reports/main.json)``; a
+    line reader's refusal names the line instead, and the hint the file."""
+    return source if not path or path == source else f"{source} ({path})"
+
+
+_BLOCK = 1 << 16  # read a block at a time: a device or a pipe is judged by its first bytes
+_JSON_STARTS = b"{["  # our documents are objects (or arrays); a BOM and white space may come first
+
+
+def read_document_bytes(path: str, source: str, *, json_document: bool = True) -> bytes:
+    """The file's bytes, refused past the size limit without reading further, and refused at the
+    first block that no document can hold: a NUL byte or bytes that are not UTF-8 (``/dev/zero``,
+    ``/dev/urandom``), or, for a JSON document, a start that is not ``{`` or ``[``. Endless input
+    is thus refused after kilobytes, not after the size limit."""
+    source = named(source, path)
     limit = max_document_bytes()
+    blocks: list[bytes] = []
+    size = 0
+    text = codecs.getincrementaldecoder("utf-8-sig")(errors="strict")
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+            while size <= limit:
+                block = handle.read(min(_BLOCK << min(len(blocks), 8), limit + 1 - size))
+                if not block:
+                    break
+                if not size:  # later blocks are the parser's to judge, which names the line
+                    _check_start(block, text, json_document, source, path)
+                blocks.append(block)
+                size += len(block)
     except OSError as exc:
         raise cannot_read(path, exc) from None
-    if len(data) > limit:
+    if size > limit:
         raise InputError(source, None, _too_large(limit), path=path)
-    return data
+    return b"".join(blocks)
+
+
+def _check_start(block: bytes, text: codecs.IncrementalDecoder, json_document: bool, source: str, path: str) -> None:
+    nul = block.find(b"\0")
+    if nul >= 0:
+        raise InputError(source, None, f"holds a NUL byte (byte {nul + 1:,}): not a text document", path=path)
+    try:
+        decoded = text.decode(block)
+    except UnicodeDecodeError as exc:
+        raise InputError(source, None, f"not valid UTF-8 (byte {exc.start + 1:,})", path=path) from None
+    start = decoded.lstrip()[:1]
+    if json_document and start and start not in _JSON_STARTS.decode():
+        raise InputError(source, None, f"not a JSON document: it starts with {start!r}, not {{ or [", path=path)
 
 
 def read_document(path: str, source: str) -> Any:
@@ -95,6 +133,7 @@ def parse_document(data: bytes, source: str, *, path: str | None = None, where: 
 
     ``where`` names bytes that never were a file here (``"the report in artifact x: "``).
     """
+    source = named(source, path)
     limit = max_document_bytes()
     if len(data) > limit:
         raise InputError(source, None, where + _too_large(limit), path=path)

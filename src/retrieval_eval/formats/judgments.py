@@ -86,13 +86,21 @@ def judgments_file_format(path: str) -> str:
     """``jsonl`` when the first non-blank line starts like a JSON object or array (or is a ``//`` comment),
     ``beir`` when it is BEIR's header, else ``trec``."""
     with open_binary(path) as handle:
-        for raw in handle:
+        # Bounded: a line with no end (/dev/zero) is judged by its first bytes, and the reader
+        # chosen then refuses it by its own limits; blank lines are looked through for a while only.
+        for _ in range(_PROBE_LINES):
+            raw = handle.readline(_PROBE_BYTES)
+            if not raw:
+                break
             stripped = raw.removeprefix(BOM).strip()
             if stripped:
                 if stripped[:1] in (b"{", b"[") or stripped[:2] == b"//":
                     return "jsonl"
                 return "beir" if stripped.split(b"\t")[:2] == [b"query-id", b"corpus-id"] else "trec"
     return "jsonl"
+
+
+_PROBE_LINES, _PROBE_BYTES = 10_000, 1 << 16
 
 
 @reads_once

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.shapes import report_problem
-from .jsondoc import parse_document, read_document_bytes
+from .jsondoc import named, parse_document, read_document_bytes
 from .jsonout import write_json_atomic
 
 
@@ -77,6 +77,7 @@ def other_input(data: bytes) -> str | None:
 
 def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
     """``report`` when it has the shape of a report (spec v1 and our additions); else the first fault."""
+    source = named(source, path)
     if not isinstance(report, dict):
         raise InputError(source, None, f"{where}a report must be a JSON object", path=path)
     if report.get("spec_version") != "1":

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.summarize import summarize_samples
-from .jsondoc import read_document
+from .jsondoc import named, read_document
 
 
 def read_samples(name: str, path: str, *, source: str | None = None) -> dict[str, Any]:
@@ -16,6 +16,7 @@ def read_samples(name: str, path: str, *, source: str | None = None) -> dict[str
     """
     source = source or f"judged {name}"
     data = read_document(path, source)
+    source = named(source, path)  # a whole document: its refusals name the file
     samples = data.get("samples") if isinstance(data, dict) else data
     if (
         not isinstance(samples, list)

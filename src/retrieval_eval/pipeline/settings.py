@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..core.errors import UsageError
+from ..core.errors import InputError, UsageError
 from ..core.gates import check_judged_name, parse_gate, split_gate_list
 from ..core.judgments import MAX_RELEVANCE
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
-from ..core.numbers import parse_decimal
+from ..core.numbers import parse_decimal, parse_whole
 from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
@@ -71,7 +71,7 @@ def _number(value: float) -> str:
     if isinstance(value, int):
         # str() of a number past 4,300 digits raises: its length is told from its bits instead.
         return (
-            f"{value:,}" if abs(value) < 10**18 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+            f"{value:,}" if abs(value) < 10**20 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
         )
     return f"{value:g}"
 
@@ -143,8 +143,17 @@ SETTINGS: tuple[Setting, ...] = (
         where=_WORKFLOW,
         shown_default="none (no key sent)",
     ),
-    Setting("judge-max-calls", "200", "The judge's budget: calls per run", where=_WORKFLOW),
-    Setting("judge-max-tokens", "", "The judge's budget: tokens per run", where=_WORKFLOW, shown_default="none"),
+    Setting(
+        "judge-max-calls", "200", "The judge's budget: calls per run", where=_WORKFLOW, bounds=Bounds(0, 1_000_000)
+    ),
+    Setting(
+        "judge-max-tokens",
+        "",
+        "The judge's budget: tokens per run",
+        where=_WORKFLOW,
+        shown_default="none",
+        bounds=Bounds(0, 10**12),
+    ),
     Setting("gates", "", "Gate expressions, separated by new lines or commas", "-g, --gate", shown_default="none"),
     Setting("judged", "", "Samples of judged metrics, `NAME=PATH` each", "--judged", shown_default="none"),
     Setting(
@@ -361,7 +370,7 @@ class Settings:
     def queue_file(self) -> str:
         return _beside(self.report, ".queue.jsonl")
 
-    def resolve(self, path: str) -> Path:
+    def resolve(self, path: str, *, setting: str = "") -> Path:
         """A path as the user wrote it, anchored at the workspace when relative.
 
         In a workflow the pull request controls the paths and what they link to, so the
@@ -370,7 +379,7 @@ class Settings:
         """
         anchored = self.runner.workspace / path
         if self.confined:
-            confine(anchored, self.runner.workspace, shown=path)
+            confine(anchored, self.runner.workspace, shown=f"{setting}: {path}" if setting else path)
         return anchored
 
     @property
@@ -390,8 +399,12 @@ def confine(path: Path, workspace: Path, *, shown: str) -> None:
     """Refuse ``path`` when, links followed, it is not inside ``workspace``."""
     real, root = os.path.realpath(path), os.path.realpath(workspace)
     if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        # Said as it is: a path written outside, or one that a link inside leads out of.
+        written, lexical_root = os.path.abspath(path), os.path.abspath(workspace)
+        linked = os.path.commonpath([written, lexical_root]) == lexical_root
+        how = ", through a symbolic link" if linked else ""
         raise UsageError(
-            f"{shown} leads outside the workspace (to {real}), through a symbolic link",
+            f"{shown} leads outside the workspace (to {real}){how}",
             hint="keep every path the action reads or writes inside the repository, links included",
         )
 
@@ -500,7 +513,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         comment_id=values.parse("comment-id", _comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
         api_url=values.parse("api-url", _url, DEFAULT_API_URL),
-        template_dir=values.raw("template-dir"),
+        template_dir=values.parse("template-dir", _optional(path(".github/retrieval-eval")), ""),
         config_file=config_file,
         github_token=token,
         confined=values.confined,
@@ -560,6 +573,8 @@ def _check_outputs(settings: Settings, values: Values) -> None:
         refuse_output_over_input(outputs, inputs_of(settings))
     except UsageError as exc:
         values.problems.append(exc.message)
+    except InputError:
+        pass  # an output that cannot be written (a folder): said when it is written, the answer kept
 
 
 # -- the parsers, one per kind of value ------------------------------------------------------
@@ -661,9 +676,13 @@ def _variable_name(text: str) -> str:
 def _optional_count(text: str) -> int | None:
     if not text:
         return None
-    if not text.isdigit():
-        raise ValueError(f"{text!r} must be a whole number, or empty for no limit")
-    return int(text)
+    try:
+        count = parse_whole(text)
+    except ValueError:
+        raise ValueError(f"{text!r} must be a whole number (digits 0-9), or empty for no limit") from None
+    if count < 0:
+        raise ValueError(f"{text!r} must not be negative, or empty for no limit")
+    return count
 
 
 def _floor(path: PathParser) -> Callable[[str], str]:

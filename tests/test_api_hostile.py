@@ -1,0 +1,105 @@
+"""The Python API raises only its documented errors (RetrievalEvalError: UsageError, InputError)
+for a bad argument, whatever its type or size, and checks numbers through the settings table."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import retrieval_eval as re_api
+from retrieval_eval import RetrievalEvalError
+
+DEMO = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+JUDGMENTS, RUN, CORPUS = DEMO / "judgments.jsonl", DEMO / "run.jsonl", DEMO / "corpus.json"
+BAD: list[Any] = [
+    None,
+    True,
+    -1,
+    0,
+    10**400,
+    math.nan,
+    math.inf,
+    -math.inf,
+    1.5,
+    "",
+    "x",
+    "\0",
+    b"bytes",
+    [],
+    [None],
+    ["x", 1],
+    {},
+    {"q": None},
+    {"q": {"d": math.nan}},
+    object(),
+    Path("/nonexistent/file"),
+    Path("/dev/zero"),
+]
+GOOD = {
+    "evaluate": {"judgments": JUDGMENTS, "run": RUN},
+    "compare": {},
+    "drift": {"judgments": JUDGMENTS, "corpus": CORPUS},
+    "load_judgments": {"source": JUDGMENTS},
+    "load_run": {"source": RUN},
+    "canonical_metric": {"name": "ndcg@10"},
+}
+PARAMETERS = {
+    "evaluate": [
+        "judgments",
+        "run",
+        "k",
+        "threshold",
+        "gain",
+        "gates",
+        "baseline",
+        "corpus",
+        "collapse_to_documents",
+        "max_drift",
+        "generated_at",
+        "unjudged",
+    ],
+    "compare": ["base", "head", "judgments", "resamples", "seed"],
+    "drift": ["judgments", "corpus"],
+    "load_judgments": ["source", "format"],
+    "load_run": ["source", "format"],
+    "canonical_metric": ["name"],
+}
+CASES = [(function, name, value) for function, names in PARAMETERS.items() for name in names for value in BAD]
+
+
+@pytest.fixture(scope="module")
+def evaluation() -> Any:
+    return re_api.evaluate(JUDGMENTS, RUN)
+
+
+def _call(function: str, name: str, value: Any, evaluation: Any) -> Any:
+    arguments = dict(GOOD[function])
+    if function == "compare":
+        arguments = {"base": evaluation, "head": evaluation, "resamples": 200}
+    if function == "evaluate" and name in ("max_drift", "collapse_to_documents"):
+        arguments["corpus"] = CORPUS  # so that the value itself is what is checked
+    arguments[name] = value
+    return getattr(re_api, function)(**arguments)
+
+
+@pytest.mark.parametrize(("function", "name", "value"), CASES, ids=lambda v: repr(v)[:20])
+def test_a_bad_argument_raises_only_our_errors(function: str, name: str, value: Any, evaluation: Any) -> None:
+    try:
+        _call(function, name, value, evaluation)
+    except RetrievalEvalError:
+        pass  # documented: UsageError or InputError, each naming the argument
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -0.5, 1.5, 10**400, True, "0.1"])
+def test_max_drift_outside_zero_to_one_is_refused(value: Any) -> None:
+    with pytest.raises(RetrievalEvalError, match="max_drift"):
+        re_api.evaluate(JUDGMENTS, RUN, corpus=CORPUS, max_drift=value)
+
+
+@pytest.mark.parametrize(("name", "value"), [("threshold", 1024), ("k", 10**7), ("k", [5, 10**7])])
+def test_numbers_follow_the_settings_table(name: str, value: Any) -> None:
+    with pytest.raises(RetrievalEvalError, match="out of range"):
+        re_api.evaluate(JUDGMENTS, RUN, **{name: value})
