@@ -132,17 +132,6 @@ class ReportInputs:
     unjudged: dict[str, Any] = field(default_factory=dict)  # what the base adds to "unjudged"
 
 
-def build_report(
-    index: LabelIndex,
-    scores: Scores,
-    validation: Validation,
-    verdict: Verdict,
-    inputs: ReportInputs,
-) -> dict[str, Any]:
-    """The whole report, verdict included."""
-    return with_verdict(report_body(index, scores, validation, inputs), verdict)
-
-
 def with_verdict(body: Mapping[str, Any], verdict: Verdict) -> dict[str, Any]:
     """A new report: ``body`` with the verdict in its place (before ``queries``)."""
     report: dict[str, Any] = {}

@@ -333,20 +333,3 @@ def iter_lines(
         stripped = clean_line(raw, lineno == 1)
         if stripped:
             yield lineno, stripped  # type: ignore[misc]  # bytes in, bytes out
-
-
-def iter_objects(
-    handle: BinaryIO,
-    source: str,
-    *,
-    path: str | None = None,
-    comments: bool = False,
-) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    """Yield (line number, object) per line; with ``comments``, ``//`` lines as str."""
-    for lineno, raw in iter_lines(handle, source=source, path=path):
-        if raw.startswith(b"//"):
-            if comments:
-                yield lineno, raw.decode("utf-8", errors="replace")
-                continue
-            raise InputError(source, lineno, "comments are not allowed in this file", path=path)
-        yield lineno, expect_object(decode_line(raw, source, lineno, path), source, lineno, path)

@@ -562,8 +562,3 @@ def _judged_names(text: str) -> list[tuple[str, str]]:
         return list(_judged(text))
     except ValueError:
         return []  # reported by the judged setting itself
-
-
-def given_values(mapping: Mapping[str, str | None]) -> dict[str, str]:
-    """Only the settings that were really given (a flag left out is None or empty)."""
-    return {name: value.strip() for name, value in mapping.items() if value is not None and value.strip()}
