@@ -186,8 +186,8 @@ def evaluate(
     path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
     (``10``, ``(5, 10)`` or ``"5,10"``; ``"10,all"`` adds the full-depth metrics; by default the
     CLI's); the first names the primary metric. ``unjudged``: the policy for keys no label names
-    (README, Unjudged documents). ``gates``: gate
-    expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
+    (docs/metrics.md, Unjudged documents). ``gates``: gate
+    expressions (docs/metrics.md, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
     8601; default SOURCE_DATE_EPOCH, else the clock).
