@@ -29,6 +29,7 @@ def test_holm_caps_at_one_keeps_ties_and_leaves_one_test_alone() -> None:
     assert holm({}) == {}
 
 
+@pytest.mark.slow  # imports statsmodels
 def test_holm_agrees_with_statsmodels(monkeypatch: pytest.MonkeyPatch) -> None:
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     # multipletests runs a full gc.collect() on every call (about half a second each in a
