@@ -37,7 +37,7 @@ LIBRARIES = ("bm25s", "numpy", "scipy", "PyStemmer")
 
 
 @dataclass(frozen=True)
-class BaselineRequest:
+class FloorRunRequest:
     method: str
     corpus_path: str
     judgments_path: str
@@ -126,7 +126,7 @@ class Lane(Protocol):
 
 
 @dataclass
-class BaselineResult:
+class FloorRunResult:
     queries: QueryTexts
     meta: dict[str, Any]
     meta_path: str
@@ -135,7 +135,7 @@ class BaselineResult:
 
 
 def _build_lane(
-    request: BaselineRequest, documents: list[list[int]], vocabulary: dict[str, int]
+    request: FloorRunRequest, documents: list[list[int]], vocabulary: dict[str, int]
 ) -> tuple[Lane, dict[str, Any]]:
     if request.method == "bm25":
         from ..lanes.bm25 import BM25Lane, BM25Params
@@ -149,11 +149,11 @@ def _build_lane(
     return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
 
 
-def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
+def _index(request: FloorRunRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
     documents = [term_ids.document(text) for text in collection.texts]
     if not term_ids.vocabulary:
         raise InputError(
-            "corpus", None, "no chunk text holds a word; a baseline needs words to match", path=request.corpus_path
+            "corpus", None, "no chunk text holds a word; a floor run needs words to match", path=request.corpus_path
         )
     return _build_lane(request, documents, term_ids.vocabulary)
 
@@ -194,13 +194,13 @@ class Ranked:
     empty: list[str]
 
 
-def rank_queries(request: BaselineRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
+def rank_queries(request: FloorRunRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
     """Rank every query with text over the corpus (the lanes must be importable: see require_lanes)."""
     from ..lanes import english_stemmer
 
     collection = collection_of(corpus, request.granularity)
     if not collection.keys:
-        raise InputError("corpus", None, "no chunk has text; a baseline needs chunk texts", path=request.corpus_path)
+        raise InputError("corpus", None, "no chunk has text; a floor run needs chunk texts", path=request.corpus_path)
     stemmer = english_stemmer() if request.tokenizer.stem else None
     term_ids = TermIds(Tokenizer(request.tokenizer, stemmer))
     lane, parameters = _index(request, collection, term_ids)
@@ -209,7 +209,7 @@ def rank_queries(request: BaselineRequest, queries: QueryTexts, corpus: Corpus) 
     return Ranked(rankings, parameters, len(collection.keys), collection.without_text, len(term_ids.vocabulary), empty)
 
 
-def run_baseline(request: BaselineRequest) -> BaselineResult:
+def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     """Write the floor run and its sidecar; refuse bad input before anything is written."""
     from ..lanes import require_lanes
 
@@ -221,7 +221,7 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
         raise InputError(
             "judgments",
             None,
-            "no query has query text; a baseline searches with each query's `query` field",
+            "no query has query text; a floor run searches with each query's `query` field",
             path=request.judgments_path,
         )
     corpus = read_corpus(request.corpus_path, corpus_format=request.corpus_format)
@@ -230,7 +230,7 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
     del corpus  # the rankings are made; the texts can go
     lines, run_sha = write_run(request.out, ranked.rankings)
     meta = {
-        "command": "baseline",
+        "command": "floor-run",
         **describe_floor(request, ranked),
         "corpus": {
             "sha256": described["sha256"],
@@ -250,10 +250,10 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
         "run": {"sha256": run_sha, "query_order": "query_id"},
         "software": _versions(),
     }
-    return BaselineResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
+    return FloorRunResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
 
 
-def describe_floor(request: BaselineRequest, ranked: Ranked) -> dict[str, Any]:
+def describe_floor(request: FloorRunRequest, ranked: Ranked) -> dict[str, Any]:
     """How a floor was made: method, parameters and tokenizer (the sidecar's, and the report's)."""
     return {
         "method": request.method,
