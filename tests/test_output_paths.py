@@ -205,7 +205,7 @@ def test_a_signal_mid_write_removes_the_temporary_file(command: str, signum: int
         [sys.executable, str(Path(__file__).with_name("held_writer.py")), str(held), *argv],
         env=env(),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # a pipe nobody reads would be left open (a ResourceWarning)
     )
     deadline = time.monotonic() + 30
     while not held.exists() and time.monotonic() < deadline:
