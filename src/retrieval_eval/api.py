@@ -5,28 +5,56 @@ the package is private and may change. Functions take what a notebook holds (pat
 dicts, pandas DataFrames, ir_measures / ir_datasets qrels) and run the one pipeline the CLI
 and the action run, so ``evaluate()`` returns the very :class:`Evaluation` the CLI reports from.
 
-Start-up, measured (bench/import_bench.py, median of 30 processes on the 2-core CI machine):
-``python -c "import retrieval_eval"`` took 8.3 ms when the package held only its version
-(``python -c pass``: 7.5 ms); importing the pipeline at import time would make it about 90 ms,
-and ``dataclasses`` alone about 17 ms. ``--version`` and every command import the package
-root, so its cost is everyone's. Hence this module and :mod:`.pipeline.results` import only
-the standard library's cheapest modules and :mod:`.core.errors` when loaded, and each function
-imports the layers it runs inside its body: the first call pays for them (about 80 ms, once),
-``import retrieval_eval`` does not (about 9 ms, within the issue's 2x of today).
+Every layer this module runs is imported here, at the top, where a reader sees the dependency
+graph. ``import retrieval_eval`` does not load this module: the package root loads it on first
+use of a public name (see ``retrieval_eval/__init__.py``), so ``retrieval-eval --version`` and
+``import retrieval_eval`` stay as cheap as the version alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from .core.errors import InputError, RetrievalEvalError, UsageError
-from .pipeline.results import Comparison, Evaluation, Frozen, MetricChange, Record, import_pandas, json_copy
+from . import API_NAMES
+from .comparison.document import build_comparison
+from .comparison.result import check_head_judgments
+from .core.aliases import canonical_metric as resolve
+from .core.drift import check_drift
+from .core.errors import InputError, RetrievalEvalError, UsageError  # noqa: F401  (public names)
+from .core.gates import split_gate_list
+from .core.labelindex import LabelIndex
+from .core.metrics import DEFAULT_CUTOFFS, describe_known, known_metric
+from .core.scoring import ScoreConfig, parse_cutoff_list
+from .core.significance import DEFAULT_SEED
+from .formats.corpus import read_corpus
+from .formats.objects import (
+    canonical_judgments_sha256,
+    judgments_file_format,
+    judgments_from_object,
+    read_judgments_file,
+    read_run_file,
+    run_from_object,
+)
+from .formats.report import checked_report, dump_report, load_report_hashed
+from .formats.runs import run_from_rows
+from .pipeline.evaluate import ScoreRequest
+from .pipeline.evaluate import evaluate as run_pipeline
+from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
+    Comparison,
+    Evaluation,
+    Frozen,
+    MetricChange,
+    Record,
+    import_pandas,
+    json_copy,
+)
+from .pipeline.timestamps import generated_at as stamp
+from .render.drift import drift_payload
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-    from typing import Any
-
     import pandas
 
     from .core.judgments import JudgmentSet
@@ -34,24 +62,7 @@ if TYPE_CHECKING:
 
     PathLike = str | os.PathLike[str]
 
-__all__ = [
-    "Comparison",
-    "Drift",
-    "Evaluation",
-    "InputError",
-    "Judgments",
-    "MetricChange",
-    "Record",
-    "RetrievalEvalError",
-    "Run",
-    "UsageError",
-    "canonical_metric",
-    "compare",
-    "drift",
-    "evaluate",
-    "load_judgments",
-    "load_run",
-]
+__all__ = list(API_NAMES)  # the public names, listed once in the package root
 
 
 def _as_path(value: object) -> str | None:
@@ -111,7 +122,6 @@ class Run(Frozen):
         """``{query_id: [ids in rank order]}``; a scored run ordered as trec_eval orders it."""
         if not self._rows.by_score:
             return {query: list(ranking) for query, ranking in self._rows.ranked}
-        from .formats.runs import run_from_rows
 
         return run_from_rows(self._rows).rankings
 
@@ -125,11 +135,8 @@ def load_judgments(source: object, *, format: str = "auto") -> Judgments:  # noq
         return source
     path = _as_path(source)
     if path is not None:
-        from .formats.objects import read_judgments_file
-
         labels, sha256 = read_judgments_file(path, format)
         return Judgments(labels, sha256, path)
-    from .formats.objects import canonical_judgments_sha256, judgments_from_object
 
     labels = judgments_from_object(source)
     return Judgments(labels, canonical_judgments_sha256(labels), type(source).__name__)
@@ -144,10 +151,7 @@ def load_run(source: object, *, format: str = "auto") -> Run:  # noqa: A002
         return source
     path = _as_path(source)
     if path is not None:
-        from .formats.objects import read_run_file
-
         return Run(read_run_file(path, format), path)
-    from .formats.objects import run_from_object
 
     return Run(run_from_object(source), type(source).__name__)
 
@@ -156,9 +160,6 @@ def canonical_metric(name: str) -> str:
     """Our name for a metric named in ir_measures' or trec_eval's spelling (``nDCG@10`` and
     ``ndcg_cut_10`` are ``ndcg@10``); our own names come back unchanged. Refuses, with
     :class:`UsageError`, a name of a metric this version does not compute."""
-    from .core.aliases import canonical_metric as resolve
-    from .core.metrics import describe_known, known_metric
-
     resolved = resolve(name)
     if not known_metric(resolved):
         raise UsageError(f"unknown metric {name!r}; known metrics: {describe_known()}")
@@ -192,12 +193,6 @@ def evaluate(
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
     8601; default SOURCE_DATE_EPOCH, else the clock).
     """
-    from .core.gates import split_gate_list
-    from .core.scoring import ScoreConfig
-    from .pipeline.evaluate import ScoreRequest
-    from .pipeline.evaluate import evaluate as run_pipeline
-    from .pipeline.timestamps import generated_at as stamp
-
     held_judgments, judgments_path = _judgments_for_pipeline(judgments)
     rows, run_path = _run_for_pipeline(run)
     gate_list = split_gate_list(gates) if isinstance(gates, str) else [g for g in gates]
@@ -225,8 +220,6 @@ def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
     """A JSONL file is streamed by the pipeline, as the CLI streams it; anything else is loaded."""
     path = _as_path(judgments)
     if path is not None:
-        from .formats.objects import judgments_file_format
-
         if judgments_file_format(path) == "jsonl":
             return None, path
     loaded = load_judgments(judgments)
@@ -244,12 +237,8 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
 def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[tuple[int, ...], bool]:
     """The cutoffs, and whether ``all`` (the full-depth metrics) is among them."""
     if k is None:
-        from .core.metrics import DEFAULT_CUTOFFS
-
         return DEFAULT_CUTOFFS, False
     if isinstance(k, str):
-        from .core.scoring import parse_cutoff_list
-
         try:
             return parse_cutoff_list(k)
         except ValueError as exc:
@@ -268,22 +257,14 @@ def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, s
         return None, None
     path = _as_path(side)
     if path is not None:
-        from .formats.report import load_report_hashed
-
         return load_report_hashed(path, source=what)
-    from collections.abc import Mapping  # here: collections costs 1 ms at import (see the docstring)
 
     if isinstance(side, Evaluation):
         report = side.report
     elif isinstance(side, Mapping):
-        from .formats.report import checked_report
-
         report = checked_report(dict(side), what)
     else:
         raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
-    import hashlib
-
-    from .formats.report import dump_report
 
     return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
 
@@ -306,11 +287,6 @@ def compare(
     strata and for rescoring the base when the two were scored with different judgments,
     threshold or gain; refused when they are not the ones the head was scored with.
     """
-    from .comparison.document import build_comparison
-    from .comparison.result import check_head_judgments
-    from .core.labelindex import LabelIndex
-    from .core.significance import DEFAULT_SEED
-
     base_report = _report_of(base, "base")
     head_report = _report_of(head, "head")
     assert base_report is not None and head_report is not None
@@ -369,10 +345,6 @@ class Drift(Frozen):
 def drift(judgments: object, corpus: PathLike) -> Drift:
     """Check every label against a corpus snapshot (JSON, or JSONL with one chunk a line), as
     ``retrieval-eval drift`` does (without ``--fix``: nothing is written)."""
-    from .core.drift import check_drift
-    from .formats.corpus import read_corpus
-    from .render.drift import drift_payload
-
     loaded = load_judgments(judgments)
     corpus_path = os.fspath(corpus)
     snapshot = read_corpus(corpus_path)

@@ -6,18 +6,21 @@ import click
 
 from ..core.errors import UsageError
 from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex
+from ..core.scoring import ScoreConfig
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
 from ..formats.fileio import open_binary
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..pipeline.floor import check_eval_set
+from ..pipeline.settings import parse_answer_in_query, parse_easy_set
 from ..render.terminal import render_validation
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, colour_option, handles_errors, json_option, print_json, use_colour
 
 
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
-
     fmt = detect_format(path) if run_format == "auto" else run_format
     keys: dict[str, set[str]] = {}
     repeated: set[str] = set()
@@ -37,7 +40,6 @@ def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
 
 
 def _thresholds(easy_set: str, answer_in_query: str) -> Thresholds:
-    from ..pipeline.settings import parse_answer_in_query, parse_easy_set
 
     try:
         return Thresholds(parse_easy_set(easy_set), parse_answer_in_query(answer_in_query))
@@ -49,10 +51,6 @@ def _eval_set_issues(
     judgments: JudgmentSet, corpus_path: str, cutoff: int, threshold: int, thresholds: Thresholds
 ) -> tuple[list[Issue], str | None]:
     """The sensitivity warnings as validation issues, and why the easy-set check was skipped."""
-    from ..core.labelindex import LabelIndex
-    from ..core.scoring import ScoreConfig
-    from ..pipeline.floor import check_eval_set
-
     config = ScoreConfig(k=(cutoff,), threshold=threshold)
     found = check_eval_set(LabelIndex.from_judgments(judgments), corpus_path, config, thresholds)
     issues = [Issue(w["code"], w["subject"], w["message"]) for w in found["warnings"]]
@@ -105,7 +103,6 @@ def command(
     Exit code 0 when there is no error (warnings allowed), 1 when the set is
     unsound, 2 when a file cannot be read.
     """
-
     thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
     judgment_set = parse_judgments(judgments)
     if run_path:
