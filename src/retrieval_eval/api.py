@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import API_NAMES
+from ._public import API_NAMES
 from .comparison.document import build_comparison
 from .comparison.result import check_head_judgments
 from .core.aliases import canonical_metric as resolve
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
     PathLike = str | os.PathLike[str]
 
-__all__ = list(API_NAMES)  # the public names, listed once in the package root
+__all__ = list(API_NAMES)  # the public names, listed once in _public.py
 
 
 def _as_path(value: object) -> str | None:
