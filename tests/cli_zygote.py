@@ -22,6 +22,7 @@ import json
 import os
 import pkgutil
 import sys
+import threading
 import traceback
 
 # What entry.main sets before anything can load numpy (see retrieval_eval/entry.py).
@@ -73,6 +74,10 @@ def child(request: dict, channel: int, out: int, err: int) -> None:
         except BaseException:  # what the interpreter does with an uncaught exception
             traceback.print_exc()
             code = 1
+        # What the interpreter does at exit before flushing: wait for the threads still running.
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
