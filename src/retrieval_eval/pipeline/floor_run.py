@@ -11,7 +11,6 @@ term occurs in the collection; a query without text is left out and named.
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
 from ..formats.judgments import parse_judgments
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
+from ..lanes import english_stemmer, require_lanes
 
 METHODS = ("bm25", "tfidf")
 GRANULARITIES = ("chunk", "document")
@@ -138,13 +138,13 @@ def _build_lane(
     request: FloorRunRequest, documents: list[list[int]], vocabulary: dict[str, int]
 ) -> tuple[Lane, dict[str, Any]]:
     if request.method == "bm25":
-        from ..lanes.bm25 import BM25Lane, BM25Params
+        from ..lanes.bm25 import BM25Lane, BM25Params  # bm25s and numpy: the optional lanes extra
 
         params = BM25Params(
             DEFAULT_K1 if request.k1 is None else request.k1, DEFAULT_B if request.b is None else request.b
         )
         return BM25Lane(documents, vocabulary, params), params.describe()
-    from ..lanes import tfidf
+    from ..lanes import tfidf  # numpy and scipy: the optional lanes extra
 
     return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
 
@@ -161,7 +161,7 @@ def _index(request: FloorRunRequest, collection: Collection, term_ids: TermIds) 
 def _rankings(
     lane: Lane, term_ids: TermIds, queries: QueryTexts, keys: list[str], depth: int, empty: list[str]
 ) -> Iterator[tuple[str, list[str]]]:
-    from ..lanes.topk import top_indices
+    from ..lanes.topk import top_indices  # numpy: the optional lanes extra
 
     for query_id, text in queries.texts.items():
         terms = term_ids.query(text)
@@ -173,6 +173,10 @@ def _rankings(
 
 
 def _versions() -> dict[str, str | None]:
+    # About 16 ms of start-up (python -X importtime); `score` imports this module for its floor
+    # and only a floor run's sidecar needs the versions.
+    import importlib.metadata
+
     versions: dict[str, str | None] = {"retrieval-eval": __version__}
     for name in LIBRARIES:
         try:
@@ -196,8 +200,6 @@ class Ranked:
 
 def rank_queries(request: FloorRunRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
     """Rank every query with text over the corpus (the lanes must be importable: see require_lanes)."""
-    from ..lanes import english_stemmer
-
     collection = collection_of(corpus, request.granularity)
     if not collection.keys:
         raise InputError("corpus", None, "no chunk has text; a floor run needs chunk texts", path=request.corpus_path)
@@ -211,8 +213,6 @@ def rank_queries(request: FloorRunRequest, queries: QueryTexts, corpus: Corpus) 
 
 def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     """Write the floor run and its sidecar; refuse bad input before anything is written."""
-    from ..lanes import require_lanes
-
     request.check()
     refuse_run_over_input(request.out, [("corpus", request.corpus_path), ("judgments", request.judgments_path)])
     require_lanes(stem=request.tokenizer.stem)
