@@ -1,4 +1,4 @@
-"""The baseline lanes' benchmark: `retrieval-eval baseline` timed as a whole process, beside rank_bm25.
+"""The lanes' benchmark: `retrieval-eval floor-run` timed as a whole process, beside rank_bm25.
 
 Workload (seeded, written once under ``bench/generated/lanes/``): 200k chunks
 of 40-159 words (20 chunks a document) drawn from a Zipfian vocabulary of
@@ -9,8 +9,8 @@ the same Zipf law; a 50k-chunk corpus is the first 50k chunks.
 Rows, each a whole process (parse, tokenize, index, rank, write), wall time
 and peak RSS from /usr/bin/time:
 
-- ``baseline --method bm25`` and ``--method tfidf`` on 200k chunks x 10k queries, top 100;
-- ``baseline --method bm25`` on 50k chunks x 10k queries, top 100;
+- ``floor-run --method bm25`` and ``--method tfidf`` on 200k chunks x 10k queries, top 100;
+- ``floor-run --method bm25`` on 50k chunks x 10k queries, top 100;
 - rank_bm25 (``BM25Okapi``, pure Python) on the 50k corpus with the same tokens,
   over the first ``--peer-queries`` queries only, scaled to 10k queries per query.
 
@@ -126,11 +126,11 @@ def write_workload() -> None:
 
 
 def tokenized_corpus(path: str):
-    """The corpus keys and token lists, and the queries, as the baseline command tokenizes them."""
+    """The corpus keys and token lists, and the queries, as the floor-run command tokenizes them."""
     from retrieval_eval.core.judgments import parse_judgments
     from retrieval_eval.core.tokenize import Tokenizer, TokenizerSpec
     from retrieval_eval.formats.corpus import read_corpus
-    from retrieval_eval.pipeline.baseline import collection_of, query_texts
+    from retrieval_eval.pipeline.floor_run import collection_of, query_texts
 
     collection = collection_of(read_corpus(path), "chunk")
     tokenizer = Tokenizer(TokenizerSpec())
@@ -185,7 +185,7 @@ def baseline_command(method: str, corpus: Path, out: Path) -> list[str]:
         rb.PYTHON,
         "-m",
         "retrieval_eval",
-        "baseline",
+        "floor-run",
         "--method",
         method,
         "--corpus",
@@ -247,13 +247,13 @@ def markdown(rows: list[tuple[str, float, float, str]], peer: tuple[float, float
         f"{'met' if big_wall < TARGET_WALL else '**not met**'} |",
         f"| 200k x 10k, bm25: peak memory | {big_mb:.0f} MB | {TARGET_MB:.0f} MB | "
         f"{'met' if big_mb < TARGET_MB else '**not met**'} |",
-        f"| 50k x 10k: rank_bm25 (scaled) / baseline bm25 | {ratio:.0f}x | at least {TARGET_RATIO:.0f}x | "
+        f"| 50k x 10k: rank_bm25 (scaled) / floor-run bm25 | {ratio:.0f}x | at least {TARGET_RATIO:.0f}x | "
         f"{'met' if ratio >= TARGET_RATIO else '**not met**'} |",
         "",
         "| program | median wall (s) | min-max (s) | peak RSS (MB) |",
         "|---|---:|---:|---:|",
     ]
-    lines += [f"| `baseline` {name} | {wall:.1f} | {spread} | {mb:.0f} |" for name, wall, mb, spread in rows]
+    lines += [f"| `floor-run` {name} | {wall:.1f} | {spread} | {mb:.0f} |" for name, wall, mb, spread in rows]
     lines.append(
         f"| rank_bm25, 50k x 10k (scaled from {peer_stages['queries']} queries) | {peer_wall:.1f} | | {peer_mb:.0f} |"
     )
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> None:
         ("tfidf, 200k x 10k", "tfidf", big),
         ("bm25, 50k x 10k", "bm25", small),
     ):
-        print(f"  baseline {name}", flush=True)
+        print(f"  floor-run {name}", flush=True)
         rows.append((name, *measure(baseline_command(method, corpus, out / f"{method}.jsonl"), args.repeats)))
     print("  rank_bm25, 50k", flush=True)
     peer = run_peer(args.peer_queries, args.repeats)

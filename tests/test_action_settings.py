@@ -16,6 +16,8 @@ from retrieval_eval.action.settings import (
     parse_config_text,
     parse_settings,
 )
+from retrieval_eval.core.errors import UsageError
+from retrieval_eval.render import comment_marker
 
 RUNNER = Runner(workspace=Path("/ws"))
 REQUIRED = {"INPUT_JUDGMENTS": "judgments.jsonl", "INPUT_RUN": "run.jsonl"}
@@ -219,3 +221,24 @@ def test_numbers_are_ascii_decimals(name: str, value: str) -> None:
     with pytest.raises(SettingsError) as caught:
         parse({**REQUIRED, name: value})
     assert caught.value.problems[0].startswith(name.removeprefix("INPUT_").lower() + ":")
+
+
+# The action's comment-id and `render --comment-id` follow one rule: an id one accepts, the other
+# accepts too, so a comment rendered by hand is found again by the action.
+@pytest.mark.parametrize(
+    "comment_id", ["default", "nightly-2", "a.b_c", "a--b", "x-->y", "-lead", "two words", "", "a" * 64, "a" * 65]
+)
+def test_the_action_and_render_accept_the_same_comment_ids(comment_id: str) -> None:
+    try:
+        comment_marker(comment_id)
+        rendered = True
+    except UsageError:
+        rendered = False
+    try:
+        parse({**REQUIRED, "INPUT_COMMENT-ID": comment_id})
+        parsed = True
+    except SettingsError:
+        parsed = False
+    # An empty input means "not given" to the action (the default id), so it is parsed there.
+    assert rendered == (parsed if comment_id else False)
+    assert parsed == (comment_id in {"default", "nightly-2", "a.b_c", "a" * 64, ""})

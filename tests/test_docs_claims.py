@@ -15,6 +15,7 @@ import retrieval_eval
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+METRICS = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")  # the reference the README links to
 API = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
 QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}}
 RUN = {"q1": {"d1": 1.0}}  # q2, judged, is not answered
@@ -33,7 +34,7 @@ def test_an_unanswered_judged_query_scores_0_in_ir_measures_and_ranx_and_is_left
     assert ir_measures.calc_aggregate([ir_measures.P @ 1], QRELS, RUN)[ir_measures.P @ 1] == ours
     assert ranx.evaluate(ranx.Qrels(QRELS), ranx.Run(RUN), "precision@1", make_comparable=True) == ours
     assert set(pytrec_eval.RelevanceEvaluator(QRELS, {"P.1"}).evaluate(RUN)) == {"q1"}  # q2 left out
-    for text in (flat(README), flat(API)):
+    for text in (flat(METRICS), flat(API)):
         assert "scores 0 here, as in ir_measures" in text or "scores 0 in retrieval-eval, as in ir_measures" in text
         assert "ranx with `make_comparable=True`" in text
         assert "trec_eval leaves it out" in text
@@ -50,4 +51,4 @@ def test_ndcg_agrees_with_trec_eval_only_with_linear_gain_and_the_docs_say_so_wh
     assert linear == pytest.approx(trec, abs=1e-9) and abs(exponential - trec) > 1e-3
     claim = flat(README).index("agreeing with trec_eval")
     assert "--gain linear" in flat(README)[claim : claim + 200]  # said in the sentence that claims it
-    assert "nDCG gains use the raw grades, as trec_eval does" not in flat(README)
+    assert "nDCG gains use the raw grades, as trec_eval does" not in flat(README) + flat(METRICS)

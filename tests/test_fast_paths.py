@@ -127,6 +127,7 @@ records = st.dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(records)
 def test_the_common_record_check_only_accepts_what_the_full_check_accepts(record: dict[str, Any]) -> None:
@@ -204,6 +205,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(json_values)
 def test_indented_output_is_byte_for_byte_what_json_dumps_writes(value: Any) -> None:

@@ -48,6 +48,7 @@ def test_sets_beyond_the_table_take_the_general_drawer_with_equal_draws() -> Non
         )
 
 
+@pytest.mark.slow
 def test_many_seeds_and_sizes_agree() -> None:
     rng = random.Random(11)
     for case in range(60):

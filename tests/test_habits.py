@@ -30,6 +30,7 @@ def tool(name: str) -> str:
     ],
     ids=lambda c: " ".join(c),
 )
+@pytest.mark.slow  # mypy over the whole package
 def test_the_habit_holds(command: tuple[str, ...]) -> None:
     done = subprocess.run([tool(command[0]), *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -5,13 +5,12 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fake_github import BOT, FakeGitHub
+from helpers import run_entry_point
 from hostile.case import HostileCase
 
 AREAS = sorted(p.stem for p in (Path(__file__).parent / "hostile").glob("cases_*.py"))
@@ -63,15 +62,7 @@ def run_case(case: HostileCase, tmp_path: Path, github_env: dict[str, str]) -> N
         case.setup(tmp_path)
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in case.argv]
     env = {**os.environ, **github_env, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
-    done = subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", *argv],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=case.timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_entry_point(argv, cwd=tmp_path, env=env, timeout=case.timeout)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == case.exit_code, (done.returncode, done.stderr)
     assert case.stderr_has in done.stderr, done.stderr

@@ -1,7 +1,7 @@
 """ir_measures' and trec_eval's measure names: each resolves to ours, and means the same number.
 
 The oracle is trec_eval's own test collection (tests/data/trec_eval). Policies, as in
-README "Measure names": our nDCG gain is linear here (trec_eval's); queries are compared
+docs/metrics.md "Measure names": our nDCG gain is linear here (trec_eval's); queries are compared
 where both sides score them (trec_eval scores only queries in the run, as with -c off;
 ours scores a judged query missing from the run as 0, and this run answers every judged
 query).
@@ -20,7 +20,7 @@ from retrieval_eval.core.gates import parse_gate
 from retrieval_eval.core.metrics import REGISTRY, known_metric
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
-README = Path(__file__).resolve().parent.parent / "README.md"
+METRICS_DOC = Path(__file__).resolve().parent.parent / "docs" / "metrics.md"
 CUTOFFS = (5, 10, 100)
 TOLERANCE = 1e-9
 
@@ -65,9 +65,9 @@ def expected_table() -> str:
     return "\n".join(rows)
 
 
-def test_the_readme_table_is_the_alias_table() -> None:
-    assert expected_table() in README.read_text(encoding="utf-8"), (
-        "README's measure-name table is stale; paste:\n" + expected_table()
+def test_the_documented_table_is_the_alias_table() -> None:
+    assert expected_table() in METRICS_DOC.read_text(encoding="utf-8"), (
+        "docs/metrics.md's measure-name table is stale; paste:\n" + expected_table()
     )
 
 
@@ -116,7 +116,7 @@ def test_our_value_under_their_name_is_theirs(alias: Alias, ours: dict[str, dict
 
 
 def test_recip_rank_on_the_run_cut_at_k_is_our_mrr_at_k(ours: dict[str, dict[str, float]]) -> None:
-    """trec_eval's recip_rank is full depth; cut the run at k and it is our mrr@k (README)."""
+    """trec_eval's recip_rank is full depth; cut the run at k and it is our mrr@k (docs/metrics.md)."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     rankings = retrieval_eval.load_run(DATA / "results.test").to_dict()
     qrels = retrieval_eval.load_judgments(DATA / "qrels.test").to_dict()

@@ -21,7 +21,7 @@ import pytest
 
 from helpers import fixture_path, run_cli
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.formats.fileio import HOLD_WRITE_ENV, atomic_writer, write_atomic
+from retrieval_eval.formats.fileio import atomic_writer, write_atomic
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 SCORE = ("score", "-j", fixture_path("strata", "judgments.jsonl"), "-r", fixture_path("strata", "run.jsonl"), "-k", "3")
@@ -219,10 +219,10 @@ def test_a_signal_mid_write_removes_the_temporary_file(command: str, signum: int
         argv = ["drift", "-j", str(judgments), "-c", fixture_path("drift", "corpus.json"), "--fix"]
     held = tmp_path / "held"
     child = subprocess.Popen(
-        [sys.executable, "-m", "retrieval_eval", *argv],
-        env={**env(), HOLD_WRITE_ENV: str(held)},
+        [sys.executable, str(Path(__file__).with_name("held_writer.py")), str(held), *argv],
+        env=env(),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # a pipe nobody reads would be left open (a ResourceWarning)
     )
     deadline = time.monotonic() + 30
     while not held.exists() and time.monotonic() < deadline:

@@ -257,7 +257,7 @@ def test_every_comment_carries_the_marker_with_its_id(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("bad", ["", "two words", "x-->y", "a" * 65, "new\nline"])
+@pytest.mark.parametrize("bad", ["", "two words", "x-->y", "a--b", "a" * 65, "new\nline"])
 def test_comment_ids_that_could_break_the_marker_are_refused(bad: str) -> None:
     with pytest.raises(UsageError):
         comment_marker(bad)

@@ -5,63 +5,74 @@ the package is private and may change. Functions take what a notebook holds (pat
 dicts, pandas DataFrames, ir_measures / ir_datasets qrels) and run the one pipeline the CLI
 and the action run, so ``evaluate()`` returns the very :class:`Evaluation` the CLI reports from.
 
-Start-up, measured (bench/import_bench.py, median of 30 processes on the 2-core CI machine):
-``python -c "import retrieval_eval"`` took 8.3 ms when the package held only its version
-(``python -c pass``: 7.5 ms); importing the pipeline at import time would make it about 90 ms,
-and ``dataclasses`` alone about 17 ms. ``--version`` and every command import the package
-root, so its cost is everyone's. Hence this module and :mod:`.pipeline.results` import only
-the standard library's cheapest modules and :mod:`.core.errors` when loaded, and each function
-imports the layers it runs inside its body: the first call pays for them (about 80 ms, once),
-``import retrieval_eval`` does not (about 9 ms, within the issue's 2x of today).
+Every layer this module runs is imported here, at the top, where a reader sees the dependency
+graph. ``import retrieval_eval`` does not load this module: the package root loads it on first
+use of a public name (see ``retrieval_eval/__init__.py``), so ``retrieval-eval --version`` and
+``import retrieval_eval`` stay as cheap as the version alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from .core.errors import InputError, RetrievalEvalError, UsageError
-from .pipeline.results import Comparison, Evaluation, Frozen, MetricChange, Record, import_pandas, json_copy
+from ._public import API_NAMES
+from .comparison.document import build_comparison
+from .comparison.plan import Plan, PlanRequest
+from .comparison.plan import plan as make_plan
+from .comparison.result import check_head_judgments
+from .core.aliases import canonical_metric as resolve
+from .core.drift import check_drift
+from .core.errors import InputError, RetrievalEvalError, UsageError  # noqa: F401  (public names)
+from .core.gates import split_gate_list
+from .core.identity import chunk_id as identify
+from .core.identity import text_sha as digest
+from .core.labelindex import LabelIndex
+from .core.metrics import DEFAULT_CUTOFFS, describe_known, known_metric
+from .core.power import Design
+from .core.scoring import ScoreConfig, parse_cutoff_list
+from .core.significance import DEFAULT_SEED
+from .formats.corpus import read_corpus
+from .formats.judgments import judgments_file_format
+from .formats.objects import (
+    canonical_judgments_sha256,
+    judgments_from_object,
+    read_judgments_file,
+    read_run_file,
+    run_from_object,
+)
+from .formats.report import checked_report, dump_report, load_report_hashed
+from .formats.runs import run_from_rows
+from .pipeline.evaluate import ScoreRequest
+from .pipeline.evaluate import evaluate as run_pipeline
+from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
+    Comparison,
+    Evaluation,
+    Frozen,
+    MetricChange,
+    Record,
+    import_pandas,
+    json_copy,
+)
+from .pipeline.settings import check_number
+from .pipeline.timestamps import generated_at as stamp
+from .render.drift import drift_payload
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
-    from typing import Any
-
     import pandas
 
-    from .comparison.plan import Plan
     from .core.judgments import JudgmentSet
     from .core.runs import RunRows
 
     PathLike = str | os.PathLike[str]
 
-__all__ = [
-    "Comparison",
-    "Drift",
-    "Evaluation",
-    "InputError",
-    "Judgments",
-    "MetricChange",
-    "Record",
-    "RetrievalEvalError",
-    "Run",
-    "UsageError",
-    "canonical_metric",
-    "chunk_id",
-    "compare",
-    "drift",
-    "evaluate",
-    "load_judgments",
-    "load_run",
-    "text_sha",
-    "plan",
-]
+__all__ = list(API_NAMES)  # the public names, listed once in _public.py
 
 
 def _number(name: str, value: object, argument: str) -> None:
     """``value`` checked against the range of setting (or option) ``name`` in the settings table."""
-    from .pipeline.settings import check_number
-
     check_number(name, value, label=argument)
 
 
@@ -139,7 +150,6 @@ class Run(Frozen):
         """``{query_id: [ids in rank order]}``; a scored run ordered as trec_eval orders it."""
         if not self._rows.by_score:
             return {query: list(ranking) for query, ranking in self._rows.ranked}
-        from .formats.runs import run_from_rows
 
         return run_from_rows(self._rows).rankings
 
@@ -154,11 +164,8 @@ def load_judgments(source: object, *, format: str = "auto") -> Judgments:  # noq
     _of_type("format", format, (str,), "a format name")
     path = _as_path(source)
     if path is not None:
-        from .formats.objects import read_judgments_file
-
         labels, sha256 = read_judgments_file(path, format)
         return Judgments(labels, sha256, path)
-    from .formats.objects import canonical_judgments_sha256, judgments_from_object
 
     labels = judgments_from_object(source)
     return Judgments(labels, canonical_judgments_sha256(labels), type(source).__name__)
@@ -174,10 +181,7 @@ def load_run(source: object, *, format: str = "auto") -> Run:  # noqa: A002
     _of_type("format", format, (str,), "a format name")
     path = _as_path(source)
     if path is not None:
-        from .formats.objects import read_run_file
-
         return Run(read_run_file(path, format), path)
-    from .formats.objects import run_from_object
 
     return Run(run_from_object(source), type(source).__name__)
 
@@ -186,9 +190,6 @@ def canonical_metric(name: str) -> str:
     """Our name for a metric named in ir_measures' or trec_eval's spelling (``nDCG@10`` and
     ``ndcg_cut_10`` are ``ndcg@10``); our own names come back unchanged. Refuses, with
     :class:`UsageError`, a name of a metric this version does not compute."""
-    from .core.aliases import canonical_metric as resolve
-    from .core.metrics import describe_known, known_metric
-
     _of_type("name", name, (str,), "a metric name")
     resolved = resolve(name)
     if not known_metric(resolved):
@@ -202,15 +203,12 @@ def chunk_id(doc_uri: str, doc_revision: str, ordinal: int, text: str, chunker_f
     The same five fields always give the same id, so a corpus builder and the labels agree
     without sharing state. Raises ``ValueError`` for an ordinal that is not a whole number >= 0.
     """
-    from .core.identity import chunk_id as identify
-
     return identify(doc_uri, doc_revision, ordinal, text, chunker_fingerprint)
 
 
 def text_sha(text: str) -> str:
     """The hash of a text as labels store it (``text_sha``): ``t1:`` and 32 hex digits of
     SHA-256 over the normalized text, which lets ``drift`` find labeled text again."""
-    from .core.identity import text_sha as digest
 
     return digest(text)
 
@@ -238,8 +236,8 @@ def evaluate(
     path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
     (``10``, ``(5, 10)`` or ``"5,10"``; ``"10,all"`` adds the full-depth metrics; by default the
     CLI's); the first names the primary metric. ``unjudged``: the policy for keys no label names
-    (README, Unjudged documents). ``gates``: gate
-    expressions (README, Gates), metrics named ours or the field's way. ``baseline``: the base
+    (docs/metrics.md, Unjudged documents). ``gates``: gate
+    expressions (docs/metrics.md, Gates), metrics named ours or the field's way. ``baseline``: the base
     side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
     snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
     8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's minimum
@@ -248,11 +246,6 @@ def evaluate(
     """
     if not 0.0 < power < 1.0:
         raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
-    from .core.gates import split_gate_list
-    from .core.scoring import ScoreConfig
-    from .pipeline.evaluate import ScoreRequest
-    from .pipeline.evaluate import evaluate as run_pipeline
-    from .pipeline.timestamps import generated_at as stamp
 
     _check_evaluate_arguments(threshold, gain, unjudged, collapse_to_documents, max_drift, generated_at)
     corpus_path = _path_or_none("corpus", corpus)
@@ -313,8 +306,6 @@ def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
     """A JSONL file is streamed by the pipeline, as the CLI streams it; anything else is loaded."""
     path = _as_path(judgments)
     if path is not None:
-        from .formats.judgments import judgments_file_format
-
         if judgments_file_format(path) == "jsonl":
             return None, path
     loaded = load_judgments(judgments)
@@ -332,12 +323,8 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
 def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[tuple[int, ...], bool]:
     """The cutoffs, and whether ``all`` (the full-depth metrics) is among them."""
     if k is None:
-        from .core.metrics import DEFAULT_CUTOFFS
-
         return DEFAULT_CUTOFFS, False
     if isinstance(k, str):
-        from .core.scoring import parse_cutoff_list
-
         try:
             cutoffs, full_depth = parse_cutoff_list(k)
         except ValueError as exc:
@@ -365,22 +352,14 @@ def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, s
         return None, None
     path = _as_path(side)
     if path is not None:
-        from .formats.report import load_report_hashed
-
         return load_report_hashed(path, source=what)
-    from collections.abc import Mapping  # here: collections costs 1 ms at import (see the docstring)
 
     if isinstance(side, Evaluation):
         report = side.report
     elif isinstance(side, Mapping):
-        from .formats.report import checked_report
-
         report = checked_report(dict(side), what)
     else:
         raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
-    import hashlib
-
-    from .formats.report import dump_report
 
     return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
 
@@ -405,11 +384,6 @@ def compare(
     threshold or gain; refused when they are not the ones the head was scored with.
     ``power``: at which each metric's minimum detectable effect (``mde``) is stated.
     """
-    from .comparison.document import build_comparison
-    from .comparison.result import check_head_judgments
-    from .core.labelindex import LabelIndex
-    from .core.significance import DEFAULT_SEED
-
     if not 0.0 < power < 1.0:
         raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
     _number("resamples", resamples, "resamples")
@@ -457,20 +431,15 @@ def plan(
     ``method``: ``normal`` (as the gate's bootstrap behaves) or ``t``. ``Plan.as_dict()`` is
     the command's ``--json``.
     """
-    from .comparison.plan import PlanRequest
-    from .comparison.plan import plan as make_plan
-    from .core.power import Design
-
     pilot = _report_of(report, "report")
-    assert pilot is not None
+    if pilot is None:
+        raise UsageError("report: expected an Evaluation, a report dict or a report's path, not None")
     try:
         request = PlanRequest(tuple(metrics), tuple(changes), tuple(queries), Design(power, alpha, method), correlation)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     strata = None
     if judgments is not None:
-        from .core.labelindex import LabelIndex
-
         index = LabelIndex.from_judgments(load_judgments(judgments)._labels)
         strata = {query_id: query.stratum for query_id, query in index.queries.items()}
     return make_plan(pilot, request, baseline=_report_of(baseline, "baseline"), strata=strata)
@@ -516,10 +485,6 @@ class Drift(Frozen):
 def drift(judgments: object, corpus: PathLike) -> Drift:
     """Check every label against a corpus snapshot (JSON, or JSONL with one chunk a line), as
     ``retrieval-eval drift`` does (without ``--fix``: nothing is written)."""
-    from .core.drift import check_drift
-    from .formats.corpus import read_corpus
-    from .render.drift import drift_payload
-
     corpus_path = _path_or_none("corpus", corpus)
     if corpus_path is None:
         raise UsageError("corpus: expected the path of a corpus snapshot, got None")

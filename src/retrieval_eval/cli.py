@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "render": ("render", "Render a report (and its comparison) as a job summary, PR comment, text or an HTML page."),
     "action": ("action", "Run as the GitHub Action (inputs from INPUT_* variables)."),
-    "baseline": ("baseline", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),
+    "floor-run": ("floor_run", "Write a BM25 or TF-IDF floor run for the judged queries over a corpus."),
     "fuse": ("fuse", "Fuse runs by reciprocal rank fusion into one run."),
     "verify-chain": ("verify_chain", "Check that reports, oldest first, link up by their baseline hashes."),
     "holes": ("holes", "Write the label queue: unjudged keys in the top k, the most useful to label first."),
@@ -40,11 +40,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# Old names that still run, announced on stderr (CHANGELOG.md): "baseline" means only the base
+# branch's report, so the command that writes a floor run is "floor-run".
+RENAMED: dict[str, str] = {"baseline": "floor-run"}
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in RENAMED:
+            click.echo(
+                f"note  `retrieval-eval {name}` is now `retrieval-eval {RENAMED[name]}`; the old name will go", err=True
+            )
+            name = RENAMED[name]
         entry = COMMANDS.get(name)
         if entry is None:
             return None

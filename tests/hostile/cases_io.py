@@ -189,14 +189,20 @@ for name, argv, files, victim in (
         "f.jsonl.meta.json",
     ),
     (
-        "baseline-judgments",
+        "floor-run-judgments",
+        ("floor-run", "--method", "bm25", "--corpus", "c.json", "-j", "j.jsonl", "--out", "j.jsonl"),
+        {"c.json": DRIFT_CORPUS, "j.jsonl": DRIFT_JUDGMENTS},
+        "j.jsonl",
+    ),
+    (
+        "floor-run-by-its-old-name-baseline-judgments",
         ("baseline", "--method", "bm25", "--corpus", "c.json", "-j", "j.jsonl", "--out", "j.jsonl"),
         {"c.json": DRIFT_CORPUS, "j.jsonl": DRIFT_JUDGMENTS},
         "j.jsonl",
     ),
     (
-        "baseline-corpus-is-the-sidecar",
-        ("baseline", "--method", "tfidf", "--corpus", "c.meta.json", "-j", "j.jsonl", "--out", "c"),
+        "floor-run-corpus-is-the-sidecar",
+        ("floor-run", "--method", "tfidf", "--corpus", "c.meta.json", "-j", "j.jsonl", "--out", "c"),
         {"c.meta.json": DRIFT_CORPUS, "j.jsonl": DRIFT_JUDGMENTS},
         "c.meta.json",
     ),

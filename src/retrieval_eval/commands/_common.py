@@ -13,10 +13,9 @@ from typing import Any, TypeVar
 
 import click
 
-from ..core.errors import RetrievalEvalError, UsageError
+from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_BAD_ANSWER, EXIT_NO_ANSWER, EXIT_OK
 from ..core.numbers import parse_decimal, parse_whole
-from ..core.scoring import parse_cutoffs
 from ..pipeline.settings import BY_NAME, CONFIG_KEYS, DEFAULT_CONFIG, Runner, Settings, SettingsError, Values
 from ..pipeline.settings import parse_settings as parse_values
 from ..pipeline.timestamps import generated_at as stamp
@@ -133,13 +132,6 @@ def print_json(data: Any) -> None:
     """JSON on stdout; the characters a terminal would obey are written as \\u escapes (the same JSON)."""
     text = json.dumps(data, indent=2, ensure_ascii=False)
     click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
-
-
-def parse_k_list(text: str) -> tuple[int, ...]:
-    try:
-        return parse_cutoffs(text)
-    except ValueError as exc:
-        raise UsageError(f"-k {text!r}: {exc}", hint="-k 5,10,20") from None
 
 
 # -- the shared settings as options ---------------------------------------------------------

@@ -6,6 +6,10 @@ import os
 
 import click
 
+from ..comparison.history import Point, build_history, history_metrics
+from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.report import load_report
+from ..render import render_history
 from ._common import handles_errors
 
 
@@ -36,11 +40,6 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     threshold, gain or policy) starts a new line: the chart stops and the table
     marks the break, so two rulers are never joined.
     """
-    from ..comparison.history import Point, build_history, history_metrics
-    from ..formats.fileio import refuse_output_over_input, write_atomic
-    from ..formats.report import load_report
-    from ..render import render_history
-
     refuse_output_over_input([("--out", out)], [("report", path) for path in report_paths])
     reports = [load_report(path, source="report") for path in report_paths]
     names = [os.path.basename(path) for path in report_paths]

@@ -6,12 +6,15 @@ import click
 
 from ..core.errors import UsageError
 from ..core.judgments import JudgmentSet
+from ..core.labelindex import LabelIndex
+from ..core.scoring import ScoreConfig
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
 from ..formats.fileio import open_binary, reads_once
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
-from ..pipeline.settings import check_number
+from ..pipeline.floor import check_eval_set
+from ..pipeline.settings import check_number, parse_answer_in_query, parse_easy_set
 from ..render.terminal import render_validation
 from ._common import (
     EXIT_BAD_ANSWER,
@@ -29,7 +32,6 @@ from ._common import (
 @reads_once
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
-
     fmt = detect_format(path) if run_format == "auto" else run_format
     keys: dict[str, set[str]] = {}
     repeated: set[str] = set()
@@ -49,7 +51,6 @@ def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
 
 
 def _thresholds(easy_set: str, answer_in_query: str) -> Thresholds:
-    from ..pipeline.settings import parse_answer_in_query, parse_easy_set
 
     try:
         return Thresholds(parse_easy_set(easy_set), parse_answer_in_query(answer_in_query))
@@ -61,10 +62,6 @@ def _eval_set_issues(
     judgments: JudgmentSet, corpus_path: str, cutoff: int, threshold: int, thresholds: Thresholds
 ) -> tuple[list[Issue], str | None]:
     """The sensitivity warnings as validation issues, and why the easy-set check was skipped."""
-    from ..core.labelindex import LabelIndex
-    from ..core.scoring import ScoreConfig
-    from ..pipeline.floor import check_eval_set
-
     config = ScoreConfig(k=(cutoff,), threshold=threshold)
     found = check_eval_set(LabelIndex.from_judgments(judgments), corpus_path, config, thresholds)
     issues = [Issue(w["code"], w["subject"], w["message"]) for w in found["warnings"]]

@@ -11,6 +11,8 @@ import hashlib
 
 import click
 
+from ..formats.jsondoc import parse_document, read_document_bytes
+from ..formats.report import checked_report
 from ._common import EXIT_BAD_ANSWER, EXIT_OK, handles_errors, say
 
 
@@ -28,9 +30,6 @@ def command(reports: tuple[str, ...]) -> None:
     SHA-256 of the previous file's bytes. Exit code 0 when every link holds, 1 at
     a break (each break is named), 2 when a report cannot be read.
     """
-    from ..formats.jsondoc import parse_document, read_document_bytes
-    from ..formats.report import checked_report
-
     read = []
     for path in reports:
         data = read_document_bytes(path, path)

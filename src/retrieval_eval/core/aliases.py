@@ -25,7 +25,7 @@ CUTOFF = "{k}"
 class Alias:
     """``spelling`` (in ``sources``' syntax) means our ``canonical`` metric; ``policy`` is the
     difference between their number and ours, empty when there is none beyond the shared
-    policies (README, "Measure names")."""
+    policies (docs/metrics.md, "Measure names")."""
 
     spelling: str
     canonical: str

@@ -138,17 +138,6 @@ class ReportInputs:
     unjudged: dict[str, Any] = field(default_factory=dict)  # what the base adds to "unjudged"
 
 
-def build_report(
-    index: LabelIndex,
-    scores: Scores,
-    validation: Validation,
-    verdict: Verdict,
-    inputs: ReportInputs,
-) -> dict[str, Any]:
-    """The whole report, verdict included."""
-    return with_verdict(report_body(index, scores, validation, inputs), verdict)
-
-
 def with_verdict(
     body: Mapping[str, Any], verdict: Verdict, *, beside: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 An eval set whose answers BM25 finds trivially is unbeatable by construction: no dense,
 hybrid or reranked retriever can show a gain over a floor at the ceiling. The two
-checks (README "Eval-set sensitivity"):
+checks (docs/floors.md "Eval-set sensitivity"):
 
 - ``easy-set``: the BM25 floor reaches ``hit_rate@k`` (k the primary cutoff) at or
   above a threshold (0.95 by default) over the whole set, or over a stratum; each is

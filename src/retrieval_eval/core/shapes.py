@@ -2,8 +2,8 @@
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
 ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
-``unjudged``, ``rankings``,
-``worst_stratum``, the drift, collapse, floor and sensitivity sections) typed as ``build_report``
+``unjudged``, ``rankings``, ``worst_stratum``, the drift, collapse, floor and sensitivity sections)
+typed as ``core/report.py``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
 ``COMPARISON`` is the document ``compare`` writes (comparison/document.py).

@@ -11,10 +11,7 @@ before anything is written:
 - anything else (a directory, a socket, a block device): refused.
 
 A temporary file is removed when the write fails, on Ctrl-C, and on SIGTERM or
-SIGHUP. ``RETRIEVAL_EVAL_TEST_HOLD_WRITE=PATH`` is a test hook: once the whole
-content is in the temporary file, the writer creates ``PATH`` and waits there
-(up to 60 s) so a test can signal a process that is mid-write. Unset, it costs
-one environment look-up per file written.
+SIGHUP.
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ import signal
 import stat
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, Concatenate, ParamSpec, TextIO, TypeVar
 
@@ -181,7 +177,6 @@ _REFUSED_KINDS = (
     (stat.S_ISSOCK, "is a socket"),
     (stat.S_ISBLK, "is a block device"),
 )
-HOLD_WRITE_ENV = "RETRIEVAL_EVAL_TEST_HOLD_WRITE"
 
 
 class _Sink(io.FileIO):
@@ -310,7 +305,6 @@ def _create_beside(directory: str, name: str, pending: set[str]) -> tuple[int, s
 def _finish(handle: io.TextIOWrapper, tmp_name: str, target: str, shown: str) -> None:
     """Flush the temporary file and rename it over ``target``; a failure names the path given."""
     handle.flush()  # a failed write raises here, already naming the path
-    _hold_for_tests()
     try:
         os.fsync(handle.fileno())
         try:
@@ -322,17 +316,6 @@ def _finish(handle: io.TextIOWrapper, tmp_name: str, target: str, shown: str) ->
     except OSError as exc:
         raise cannot_write(shown, exc) from None
     handle.close()
-
-
-def _hold_for_tests() -> None:
-    marker = os.environ.get(HOLD_WRITE_ENV)
-    if not marker:
-        return
-    with open(marker, "w", encoding="utf-8"):
-        pass
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 # -- temporary files removed on SIGTERM and SIGHUP ----------------------------------

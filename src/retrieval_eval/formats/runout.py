@@ -2,8 +2,8 @@
 
 A run line is ``{"query_id":...,"ranking":[...]}``, compact, non-ASCII kept
 as UTF-8, LF line ends: the same rankings give the same bytes everywhere.
-The sidecar ``<run>.meta.json`` says how the run was made (see README,
-"Baseline runs"); it is written after the run, so it can hold the run's hash.
+The sidecar ``<run>.meta.json`` says how the run was made (see docs/floors.md,
+"baseline"); it is written after the run, so it can hold the run's hash.
 """
 
 from __future__ import annotations

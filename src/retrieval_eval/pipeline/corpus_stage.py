@@ -31,6 +31,8 @@ from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.runs import Run
 from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
+from ..formats.corpus import read_corpus
+from ..formats.judgments import parse_judgments
 from ..formats.runs import parse_run
 from .run_ranges import RunReading
 from .score_run import score_run_file
@@ -99,9 +101,9 @@ class CorpusStage:
                     hint="--corpus corpus.json --collapse-to-documents",
                 )
             return cls()
+        # Drift's rules are about 6 ms of start-up (the least of five python -X importtime runs)
+        # that `score` without --corpus never needs.
         from ..core.drift import check_drift
-        from ..formats.corpus import read_corpus
-        from ..formats.judgments import parse_judgments
 
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.

@@ -3,7 +3,7 @@
 - **Floor** (setting ``floor``): a run file scored against the same judgments (its
   ``<run>.meta.json`` sidecar, when it describes that very file, says how it was made),
   or ``bm25``: the BM25 floor computed here, over the corpus, through the same code as
-  ``retrieval-eval baseline --method bm25`` with its defaults. The report's ``floor``
+  ``retrieval-eval floor-run --method bm25`` with its defaults. The report's ``floor``
   section holds each metric's margin over it (core/floor.py).
 - **Sensitivity** (with a corpus): the ``easy-set`` check runs the BM25 floor and the
   ``answer-in-query`` check reads the chunk texts (core/sensitivity.py); their warnings
@@ -28,8 +28,11 @@ from ..core.labelindex import LabelIndex
 from ..core.scoring import ScoreConfig, Scores, score_rankings
 from ..core.sensitivity import Thresholds, answer_in_query_issues, easy_set_issues
 from ..core.validate import Issue, ordered
+from ..formats.corpus import read_corpus
 from ..formats.jsondoc import read_document
 from ..formats.runout import meta_path, run_line
+from ..lanes import require_lanes
+from .floor_run import FloorRunRequest, describe_floor, query_texts, rank_queries
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
@@ -43,8 +46,6 @@ _PROVENANCE = ("method", "parameters", "tokenizer")
 
 def lanes_missing() -> str | None:
     """Why the BM25 lanes cannot run here, or None when they can."""
-    from ..lanes import require_lanes
-
     try:
         require_lanes()
     except UsageError:
@@ -59,14 +60,12 @@ class FloorRun:
 
 
 def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: ScoreConfig) -> FloorRun:
-    """BM25 with ``baseline``'s defaults over chunks (documents when no label names a chunk)."""
-    from .baseline import BaselineRequest, describe_floor, query_texts, rank_queries
-
+    """BM25 with ``floor-run``'s defaults over chunks (documents when no label names a chunk)."""
     granularity = "chunk" if index.chunk_ids else "document"
-    request = BaselineRequest(BM25, corpus_path, "", "", granularity=granularity)
+    request = FloorRunRequest(BM25, corpus_path, "", "", granularity=granularity)
     ranked = rank_queries(request, query_texts(index), corpus)
     digest = hashlib.sha256()
-    for query_id, ranking in ranked.rankings:  # the bytes `baseline` would write
+    for query_id, ranking in ranked.rankings:  # the bytes `floor-run` would write
         digest.update(run_line(query_id, ranking).encode("utf-8"))
     scores = score_rankings(index, dict(ranked.rankings), config)
     return FloorRun(scores, {"source": BM25, "run_sha256": digest.hexdigest(), **describe_floor(request, ranked)})
@@ -196,8 +195,6 @@ def sensitivity_section(
 
 
 def query_texts_of(index: LabelIndex) -> dict[str, str]:
-    from .baseline import query_texts
-
     return query_texts(index).texts
 
 
@@ -223,8 +220,6 @@ def key_text(corpus: Corpus) -> Callable[[str], str | None]:
 
 def check_eval_set(index: LabelIndex, corpus_path: str, config: ScoreConfig, thresholds: Thresholds) -> dict[str, Any]:
     """The sensitivity section for a judgment set and a corpus, without a run (``validate --corpus``)."""
-    from ..formats.corpus import read_corpus
-
     corpus = read_corpus(corpus_path)
     missing = lanes_missing() if thresholds.easy_set is not None else None
     bm25 = bm25_floor(index, corpus, corpus_path, config) if thresholds.easy_set is not None and not missing else None

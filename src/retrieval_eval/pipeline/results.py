@@ -9,16 +9,15 @@ comparison document) as JSON would hold it, ``to_pandas()`` its frames, ``iter_r
 ir_measures-style (query_id, measure, value) records. Names are always ours (``ndcg@10``);
 a lookup by name also takes ir_measures' and trec_eval's spellings.
 
-Start-up: ``import retrieval_eval`` loads this module, so it imports nothing but the
-standard library's cheapest modules at import time. ``dataclasses`` alone (with ``inspect``,
-``enum`` and ``re``) costs about 10 ms here, more than ``import retrieval_eval`` took in all
-(8 ms, median of 30 processes, bench/import_bench.py), and ``collections`` about 1 ms, as much
-as the package's own import took; hence plain classes with ``__slots__``, abstract types named
-for the type checker only, and the name resolver and pandas imported inside the methods that
-use them.
+Plain classes with ``__slots__`` rather than dataclasses: they were written when
+``import retrieval_eval`` loaded this module and had to stay cheap; the package root now loads
+the API on first use instead. pandas, an optional extra, is imported where a frame is asked for.
 """
 
 from __future__ import annotations
+
+from ..core.aliases import canonical_metric
+from ..core.lenient import primary_metric
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
@@ -96,8 +95,6 @@ def import_pandas(method: str) -> Any:
 
 def resolve(name: str) -> str:
     """Our name for a metric named in any accepted spelling (see core/aliases.py)."""
-    from ..core.aliases import canonical_metric
-
     return canonical_metric(name)
 
 
@@ -174,8 +171,6 @@ class Evaluation(Frozen):
     @property
     def primary(self) -> str:
         """The metric one-number summaries use: recall at the first cutoff."""
-        from ..core.lenient import primary_metric
-
         return primary_metric(self.report)
 
     @property

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..core.comment_id import check_comment_id
 from ..core.errors import InputError, UsageError
 from ..core.gates import check_judged_name, parse_gate, split_gate_list
 from ..core.judgments import MAX_RELEVANCE
@@ -510,7 +511,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         # The summary and comment files are written beside the report: it must stay inside too.
         report=values.parse("report", path(ACTION_REPORT_DEFAULT), ""),
         comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
-        comment_id=values.parse("comment-id", _comment_id, "default"),
+        comment_id=values.parse("comment-id", check_comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
         api_url=values.parse("api-url", _url, DEFAULT_API_URL),
         template_dir=values.parse("template-dir", _optional(path(".github/retrieval-eval")), ""),
@@ -700,16 +701,6 @@ def _boolean(text: str) -> bool:
     raise ValueError(f"{text!r} must be true or false")
 
 
-_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-def _comment_id(text: str) -> str:
-    # It ends up inside an HTML comment: no spaces, no "-->".
-    if not _COMMENT_ID.fullmatch(text) or "--" in text:
-        raise ValueError(f"{text!r} must be 1-64 letters, digits, '.', '_' or single '-', e.g. nightly-eval")
-    return text
-
-
 def _url(text: str) -> str:
     text = text or DEFAULT_API_URL
     if not re.match(r"https?://[^/\s]+", text):
@@ -792,8 +783,3 @@ def _judged_names(text: str) -> list[tuple[str, str]]:
         return list(_judged(text))
     except ValueError:
         return []  # reported by the judged setting itself
-
-
-def given_values(mapping: Mapping[str, str | None]) -> dict[str, str]:
-    """Only the settings that were really given (a flag left out is None or empty)."""
-    return {name: value.strip() for name, value in mapping.items() if value is not None and value.strip()}

@@ -6,21 +6,18 @@ posting a new one on every run; a rendering without it is refused.
 
 from __future__ import annotations
 
-import re
-
+from ..core.comment_id import check_comment_id
 from ..core.errors import UsageError
 
 MARKER = "<!-- retrieval-eval:comment id={} -->"
-_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def comment_marker(comment_id: str = "default") -> str:
     """The hidden line that identifies our comment, so it is updated instead of repeated."""
-    if not isinstance(comment_id, str) or not _COMMENT_ID.fullmatch(comment_id):
-        raise UsageError(
-            f"comment id {comment_id!r} must be 1-64 letters, digits, '.', '_' or '-'", hint="--comment-id nightly"
-        )
-    return MARKER.format(comment_id)
+    try:
+        return MARKER.format(check_comment_id(comment_id))
+    except ValueError as exc:
+        raise UsageError(f"comment id {exc}", hint="--comment-id nightly") from None
 
 
 def check_marker(text: str, marker: str, template_dir: str | None) -> None:

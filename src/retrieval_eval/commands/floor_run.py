@@ -1,11 +1,11 @@
-"""``retrieval-eval baseline``: a BM25 or TF-IDF floor run for the judged queries."""
+"""``retrieval-eval floor-run`` (formerly ``baseline``): a BM25 or TF-IDF floor run for the judged queries."""
 
 from __future__ import annotations
 
 import click
 
 from ..core.tokenize import TokenizerSpec
-from ..pipeline.baseline import BaselineRequest, run_baseline
+from ..pipeline.floor_run import FloorRunRequest, make_floor_run
 from ..pipeline.settings import check_number
 from ._common import DECIMAL, WHOLE, handles_errors, say
 
@@ -67,7 +67,7 @@ def command(
     for name, value in (("k1", k1), ("b", b)):
         if value is not None:
             check_number(name, value, label=f"--{name}")
-    request = BaselineRequest(
+    request = FloorRunRequest(
         method=method,
         corpus_path=corpus_path,
         judgments_path=judgments_path,
@@ -79,7 +79,7 @@ def command(
         tokenizer=TokenizerSpec(stem=stem, stopwords=stopwords),
         corpus_format=corpus_format,
     )
-    result = run_baseline(request)
+    result = make_floor_run(request)
     queries = result.queries
     if queries.without_text:
         count = len(queries.without_text)

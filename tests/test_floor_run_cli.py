@@ -1,4 +1,4 @@
-"""`retrieval-eval baseline` and `retrieval-eval fuse` as a user meets them."""
+"""`retrieval-eval floor-run` (formerly `baseline`) and `retrieval-eval fuse` as a user meets them."""
 
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ def write_inputs(tmp_path: Path, chunks: list[dict] = CHUNKS, labels: list[dict]
     return str(corpus), str(judgments)
 
 
-def baseline(tmp_path: Path, *options: str, chunks: list[dict] = CHUNKS, labels: list[dict] = LABELS) -> CliResult:
+def floor_run(tmp_path: Path, *options: str, chunks: list[dict] = CHUNKS, labels: list[dict] = LABELS) -> CliResult:
     corpus, judgments = write_inputs(tmp_path, chunks, labels)
-    return run_cli("baseline", "--corpus", corpus, "-j", judgments, "--out", str(tmp_path / "run.jsonl"), *options)
+    return run_cli("floor-run", "--corpus", corpus, "-j", judgments, "--out", str(tmp_path / "run.jsonl"), *options)
 
 
 def run_lines(tmp_path: Path) -> list[dict]:
@@ -47,7 +47,7 @@ def run_lines(tmp_path: Path) -> list[dict]:
 
 
 def test_bm25_floor_run_names_what_it_skipped_and_records_how_it_was_made(tmp_path: Path) -> None:
-    result = baseline(tmp_path, "--method", "bm25")
+    result = floor_run(tmp_path, "--method", "bm25")
     assert result.code == 0, result.stderr
     # q1 "cat sat": the cat chunk 0.654, the dog chunk 0.153 (see test_lanes); q3 knows no term;
     # q0 "Dogs" matches only "dogs"; q2 has no text and is left out. Lines in query_id order.
@@ -80,7 +80,7 @@ def test_bm25_floor_run_names_what_it_skipped_and_records_how_it_was_made(tmp_pa
 
 
 def test_documents_stemming_and_tfidf(tmp_path: Path) -> None:
-    result = baseline(tmp_path, "--method", "tfidf", "--granularity", "document", "--stem", "--stopwords", "english")
+    result = floor_run(tmp_path, "--method", "tfidf", "--granularity", "document", "--stem", "--stopwords", "english")
     assert result.code == 0, result.stderr
     rankings = {line["query_id"]: line["ranking"] for line in run_lines(tmp_path)}
     # doc://pets = "The cat sat." + "cats and dogs" -> cat sat cat dog; doc://yard -> dog sat mat.
@@ -102,7 +102,7 @@ def test_equal_scores_are_ordered_by_key_and_depth_cuts(tmp_path: Path) -> None:
         {"chunk_id": C["dog"], "doc_uri": "doc://c", "text": "cat cat dog"},
     ]
     labels = [{"query_id": "q", "query": "cat", "doc_uri": "doc://a", "relevance": 1}]
-    assert baseline(tmp_path, "--method", "bm25", "--depth", "2", chunks=chunks, labels=labels).code == 0
+    assert floor_run(tmp_path, "--method", "bm25", "--depth", "2", chunks=chunks, labels=labels).code == 0
     assert run_lines(tmp_path) == [{"query_id": "q", "ranking": [C["cats"], C["twin"]]}]
 
 
@@ -110,7 +110,7 @@ def test_without_the_extra_it_exits_2_with_the_install_line(tmp_path: Path) -> N
     corpus, judgments = write_inputs(tmp_path)
     blocked = "import sys; sys.modules['bm25s'] = None; from retrieval_eval.entry import main; main()"
     done = subprocess.run(
-        [sys.executable, "-c", blocked, "baseline", "--method", "bm25", "--corpus", corpus, "-j", judgments]
+        [sys.executable, "-c", blocked, "floor-run", "--method", "bm25", "--corpus", corpus, "-j", judgments]
         + ["--out", str(tmp_path / "run.jsonl")],
         capture_output=True,
         text=True,
@@ -140,21 +140,21 @@ def test_without_the_extra_it_exits_2_with_the_install_line(tmp_path: Path) -> N
     ],
 )
 def test_bad_options_exit_2_with_a_clear_message(tmp_path: Path, options: tuple[str, ...], message: str) -> None:
-    result = baseline(tmp_path, *options)
+    result = floor_run(tmp_path, *options)
     assert result.code == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_judgments_without_any_query_text_are_refused(tmp_path: Path) -> None:
-    result = baseline(tmp_path, "--method", "bm25", labels=[LABELS[1]])
+    result = floor_run(tmp_path, "--method", "bm25", labels=[LABELS[1]])
     assert result.code == 2
     assert "error  judgments: no query has query text" in result.stderr
 
 
 def test_a_corpus_without_text_is_refused(tmp_path: Path) -> None:
     chunks = [{"chunk_id": C["cat"], "doc_uri": "doc://pets"}]
-    result = baseline(tmp_path, "--method", "bm25", chunks=chunks)
+    result = floor_run(tmp_path, "--method", "bm25", chunks=chunks)
     assert result.code == 2
     assert "error  corpus: no chunk has text" in result.stderr
 
@@ -215,3 +215,17 @@ def test_fuse_refuses_bad_usage_with_exit_2(tmp_path: Path, arguments: tuple[str
     assert result.code == 2
     assert message in result.stderr
     assert not (tmp_path / "fused.jsonl").exists()
+
+
+def test_the_old_name_baseline_still_runs_and_says_the_new_one(tmp_path: Path) -> None:
+    corpus, judgments = write_inputs(tmp_path)
+    new = run_cli(
+        "floor-run", "--method", "bm25", "--corpus", corpus, "-j", judgments, "--out", str(tmp_path / "new.jsonl")
+    )
+    old = run_cli(
+        "baseline", "--method", "bm25", "--corpus", corpus, "-j", judgments, "--out", str(tmp_path / "old.jsonl")
+    )
+    assert new.code == old.code == 0
+    assert (tmp_path / "old.jsonl").read_bytes() == (tmp_path / "new.jsonl").read_bytes()
+    assert "`retrieval-eval baseline` is now `retrieval-eval floor-run`" in old.stderr
+    assert "is now" not in new.stderr

@@ -11,7 +11,6 @@ term occurs in the collection; a query without text is left out and named.
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
 from ..formats.judgments import parse_judgments
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
+from ..lanes import english_stemmer, require_lanes
 
 METHODS = ("bm25", "tfidf")
 GRANULARITIES = ("chunk", "document")
@@ -37,7 +37,7 @@ LIBRARIES = ("bm25s", "numpy", "scipy", "PyStemmer")
 
 
 @dataclass(frozen=True)
-class BaselineRequest:
+class FloorRunRequest:
     method: str
     corpus_path: str
     judgments_path: str
@@ -126,7 +126,7 @@ class Lane(Protocol):
 
 
 @dataclass
-class BaselineResult:
+class FloorRunResult:
     queries: QueryTexts
     meta: dict[str, Any]
     meta_path: str
@@ -135,25 +135,25 @@ class BaselineResult:
 
 
 def _build_lane(
-    request: BaselineRequest, documents: list[list[int]], vocabulary: dict[str, int]
+    request: FloorRunRequest, documents: list[list[int]], vocabulary: dict[str, int]
 ) -> tuple[Lane, dict[str, Any]]:
     if request.method == "bm25":
-        from ..lanes.bm25 import BM25Lane, BM25Params
+        from ..lanes.bm25 import BM25Lane, BM25Params  # bm25s and numpy: the optional lanes extra
 
         params = BM25Params(
             DEFAULT_K1 if request.k1 is None else request.k1, DEFAULT_B if request.b is None else request.b
         )
         return BM25Lane(documents, vocabulary, params), params.describe()
-    from ..lanes import tfidf
+    from ..lanes import tfidf  # numpy and scipy: the optional lanes extra
 
     return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
 
 
-def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
+def _index(request: FloorRunRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
     documents = [term_ids.document(text) for text in collection.texts]
     if not term_ids.vocabulary:
         raise InputError(
-            "corpus", None, "no chunk text holds a word; a baseline needs words to match", path=request.corpus_path
+            "corpus", None, "no chunk text holds a word; a floor run needs words to match", path=request.corpus_path
         )
     return _build_lane(request, documents, term_ids.vocabulary)
 
@@ -161,7 +161,7 @@ def _index(request: BaselineRequest, collection: Collection, term_ids: TermIds) 
 def _rankings(
     lane: Lane, term_ids: TermIds, queries: QueryTexts, keys: list[str], depth: int, empty: list[str]
 ) -> Iterator[tuple[str, list[str]]]:
-    from ..lanes.topk import top_indices
+    from ..lanes.topk import top_indices  # numpy: the optional lanes extra
 
     for query_id, text in queries.texts.items():
         terms = term_ids.query(text)
@@ -173,6 +173,10 @@ def _rankings(
 
 
 def _versions() -> dict[str, str | None]:
+    # About 16 ms of start-up (python -X importtime); `score` imports this module for its floor
+    # and only a floor run's sidecar needs the versions.
+    import importlib.metadata
+
     versions: dict[str, str | None] = {"retrieval-eval": __version__}
     for name in LIBRARIES:
         try:
@@ -194,13 +198,11 @@ class Ranked:
     empty: list[str]
 
 
-def rank_queries(request: BaselineRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
+def rank_queries(request: FloorRunRequest, queries: QueryTexts, corpus: Corpus) -> Ranked:
     """Rank every query with text over the corpus (the lanes must be importable: see require_lanes)."""
-    from ..lanes import english_stemmer
-
     collection = collection_of(corpus, request.granularity)
     if not collection.keys:
-        raise InputError("corpus", None, "no chunk has text; a baseline needs chunk texts", path=request.corpus_path)
+        raise InputError("corpus", None, "no chunk has text; a floor run needs chunk texts", path=request.corpus_path)
     stemmer = english_stemmer() if request.tokenizer.stem else None
     term_ids = TermIds(Tokenizer(request.tokenizer, stemmer))
     lane, parameters = _index(request, collection, term_ids)
@@ -209,10 +211,8 @@ def rank_queries(request: BaselineRequest, queries: QueryTexts, corpus: Corpus) 
     return Ranked(rankings, parameters, len(collection.keys), collection.without_text, len(term_ids.vocabulary), empty)
 
 
-def run_baseline(request: BaselineRequest) -> BaselineResult:
+def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     """Write the floor run and its sidecar; refuse bad input before anything is written."""
-    from ..lanes import require_lanes
-
     request.check()
     refuse_run_over_input(request.out, [("corpus", request.corpus_path), ("judgments", request.judgments_path)])
     require_lanes(stem=request.tokenizer.stem)
@@ -221,7 +221,7 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
         raise InputError(
             "judgments",
             None,
-            "no query has query text; a baseline searches with each query's `query` field",
+            "no query has query text; a floor run searches with each query's `query` field",
             path=request.judgments_path,
         )
     corpus = read_corpus(request.corpus_path, corpus_format=request.corpus_format)
@@ -230,7 +230,7 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
     del corpus  # the rankings are made; the texts can go
     lines, run_sha = write_run(request.out, ranked.rankings)
     meta = {
-        "command": "baseline",
+        "command": "floor-run",
         **describe_floor(request, ranked),
         "corpus": {
             "sha256": described["sha256"],
@@ -250,10 +250,10 @@ def run_baseline(request: BaselineRequest) -> BaselineResult:
         "run": {"sha256": run_sha, "query_order": "query_id"},
         "software": _versions(),
     }
-    return BaselineResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
+    return FloorRunResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
 
 
-def describe_floor(request: BaselineRequest, ranked: Ranked) -> dict[str, Any]:
+def describe_floor(request: FloorRunRequest, ranked: Ranked) -> dict[str, Any]:
     """How a floor was made: method, parameters and tokenizer (the sidecar's, and the report's)."""
     return {
         "method": request.method,
