@@ -125,10 +125,10 @@ def test_without_the_extra_it_exits_2_with_the_install_line(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (("--method", "bm25", "--depth", "0"), "--depth must be at least 1, got 0"),
+        (("--method", "bm25", "--depth", "0"), "--depth: 0 is out of range: give 1 to 1,000,000"),
         (("--method", "tfidf", "--k1", "1.2"), "--k1 and --b are BM25 parameters"),
-        (("--method", "bm25", "--b", "1.5"), "--b must be between 0 and 1, got 1.5"),
-        (("--method", "bm25", "--k1", "nan"), "--k1 must be a finite number >= 0, got nan"),
+        (("--method", "bm25", "--b", "1.5"), "--b: 1.5 is out of range: give 0 to 1"),
+        (("--method", "bm25", "--k1", "nan"), "--k1: nan is out of range: give 0 to 100"),
         (
             (
                 "--method",
@@ -205,7 +205,7 @@ def test_fuse_reads_jsonl_and_trec_and_writes_a_sidecar(tmp_path: Path) -> None:
         (("one.jsonl",), "fuse needs at least two runs, got 1"),
         (("one.jsonl", "one.jsonl", "--weights", "1"), "--weights '1': 1 weights for 2 runs"),
         (("one.jsonl", "one.jsonl", "--weights", "1,-2"), "'-2' is not a positive finite number"),
-        (("one.jsonl", "one.jsonl", "--rrf-k", "-1"), "--rrf-k must be at least 0, got -1"),
+        (("one.jsonl", "one.jsonl", "--rrf-k", "-1"), "--rrf-k: -1 is out of range: give 0 to 1,000,000"),
         (("one.jsonl", "missing.jsonl"), "cannot read missing.jsonl"),
     ],
 )
