@@ -63,8 +63,9 @@ def run_case(case: HostileCase, tmp_path: Path, github_env: dict[str, str]) -> N
         case.setup(tmp_path)
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in case.argv]
     env = {**os.environ, **github_env, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
+    command = [sys.executable, "-c", case.code] if case.code else [sys.executable, "-m", "retrieval_eval"]
     done = subprocess.run(
-        [sys.executable, "-m", "retrieval_eval", *argv],
+        [*command, *argv],
         capture_output=True,
         text=True,
         cwd=tmp_path,
