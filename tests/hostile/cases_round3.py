@@ -830,3 +830,9 @@ CASES.append(
         check=no_temporary_file,
     )
 )
+CASES.append(
+    dataclasses.replace(
+        _command_case("report-path-escape-sequence", b'report: "out\\e[2J\\e]0;owned\\aow.json"\n', says="\\x1b[2J"),
+        stdout_lacks=("\x1b", "\x07"),
+    )
+)
