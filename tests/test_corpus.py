@@ -174,4 +174,4 @@ def test_cli_refuses_a_corpus_that_is_not_json(tmp_path: Path) -> None:
     corpus.write_text("chunks:\n  - one\n")
     result = run_cli("drift", "-j", fixture_path("drift", "judgments.jsonl"), "-c", str(corpus))
     assert result.code == 2
-    assert "error  corpus:1: " in result.stderr and "not valid JSON" in result.stderr
+    assert f"error  corpus ({corpus}):1: not a JSON document" in result.stderr  # refused at its first bytes

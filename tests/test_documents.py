@@ -176,7 +176,7 @@ def test_the_event_payload_and_an_artifacts_report_are_read_within_bounds(
 ) -> None:
     event = tmp_path / "event.json"
     event.write_bytes(data)
-    with pytest.raises(InputError, match=f"^event(:1)?: .*{re.escape(says)}"):
+    with pytest.raises(InputError, match=f"^event \\(.*event.json\\)(:1)?: .*{re.escape(says)}"):
         load_event("pull_request", str(event))
     with pytest.raises(InputError, match=f"^baseline(:1)?: .*the report in artifact x: .*{re.escape(says)}"):
         _parse(data, "the report in artifact x")

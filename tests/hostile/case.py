@@ -23,6 +23,8 @@ class HostileCase:
     stderr_has: str = ""
     stdout_has: str = ""
     stdout_lacks: tuple[str, ...] = ()  # texts that must appear on neither output stream
+    # Python run with ``python -c`` instead of the CLI (the library's API; argv is then its sys.argv).
+    code: str = ""
     # Called with the case's folder before the run: lays down what bytes cannot (links, modes).
     setup: Callable[[Path], None] | None = None
     # Called with the case's folder after the run: asserts nothing the user owns was damaged.

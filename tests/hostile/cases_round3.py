@@ -760,3 +760,79 @@ CASES.append(
         env=runner(INPUT_JUDGMENTS="../judgments.jsonl"),  # need not exist: the path alone is refused
     )
 )
+
+
+# -- R3.11: the Python API raises only its own errors --------------------------------------------------
+API = """
+import math, sys
+import retrieval_eval as api
+try:
+    {call}
+except api.RetrievalEvalError as error:
+    print("error", error, file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def _api_case(name: str, call: str, says: str) -> HostileCase:
+    return HostileCase("R3.11", name, (), files=WORKSPACE, code=API.format(call=call), stderr_has=says, timeout=30)
+
+
+CASES += [
+    _api_case(
+        "max-drift-nan",
+        "api.evaluate('judgments.jsonl', 'run.jsonl', corpus='c.json', max_drift=math.nan)",
+        "max_drift",
+    ),
+    _api_case("threshold-a-string", "api.evaluate('judgments.jsonl', 'run.jsonl', threshold='2')", "threshold"),
+    _api_case("threshold-huge", "api.evaluate('judgments.jsonl', 'run.jsonl', threshold=10**400)", "out of range"),
+    _api_case("k-a-dict", "api.evaluate('judgments.jsonl', 'run.jsonl', k={'a': 1})", "k: expected"),
+    _api_case("gates-numbers", "api.evaluate('judgments.jsonl', 'run.jsonl', gates=[1, 2])", "gates: expected"),
+    _api_case("resamples-huge", "api.compare('r.json', 'r.json', resamples=10**12)", "resamples"),
+    _api_case("corpus-a-number", "api.drift('judgments.jsonl', 3)", "corpus: expected a path"),
+    _api_case("metric-name-none", "api.canonical_metric(None)", "name: expected"),
+    _api_case("path-with-nul", "api.load_run('run\\0.jsonl')", "NUL"),
+]
+
+
+# -- R3.14: a signal at any moment of a write leaves no temporary file ------------------------------------
+SIGNAL_AT_CREATION = """
+import os, signal, sys
+from retrieval_eval.formats import fileio
+
+real_open = os.open
+
+def open_then_signal(path, flags, mode=0o777):
+    fd = real_open(path, flags, mode)
+    if str(path).endswith(".tmp"):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return fd
+
+fileio.os.open = open_then_signal
+sys.argv[1:] = ["convert", "judgments.jsonl", "--to", "trec-qrels", "--out", "q.txt"]
+from retrieval_eval.entry import main
+main()
+"""
+
+
+def no_temporary_file(tmp: Path) -> None:
+    assert not list(tmp.glob(".*.tmp")) and not (tmp / "q.txt").exists()
+
+
+CASES.append(
+    HostileCase(
+        "R3.14",
+        "convert-out-signal-at-creation",
+        (),
+        files=WORKSPACE,
+        code=SIGNAL_AT_CREATION,
+        exit_code=-15,
+        check=no_temporary_file,
+    )
+)
+CASES.append(
+    dataclasses.replace(
+        _command_case("report-path-escape-sequence", b'report: "out\\e[2J\\e]0;owned\\aow.json"\n', says="\\x1b[2J"),
+        stdout_lacks=("\x1b", "\x07"),
+    )
+)

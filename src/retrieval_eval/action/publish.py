@@ -23,6 +23,7 @@ from typing import TextIO
 
 from ..formats.fileio import write_atomic
 from ..render.scrub import scrub
+from ..render.terminal import clean
 from .github import Comment, GitHubClient, GitHubError
 
 MAX_ANNOTATIONS = 10  # per kind: more is noise, and the runner caps them anyway
@@ -52,6 +53,12 @@ def scrubbed(text: str) -> str:
 
 
 def escape_data(text: str) -> str:
+    """GitHub's escaping of a workflow command's data; every other control character (an escape
+    sequence that would recolour or rewrite the log) is shown by the one cleaner, not obeyed."""
+    return _github_escape("".join(char if char in "\r\n" else clean(char) for char in text))
+
+
+def _github_escape(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -70,7 +77,9 @@ class Console:
             message = scrubbed(message)
             properties = {key: scrubbed(value) for key, value in properties.items()}
         props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
-        self.stream.write(f"::{name}{' ' + props if props else ''}::{escape_data(message)}\n")
+        # A secret is masked as it is, control characters included: only GitHub's escaping applies.
+        data = _github_escape(message) if name == "add-mask" else escape_data(message)
+        self.stream.write(f"::{name}{' ' + props if props else ''}::{data}\n")
         self.stream.flush()
 
     def mask(self, secret: str) -> None:

@@ -118,9 +118,11 @@ def _check_start(block: bytes, text: codecs.IncrementalDecoder, json_document: b
         decoded = text.decode(block)
     except UnicodeDecodeError as exc:
         raise InputError(source, None, f"not valid UTF-8 (byte {exc.start + 1:,})", path=path) from None
-    start = decoded.lstrip()[:1]
+    body = decoded.lstrip()
+    start = body[:1]
     if json_document and start and start not in _JSON_STARTS.decode():
-        raise InputError(source, None, f"not a JSON document: it starts with {start!r}, not {{ or [", path=path)
+        line = decoded[: len(decoded) - len(body)].count("\n") + 1
+        raise InputError(source, line, f"not a JSON document: it starts with {start!r}, not {{ or [", path=path)
 
 
 def read_document(path: str, source: str) -> Any:
