@@ -95,3 +95,28 @@ def test_a_paragraph_cut_into_pieces_judged_relevant_is_found_where_the_base_fou
         assert document["metrics"][metric]["delta"] == pytest.approx(0.0, abs=TOLERANCE), metric
         assert document["metrics"][metric]["base"] == pytest.approx(scenario.truth.base[metric], abs=TOLERANCE), metric
     assert report["verdict"]["status"] == "FAIL"  # no gain of +0.01 happened
+
+
+def test_a_document_run_against_chunk_labels_is_decided_by_no_delta_gate(tmp_path: Path) -> None:
+    """The head ranks documents against chunk labels: every metric is 0 whatever it found, so a
+    significant drop is no FAIL (and a lenient gate no PASS); the reason says no key can match."""
+    scenario = make_scenario("paragraphs", "same")
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    _score("-j", str(files.judgments), "-r", str(files.base_run), "--report", str(base))
+    documents = tmp_path / "run.docs.jsonl"
+    doc_of = {c.id: c.doc for c in scenario.base_chunks}
+    rows = [
+        {"query_id": q, "ranking": list(dict.fromkeys(doc_of[k] for k in keys))}
+        for q, keys in scenario.base_runs.items()
+    ]
+    documents.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    for gate in ("recall@5:-0.02:significant", "recall@5:-1"):
+        result = run_cli(
+            "score", "-j", str(files.judgments), "-r", str(documents), "-k", "5,10", "--baseline", str(base),
+            "-g", gate, "--json",
+        )  # fmt: skip
+        report = result.json()
+        assert report["verdict"]["status"] == "INDETERMINATE", (gate, report["verdict"]["reasons"])
+        assert result.code == 1
+        assert "no key can match" in report["verdict"]["reasons"][0]
