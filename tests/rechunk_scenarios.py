@@ -362,8 +362,8 @@ def neighbour_labels(scenario: Scenario) -> dict[str, Chunk]:
     return neighbours
 
 
-def with_neighbours(scenario: Scenario, files: ScenarioFiles) -> dict[str, Chunk]:
-    """Rewrite the scenario's judgments and base run with each query's grade-0 neighbour."""
+def with_neighbours(scenario: Scenario, files: ScenarioFiles, grade: int = 0) -> dict[str, Chunk]:
+    """Rewrite the scenario's judgments and base run with each query's neighbour, labeled ``grade``."""
     neighbours = neighbour_labels(scenario)
     labels = scenario.labels()
     for q in scenario.queries:
@@ -378,7 +378,7 @@ def with_neighbours(scenario: Scenario, files: ScenarioFiles) -> dict[str, Chunk
                 "chunk_id": n.id,
                 "text_sha": text_sha(n.text),
                 "chunk_text": n.text,
-                "relevance": 0,
+                "relevance": grade,
                 "labeled_by": "human:support-team",
             }
         )

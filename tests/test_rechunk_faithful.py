@@ -120,3 +120,31 @@ def test_a_document_run_against_chunk_labels_is_decided_by_no_delta_gate(tmp_pat
         assert report["verdict"]["status"] == "INDETERMINATE", (gate, report["verdict"]["reasons"])
         assert result.code == 1
         assert "no key can match" in report["verdict"]["reasons"][0]
+
+
+def test_rankings_a_merge_shortened_say_so_when_they_cannot_be_scored_deeper(tmp_path: Path) -> None:
+    """Two relevant paragraphs of one query merged into one chunk meet at one rank: the translated
+    ranking is one id shorter, and the id the base ranked 11th (not stored) would enter its top 10.
+    The @10 deltas are not compared, and the reason names the merge, not another yardstick."""
+    scenario = make_scenario("merged-paragraphs", "same")
+    files = scenario.write(tmp_path)
+    with_neighbours(scenario, files, grade=1)
+    base = tmp_path / "base.json"
+    _score("-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+           "--report", str(base))  # fmt: skip
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    _, document = _gate(files, fixed, base, "recall@5:-0.02")
+    merged = [
+        q
+        for q in scenario.queries
+        if scenario.base_runs[q.id][0] != q.base_answer and q.base_answer in scenario.base_runs[q.id]
+    ]
+    assert merged  # the neighbour at rank 1 and the answer below it meet on one new chunk
+    reasons = [f["detail"] for f in document["comparability"] if f["code"] == "rankings-too-short"]
+    assert reasons and all("merged old chunks" in r and "would now enter the top" in r for r in reasons)
+    assert document["metrics"]["recall@10"].get("confounded")
+    assert not document["metrics"]["recall@5"].get("confounded")
