@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,32 @@ def test_rankings_a_merge_shortened_say_so_when_they_cannot_be_scored_deeper(tmp
     assert reasons and all("merged old chunks" in r and "would now enter the top" in r for r in reasons)
     assert document["metrics"]["recall@10"].get("confounded")
     assert not document["metrics"]["recall@5"].get("confounded")
+
+
+def test_the_page_says_the_base_keys_are_old_chunk_ids_after_a_rechunk(tmp_path: Path) -> None:
+    """The base column of a query shows the base's own keys, which name chunks before the re-chunk:
+    they are marked as old ids, not as unjudged text."""
+    from retrieval_eval.render.html import html_report
+
+    scenario = make_scenario("merged-paragraphs", "same")
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    _score("-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+           "--report", str(base))  # fmt: skip
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    _, document = _gate(files, fixed, base, "recall@5:-0.02")
+    head = json.loads((tmp_path / "head.json").read_text())
+    page = html_report(head, document, base=json.loads(base.read_text()), judgments=str(fixed))
+    assert "the base column shows the base's own keys, the old chunk ids" in page
+    found = next(q for q in scenario.queries if scenario.base_runs[q.id][0] == q.base_answer)
+    section = re.search(rf'<details class="query"[^>]*data-search="{found.id} .*?</details>', page, re.S)
+    assert section is not None
+    block = re.search(r'<div class="side-base">(.*?)</ol>', section.group(0), re.S)
+    assert block is not None
+    shown = re.findall(r'<span class="label [^"]*">([^<]*)</span> <span class="key">([^<]*)</span>', block.group(1))
+    assert shown[0] == ("old chunk id", found.base_answer)
+    assert all(label == "old chunk id" for label, _ in shown)
