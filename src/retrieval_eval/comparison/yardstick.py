@@ -42,6 +42,7 @@ class Yardstick:
 
 
 ID_SPACE = "id-space-changed"
+DEPTH_REASON = "the base report kept its rankings to"  # how shallow_metrics words a cut
 JUDGMENT_CHANGES = ("judgments-changed", "judgments-unknown")
 
 
@@ -194,7 +195,11 @@ def _merged_reasons(shallow: dict[str, str], shortened: int) -> dict[str, str]:
         "into fewer new chunks, so ids the base ranked below its stored depth, which the base report "
         "does not keep, would now enter the top"
     )
-    return {metric: f"{cause} ({reason})" for metric, reason in shallow.items()}
+    # Only the depth reason can come from the merge; a condensed base is too short anyway.
+    return {
+        metric: f"{cause} ({reason})" if reason.startswith(DEPTH_REASON) else reason
+        for metric, reason in shallow.items()
+    }
 
 
 def _own_judgments(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:
