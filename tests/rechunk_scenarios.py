@@ -250,6 +250,11 @@ class Scenario:
     head_runs: dict[str, list[str]] = field(default_factory=dict)
     truth: Truth = field(default_factory=lambda: Truth({}, {}))
 
+    def head_runs_fillers(self) -> list[str]:
+        """Head chunks that hold no answer sentence."""
+        quotes = [q.quote for q in self.queries]
+        return [c.id for c in self.head_chunks if not any(quote in c.text for quote in quotes)]
+
     @property
     def head_fingerprint(self) -> str:
         return f"{self.chunker}/v2"
@@ -336,3 +341,72 @@ def make_scenario(chunker: str, outcome: str, *, seed: int = 7, ids: str = "c1")
         scenario.head_runs[q.id] = ranking(q.head_answer, moved, head_fillers, rng)
     scenario.truth = Truth(truth_of(base_ranks), truth_of(head_ranks))
     return scenario
+
+
+# -- labels a re-chunk folds together or cuts apart ---------------------------------------
+
+
+def neighbour_labels(scenario: Scenario) -> dict[str, Chunk]:
+    """For each query of a merged-paragraphs scenario, the other base block that now shares the
+    answer's head chunk: it gets a grade-0 label (a person read it and found no answer), and the
+    base retriever ranks it first wherever the answer is not first. Its grade says nothing of the
+    answer, so the base's recall is what its answer's rank says (``truth_of``), the neighbour or not.
+    """
+    by_id = {c.id: c for c in scenario.head_chunks}
+    neighbours = {}
+    for q in scenario.queries:
+        home = by_id[q.head_answer]
+        others = [c for c in scenario.base_chunks if c.doc == q.doc and c.text != q.paragraph and c.text in home.text]
+        if others:
+            neighbours[q.id] = others[0]
+    return neighbours
+
+
+def with_neighbours(scenario: Scenario, files: ScenarioFiles, grade: int = 0) -> dict[str, Chunk]:
+    """Rewrite the scenario's judgments and base run with each query's neighbour, labeled ``grade``."""
+    neighbours = neighbour_labels(scenario)
+    labels = scenario.labels()
+    for q in scenario.queries:
+        n = neighbours.get(q.id)
+        if n is None:
+            continue
+        labels.append(
+            {
+                "query_id": q.id,
+                "query": f"question {q.id} about {q.doc}",
+                "doc_uri": q.doc,
+                "chunk_id": n.id,
+                "text_sha": text_sha(n.text),
+                "chunk_text": n.text,
+                "relevance": grade,
+                "labeled_by": "human:support-team",
+            }
+        )
+        keys = scenario.base_runs[q.id]
+        if keys[0] != q.base_answer:
+            if n.id in keys:
+                keys[keys.index(n.id)] = keys[0]
+            keys[0] = n.id
+    _lines(files.judgments, labels)
+    _lines(files.base_run, [{"query_id": q, "ranking": keys} for q, keys in scenario.base_runs.items()])
+    return neighbours
+
+
+def pieces_of(scenario: Scenario, query: Query) -> list[str]:
+    """The head chunks a query's paragraph was cut into, in order."""
+    return [c.id for c in scenario.head_chunks if c.doc == query.doc and c.text in query.paragraph]
+
+
+def split_head_runs(scenario: Scenario, broken: list[Query], rng: random.Random) -> None:
+    """A head that returns every piece of each broken paragraph, one after the other, from the rank
+    the base returned the paragraph: the same labeled text at the same place. (Ranks are chosen so
+    the pieces sit wholly inside or wholly below the top five, where one chunk and three agree.)"""
+    pieces = {q.id: pieces_of(scenario, q) for q in broken}
+    taken = {key for keys in pieces.values() for key in keys}
+    fillers = [key for key in scenario.head_runs_fillers() if key not in taken]
+    for q in broken:
+        rank = scenario.base_runs[q.id].index(q.base_answer) + 1 if q.base_answer in scenario.base_runs[q.id] else None
+        keys = rng.sample(fillers, DEPTH)
+        if rank is not None:
+            keys[rank - 1 : rank - 1] = pieces[q.id]
+        scenario.head_runs[q.id] = keys[:DEPTH]

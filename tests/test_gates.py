@@ -96,3 +96,15 @@ def test_verdict_order_fail_over_indeterminate_over_pass() -> None:
     verdict = decide(["unsound"], ["a note"], [passing, failing])
     assert verdict.status == FAIL
     assert verdict.reasons == ["unsound", "b failed", "a note"]
+
+
+def test_a_run_that_matches_no_label_is_decided_by_no_gate() -> None:
+    """Every metric of such a run is 0 whatever the retriever did: neither a failing nor a
+    passing gate may decide, and the reason comes first."""
+    failing = GateResult("recall@5:-0.02:significant", FAIL, "recall@5 fell, significant")
+    passing = GateResult("recall@5:0.0", PASS, "recall@5 at or above 0")
+    why = "the run returns document ids but the labels name chunks (chunk_id), so no key can match"
+    for gates in ([failing], [passing], [passing, failing], []):
+        verdict = decide([], ["a note"], gates, unmatched=[why])
+        assert verdict.status == INDETERMINATE
+        assert verdict.reasons[0] == why

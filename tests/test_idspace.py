@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from retrieval_eval.comparison.findings import distinct
-from retrieval_eval.comparison.idspace import translate
+from retrieval_eval.comparison.idspace import OLD_ID, translate, translate_per_query, with_judged
 from retrieval_eval.core.identity import chunk_id
 from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
 from retrieval_eval.core.labelindex import LabelIndex
@@ -123,3 +123,48 @@ def test_a_damaged_base_report_is_read_leniently() -> None:
     base = {"rankings": {"q1": [[1], {"a": 1}, 7, c("old-1")], "q2": "not a list"}, "per_query": {"q1": [1]}}
     space = decide_id_space(Sides(base, {}, LabelIndex.from_judgments(labels)))
     assert space.changed and "1 chunk id(s)" in space.detail
+
+
+def _per_query(records: list[dict[str, object]]) -> LabelIndex:
+    return LabelIndex.from_judgments(JudgmentSet(tuple(judgment_from_record(r, i + 1) for i, r in enumerate(records))))
+
+
+def test_an_old_chunk_is_carried_only_where_its_own_grade_agrees_and_into_every_piece() -> None:
+    def label(query: str, chunk: str, relevance: int, **extra: object) -> dict[str, object]:
+        return {"query_id": query, "doc_uri": "help://a", "chunk_id": c(chunk), "relevance": relevance, **extra}
+
+    def rejudged(query: str, chunk: str, relevance: int) -> dict[str, object]:
+        trail = {"from": c("P"), "status": "SPLIT", "relevance": 1}
+        return label(query, chunk, relevance, labeled_by="human:x", rejudge=trail)
+
+    index = _per_query(
+        [
+            # q1: relevant R and grade-0 neighbour N merged into NR (the label carries R's grade 1).
+            label("q1", "NR", 1, reanchored={"from": c("R")}, collapsed_from=[label("q1", "N", 0)]),
+            # q2: paragraph P cut into W1, W2 (both judged relevant again) and W3 (judged not).
+            rejudged("q2", "W1", 1),
+            rejudged("q2", "W2", 2),
+            rejudged("q2", "W3", 0),
+            # q3: an old label whose absorbed record says no usable grade: taken at its word.
+            label(
+                "q3", "NR", 1, reanchored={"from": c("R")}, collapsed_from=[label("q3", "N", 0) | {"relevance": "0"}]
+            ),
+        ]
+    )
+    old = {name: c(name) for name in ("N", "R", "P", "x")}
+    rankings = {
+        "q1": [old["N"], old["x"], old["R"]],
+        "q2": [old["x"], old["P"], old["N"]],  # N is no label of q2: it stays as it was
+        "q3": [old["N"], old["R"]],
+    }
+    translation = translate_per_query(rankings, index, threshold=1)
+    assert translation.rankings == {
+        "q1": [OLD_ID + old["N"], old["x"], c("NR")],
+        "q2": [old["x"], c("W1"), c("W2"), old["N"]],
+        "q3": [c("NR")],
+    }
+    assert translation.judged == {"q1": {OLD_ID + old["N"]}}
+    assert translation.shortened == 1  # q3: N and R met on NR
+    judged = with_judged(index, translation.judged)
+    assert judged.queries["q1"].grades[OLD_ID + old["N"]] == 0
+    assert OLD_ID + old["N"] not in index.queries["q1"].grades  # the head's own labels are untouched

@@ -18,7 +18,7 @@ with the labels named and the command that lists them.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.labelindex import LabelIndex
@@ -161,3 +161,74 @@ def translate(
         carried = (moved[key] if key in moved else OLD_ID + key if key in reused else key for key in keys)
         translated[query_id] = list(dict.fromkeys(carried))
     return translated
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The base rankings in the head's ids, per query, and what scoring them needs beside."""
+
+    rankings: dict[str, list[str]]
+    # Old chunks kept as they were, judged not relevant, as their own labels had them: query -> keys.
+    judged: dict[str, set[str]]
+    shortened: int  # rankings that came out shorter: old chunks merged into one new chunk
+
+
+def translate_per_query(
+    rankings: Mapping[str, list[str]], labels: LabelIndex, threshold: int, reused: Collection[str] = ()
+) -> Translation:
+    """Each ranking in the head's ids, through the moves that query's own labels record.
+
+    An old chunk is carried into a new one only where that is faithful to the labeled text: its
+    own label's grade is the one the new chunk carries, or both are relevant. A chunk that moved
+    into several (a paragraph split into windows, each judged again) is carried into all of them,
+    at its rank, in file order. An old chunk whose move is not faithful (a grade-0 neighbour merged
+    into a relevant chunk) counts as it did in the base: judged, at its old grade, never a hit.
+    An old chunk this query never labeled stays unlabeled, whatever another query's labels say.
+    """
+    translated: dict[str, list[str]] = {}
+    judged: dict[str, set[str]] = {}
+    shortened = 0
+    for query_id, keys in rankings.items():
+        carries = labels.carries.get(query_id, {})
+        query = labels.queries.get(query_id)
+        grades = query.grades if query is not None else {}
+        out: list[str] = []
+        for key in keys:
+            moves = carries.get(key)
+            if not moves:
+                out.append(OLD_ID + key if key in reused else key)
+                continue
+            targets = [m.to for m in moves if _faithful(m.grade, grades.get(m.to), threshold)]
+            if targets:
+                out.extend(targets)
+                continue
+            out.append(OLD_ID + key)
+            judged.setdefault(query_id, set()).add(OLD_ID + key)
+        kept = list(dict.fromkeys(out))
+        shortened += len(kept) < len(keys)
+        translated[query_id] = kept
+    return Translation(translated, judged, shortened)
+
+
+def _faithful(old: int | None, new: int | None, threshold: int) -> bool:
+    """Whether the new chunk's grade may stand for the old chunk's own: the same grade, or both
+    relevant (the hit is the same; a graded metric credits the new chunk's grade). An old label
+    that recorded no grade is taken at its word, as before grades were recorded."""
+    if old is None or new is None:
+        return old is None and new is not None
+    return old == new or (old >= threshold and new >= threshold)
+
+
+def with_judged(labels: LabelIndex, judged: Mapping[str, Collection[str]]) -> LabelIndex:
+    """``labels`` and, for scoring the translated base only, its old chunks judged not relevant.
+
+    They are added at grade 0 (an old grade below the threshold too): no query's relevant count
+    or ideal ranking changes; bpref counts them as the judged non-relevant keys they were."""
+    if not judged:
+        return labels
+    queries = dict(labels.queries)
+    for query_id, keys in judged.items():
+        query = queries.get(query_id)
+        if query is not None:
+            queries[query_id] = replace(query, grades={**query.grades, **{key: 0 for key in keys}})
+    return replace(labels, queries=queries)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from ..core.lenient import section, unjudged_policy
 from .findings import CONFOUNDS, RESOLVED, Finding, short
-from .idspace import IdSpace, base_rankings, decide_id_space, translate
-from .rescore import rescore_base, rescore_blocker
+from .idspace import IdSpace, base_rankings, decide_id_space, translate_per_query, with_judged
+from .rescore import rescore_base, rescore_blocker, score_config
 from .sides import PerQuery, Sides, per_query
 
 Change = tuple[str, str]  # (finding code, detail)
@@ -42,6 +42,7 @@ class Yardstick:
 
 
 ID_SPACE = "id-space-changed"
+DEPTH_REASON = "the base report kept its rankings to"  # how shallow_metrics words a cut
 JUDGMENT_CHANGES = ("judgments-changed", "judgments-unknown")
 
 
@@ -166,11 +167,15 @@ def _across_id_spaces(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yar
 
 
 def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) -> Yardstick:
-    assert sides.judgments is not None  # what rescore_blocker checked
-    moved = sides.judgments.moved
-    carried = translate(rankings, moved, sides.judgments.opaque_keys)
-    rescored, shallow, upper, lower = rescore_base(sides, carried)
-    count = sum(1 for keys in rankings.values() for key in keys if key in moved)
+    config = score_config(sides.head)
+    assert sides.judgments is not None and config is not None  # what rescore_blocker checked
+    labels = sides.judgments
+    carried = translate_per_query(rankings, labels, config.threshold, labels.opaque_keys)
+    # The old chunks whose moves were not faithful are judged, for the base side only.
+    base_sides = Sides(sides.base, sides.head, with_judged(labels, carried.judged))
+    rescored, shallow, upper, lower = rescore_base(base_sides, carried.rankings)
+    shallow = _merged_reasons(shallow, carried.shortened)
+    count = sum(1 for q, keys in rankings.items() for key in keys if key in labels.carries.get(q, {}))
     meaning = (
         f"every label survived the re-chunk by a sound rule; the base rankings were carried into the "
         f"head's chunk ids through the moves the labels record ({count} ranked id(s) moved) and scored "
@@ -179,6 +184,22 @@ def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) ->
     findings = [Finding(ID_SPACE, RESOLVED, space.detail, meaning)]
     findings.extend(_shallow_findings(shallow))
     return Yardstick("translated", rescored, findings, dict(shallow), upper, lower)
+
+
+def _merged_reasons(shallow: dict[str, str], shortened: int) -> dict[str, str]:
+    """Say why a translated ranking is too short when the translation made it so."""
+    if not shortened:
+        return shallow
+    cause = (
+        f"the translation into the head's ids merged old chunks of {shortened} stored base ranking(s) "
+        "into fewer new chunks, so ids the base ranked below its stored depth, which the base report "
+        "does not keep, would now enter the top"
+    )
+    # Only the depth reason can come from the merge; a condensed base is too short anyway.
+    return {
+        metric: f"{cause} ({reason})" if reason.startswith(DEPTH_REASON) else reason
+        for metric, reason in shallow.items()
+    }
 
 
 def _own_judgments(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:

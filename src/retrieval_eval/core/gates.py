@@ -40,7 +40,7 @@ base: it cannot clear a finding it never looked at.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -642,18 +642,21 @@ class Verdict:
         }
 
 
-def decide(blocking: list[str], notes: list[str], gates: list[GateResult]) -> Verdict:
+def decide(blocking: list[str], notes: list[str], gates: list[GateResult], *, unmatched: Sequence[str] = ()) -> Verdict:
     """Combine the base findings and the gate results into one verdict.
 
     ``blocking`` are findings that make any number untrustworthy (unsound
     judgments, nothing scored); ``notes`` are told but change nothing.
+    ``unmatched`` says why no key of the run could match a label (document ids
+    against chunk labels, another id space): every metric is then 0 whatever the
+    retriever did, so no gate decides, a failing one no more than a passing one.
     """
-    status = INDETERMINATE if blocking else PASS
+    status = INDETERMINATE if blocking or unmatched else PASS
     for gate in gates:
-        if SEVERITY[gate.status] > SEVERITY[status]:
+        if not unmatched and SEVERITY[gate.status] > SEVERITY[status]:
             status = gate.status
     gate_reasons = [gate.reason for gate in gates if gate.status != PASS]
-    return Verdict(status, [*blocking, *gate_reasons, *notes], list(gates))
+    return Verdict(status, [*blocking, *unmatched, *gate_reasons, *notes], list(gates))
 
 
 def max_drift_gate(invalid_ratio: float, max_drift: float) -> GateResult:

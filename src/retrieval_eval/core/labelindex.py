@@ -104,6 +104,9 @@ class LabelIndex:
     # Old chunk id -> the chunk id a repair moved its label to (``reanchored.from``, and the
     # labels ``collapsed_from`` names): the migration between two chunkings, as the labels record it.
     moved: dict[str, str] = field(default_factory=dict)
+    # The same moves per query, each with the grade the old chunk's own label had there (None:
+    # not recorded): an old chunk is carried into a new one only where that keeps its relevance.
+    carries: dict[str, dict[str, list[Carry]]] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: dict[str, Any], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line."""
@@ -122,6 +125,7 @@ class LabelIndex:
         self.fingerprints.add(record.get("corpus_fingerprint"))
         if chunk_id:
             self._record_migration(chunk_id, record)
+            self._record_carries(query_id, chunk_id, record)
         provenance = record.get("labeled_by")
         if provenance is not None:
             self._count_provenance(query, provenance, line)
@@ -132,6 +136,13 @@ class LabelIndex:
             # which a re-chunk may fill with other text: the repair says the labeled text is here.
             if old != chunk_id or not chunk_id.startswith("c1:"):
                 self.moved.setdefault(old, chunk_id)
+
+    def _record_carries(self, query_id: str, chunk_id: str, record: dict[str, Any]) -> None:
+        for old, grade in migrations(record):
+            if old != chunk_id or not chunk_id.startswith("c1:"):
+                targets = self.carries.setdefault(query_id, {}).setdefault(old, [])
+                if all(carry.to != chunk_id for carry in targets):
+                    targets.append(Carry(chunk_id, grade))
 
     def add_no_answer(self, marker: NoAnswer) -> None:
         """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""
@@ -209,6 +220,42 @@ def migrated_from(record: dict[str, Any]) -> list[str]:
                 olds.append(other["chunk_id"])
             olds.extend(migrated_from({"reanchored": other.get("reanchored")}))
     return olds
+
+
+@dataclass(frozen=True)
+class Carry:
+    """One move of an old chunk for one query: the new chunk, and the old label's own grade."""
+
+    to: str
+    grade: int | None
+
+
+def migrations(record: dict[str, Any]) -> list[tuple[str, int | None]]:
+    """What ``migrated_from`` names, each with the grade the old chunk's own label had: a
+    re-anchored label kept its grade, an absorbed label says its own, a re-judged line the
+    grade its ``rejudge`` trail records."""
+    relevance = _grade(record.get("relevance"))
+    found: list[tuple[str, int | None]] = []
+    trail = record.get("reanchored")
+    if isinstance(trail, dict) and isinstance(trail.get("from"), str):
+        found.append((trail["from"], relevance))
+    before = record.get("rejudge")
+    if isinstance(before, dict) and isinstance(before.get("from"), str) and relevance is not None and relevance > 0:
+        found.append((before["from"], _grade(before.get("relevance"))))
+    absorbed = record.get("collapsed_from")
+    for other in absorbed if isinstance(absorbed, list) else ():
+        if isinstance(other, dict):
+            own = _grade(other.get("relevance"))
+            if isinstance(other.get("chunk_id"), str):
+                found.append((other["chunk_id"], own))
+            moved = other.get("reanchored")
+            if isinstance(moved, dict) and isinstance(moved.get("from"), str):
+                found.append((moved["from"], own))
+    return found
+
+
+def _grade(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def as_label_index(judgments: JudgmentSet | LabelIndex) -> LabelIndex:

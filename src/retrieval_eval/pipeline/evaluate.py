@@ -198,14 +198,15 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
     if drop is not None:
         notes.append(drop)
-    blocking = blocking_findings(scores, validation) + stage.mismatch(index, scores)
+    blocking = blocking_findings(scores, validation)
+    unmatched = stage.mismatch(index, scores)
     beside: dict[str, Any] = {}
     if request.machine_labels_path:
-        human = decide(blocking, notes, results)
+        human = decide(blocking, notes, results, unmatched=unmatched)
         policy = machine_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
         results, machine = apply_machine_policy(policy, gates, results, human.status)
         beside["machine_labels"] = machine.as_dict()
-    verdict = decide(blocking, notes, results)
+    verdict = decide(blocking, notes, results, unmatched=unmatched)
     report = with_verdict(body, verdict, beside=beside)
     return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
 

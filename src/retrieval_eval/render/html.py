@@ -171,7 +171,7 @@ def build_html_view(
             for f in map(mapping, items(mapping(comparison).get("comparability")))
         ],
         "drift": _drift(report),
-        "queries": _queries(report, inputs, primary, query_limit),
+        "queries": _queries(report, inputs, primary, query_limit, old_ids=_ids_changed(comparison)),
         "footer": _footer(report, comparison),
     }
 
@@ -352,13 +352,21 @@ def _movers(comparison: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def _queries(report: Mapping[str, Any], inputs: HtmlInputs, primary: str, limit: int) -> dict[str, Any]:
+def _ids_changed(comparison: Mapping[str, Any] | None) -> bool:
+    """Whether the base ranked other chunk ids than the head (a re-chunk between them)."""
+    findings = items(mapping(comparison).get("comparability"))
+    return any(mapping(finding).get("code") == "id-space-changed" for finding in findings)
+
+
+def _queries(
+    report: Mapping[str, Any], inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False
+) -> dict[str, Any]:
     base = inputs.base
     shown = shown_queries(report, base, limit)
     everyone = len(dict.fromkeys([*section(report, "per_query"), *section(base, "per_query")]))
     threshold = integer(section(report, "config").get("threshold")) or DEFAULT_THRESHOLD
     k = _top_k(report)
-    rows = [_query(query_id, report, inputs, primary, threshold, k) for query_id in shown]
+    rows = [_query(query_id, report, inputs, primary, threshold, k, old_ids) for query_id in shown]
     for row in rows[:OPEN_QUERIES]:
         row["open"] = True
     return {
@@ -369,12 +377,15 @@ def _queries(report: Mapping[str, Any], inputs: HtmlInputs, primary: str, limit:
         "order": "moved most on" if base is not None else "lowest on",
         "has_base": base is not None,
         "base_rankings": base is not None and isinstance(mapping(base).get("rankings"), Mapping),
+        "old_ids": old_ids,
         "judgments_given": inputs.judgments_given,
         "corpus_given": inputs.corpus_given,
     }
 
 
-def _query(query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary: str, threshold: int, k: int) -> Row:
+def _query(
+    query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary: str, threshold: int, k: int, old_ids: bool
+) -> Row:
     labels = inputs.labels.get(query_id)
     head_values = mapping(section(report, "per_query").get(query_id))
     base_values = mapping(section(inputs.base, "per_query").get(query_id))
@@ -400,7 +411,8 @@ def _query(query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary
         "ranks": [
             {
                 "rank": rank + 1,
-                "base": _entry(base_top, rank, head_top, grades, threshold, inputs),
+                # After a re-chunk the base's keys name old chunks, which the head's labels do not.
+                "base": _entry(base_top, rank, head_top, grades, threshold, inputs, old_ids),
                 "head": _entry(head_top, rank, base_top, grades, threshold, inputs),
             }
             for rank in range(max(len(head_top), len(base_top)))
@@ -410,13 +422,21 @@ def _query(query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary
 
 
 def _entry(
-    side: list[str], rank: int, other: list[str], grades: Mapping[str, int], threshold: int, inputs: HtmlInputs
+    side: list[str],
+    rank: int,
+    other: list[str],
+    grades: Mapping[str, int],
+    threshold: int,
+    inputs: HtmlInputs,
+    old_ids: bool = False,
 ) -> Row | None:
     if rank >= len(side):
         return None
     key = side[rank]
     grade = grades.get(key)
-    if grade is None:
+    if grade is None and old_ids:
+        label, tone = "old chunk id", "unjudged"
+    elif grade is None:
         label, tone = "unjudged", "unjudged"
     elif grade >= threshold:
         label, tone = f"grade {grade}", "relevant"
