@@ -1,0 +1,56 @@
+"""Options a new user's first trial got wrong: numbers outside the one grammar (``0_8``, an
+Arabic-Indic digit, ``1e3``, a leading space) given to the options added with plan, judge and
+compare's power, and an output path that is one of the command's own inputs.
+
+``item`` is ``N`` for the number grammar, ``O`` for an output that would overwrite an input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hostile.case import HostileCase
+from hostile.cases_io import REPORT, doc
+
+PILOT = doc(REPORT)
+SPELLINGS = {"underscore": "0_8", "arabic-indic": "\u0663", "exponent": "1e3", "leading-space": " 0.8"}
+PLAN = ("plan", "--report", "pilot.json")
+COMPARE = ("compare", "--base", "b.json", "--head", "b.json")
+JUDGE = ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", "false")
+
+
+def _nothing_written(tmp: Path) -> None:
+    assert not (tmp / "m.jsonl").exists()
+
+
+def _number(name: str, argv: tuple[str, ...], option: str, spelling: str) -> HostileCase:
+    return HostileCase(
+        "N",
+        name,
+        (*argv, option, spelling),
+        {"pilot.json": PILOT, "b.json": PILOT, "q.jsonl": b""},
+        stderr_has=f"Invalid value for '{option}'",
+        check=_nothing_written,
+    )
+
+
+NUMBERS = [
+    *(_number(f"plan-power-{k}", PLAN, "--power", v) for k, v in SPELLINGS.items()),
+    *(_number(f"compare-power-{k}", COMPARE, "--power", v) for k, v in SPELLINGS.items()),
+    *(_number(f"judge-samples-{k}", JUDGE, "--samples", v) for k, v in SPELLINGS.items()),
+    _number("plan-change-underscore", PLAN, "--change", "0_05"),
+    _number("plan-queries-exponent", PLAN, "--queries", "1e3"),
+    _number("plan-alpha-leading-space", PLAN, "--alpha", " 0.05"),
+    _number("plan-correlation-arabic-indic", PLAN, "--correlation", "\u0660"),
+    _number("judge-temperature-exponent", JUDGE, "--temperature", "7e-1"),
+    _number("judge-threshold-arabic-indic", JUDGE, "--threshold", "\u0662"),
+    _number("judge-batch-underscore", JUDGE, "--batch", "1_0"),
+    _number("judge-concurrency-leading-space", JUDGE, "--concurrency", " 4"),
+    _number("judge-retries-exponent", JUDGE, "--retries", "1e0"),
+    _number("judge-max-calls-underscore", JUDGE, "--max-calls", "1_000"),
+    _number("judge-max-tokens-arabic-indic", JUDGE, "--max-tokens", "\u0665"),
+    _number("judge-calibration-exponent", JUDGE, "--calibration", "2e1"),
+    _number("judge-kappa-floor-leading-space", JUDGE, "--kappa-floor", " 0.4"),
+]
+
+CASES = [*NUMBERS]
