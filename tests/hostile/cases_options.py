@@ -53,4 +53,24 @@ NUMBERS = [
     _number("judge-kappa-floor-leading-space", JUDGE, "--kappa-floor", " 0.4"),
 ]
 
-CASES = [*NUMBERS]
+DEMO = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "demo"
+JUDGED = (DEMO / "judgments.jsonl").read_bytes()
+CORPUS = (DEMO / "corpus.json").read_bytes()
+
+
+def _cutoffs(name: str, spelling: str) -> HostileCase:
+    argv = ("validate", "-j", "j.jsonl", "--corpus", "c.json", "-k", spelling)
+    return HostileCase("N", f"validate-k-{name}", argv, {"j.jsonl": JUDGED, "c.json": CORPUS}, stderr_has="-k")
+
+
+CUTOFFS = [
+    _cutoffs("underscore", "5_0"),
+    _cutoffs("arabic-indic", "\u0665,10"),
+    _cutoffs("exponent", "1e1"),
+    _cutoffs("zero", "0,10"),
+    _cutoffs("empty-item", "5,,10"),
+    _cutoffs("past-the-range", "5,1000001"),
+    _cutoffs("word", "all,most"),
+]
+
+CASES = [*NUMBERS, *CUTOFFS]
