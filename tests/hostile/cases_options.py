@@ -7,10 +7,11 @@ compare's power, and an output path that is one of the command's own inputs.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hostile.case import HostileCase
-from hostile.cases_io import REPORT, doc
+from hostile.cases_io import DRIFT_CORPUS, DRIFT_JUDGMENTS, REPORT, absent, doc, unchanged
 
 PILOT = doc(REPORT)
 SPELLINGS = {"underscore": "0_8", "arabic-indic": "\u0663", "exponent": "1e3", "leading-space": " 0.8"}
@@ -73,4 +74,54 @@ CUTOFFS = [
     _cutoffs("word", "all,most"),
 ]
 
-CASES = [*NUMBERS, *CUTOFFS]
+# drift --fix --out is the copy that leaves the judgments alone: naming the judgments themselves
+# (a fixture whose repair changes two labels, so an overwrite would show) is refused.
+DRIFT = ("drift", "-j", "j.jsonl", "-c", "corpus.json", "--fix")
+DRIFT_FILES = {"j.jsonl": DRIFT_JUDGMENTS, "corpus.json": DRIFT_CORPUS}
+
+
+def _hard_link(tmp: Path) -> None:
+    os.link(tmp / "j.jsonl", tmp / "linked.jsonl")
+
+
+def _symlink(tmp: Path) -> None:
+    (tmp / "alias.jsonl").symlink_to("j.jsonl")
+
+
+def _drift_out(name: str, out: str, says: str, **kwargs: object) -> HostileCase:
+    return HostileCase(
+        "O",
+        f"drift-fix-out-{name}",
+        (*DRIFT, "--out", out),
+        DRIFT_FILES,
+        stderr_has=says,
+        check=unchanged("j.jsonl", DRIFT_JUDGMENTS),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+OUTPUTS = [
+    _drift_out("is-the-judgments", "j.jsonl", "--out j.jsonl is also an input (the judgments file j.jsonl)"),
+    _drift_out("is-the-judgments-other-spelling", "./j.jsonl", "--out ./j.jsonl is also an input"),
+    _drift_out("is-the-judgments-absolute", "{tmp}/j.jsonl", "is also an input (the judgments file j.jsonl)"),
+    _drift_out("is-a-hard-link-to-the-judgments", "linked.jsonl", "--out linked.jsonl", setup=_hard_link),
+    _drift_out("is-a-link-to-the-judgments", "alias.jsonl", "--out alias.jsonl", setup=_symlink),
+    HostileCase(
+        "O",
+        "drift-fix-out-with-dry-run-is-the-judgments",
+        (*DRIFT, "--dry-run", "--out", "j.jsonl"),
+        DRIFT_FILES,
+        stderr_has="--out j.jsonl",
+        check=unchanged("j.jsonl", DRIFT_JUDGMENTS),
+    ),
+    HostileCase(
+        "O",
+        "drift-out-and-queue-one-file",
+        (*DRIFT, "--out", "x.jsonl", "--queue", "./x.jsonl"),
+        DRIFT_FILES,
+        stderr_has="--queue ./x.jsonl is the same file as --out x.jsonl",
+        check=absent("x.jsonl"),
+    ),
+]
+
+CASES = [*NUMBERS, *CUTOFFS, *OUTPUTS]
