@@ -11,7 +11,18 @@ import os
 from pathlib import Path
 
 from hostile.case import HostileCase
-from hostile.cases_io import DRIFT_CORPUS, DRIFT_JUDGMENTS, REPORT, absent, doc, unchanged
+from hostile.cases_io import (
+    CMP_BYTES,
+    DRIFT_CORPUS,
+    DRIFT_JUDGMENTS,
+    JUDGMENTS,
+    REPORT,
+    REPORT_BYTES,
+    RUN,
+    absent,
+    doc,
+    unchanged,
+)
 
 PILOT = doc(REPORT)
 SPELLINGS = {"underscore": "0_8", "arabic-indic": "\u0663", "exponent": "1e3", "leading-space": " 0.8"}
@@ -123,5 +134,47 @@ OUTPUTS = [
         check=absent("x.jsonl"),
     ),
 ]
+
+# The same class in the other writing commands: each output over an input none of the older
+# rows names, the victim checked byte for byte afterwards.
+BEIR = {
+    "beir/corpus.jsonl": b'{"_id": "d1", "title": "t", "text": "hello"}\n',
+    "beir/queries.jsonl": b'{"_id": "q1", "text": "hello"}\n',
+    "beir/qrels/test.tsv": b"query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+}
+HOLES = ("holes", "-j", "j.jsonl", "-r", "run.jsonl", "-k", "3")
+SCORED = {"j.jsonl": JUDGMENTS, "run.jsonl": RUN, "b.json": REPORT_BYTES, "c.json": DRIFT_CORPUS}
+for name, argv, files, victim in (
+    ("convert-beir-qrels", ("convert", "--beir", "beir", "--to", "judgments", "--out", "beir/qrels/test.tsv"), BEIR,
+     "beir/qrels/test.tsv"),
+    ("convert-beir-corpus-out-over-queries",
+     ("convert", "--beir", "beir", "--to", "judgments", "--out", "x.jsonl", "--corpus-out", "beir/queries.jsonl"),
+     BEIR, "beir/queries.jsonl"),
+    ("holes-judgments", (*HOLES, "--out", "j.jsonl"), SCORED, "j.jsonl"),
+    ("holes-baseline", (*HOLES, "--baseline", "b.json", "--out", "./b.json"), SCORED, "b.json"),
+    ("holes-corpus", (*HOLES, "--corpus", "c.json", "--out", "{tmp}/c.json"), SCORED, "c.json"),
+    ("judge-human-queue-over-judgments",
+     ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "-j", "j.jsonl", "--human-queue", "j.jsonl",
+      "--command", "false"), {"q.jsonl": b"", "j.jsonl": JUDGMENTS}, "j.jsonl"),
+    ("judge-out-over-corpus", ("judge", "--queue", "q.jsonl", "--out", "c.json", "--corpus", "c.json",
+                               "--command", "false"), {"q.jsonl": b"", "c.json": DRIFT_CORPUS}, "c.json"),
+    ("render-html-judgments",
+     ("render", "--report", "b.json", "--format", "html", "-j", "j.jsonl", "--out", "j.jsonl"), SCORED, "j.jsonl"),
+    ("render-html-base", ("render", "--report", "b.json", "--format", "html", "--base", "r.json", "--out", "r.json"),
+     {**SCORED, "r.json": REPORT_BYTES}, "r.json"),
+    ("compare-head", ("compare", "--base", "b.json", "--head", "h.json", "--out", "./h.json"),
+     {"b.json": REPORT_BYTES, "h.json": CMP_BYTES}, "h.json"),
+    ("history-report", ("history", "b.json", "--out", "b.json"), {"b.json": REPORT_BYTES}, "b.json"),
+):  # fmt: skip
+    OUTPUTS.append(
+        HostileCase(
+            "O",
+            f"{name}-output-is-an-input",
+            argv,
+            files,
+            stderr_has="is also an input",
+            check=unchanged(victim, files[victim]),
+        )  # fmt: skip
+    )
 
 CASES = [*NUMBERS, *CUTOFFS, *OUTPUTS]
