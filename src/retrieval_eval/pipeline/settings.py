@@ -608,7 +608,7 @@ def _history(text: str) -> int:
 
 def parse_power(text: str) -> float:
     try:
-        value = float(text)
+        value = parse_decimal(text)  # the one grammar: float() also reads " 0.8" and other scripts' digits
     except ValueError:
         value = -1.0
     if not 0.5 <= value < 1.0:
@@ -672,7 +672,7 @@ def _variable_name(text: str) -> str:
 def _optional_count(text: str) -> int | None:
     if not text:
         return None
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # str.isdigit() is true of other scripts' digits too
         raise ValueError(f"{text!r} must be a whole number, or empty for no limit")
     return int(text)
 
