@@ -97,12 +97,3 @@ def test_the_power_setting_reads_the_one_grammar(spelling: str) -> None:
     with pytest.raises(ValueError, match="must be a power"):
         parse_power(spelling)
     assert parse_power("0.8") == 0.8
-
-
-@pytest.mark.parametrize("spelling", ["\u0663", "\u0663\u0660", "1e3", "1_0"])
-def test_a_judge_budget_in_a_workflow_reads_ascii_digits_only(spelling: str) -> None:
-    from retrieval_eval.pipeline.settings import _optional_count
-
-    with pytest.raises(ValueError, match="must be a whole number"):
-        _optional_count(spelling)
-    assert _optional_count("30") == 30 and _optional_count("") is None

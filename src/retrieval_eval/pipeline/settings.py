@@ -672,7 +672,7 @@ def _variable_name(text: str) -> str:
 def _optional_count(text: str) -> int | None:
     if not text:
         return None
-    if not (text.isascii() and text.isdigit()):  # str.isdigit() is true of other scripts' digits too
+    if not text.isdigit():
         raise ValueError(f"{text!r} must be a whole number, or empty for no limit")
     return int(text)
 
