@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compare_data import labels, run, score, write_jsonl
+from compare_data import labels, ranking, run, score, write_jsonl
 from helpers import run_cli
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.comparison.result import comparison_from_document
@@ -326,3 +326,57 @@ def test_spoilt_reports_never_raise(
     document = build_comparison(base, head, judgments=judgments if with_judgments else None, resamples=50)
     json.dumps(document, allow_nan=False)
     comparison_from_document(document)
+
+
+# -- what the judgments add, and what they must not change ----------------------------------
+
+
+def test_compare_text_shows_the_movers_query_text_and_stratum_with_judgments(tmp_path: Path) -> None:
+    base, head = reports_on_disk(tmp_path)  # q20 (billing) drops; q01..q05 gain
+    judged = str(tmp_path / "head-judgments.jsonl")
+    with_text = run_cli("compare", "--base", str(base), "--head", str(head), "-j", judged, "--resamples", "200")
+    assert with_text.code == 0, with_text.stderr
+    # The text comes from the judgments file's own query field, as written there.
+    drop = next(line for line in with_text.stdout.splitlines() if " q20" in line)
+    assert drop.split() == ["-1.0000", "1.0000", "->", "0.0000", "q20", "[billing]", *"how do I fix problem 20".split()]
+    without = run_cli("compare", "--base", str(base), "--head", str(head), "--resamples", "200")
+    drop = next(line for line in without.stdout.splitlines() if " q20" in line)
+    assert drop.split() == ["-1.0000", "1.0000", "->", "0.0000", "q20"]
+
+
+def half_run(n: int, seed: int) -> list[dict[str, Any]]:
+    """Each query finds both relevant documents, one of them (recall 0.5) or neither, at random."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        full = ranking(i, hit=True)
+        shape = rng.random()
+        keys = full if shape < 0.5 else ([full[0], *full[2:], full[1]] if shape < 0.8 else ranking(i, hit=False))
+        rows.append({"query_id": f"q{i:02d}", "ranking": keys})
+    return rows
+
+
+@pytest.mark.parametrize("use_numpy", [True, False])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_judgments_change_no_overall_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_numpy: bool, seed: int
+) -> None:
+    """Strata read the same resamples as the whole set: knowing them changes no metric's draw, so
+    every overall interval and p-value is the same with -j and without it (both draw paths)."""
+    from retrieval_eval.core import significance
+
+    if not use_numpy:
+        monkeypatch.setattr(significance, "_numpy_draws", lambda: None)
+    base = score(tmp_path, "base", labels(), half_run(40, seed))
+    head = score(tmp_path, "head", labels(), half_run(40, seed + 100))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    alone = build_comparison(base, head, resamples=2_000, seed=seed)
+    stratified = build_comparison(base, head, judgments=judgments, resamples=2_000, seed=seed)
+    assert stratified["yardstick"] == alone["yardstick"] == "same"
+    assert any(row["n"] for row in stratified["per_stratum"].values())  # the strata were bootstrapped
+    for name, row in alone["metrics"].items():
+        other = stratified["metrics"][name]
+        keys = ("ci", "p_value", "significant", "p_adjusted", "significant_adjusted")
+        assert {k: row[k] for k in keys} == {k: other[k] for k in keys}, name

@@ -157,6 +157,43 @@ def test_the_bundled_demo_has_one_deliberately_easy_stratum(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.parametrize(("cutoffs", "first"), [("5,10", "5"), ("10,all", "10"), (" 5 , 20", "5")])
+def test_validate_reads_k_as_score_does_and_checks_the_easy_set_at_the_first_cutoff(cutoffs: str, first: str) -> None:
+    demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+    judged, corpus = str(demo / "judgments.jsonl"), str(demo / "corpus.json")
+
+    def issues(*k: str) -> list[dict[str, Any]]:
+        done = run_cli("validate", "-j", judged, "--corpus", corpus, "--json", *k)
+        assert done.code == 0, done.stderr
+        return [i for i in json.loads(done.stdout)["issues"] if i["code"] == "easy-set"]
+
+    many, one = issues("-k", cutoffs), issues("-k", first)
+    assert many == one and one, (many, one)
+    assert all(f"hit_rate@{first} " in issue["message"] for issue in many)
+    # score, given the same -k, warns of the same strata with the same words.
+    scored = run_cli("score", "-j", judged, "-r", str(demo / "run.jsonl"), "--corpus", corpus, "-k", cutoffs, "--json")
+    assert scored.code in (0, 1), scored.stderr
+    warned = json.loads(scored.stdout)["sensitivity"]["warnings"]
+    assert [(w["subject"], w["message"]) for w in warned if w["code"] == "easy-set"] == [
+        (i["subject"], i["message"]) for i in many
+    ]
+
+
+def test_validate_k_all_alone_skips_the_easy_set_check_and_says_so() -> None:
+    demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+    done = run_cli("validate", "-j", str(demo / "judgments.jsonl"), "--corpus", str(demo / "corpus.json"), "-k", "all")
+    assert done.code == 0 and "easy-set" not in done.stdout
+    assert "the easy-set check was skipped: it reads hit_rate at a cutoff, and -k all names none" in done.stderr
+
+
+@pytest.mark.parametrize("cutoffs", ["5_0", "0", "5,,", "\u0665", "1e1", "1000001"])
+def test_validate_refuses_a_k_score_refuses(cutoffs: str) -> None:
+    demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+    done = run_cli("validate", "-j", str(demo / "judgments.jsonl"), "-k", cutoffs)
+    assert done.code == 2 and "-k" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert run_cli("score", "-j", str(demo / "judgments.jsonl"), "-r", str(demo / "run.jsonl"), "-k", cutoffs).code == 2
+
+
 def test_thresholds_default_as_documented() -> None:
     assert Thresholds() == Thresholds(0.95, 8)
 

@@ -53,7 +53,8 @@ def test_broken_labels_are_queued_then_re_judged_into_a_decided_verdict(tmp_path
     unfilled = tmp_path / "unfilled.jsonl"
     unfilled.write_text(fixed.read_text() + queue.read_text())
     refused = run_cli("validate", "-j", str(unfilled))
-    assert refused.code == 2 and "this is a label-queue line" in refused.stderr
+    assert refused.code == 2 and "this is a re-judge queue line ('retrieval-eval drift --queue')" in refused.stderr
+    assert "label-queue" not in refused.stderr and "holes" not in refused.stderr
 
     # The person reads each candidate: the sentence that answers is relevant, the others are not.
     answers = {q.id: q.quote for q in scenario.queries}

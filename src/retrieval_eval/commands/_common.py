@@ -28,11 +28,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class PlainNumber(click.ParamType):  # type: ignore[type-arg]  # generic only in recent click
     """An option's number, read by the one number grammar (core/numbers.py): click's own
-    int and float also read ``6_0``, ``1e3`` and other scripts' digits."""
+    int and float also read ``6_0``, ``1e3`` and other scripts' digits.
 
-    def __init__(self, whole: bool, minimum: int | None = None) -> None:
+    ``minimum`` and ``maximum`` bound it, each end closed unless ``min_open``/``max_open``."""
+
+    def __init__(
+        self,
+        whole: bool,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        *,
+        min_open: bool = False,
+        max_open: bool = False,
+    ) -> None:
         self.whole = whole
         self.minimum = minimum
+        self.maximum = maximum
+        self.min_open = min_open
+        self.max_open = max_open
         self.name = "integer" if whole else "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
@@ -42,9 +55,29 @@ class PlainNumber(click.ParamType):  # type: ignore[type-arg]  # generic only in
             number = parse_whole(value) if self.whole else parse_decimal(value)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
-        if self.minimum is not None and number < self.minimum:
-            self.fail(f"{value!r} is below {self.minimum}", param, ctx)
+        if not self._within(number):
+            self.fail(f"{value!r} is not in {self.range_text()}", param, ctx)
         return number
+
+    def _within(self, number: float) -> bool:
+        low, high = self.minimum, self.maximum
+        above = low is None or (number > low if self.min_open else number >= low)
+        below = high is None or (number < high if self.max_open else number <= high)
+        return above and below
+
+    def range_text(self) -> str:
+        """The range as a reader writes it: ``0.5<=x<1``, ``x>=2``."""
+        low = "" if self.minimum is None else f"{self.minimum:g}{'<' if self.min_open else '<='}"
+        high = "" if self.maximum is None else f"{'<' if self.max_open else '<='}{self.maximum:g}"
+        if not high:  # one end: written as click writes it, x>=2
+            low = "" if self.minimum is None else f"x{'>' if self.min_open else '>='}{self.minimum:g}"
+            return f"the range {low}"
+        return f"the range {low}x{high}"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str | None:
+        if self.minimum is None and self.maximum is None:
+            return None
+        return f"{self.name.upper()} {self.range_text().removeprefix('the range ')}"
 
 
 WHOLE = PlainNumber(whole=True)

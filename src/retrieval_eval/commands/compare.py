@@ -53,7 +53,7 @@ def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
 @click.option("--seed", type=WHOLE, default=None, help="Bootstrap seed (default: a fixed one, so runs repeat).")
 @click.option(
     "--power",
-    type=click.FloatRange(0.5, 1, max_open=True),
+    type=PlainNumber(whole=False, minimum=0.5, maximum=1, max_open=True),
     default=DEFAULT_POWER,
     show_default=True,
     help="The power at which each metric's minimum detectable effect is stated.",

@@ -58,7 +58,8 @@ def command(ctx: click.Context, as_json: bool, color: str, out: str | None) -> N
         folder = write_demo_files(bundled, out) if out is not None else str(bundled)
         args = demo_args(folder, color=color, as_json=as_json)
         if not as_json:
-            click.echo("$ " + shlex.join(["retrieval-eval", "score", *args]) + "\n")
+            # The bare command, no prompt sign: pasted into a shell, the line runs as is.
+            click.echo(shlex.join(["retrieval-eval", "score", *args]) + "\n")
         ctx.invoke(score, **score.make_context("score", args).params)
 
 

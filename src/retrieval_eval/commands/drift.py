@@ -118,9 +118,11 @@ def command(
     """
 
     check_options(fix, dry_run, out, max_invalid_ratio)
-    # --out naming the judgments file is the default in-place repair; naming the corpus would replace it.
-    refuse_output_over_input([("--out", out)], [("corpus", corpus_path)])
-    refuse_output_over_input([("--queue", queue_path)], [("corpus", corpus_path), ("judgments", judgments_path)])
+    # --out is the copy that leaves the input alone: naming the judgments (or the corpus) would
+    # replace it, as naming --queue's file would; the in-place repair is --fix without --out.
+    refuse_output_over_input(
+        [("--out", out), ("--queue", queue_path)], [("corpus", corpus_path), ("judgments", judgments_path)]
+    )
     with collector_paused():
         judgments = parse_judgments(judgments_path)
         with ProgressBar("reading corpus") as bar:

@@ -25,7 +25,7 @@ from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
 from ..pipeline.judge_clients import CommandJudge, HttpJudge
 from ..render.judge import outcome_json, outcome_text
-from ._common import handles_errors, json_option, print_json
+from ._common import PlainNumber, handles_errors, json_option, print_json
 from ._progress import ProgressBar
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -100,16 +100,48 @@ def _writable(option: str, path: str | None) -> None:
 )
 @click.option("--command", "command", metavar="CMD", help="A judge command speaking the JSONL protocol.")
 @click.option("--prompt-file", metavar="PATH", help="A system prompt of your own (its hash is recorded).")
-@click.option("--samples", type=click.IntRange(1, 15), default=3, show_default=True, help="Samples per pair.")
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.7, show_default=True)
-@click.option("--threshold", type=click.IntRange(1, 3), default=1, show_default=True, help="Lowest relevant grade.")
-@click.option("--batch", type=click.IntRange(1, 50), default=5, show_default=True, help="Passages of one query a call.")
-@click.option("--concurrency", type=click.IntRange(1, 64), default=4, show_default=True, help="Calls in flight.")
-@click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True)
-@click.option("--max-calls", type=click.IntRange(0), default=None, help="Budget: calls at most.")
-@click.option("--max-tokens", type=click.IntRange(0), default=None, help="Budget: tokens at most.")
-@click.option("--calibration", "calibration", type=click.IntRange(0), default=DEFAULT_CALIBRATION, show_default=True)
-@click.option("--kappa-floor", type=click.FloatRange(-1, 1), default=DEFAULT_FLOOR, show_default=True)
+@click.option(
+    "--samples",
+    type=PlainNumber(whole=True, minimum=1, maximum=15),
+    default=3,
+    show_default=True,
+    help="Samples per pair.",
+)
+@click.option("--temperature", type=PlainNumber(whole=False, minimum=0, maximum=2), default=0.7, show_default=True)
+@click.option(
+    "--threshold",
+    type=PlainNumber(whole=True, minimum=1, maximum=3),
+    default=1,
+    show_default=True,
+    help="Lowest relevant grade.",
+)
+@click.option(
+    "--batch",
+    type=PlainNumber(whole=True, minimum=1, maximum=50),
+    default=5,
+    show_default=True,
+    help="Passages of one query a call.",
+)
+@click.option(
+    "--concurrency",
+    type=PlainNumber(whole=True, minimum=1, maximum=64),
+    default=4,
+    show_default=True,
+    help="Calls in flight.",
+)
+@click.option("--retries", type=PlainNumber(whole=True, minimum=0, maximum=10), default=3, show_default=True)
+@click.option("--max-calls", type=PlainNumber(whole=True, minimum=0), default=None, help="Budget: calls at most.")
+@click.option("--max-tokens", type=PlainNumber(whole=True, minimum=0), default=None, help="Budget: tokens at most.")
+@click.option(
+    "--calibration",
+    "calibration",
+    type=PlainNumber(whole=True, minimum=0),
+    default=DEFAULT_CALIBRATION,
+    show_default=True,
+)
+@click.option(
+    "--kappa-floor", type=PlainNumber(whole=False, minimum=-1, maximum=1), default=DEFAULT_FLOOR, show_default=True
+)
 @json_option
 @handles_errors
 def command(

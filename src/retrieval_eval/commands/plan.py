@@ -10,7 +10,7 @@ from ..core.significance import CONFIDENCE
 from ..formats.judgments import read_label_index
 from ..formats.report import load_report
 from ..render.plan import plan_text
-from ._common import handles_errors, json_option, print_json
+from ._common import PlainNumber, handles_errors, json_option, print_json
 
 
 @click.command(epilog="The formulas and their assumptions: docs/compare.md, 'What a set can detect'.")
@@ -29,18 +29,26 @@ from ._common import handles_errors, json_option, print_json
     "--change",
     "changes",
     multiple=True,
-    type=click.FloatRange(min=0, min_open=True, max=1),
+    type=PlainNumber(whole=False, minimum=0, maximum=1, min_open=True),
     help=f"A change to detect (repeatable) [default: {', '.join(map(str, DEFAULT_CHANGES))}].",
 )
 @click.option(
-    "--queries", "sizes", multiple=True, type=click.IntRange(min=2), help="A set size: the change it detects."
+    "--queries",
+    "sizes",
+    multiple=True,
+    type=PlainNumber(whole=True, minimum=2),
+    help="A set size: the change it detects.",
 )
 @click.option(
-    "--power", type=click.FloatRange(0.5, 1, max_open=True), default=DEFAULT_POWER, show_default=True, help="Power."
+    "--power",
+    type=PlainNumber(whole=False, minimum=0.5, maximum=1, max_open=True),
+    default=DEFAULT_POWER,
+    show_default=True,
+    help="Power.",
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True),
+    type=PlainNumber(whole=False, minimum=0, maximum=0.5, min_open=True),
     default=round(1 - CONFIDENCE, 12),
     show_default=True,
     help="The test's level (the gate's: 0.05).",
@@ -54,7 +62,7 @@ from ._common import handles_errors, json_option, print_json
 )
 @click.option(
     "--correlation",
-    type=click.FloatRange(-1, 1),
+    type=PlainNumber(whole=False, minimum=-1, maximum=1),
     default=DEFAULT_CORRELATION,
     show_default=True,
     help="Without --baseline: the assumed correlation of two runs' per-query values.",

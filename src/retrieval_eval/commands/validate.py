@@ -14,7 +14,7 @@ from ..formats.fileio import open_binary, reads_once
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..pipeline.floor import check_eval_set
-from ..pipeline.settings import check_number, parse_answer_in_query, parse_easy_set
+from ..pipeline.settings import check_number, parse_answer_in_query, parse_cutoff_option, parse_easy_set
 from ..render.terminal import render_validation
 from ._common import (
     EXIT_BAD_ANSWER,
@@ -59,10 +59,12 @@ def _thresholds(easy_set: str, answer_in_query: str) -> Thresholds:
 
 
 def _eval_set_issues(
-    judgments: JudgmentSet, corpus_path: str, cutoff: int, threshold: int, thresholds: Thresholds
+    judgments: JudgmentSet, corpus_path: str, cutoffs: str, threshold: int, thresholds: Thresholds
 ) -> tuple[list[Issue], str | None]:
     """The sensitivity warnings as validation issues, and why the easy-set check was skipped."""
-    config = ScoreConfig(k=(cutoff,), threshold=threshold)
+    k, full_depth = parse_cutoff_option(cutoffs)
+    # As in score: the easy-set check reads hit_rate at the first cutoff; -k all alone skips it.
+    config = ScoreConfig(k=k, threshold=threshold, full_depth=full_depth)
     found = check_eval_set(LabelIndex.from_judgments(judgments), corpus_path, config, thresholds)
     issues = [Issue(w["code"], w["subject"], w["message"]) for w in found["warnings"]]
     return issues, found.get("skipped")
@@ -80,7 +82,11 @@ def _eval_set_issues(
     help="Also check that the set can tell retrievers apart (easy-set, answer-in-query).",
 )
 @click.option(
-    "-k", "cutoff", type=WHOLE, default=10, show_default=True, help="With --corpus: the easy-set hit rate's cutoff."
+    "-k",
+    "cutoffs",
+    default="10",
+    show_default=True,
+    help="With --corpus: cutoffs as for score (5,10 or 10,all); the easy-set check reads the first.",
 )
 @click.option(
     "--easy-set",
@@ -103,7 +109,7 @@ def command(
     run_format: str,
     threshold: int,
     corpus_path: str | None,
-    cutoff: int,
+    cutoffs: str,
     easy_set: str,
     answer_in_query: str,
     as_json: bool,
@@ -116,7 +122,7 @@ def command(
     """
 
     check_number("threshold", threshold, label="--threshold")
-    check_number("k", cutoff, label="-k")
+    parse_cutoff_option(cutoffs)  # refused before any file is read, as score refuses it
     thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
     judgment_set = parse_judgments(judgments)
     if run_path:
@@ -125,7 +131,7 @@ def command(
     else:
         result = validate(judgment_set, threshold=threshold)
     if corpus_path and thresholds is not None:
-        issues, skipped = _eval_set_issues(judgment_set, corpus_path, cutoff, threshold, thresholds)
+        issues, skipped = _eval_set_issues(judgment_set, corpus_path, cutoffs, threshold, thresholds)
         result = Validation(ordered([*result.issues, *issues]), result.queries, result.labels)
         if skipped:
             say(f"note  {skipped}", err=True)

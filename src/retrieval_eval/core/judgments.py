@@ -219,6 +219,14 @@ def common_judgment_fields(record: Any) -> JudgmentFields | None:
     return None
 
 
+def _queue_named(record: dict[str, Any]) -> str:
+    """Which queue an unfilled line came from: drift's re-judge queue carries a ``rejudge``
+    object (core/rejudge.py), holes' label queue does not."""
+    if isinstance(record.get("rejudge"), dict):
+        return "a re-judge queue line ('retrieval-eval drift --queue')"
+    return "a label-queue line ('retrieval-eval holes')"
+
+
 def _check_in_order(record: dict[str, Any], line: int, source: str, path: str | None) -> JudgmentFields:
     where = (source, line, path)
     query_id = _require_string(record, "query_id", where)
@@ -228,8 +236,7 @@ def _check_in_order(record: dict[str, Any], line: int, source: str, path: str | 
             raise InputError(
                 source,
                 line,
-                "missing required field relevance: this is a label-queue line ('retrieval-eval holes') "
-                "appended before it was labeled",
+                f"missing required field relevance: this is {_queue_named(record)} appended before it was labeled",
                 path=path,
                 hint="set relevance (0 = not relevant, the threshold grade or more = relevant) and "
                 "labeled_by (e.g. human:your-name) on the line, or remove it",

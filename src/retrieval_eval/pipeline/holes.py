@@ -142,10 +142,17 @@ def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: in
     fall = judged_drop(moved.base, moved.head)
     if fall is None:
         return None
-    keys = (
-        f"; {new_keys} key{'' if new_keys == 1 else 's'} in the head's top {k} are unjudged and were not in the base's"
-    )
-    fell = f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}{keys if new_keys is not None else ''}"
+    fell = f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}"
+    if not scores.unjudged_keys.get(str(k)):
+        # judged@k is taken over the keys a ranking has: with none unjudged, only queries the run
+        # ranks nothing for (each scores 0) can pull it down. Nobody's labeling is missing.
+        return (
+            f"{fell} with no unjudged key in the head's top {k}: queries the run leaves out or ranks "
+            f"nothing for score judged@{k} 0 (see the missing queries)"
+        )
+    if new_keys is not None:
+        keys = f"{new_keys} key{'' if new_keys == 1 else 's'}"
+        fell += f"; {keys} in the head's top {k} are unjudged and were not in the base's"
     if scores.config.unjudged == BOUNDED:  # the gates already read both bounds: advise only the labeling
         return f"{fell}: the gates read the bounds over their labelings; label them (retrieval-eval holes)"
     return (

@@ -599,6 +599,17 @@ def _cutoffs(text: str) -> tuple[tuple[int, ...], bool]:
         ) from None
 
 
+def parse_cutoff_option(text: str, *, label: str = "-k") -> tuple[tuple[int, ...], bool]:
+    """A ``-k`` given to a command outside the shared settings (``validate``), read exactly as the
+    ``k`` setting is: the cutoffs in their range, and whether ``all`` was given; UsageError else."""
+    try:
+        cutoffs, full_depth = _cutoffs(text)
+    except ValueError as exc:
+        raise UsageError(f"{label}: {exc}", hint="-k 10, -k 5,10,20 or -k 10,all") from None
+    check_number("k", cutoffs, label=label)
+    return cutoffs, full_depth
+
+
 def _positive_int(text: str) -> int:
     if not is_positive_decimal(text):
         raise ValueError(f"{text!r} must be a positive whole number (the lowest relevant grade), e.g. 1")
@@ -613,7 +624,7 @@ def _history(text: str) -> int:
 
 def parse_power(text: str) -> float:
     try:
-        value = float(text)
+        value = parse_decimal(text)  # the one grammar: float() also reads " 0.8" and other scripts' digits
     except ValueError:
         value = -1.0
     if not 0.5 <= value < 1.0:

@@ -271,14 +271,15 @@ def mover_lines(comparison: Mapping[str, Any] | None) -> list[str]:
         rows = [mapping(r) for r in items(moved.get(key))]
         if rows:
             lines.append(f"{title} ({clean(moved.get('metric'))}, base -> head)")
-            lines += [_mover(row) for row in rows]
+            lines += [mover_line(row) for row in rows]
     if lines:
         counts = f"queries that moved: {integer(moved.get('down')) or 0} down, {integer(moved.get('up')) or 0} up"
         lines.insert(0, counts)
     return lines
 
 
-def _mover(row: Mapping[str, Any]) -> str:
+def mover_line(row: Mapping[str, Any]) -> str:
+    """One mover: its delta, base -> head, id, stratum and query text (when the judgments gave it)."""
     text = " ".join(clean(row.get("query") or "").split())
     text = text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 1] + "…"
     stratum = f"  [{clean(row.get('stratum'))}]" if row.get("stratum") else ""

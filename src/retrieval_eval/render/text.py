@@ -15,7 +15,7 @@ from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
 from .tables import adjusted_mark
-from .terminal import clean, render_score
+from .terminal import clean, mover_line, render_score
 
 
 def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
@@ -44,8 +44,9 @@ def comparison_text(comparison: Mapping[str, Any]) -> str:
     for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
         rows = [mapping(r) for r in items(moved.get(key))]
         if rows:
-            lines.append(f"{title} ({plain(moved.get('metric'), limit=40)})")
-            lines += [f"  {fmt_delta(r.get('delta')):>8}  {plain(r.get('query_id'), limit=80)}" for r in rows]
+            lines.append(f"{title} ({plain(moved.get('metric'), limit=40)}, base -> head)")
+            # As score's text shows them: with --judgments the query text and stratum follow the id.
+            lines += [mover_line(r) for r in rows]
     for finding in map(mapping, items(comparison.get("comparability"))):
         lines.append(plain(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}", limit=1000))
     return "\n".join(lines) + "\n"

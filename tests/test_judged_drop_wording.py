@@ -1,0 +1,46 @@
+"""The judged@k note blames unjudged keys only when there are some, and names what it blames.
+
+The scenario's truth is known by construction: an empty run ranks no key at all, so no key in
+its top k is unjudged, and every judged query is missing from it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import run_cli
+
+DEMO = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+BLAME = "keys nobody labeled"
+
+
+def _score_empty_run(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    report = tmp_path / "r.json"
+    done = run_cli(
+        "score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(tmp_path / "empty.jsonl"),
+        "--baseline", str(DEMO / "baseline.json"), "-k", "5,10", "--out", str(report),
+    )  # fmt: skip
+    return done.stdout + done.stderr, report
+
+
+def test_a_fall_with_no_unjudged_key_blames_the_missing_queries_not_labeling(tmp_path: Path) -> None:
+    said, report = _score_empty_run(tmp_path)
+    assert json.loads(report.read_text())["unjudged"]["keys"]["5"] == 0  # nothing ranked, nothing unjudged
+    note = next(line for line in said.splitlines() if "judged@5 fell" in line)
+    assert BLAME not in note and "retrieval-eval holes" not in note, note
+    assert "with no unjudged key in the head's top 5" in note and "leaves out" in note, note
+
+
+def test_the_comment_and_summary_say_the_same_without_a_dangling_they(tmp_path: Path) -> None:
+    _, report = _score_empty_run(tmp_path)
+    compare = tmp_path / "c.json"
+    made = run_cli("compare", "--base", str(DEMO / "baseline.json"), "--head", str(report), "--out", str(compare))
+    assert made.code == 0, made.stderr
+    for kind in ("comment", "summary"):
+        shown = run_cli("render", "--report", str(report), "--compare", str(compare), "--format", kind)
+        assert shown.code == 0, shown.stderr
+        warning = next(line for line in shown.stdout.splitlines() if "judged@5 fell" in line)
+        assert BLAME not in warning and "They " not in warning, warning
+        assert "with no unjudged key in the head's top 5" in warning, warning
