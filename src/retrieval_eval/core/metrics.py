@@ -170,16 +170,35 @@ def _bpref(q: RankedQuery, _k: int) -> float:
 # no relevant label yet is scored only then), and returns (lowest, highest) over labelings.
 
 
-def _monotone(compute: Callable[[RankedQuery, int], float]) -> Bounds:
+class _Monotone:
     """Bounds of a metric that more relevant keys in the top k never lower (precision, recall,
     hit rate, MRR): the highest labels every unjudged key relevant; the lowest labels none,
     or, when one must be, the lowest-ranked one."""
 
-    def bounds(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
-        low = compute(_flipped(q, unjudged[-1:]), k) if one else compute(q, k)
-        return low, compute(_flipped(q, unjudged), k)
+    def __init__(self, compute: Callable[[RankedQuery, int], float]) -> None:
+        self.compute = compute
 
-    return bounds
+    def __call__(self, q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
+        low = self.compute(_flipped(q, unjudged[-1:]), k) if one else self.compute(q, k)
+        return low, self.compute(_flipped(q, unjudged), k)
+
+    def extremes(
+        self, q: RankedQuery, k: int, unjudged: list[int], value: float | None, flips: dict[int, RankedQuery]
+    ) -> tuple[float, float]:
+        """The same bounds as a call, from the query's ``value`` (None: one must be relevant) and
+        the flipped queries the other monotone metrics at this cutoff built (``flips``, by
+        how many of ``unjudged`` lead: a flipped query is the same for all four metrics)."""
+        low = self.compute(_flipped_once(q, unjudged[-1:], flips), k) if value is None else value
+        return low, self.compute(_flipped_once(q, unjudged, flips), k)
+
+
+def _flipped_once(q: RankedQuery, positions: list[int], flips: dict[int, RankedQuery]) -> RankedQuery:
+    # Keyed by the last position: ``positions`` is either one cutoff's unjudged keys or the last of them.
+    key = positions[-1] if len(positions) == 1 else -len(positions) - 1
+    flipped = flips.get(key)
+    if flipped is None:
+        flipped = flips[key] = _flipped(q, positions)
+    return flipped
 
 
 def _flipped(q: RankedQuery, positions: list[int]) -> RankedQuery:
@@ -249,7 +268,9 @@ def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tupl
     ideal = q.ideal[:depth]
     above = sum(1 for g in ideal if g >= gain)  # the ideal is sorted: these come first
     head = cumulative_gain(ideal[:above], discount)
-    tail = ideal[above:]
+    # Gains are never negative, so the zero gains end the ideal; they add 0.0 to every
+    # shifted sum, and leaving them out changes no bit (and saves most of the work).
+    tail = [g for g in ideal[above:] if g]
     cumulative = _cumulative_discounts(depth)
 
     def ideal_dcg(m: int) -> float:
@@ -290,12 +311,12 @@ REGISTRY: tuple[Metric, ...] = (
         "share of the top k that is relevant (divides by k)",
         True,
         _precision,
-        _monotone(_precision),
+        _Monotone(_precision),
         False,
         "P",
     ),
     Metric(
-        "recall", "share of the relevant labels found in the top k", True, _recall, _monotone(_recall), False, "recall"
+        "recall", "share of the relevant labels found in the top k", True, _recall, _Monotone(_recall), False, "recall"
     ),
     Metric(
         "ndcg",
@@ -311,7 +332,7 @@ REGISTRY: tuple[Metric, ...] = (
         "reciprocal rank of the first relevant key within the top k",
         True,
         _reciprocal_rank,
-        _monotone(_reciprocal_rank),
+        _Monotone(_reciprocal_rank),
         True,
         "recip_rank",
     ),
@@ -329,7 +350,7 @@ REGISTRY: tuple[Metric, ...] = (
         "1 when any relevant key is in the top k, else 0",
         True,
         _hit_rate,
-        _monotone(_hit_rate),
+        _Monotone(_hit_rate),
         False,
         "success",
     ),
@@ -424,11 +445,15 @@ def bounds_query(
     unjudged = [position for position, judged in enumerate(query.judged) if not judged]
     lower: dict[str, float] = {}
     upper: dict[str, float] = {}
+    flips: dict[int, RankedQuery] = {}
     for label, _, k, bounds in _plan(ks, full_depth):
         if bounds is None:
             continue  # no bound but the value: the reader falls back to it
         top = unjudged if k >= len(query.judged) else [p for p in unjudged if p < k]
-        if top:
+        if top and isinstance(bounds, _Monotone):  # the value is known, the flipped query shared
+            value = None if values is None else values[label]
+            lower[label], upper[label] = bounds.extremes(query, k, top, value, flips)
+        elif top:
             lower[label], upper[label] = bounds(query, k, top, values is None)
         elif values is not None:
             lower[label] = upper[label] = values[label]
