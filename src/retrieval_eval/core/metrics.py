@@ -210,14 +210,6 @@ def _flipped(q: RankedQuery, positions: list[int]) -> RankedQuery:
     return RankedQuery(gains, relevant, ideal, q.n_relevant + len(positions), judged, q.n_nonrelevant, q.flip_gain)
 
 
-def _counts(m_values: range, q: RankedQuery, value: Callable[[int, str], float]) -> tuple[float, float]:
-    """The extremes of ``value(m, end)`` over every number m of keys labeled relevant, each
-    placed at the top (``"top"``: the highest value for that m) or at the bottom."""
-    lows = [value(m, "bottom") for m in m_values]
-    highs = [value(m, "top") for m in m_values]
-    return min(lows), max(highs)
-
-
 def _bounds_average_precision(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
     # For a given number m of keys labeled relevant, R is R + m whichever they are, and moving
     # one of them to a lower unjudged position lowers the sum of precisions (its own precision
@@ -246,10 +238,14 @@ def _bounds_average_precision(q: RankedQuery, k: int, unjudged: list[int], one: 
         bottom.append(bottom[-1] + own + below[position + 1] + flipped_below)
         flipped_below += 1 / (position + 1)
 
-    def value(m: int, end: str) -> float:
-        return (top if end == "top" else bottom)[m] / (q.n_relevant + m)
-
-    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
+    r = q.n_relevant
+    start = 1 if one else 0
+    # The extremes over every number m of keys labeled relevant, each placed at the top (the
+    # highest value for that m) or at the bottom (the lowest): two lists, no call per m.
+    return (
+        min([bottom[m] / (r + m) for m in range(start, len(bottom))]),
+        max([top[m] / (r + m) for m in range(start, len(top))]),
+    )
 
 
 def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tuple[float, float]:
@@ -275,15 +271,16 @@ def _bounds_ndcg(q: RankedQuery, k: int, unjudged: list[int], one: bool) -> tupl
 
     def ideal_dcg(m: int) -> float:
         # The labels at or above the gain, then m keys of the gain, then the rest shifted by m.
-        shifted = sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth)
+        shifted = sum(g * discount[j + m] for j, g in enumerate(tail, above) if j + m < depth) if tail else 0
         return head + gain * (cumulative[min(above + m, depth)] - cumulative[above]) + shifted
 
     ideals = [ideal_dcg(m) for m in range(len(unjudged) + 1)]
-
-    def value(m: int, end: str) -> float:
-        return (top if end == "top" else bottom)[m] / ideals[m] if ideals[m] > 0 else 0.0
-
-    return _counts(range(1 if one else 0, len(unjudged) + 1), q, value)
+    start = 1 if one else 0
+    # The extremes over m, as for average precision.
+    return (
+        min([bottom[m] / ideals[m] if ideals[m] > 0 else 0.0 for m in range(start, len(ideals))]),
+        max([top[m] / ideals[m] if ideals[m] > 0 else 0.0 for m in range(start, len(ideals))]),
+    )
 
 
 def cumulative_gain(gains: Sequence[float], discount: Sequence[float]) -> float:
