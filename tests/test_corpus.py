@@ -100,6 +100,12 @@ def test_a_bare_chunk_to_document_map_is_a_corpus(tmp_path: Path) -> None:
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": ""}, "doc_uri must be a non-empty string"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": 7}, "text must be a string"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": -1}, "ordinal must be a non-negative integer"),
+        # A JSON true is no ordinal, though Python's bool is an int: the bulk check must not let it by.
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": True}, "ordinal must be a non-negative integer"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "doc_revision": 3}, "doc_revision must be a string"),
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": ["d"]}, "doc_uri must be a non-empty string"),
+        # The first fault in the order of the checks is the one named.
+        ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "ordinal": -1, "text": 7}, "ordinal must be"),
         ({"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text_sha": "sha"}, "text_sha must look like t1:"),
         (
             {"chunk_id": "c1:" + "0" * 32, "doc_uri": "d", "text": "x", "text_sha": "t1:" + "0" * 32},

@@ -41,6 +41,7 @@ def add_bounds(
     head_upper, head_lower = upper_table(sides.head), upper_table(sides.head, "lower")
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
     base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
+    unjudged: dict[int | None, int] = {}  # by cutoff: every metric at one cutoff counts the same keys
     for metric, row in rows.items():
         if row.get("delta") is None:
             continue
@@ -57,7 +58,10 @@ def add_bounds(
         ]
         row["bounds"] = [round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS)]
         if sides.judgments is not None:
-            row["unjudged"] = unjudged_in_top(sides, pairing.ids, _cutoff(metric))
+            k = _cutoff(metric)
+            if k not in unjudged:
+                unjudged[k] = unjudged_in_top(sides, pairing.ids, k)
+            row["unjudged"] = unjudged[k]
 
 
 def _cutoff(metric: str) -> int | None:

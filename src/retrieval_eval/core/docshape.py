@@ -137,6 +137,8 @@ class Checker:
         extra = shape.get("additionalProperties", True)
         if extra is not True and not properties and self._all_plain(value.values(), extra):
             return  # a query's values, a ranking: checked in bulk
+        if extra is not True and not properties and self._all_plain_rows(value.values(), extra):
+            return  # every query's values, every ranking: one bulk check a row
         for key, item in value.items():
             inner = properties.get(key, extra)
             if inner is not True:
@@ -152,6 +154,27 @@ class Checker:
             return
         for position, item in enumerate(value):
             self._check(item, items, _step(at, position), f"{name}[{position}]")
+
+    def _all_plain_rows(self, rows: Any, shape: Mapping[str, Any]) -> bool:
+        """True when ``shape`` is a plain map or array of plain values (``per_query``'s rows,
+        ``rankings``' lists) and every row passes :meth:`_all_plain`: what checking each row
+        would find, without a call of :meth:`_check` per row (a report has tens of thousands).
+        False means "check them one by one", which also words any fault."""
+        resolved = self._resolve(shape)
+        if resolved.get("type") == "object" and set(resolved) <= {"type", "additionalProperties", "description"}:
+            kind: type = dict
+            inner = resolved.get("additionalProperties", True)
+        elif resolved.get("type") == "array" and set(resolved) <= {"type", "items", "description"}:
+            kind = list
+            inner = resolved.get("items")
+        else:
+            return False
+        if inner is True or inner is None:  # anything goes inside: only the row's own type is checked
+            return all(type(row) is kind for row in rows)
+        plain = self._all_plain
+        if kind is dict:
+            return all(type(row) is dict and plain(row.values(), inner) for row in rows)
+        return all(type(row) is list and plain(row, inner) for row in rows)
 
     def _all_plain(self, values: Any, shape: Mapping[str, Any]) -> bool:
         """True when every value is of a plain scalar type ``shape`` accepts and within its range,

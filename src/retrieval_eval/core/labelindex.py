@@ -109,24 +109,45 @@ class LabelIndex:
     carries: dict[str, dict[str, list[Carry]]] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: dict[str, Any], line: int) -> None:
-        """Count one checked label: its fields, the record they came from, its line."""
+        """Count one checked label: its fields, the record they came from, its line.
+
+        This runs once per line of the file, so :meth:`QueryIndex.add` and
+        :meth:`QueryIndex.describe` are written out here rather than called
+        (two calls a line were a tenth of reading the judgments); the two must agree.
+        """
         query_id, doc_uri, relevance, chunk_id = fields
         key = chunk_id if chunk_id is not None else doc_uri
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
-        if query.add(key, relevance, record):
+        query.labels += 1
+        get = record.get
+        text = get("query")
+        if text and text not in query.texts:
+            query.texts += (text,)
+        stratum = get("stratum")
+        if stratum and stratum not in query.strata:
+            query.strata += (stratum,)
+        iteration = get(QRELS_ITERATION)
+        if iteration is not None and str(iteration) not in query.iterations:
+            query.iterations += (str(iteration),)
+        grades = query.grades
+        previous = grades.get(key)
+        if previous is None:
+            grades[key] = relevance
+        else:
+            if relevance > previous:
+                grades[key] = relevance
             self.repeated.add((query_id, key))
         self.labels += 1
+        self.fingerprints.add(get("corpus_fingerprint"))
         if chunk_id:
             self.chunk_ids = True
             if not chunk_id.startswith("c1:"):
                 self.opaque_keys.add(chunk_id)
-        self.fingerprints.add(record.get("corpus_fingerprint"))
-        if chunk_id:
             self._record_migration(chunk_id, record)
             self._record_carries(query_id, chunk_id, record)
-        provenance = record.get("labeled_by")
+        provenance = get("labeled_by")
         if provenance is not None:
             self._count_provenance(query, provenance, line)
 

@@ -97,6 +97,29 @@ def _text_and_sha(record: dict[str, Any], line: int, where: _Where) -> tuple[str
     return text, computed
 
 
+def _common_chunk(record: Any) -> tuple[str, str, int | None] | None:
+    """(chunk_id, doc_uri, ordinal) of a chunk object that passes every check made before its
+    text, else None (then :meth:`CorpusBuilder._checked` finds and words the fault).
+
+    The same checks with one call where the one-by-one path makes six: a million chunks
+    showed them in the profile of ``drift``.
+    """
+    if type(record) is not dict:
+        return None
+    get = record.get
+    chunk_id, doc_uri, revision, ordinal = get("chunk_id"), get("doc_uri"), get("doc_revision"), get("ordinal")
+    if (
+        type(chunk_id) is str
+        and type(doc_uri) is str
+        and doc_uri
+        and (revision is None or type(revision) is str)
+        and (ordinal is None or (type(ordinal) is int and ordinal >= 0))
+        and is_chunk_key(chunk_id)
+    ):
+        return chunk_id, doc_uri, ordinal
+    return None
+
+
 class CorpusBuilder:
     """Checks chunk objects one by one and appends them to a :class:`Corpus`."""
 
@@ -107,14 +130,11 @@ class CorpusBuilder:
         self._doc_names: dict[str, str] = {}
 
     def add(self, record: Any, line: int) -> None:
+        fields = _common_chunk(record)
+        if fields is None:
+            fields = self._checked(record, line)
+        chunk_id, doc_uri, ordinal = fields
         where = self.where
-        record = expect_object(record, where.source, line, where.path)
-        chunk_id = _required_string(record, "chunk_id", line, where)
-        if not is_chunk_key(chunk_id):
-            raise where.error(line, CHUNK_ID_RULE)
-        doc_uri = _required_string(record, "doc_uri", line, where)
-        _optional_string(record, "doc_revision", line, where)
-        ordinal = _ordinal(record, line, where)
         text, sha = _text_and_sha(record, line, where)
         corpus = self.corpus
         index = len(corpus.ids)
@@ -135,6 +155,17 @@ class CorpusBuilder:
             corpus.documents[doc_uri] = [index]
         else:
             members.append(index)
+
+    def _checked(self, record: Any, line: int) -> tuple[str, str, int | None]:
+        """The checks one by one, in order: the first fault is the one refused."""
+        where = self.where
+        record = expect_object(record, where.source, line, where.path)
+        chunk_id = _required_string(record, "chunk_id", line, where)
+        if not is_chunk_key(chunk_id):
+            raise where.error(line, CHUNK_ID_RULE)
+        doc_uri = _required_string(record, "doc_uri", line, where)
+        _optional_string(record, "doc_revision", line, where)
+        return chunk_id, doc_uri, _ordinal(record, line, where)
 
     def header(self, record: dict[str, Any], line: int | None) -> None:
         for name in FINGERPRINTS:

@@ -27,7 +27,7 @@ from ..core.judgments import (
 )
 from ..core.labelindex import LabelIndex
 from .fileio import open_binary, reads_once, sha256_file
-from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines
+from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines, loose_loads
 from .qrels import read_beir_qrels, read_trec_qrels
 
 # (line, record, its checked fields or its NoAnswer), or (line, comment text, None) for a ``//`` line.
@@ -46,6 +46,7 @@ def iter_judgment_lines(
 
     ``exact_numbers``: the records will be written back, so a number no rule reads keeps its
     text (``1e400`` stays ``1e400``), see :class:`~retrieval_eval.core.judgments.ExactNumber`."""
+    loads = loose_loads()  # bound once: the per-line frames showed in the profile
     for line, raw in iter_lines(handle, digest, source=source, path=path):
         if raw.startswith(b"//"):  # comments are allowed in judgments files
             yield line, raw.decode("utf-8", errors="replace"), None
@@ -53,7 +54,10 @@ def iter_judgment_lines(
         # Read first on the fast path with numbers unchecked: a record of strings and one
         # in-range integer reads the same whatever the parser. Anything else is read again
         # exactly and checked field by field, for the exact refusal.
-        record = decode_line(raw, source, line, path, numbers_matter=False)
+        try:
+            record = loads(raw)
+        except ValueError:
+            record = decode_line(raw, source, line, path, numbers_matter=False)
         fields: JudgmentFields | NoAnswer | None = common_judgment_fields(record)
         if fields is None:
             record = expect_object(decode_line(raw, source, line, path), source, line, path)
