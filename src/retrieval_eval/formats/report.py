@@ -32,8 +32,22 @@ def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
 
 def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[dict[str, Any], str]:
     """A report and the sha256 of the very bytes it was read from (a receipt names them)."""
-    data = read_document_bytes(path, source)
+    try:
+        data = read_document_bytes(path, source)
+    except InputError:
+        # Refused at its first bytes (a TREC run starts with a letter): still say what it is.
+        _refuse_other_input(_first_block(path), source, path=path)
+        raise
     return _report_from(data, source, path=path), hashlib.sha256(data).hexdigest()
+
+
+def _first_block(path: str) -> bytes:
+    """The first 64 KiB of ``path`` (nothing when it cannot be read again, as a pipe)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(1 << 16)
+    except OSError:
+        return b""
 
 
 def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:
@@ -46,9 +60,14 @@ def _report_from(data: bytes, source: str, *, path: str | None = None, where: st
     try:
         return checked_report(parse_document(data, source, path=path, where=where), source, path=path, where=where)
     except InputError:
-        kind = other_input(data)
-        if kind is None:
-            raise
+        _refuse_other_input(data, source, path=path, where=where)
+        raise
+
+
+def _refuse_other_input(data: bytes, source: str, *, path: str | None = None, where: str = "") -> None:
+    """Raise, naming what ``data`` is, when it reads as a run or judgments; else return."""
+    kind = other_input(data)
+    if kind is not None:
         raise InputError(
             source,
             None,
