@@ -94,21 +94,25 @@ def read_once(paths: Iterable[str | None]) -> Iterator[list[str | None]]:
     """
     directory: str | None = None
     result: list[str | None] = []
-    try:
-        for path in paths:
-            if path is None or _not_a_pipe(path):
-                result.append(path)
-                continue
-            if directory is None:
-                directory = tempfile.mkdtemp(prefix="retrieval-eval-")
-            copy = os.path.join(directory, str(len(result)))
-            with open_binary(path) as source, open(copy, "xb") as target:
-                _copy_within_limits(source, target, path)
-            result.append(copy)
-        yield result
-    finally:
-        if directory is not None:
-            shutil.rmtree(directory, ignore_errors=True)
+    # SIGTERM and SIGHUP remove the copies too: a copy can be as large as the pipe's input.
+    with _removed_on_signals() as pending:
+        try:
+            for path in paths:
+                if path is None or _not_a_pipe(path):
+                    result.append(path)
+                    continue
+                if directory is None:
+                    directory = tempfile.mkdtemp(prefix="retrieval-eval-")
+                    pending.add(directory)
+                copy = os.path.join(directory, str(len(result)))
+                pending.add(copy)
+                with open_binary(path) as source, open(copy, "xb") as target:
+                    _copy_within_limits(source, target, path)
+                result.append(copy)
+            yield result
+        finally:
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
 
 
 P = ParamSpec("P")
@@ -325,9 +329,13 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasa
 
 def _on_signal(signum: int, frame: Any) -> None:
     """Remove every temporary file being written, then let the signal do what it did before."""
-    for name in [name for pending in _WRITERS for name in pending]:
+    names = [name for pending in _WRITERS for name in pending]
+    for name in names:
         with contextlib.suppress(OSError):
             os.unlink(name)
+    for name in names:  # the folder of a pipe's copy, empty once its files are gone
+        with contextlib.suppress(OSError):
+            os.rmdir(name)
     previous = _PREVIOUS.get(signum, signal.SIG_DFL)
     if callable(previous):
         previous(signum, frame)
