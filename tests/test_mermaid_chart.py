@@ -22,6 +22,10 @@ from retrieval_eval.render import render
 
 MERMAID_VERSION = "11"
 
+# One worker runs every test here, so Mermaid is fetched once: two npm installs into one folder
+# at the same time leave a half-written package that draws nothing.
+pytestmark = pytest.mark.xdist_group("mermaid")
+
 
 @pytest.fixture(scope="module")
 def mermaid_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
