@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(0)
     for name in _ONE_THREAD:
         os.environ.setdefault(name, "1")
-    # click and the command table: about 25 ms that `--version` above does without.
+    # click and the command table: about 20 ms of start-up (the least of seven python -X importtime
+    # runs) that `--version` above does without.
     from .cli import cli
 
     cli.main(args=args, prog_name="retrieval-eval")

@@ -97,8 +97,8 @@ def render_history(history: Mapping[str, Any], kind: str) -> str:
 
 def _drawer(name: str, template_dir: str | None) -> Callable[[dict[str, Any]], str]:
     """The template ``name`` in Jinja's sandbox."""
-    # Jinja, about 30 ms of start-up (python -X importtime), loaded only now that Markdown is
-    # drawn: `score` and the text kind import this package and never draw Markdown.
+    # Jinja, about 20 ms of start-up (the least of seven python -X importtime runs), loaded only
+    # now that Markdown is drawn: `score` and the text kind import this package and never draw Markdown.
     from .sandbox import template_drawer
 
     return template_drawer(name, template_dir)

@@ -122,7 +122,8 @@ def render_html(
     query_limit: int = QUERY_LIMIT,
 ) -> str:
     """The page for ``report`` (and its comparison with the base, when given)."""
-    # Jinja, about 30 ms of start-up (python -X importtime), loaded only now that a page is drawn:
+    # Jinja, about 14 ms of start-up (the least of seven python -X importtime runs), loaded only
+    # now that a page is drawn:
     # `render` and the action import this module for every kind.
     from .html_page import draw_page
 
