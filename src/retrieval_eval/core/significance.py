@@ -286,7 +286,7 @@ def _joint_sums(
 def _numpy_draws() -> ModuleType | None:
     """The numpy path, where numpy is installed."""
     try:
-        from . import fastdraws
+        from . import fastdraws  # numpy: the optional fast extra
     except ImportError:
         return None
     return fastdraws

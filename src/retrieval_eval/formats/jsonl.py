@@ -24,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -292,9 +294,6 @@ def _read_ahead(handle: BinaryIO, digest: Any) -> Iterator[list[bytes]]:
     hashing a large run costs no wall time. Two blocks at most wait in the
     queue, so memory stays bounded.
     """
-    import queue
-    import threading
-
     blocks: queue.Queue[list[bytes] | BaseException | None] = queue.Queue(maxsize=2)
     stop = threading.Event()
 

@@ -39,7 +39,7 @@ def require_lanes(*, stem: bool = False) -> None:
 
 def english_stemmer() -> Callable[[str], str]:
     """PyStemmer's Snowball English stemmer (call :func:`require_lanes` with stem=True first)."""
-    import Stemmer  # PyStemmer ships no type information
+    import Stemmer  # PyStemmer: the optional lanes extra (it ships no type information)
 
     stem: Callable[[str], str] = Stemmer.Stemmer("english").stemWord
     return stem

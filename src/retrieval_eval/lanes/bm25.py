@@ -59,7 +59,7 @@ def _no_progress_monitor() -> Iterator[None]:
     a monitor thread that lives as long as the process. A live thread stops the pipeline from
     forking workers (pipeline/forking.py), so the monitor is kept off while the index is built."""
     try:
-        from tqdm import tqdm  # type: ignore[import-untyped]
+        from tqdm import tqdm  # type: ignore[import-untyped]  # bm25s's optional dependency
     except ImportError:  # bm25s then makes no bar at all
         yield
         return

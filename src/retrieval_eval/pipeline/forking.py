@@ -21,9 +21,13 @@ import select
 import signal
 import struct
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
+
+if sys.platform != "win32":  # POSIX only: Windows never forks workers (may_fork), so never locks or widens a pipe
+    import fcntl
 
 MAX_WORKERS = 3
 # The most workers an override may ask for.
@@ -116,8 +120,6 @@ class Claims:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[tuple[int, int]]:
-        import fcntl
-
         fcntl.lockf(self._lock_fd, fcntl.LOCK_EX)
         try:
             yield struct.unpack_from("qq", self._shared)
@@ -149,9 +151,7 @@ def _anonymous_file() -> int:
     """A file descriptor on a file no one else can open, gone when the last process closes it."""
     if hasattr(os, "memfd_create"):
         return os.memfd_create("retrieval-eval-claims")
-    import tempfile  # only where memfd is missing (macOS)
-
-    with tempfile.TemporaryFile() as handle:
+    with tempfile.TemporaryFile() as handle:  # where memfd is missing (macOS)
         return os.dup(handle.fileno())
 
 
@@ -174,12 +174,10 @@ def send_message(fd: int, message: object) -> None:
 
 def widen_pipe(fd: int, size: int = 1 << 20) -> None:
     """Let a pipe hold more before its writer waits (Linux); elsewhere, leave it be."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # Linux only, hence getattr
-    except (ImportError, AttributeError, OSError):
-        pass
+    if sys.platform == "win32":
+        return
+    with contextlib.suppress(AttributeError, OSError):  # F_SETPIPE_SZ is Linux only
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
 
 
 class MessageReader:

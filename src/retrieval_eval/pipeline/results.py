@@ -87,7 +87,7 @@ def json_copy(value: Any) -> Any:
 
 def import_pandas(method: str) -> Any:
     try:
-        import pandas
+        import pandas  # optional, no dependency of the package: to_pandas() alone needs it
     except ImportError:
         raise ModuleNotFoundError(f"{method} needs pandas, which is not installed: {PANDAS_HINT}") from None
     return pandas

@@ -122,13 +122,12 @@ def render_html(
     query_limit: int = QUERY_LIMIT,
 ) -> str:
     """The page for ``report`` (and its comparison with the base, when given)."""
-    from markupsafe import Markup  # Jinja's own dependency, loaded only when a page is drawn
+    # Jinja, about 14 ms of start-up (the least of seven python -X importtime runs), loaded only
+    # now that a page is drawn:
+    # `render` and the action import this module for every kind.
+    from .html_page import draw_page
 
-    view = build_html_view(report, comparison, inputs or HtmlInputs(), query_limit)
-    # The style sheet and the script are ours, shipped with the package and hashed in the CSP:
-    # the only strings the page takes as markup.
-    view["style"], view["script"] = Markup(view["style"]), Markup(view["script"])
-    return str(_template().render(**view))
+    return draw_page(build_html_view(report, comparison, inputs or HtmlInputs(), query_limit))
 
 
 def build_html_view(
@@ -505,19 +504,3 @@ def _sha256(text: str) -> str:
 def _asset(name: str) -> str:
     """A style sheet or script shipped beside the templates, inlined as is (its hash goes in the CSP)."""
     return (files("retrieval_eval") / "templates" / name).read_text(encoding="utf-8")
-
-
-@cache
-def _template() -> Any:
-    """The page template, in an autoescaping environment of its own: every string is escaped as HTML."""
-    from jinja2 import PackageLoader, StrictUndefined, select_autoescape
-    from jinja2.sandbox import SandboxedEnvironment
-
-    env = SandboxedEnvironment(
-        loader=PackageLoader("retrieval_eval", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("report.html.j2")

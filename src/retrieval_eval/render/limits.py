@@ -24,7 +24,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Any
 
+from jinja2 import Environment
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
+from jinja2.nodes import Call, Concat, EnvironmentAttribute, EvalContext, For
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Namespace
@@ -326,9 +329,6 @@ def guard_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _is_context(value: Any) -> bool:
-    from jinja2 import Environment
-    from jinja2.nodes import EvalContext
-
     return isinstance(value, (Context, Environment, EvalContext))
 
 
@@ -340,7 +340,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(finalize=self._finalize, **options)
-        self.code_generator_class = _code_generator()
+        self.code_generator_class = BoundedCodeGenerator
         self.filters = {name: guard_filter(name, function) for name, function in self.filters.items()}
         self.deadline = float("inf")  # set by whoever draws (``start_clock``)
 
@@ -435,29 +435,23 @@ class BoundedBuffer(list[Any]):
         check("a block's output", self.size)
 
 
-@functools.lru_cache(maxsize=1)
-def _code_generator() -> type:
+class BoundedCodeGenerator(CodeGenerator):
     """Jinja's code generator, with ``~`` sent through ``join_values`` (Jinja joins it inline)
     and captured output gathered in a ``BoundedBuffer``."""
-    from jinja2.compiler import CodeGenerator, Frame
-    from jinja2.nodes import Call, Concat, EnvironmentAttribute, For
 
-    class BoundedCodeGenerator(CodeGenerator):
-        def visit_For(self, node: For, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
-            # Every loop's items come through environment.paced, which watches the clock.
-            if not (isinstance(node.iter, Call) and isinstance(node.iter.node, EnvironmentAttribute)):
-                node.iter = Call(EnvironmentAttribute("paced"), [node.iter], [], None, None, lineno=node.lineno)
-            super().visit_For(node, frame)
+    def visit_For(self, node: For, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
+        # Every loop's items come through environment.paced, which watches the clock.
+        if not (isinstance(node.iter, Call) and isinstance(node.iter.node, EnvironmentAttribute)):
+            node.iter = Call(EnvironmentAttribute("paced"), [node.iter], [], None, None, lineno=node.lineno)
+        super().visit_For(node, frame)
 
-        def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
-            self.write("environment.join_values((")
-            for arg in node.nodes:
-                self.visit(arg, frame)
-                self.write(", ")
-            self.write("))")
+    def visit_Concat(self, node: Concat, frame: Frame) -> None:  # noqa: N802 - Jinja's visitor name
+        self.write("environment.join_values((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
 
-        def buffer(self, frame: Frame) -> None:
-            frame.buffer = self.temporary_identifier()
-            self.writeline(f"{frame.buffer} = environment.new_buffer()")
-
-    return BoundedCodeGenerator
+    def buffer(self, frame: Frame) -> None:
+        frame.buffer = self.temporary_identifier()
+        self.writeline(f"{frame.buffer} = environment.new_buffer()")
