@@ -105,3 +105,97 @@ def test_a_flag_wins_over_the_config_file(workspace: Path) -> None:
     (workspace / ".retrieval-eval.yml").write_text("judgments: labels/judgments.jsonl\nrun: runs/head.jsonl\nk: 10\n")
     assert cli_report(workspace, "-k", "5")["config"]["k"] == [5]
     assert cli_report(workspace)["config"]["k"] == [10]
+
+
+# -- the Python API: the same settings, read by the same rows ---------------------------------
+
+# The score command's settings that do not change what is evaluated, with why the API has none.
+NOT_EVALUATION = {
+    "report": "the API returns the Evaluation; Evaluation.save writes it",
+    "fail-on-indeterminate": "an exit code; the API returns the verdict",
+    "config": "the API takes its settings as arguments, not from a file",
+}
+
+
+def test_every_evaluation_setting_is_a_keyword_of_the_api() -> None:
+    import inspect
+
+    import retrieval_eval
+    from retrieval_eval.commands.score import SCORE_SETTINGS
+    from retrieval_eval.pipeline.settings import BY_NAME
+
+    keywords = inspect.signature(retrieval_eval.evaluate).parameters
+    wanted = [name for name in SCORE_SETTINGS if name not in NOT_EVALUATION]
+    assert all(name in BY_NAME for name in wanted)
+    missing = [name for name in wanted if name.replace("-", "_") not in keywords]
+    assert not missing, f"settings the Python API cannot reach: {missing}"
+
+
+# Every evaluation setting given a value other than its default, where one applies here.
+EVERY = {
+    **SETTINGS,
+    "threshold": "1",
+    "gain": "linear",
+    "run-format": "jsonl",
+    "floor": "bm25",
+    "easy-set": "0.5",
+    "answer-in-query": "3",
+    "judged": "faithfulness=faith.json",
+    "gates": SETTINGS["gates"] + ",faithfulness:ci-lower:0.5,floor:ndcg@10:0",
+    "power": "0.9",
+    "require-detectable": "",
+}
+
+
+def test_the_cli_and_the_api_give_the_same_report(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import retrieval_eval
+
+    (workspace / "faith.json").write_text("[0.9, 0.7, 0.8, 0.95]")
+    cli = [part for part in flags(EVERY) if part != ""]
+    from_cli = cli_report(workspace, *cli)
+    monkeypatch.chdir(workspace)
+    evaluation = retrieval_eval.evaluate(
+        EVERY["judgments"],
+        EVERY["run"],
+        k="5,10",
+        threshold=1,
+        gain="linear",
+        run_format="jsonl",
+        gates=EVERY["gates"],
+        corpus=Path(EVERY["corpus"]),
+        max_drift=0.05,
+        baseline="base.json",
+        floor="bm25",
+        easy_set=0.5,
+        answer_in_query=3,
+        judged={"faithfulness": "faith.json"},
+        power=0.9,
+        require_detectable=True,
+        generated_at="2030-01-01T00:00:00Z",
+    )
+    assert without_time(evaluation.report) == without_time(from_cli)
+    # The values arrived: the floor, the judged metric and the eval-set checks are in the report.
+    gates = {gate["expression"]: gate["status"] for gate in from_cli["verdict"]["gates"]}
+    assert {"faithfulness:ci-lower:0.5", "floor:ndcg@10:0"} <= set(gates), gates
+    assert from_cli["sensitivity"]["thresholds"] == {"easy_set": 0.5, "answer_in_query": 3}
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "words"),
+    [
+        ("easy_set", 1.5, "easy_set: 1.5 is out of range"),
+        ("answer_in_query", 0, "answer_in_query: 0 is out of range"),
+        ("power", 0.3, "power: '0.3' must be a power from 0.5"),
+        ("run_format", "csv", "run_format: 'csv' is not one of"),
+        ("floor", "bm25", "floor: bm25 is computed over a corpus"),
+        ("unjudged", "machine", "unjudged: the machine policy reads the judge's labels"),
+        ("judged", {"ndcg@10": "x.json"}, "judged: judged metric 'ndcg@10' names a metric"),
+    ],
+)
+def test_the_api_refuses_what_the_cli_refuses(keyword: str, value: Any, words: str) -> None:
+    import retrieval_eval
+    from action_workspace import DEMO as demo
+
+    with pytest.raises(retrieval_eval.UsageError) as caught:
+        retrieval_eval.evaluate(demo / "judgments.jsonl", demo / "run.jsonl", **{keyword: value})
+    assert words in str(caught.value.message), caught.value.message

@@ -16,6 +16,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
@@ -26,13 +29,11 @@ from .comparison.result import check_head_judgments
 from .core.aliases import canonical_metric as resolve
 from .core.drift import check_drift
 from .core.errors import InputError, RetrievalEvalError, UsageError  # noqa: F401  (public names)
-from .core.gates import split_gate_list
 from .core.identity import chunk_id as identify
 from .core.identity import text_sha as digest
 from .core.labelindex import LabelIndex
-from .core.metrics import DEFAULT_CUTOFFS, describe_known, known_metric
+from .core.metrics import describe_known, known_metric
 from .core.power import Design
-from .core.scoring import ScoreConfig, parse_cutoff_list
 from .core.significance import DEFAULT_SEED
 from .formats.corpus import read_corpus
 from .formats.judgments import judgments_file_format
@@ -45,8 +46,8 @@ from .formats.objects import (
 )
 from .formats.report import checked_report, dump_report, load_report_hashed
 from .formats.runs import run_from_rows
-from .pipeline.evaluate import ScoreRequest
 from .pipeline.evaluate import evaluate as run_pipeline
+from .pipeline.evaluate import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
     Comparison,
     Evaluation,
@@ -56,7 +57,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
-from .pipeline.settings import check_number
+from .pipeline.settings import Runner, Values, check_number, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
 
@@ -229,77 +230,169 @@ def evaluate(
     unjudged: str = "assume-irrelevant",
     power: float = 0.8,
     require_detectable: bool = False,
+    run_format: str = "auto",
+    judged: Mapping[str, PathLike] | None = None,
+    floor: PathLike | None = None,
+    easy_set: float | None = 0.95,
+    answer_in_query: int | None = 8,
+    machine_labels: PathLike | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
 
-    ``judgments`` and ``run``: anything :func:`load_judgments` and :func:`load_run` take; a
-    path is read as the CLI reads it (a run file streamed, never held whole). ``k``: cutoffs
-    (``10``, ``(5, 10)`` or ``"5,10"``; ``"10,all"`` adds the full-depth metrics; by default the
-    CLI's); the first names the primary metric. ``unjudged``: the policy for keys no label names
-    (docs/metrics.md, Unjudged documents). ``gates``: gate
-    expressions (docs/metrics.md, Gates), metrics named ours or the field's way. ``baseline``: the base
-    side for delta gates, an Evaluation, a report dict or a report's path. ``corpus``: a corpus
-    snapshot's path, which adds label drift. ``generated_at``: the report's time stamp (ISO
-    8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's minimum
-    detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is below it
-    is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
+    Every keyword is the setting of that name (docs/settings.md), read and checked by the same
+    row of the settings table as the CLI's option and the action's input, so a value means the
+    same everywhere. ``judgments`` and ``run``: anything :func:`load_judgments` and
+    :func:`load_run` take; a path is read as the CLI reads it (a run file streamed, never held
+    whole; ``run_format`` forces ``jsonl`` or ``trec``). ``k``: cutoffs (``10``, ``(5, 10)`` or
+    ``"5,10"``; ``"10,all"`` adds the full-depth metrics; by default the CLI's); the first names
+    the primary metric. ``unjudged``: the policy for keys no label names (docs/metrics.md,
+    Unjudged documents); ``machine`` reads a judge's labels from ``machine_labels``. ``gates``:
+    gate expressions (docs/metrics.md, Gates), metrics named ours or the field's way.
+    ``judged``: samples of judged metrics, ``{name: path}``, for ``judged:`` gates.
+    ``baseline``: the base side for delta gates, an Evaluation, a report dict or a report's
+    path. ``corpus``: a corpus snapshot's path, which adds label drift (``max_drift`` fails the
+    verdict past that share of stale labels) and the eval-set checks (``easy_set``,
+    ``answer_in_query``; None turns one off). ``floor``: a floor run's path, or ``"bm25"``
+    (computed over the corpus), for ``floor:`` gates. ``generated_at``: the report's time stamp
+    (ISO 8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's
+    minimum detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is
+    below it is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     """
-    if not 0.0 < power < 1.0:
-        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
-
-    _check_evaluate_arguments(threshold, gain, unjudged, collapse_to_documents, max_drift, generated_at)
-    corpus_path = _path_or_none("corpus", corpus)
-    held_judgments, judgments_path = _judgments_for_pipeline(judgments)
-    rows, run_path = _run_for_pipeline(run)
-    gate_list = _gate_list(gates, split_gate_list)
-    base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
-    cutoffs, full_depth = _cutoffs(k)
-    request = ScoreRequest(
-        judgments_path=judgments_path,
-        run_path=run_path,
-        config=ScoreConfig(k=cutoffs, threshold=threshold, gain=gain, full_depth=full_depth, unjudged=unjudged),
-        gates=gate_list,
-        baseline=base_report,
-        baseline_sha256=base_sha256,
-        generated_at=stamp(now=generated_at, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH")),
-        corpus_path=corpus_path,
+    texts = _setting_texts(
+        k=k,
+        threshold=threshold,
+        gain=gain,
+        gates=gates,
+        corpus=corpus,
         collapse_to_documents=collapse_to_documents,
         max_drift=max_drift,
-        judgments_set=held_judgments._labels if held_judgments else None,
-        judgments_sha256=held_judgments.sha256 if held_judgments else None,
-        run_rows=rows,
+        unjudged=unjudged,
         power=power,
         require_detectable=require_detectable,
+        run_format=run_format,
+        judged=judged,
+        floor=floor,
+        easy_set=easy_set,
+        answer_in_query=answer_in_query,
+        machine_labels=machine_labels,
     )
-    return run_pipeline(request)
-
-
-def _check_evaluate_arguments(
-    threshold: object,
-    gain: object,
-    unjudged: object,
-    collapse_to_documents: object,
-    max_drift: object,
-    generated_at: object,
-) -> None:
-    """The arguments the CLI reads as settings, checked as the settings table checks them."""
-    _number("threshold", threshold, "threshold")
-    if max_drift is not None:
-        _number("max-drift", max_drift, "max_drift")
-    for argument, value in (("gain", gain), ("unjudged", unjudged)):
-        _of_type(argument, value, (str,), "a name")
-    _of_type("collapse_to_documents", collapse_to_documents, (bool,), "True or False")
     if generated_at is not None:
         _of_type("generated_at", generated_at, (str,), "an ISO 8601 time stamp")
+    held_judgments, judgments_path = _judgments_for_pipeline(judgments)
+    rows, run_path = _run_for_pipeline(run)
+    base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
+    texts.update(judgments=judgments_path, run=run_path, baseline=_baseline_text(baseline))
+    # The one translation the CLI and the action make: text, read by the settings table's rows.
+    values = Values(texts, {}, label=_argument, confined=False, noun="argument")
+    settings = parse_settings(values, runner=Runner(workspace=Path()))
+    request = request_from_settings(
+        settings,
+        baseline=base_report,
+        generated_at=stamp(now=generated_at, source_date_epoch=os.environ.get("SOURCE_DATE_EPOCH")),
+        baseline_sha256=base_sha256,
+    )
+    # What only the library can hand over, held in memory: the paths above then only name it.
+    return run_pipeline(
+        replace(
+            request,
+            judgments_set=held_judgments._labels if held_judgments else None,
+            judgments_sha256=held_judgments.sha256 if held_judgments else None,
+            run_rows=rows,
+        )
+    )
 
 
-def _gate_list(gates: object, split: Any) -> list[str]:
+def _argument(name: str) -> str:
+    """A setting named as this function's keyword argument."""
+    return name.replace("-", "_")
+
+
+# The keyword arguments that are settings, by kind: each becomes the text the settings table reads.
+_CHOICES = ("gain", "unjudged", "run-format")
+_SWITCHES = ("collapse-to-documents", "require-detectable")
+_PATHS = ("corpus", "floor", "machine-labels")
+_CHECKS_OFF = ("easy-set", "answer-in-query")  # None turns the check off
+
+
+def _setting_texts(**arguments: object) -> dict[str, str]:
+    """Each argument as the text a CLI option or an action input would carry; None: not given."""
+    texts: dict[str, str] = {}
+    for key, value in arguments.items():
+        name = key.replace("_", "-")
+        text = _setting_text(name, key, value)
+        if text:
+            texts[name] = text
+    return texts
+
+
+def _setting_text(name: str, argument: str, value: object) -> str | None:
+    if name in _CHECKS_OFF and value is None:
+        return "off"
+    if value is None:
+        return None
+    if name in _CHOICES:
+        _of_type(argument, value, (str,), "a name")
+        if not value:
+            raise UsageError(f"{argument}: expected a name, got an empty string")
+        return str(value)
+    if name in _SWITCHES:
+        _of_type(argument, value, (bool,), "True or False")
+        return "true" if value else "false"
+    if name in _PATHS:
+        return _path_or_none(argument, value)
+    if name == "k":
+        return _cutoff_text(value)
+    if name == "gates":
+        return "\n".join(_gate_list(value))
+    if name == "judged":
+        return _judged_text(value)
+    _of_type(argument, value, (int, float), "a number")
+    if name != "power":
+        check_number(name, value, label=argument)  # the row's range, said of the number given
+    return _decimal_text(value)  # type: ignore[arg-type]  # a number, checked just above
+
+
+def _decimal_text(value: float) -> str:
+    """A number as plain decimal text, which reads back as the same number (a float's shortest repr)."""
+    if isinstance(value, int):
+        return str(value) if value.bit_length() < 64 else "inf"  # past any range; shown as too large
+    return format(Decimal(repr(value)), "f")
+
+
+def _cutoff_text(k: object) -> str:
+    if isinstance(k, str):
+        if not k:
+            raise UsageError('k: expected cutoffs, got an empty string (e.g. "5,10")')
+        return k
+    if isinstance(k, (list, tuple)) and k and all(isinstance(item, int) and not isinstance(item, bool) for item in k):
+        cutoffs = tuple(k)
+    elif isinstance(k, int) and not isinstance(k, bool):
+        cutoffs = (k,)
+    else:
+        raise UsageError('k: expected a cutoff (10), a list of them ([5, 10]) or a string ("5,10", "10,all")')
+    check_number("k", cutoffs, label="k")
+    return ",".join(map(str, dict.fromkeys(cutoffs)))
+
+
+def _gate_list(gates: object) -> list[str]:
     if isinstance(gates, str):
-        return list(split(gates))
+        return [gates]
     listed = list(gates) if isinstance(gates, (list, tuple)) else None
     if listed is None or not all(isinstance(gate, str) for gate in listed):
         raise UsageError("gates: expected a string of gate expressions, or a list of them")
     return listed
+
+
+def _judged_text(judged: object) -> str:
+    if not isinstance(judged, Mapping) or not all(isinstance(name, str) for name in judged):
+        raise UsageError("judged: expected {name: path of the samples}, e.g. {'faithfulness': 'samples.json'}")
+    return "\n".join(f"{name}={_path_or_none(f'judged[{name!r}]', path)}" for name, path in judged.items())
+
+
+def _baseline_text(baseline: object) -> str:
+    """The baseline setting: a report's path as given (the label queue's command names it), else none."""
+    path = _as_path(baseline)
+    return path if path and path not in ("auto", "none") and not path.startswith(("git:", "artifact:")) else "none"
 
 
 def _judgments_for_pipeline(judgments: object) -> tuple[Judgments | None, str]:
@@ -318,27 +411,6 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
         return None, path
     loaded = load_run(run)
     return loaded._rows, loaded.source
-
-
-def _cutoffs(k: int | Iterable[int] | str | None) -> tuple[tuple[int, ...], bool]:
-    """The cutoffs, and whether ``all`` (the full-depth metrics) is among them."""
-    if k is None:
-        return DEFAULT_CUTOFFS, False
-    if isinstance(k, str):
-        try:
-            cutoffs, full_depth = parse_cutoff_list(k)
-        except ValueError as exc:
-            raise UsageError(f"k {k[:40]!r}: {exc}") from None
-        _number("k", cutoffs, "k")
-        return cutoffs, full_depth
-    if isinstance(k, (list, tuple)) and k and all(isinstance(item, int) for item in k):
-        cutoffs = tuple(k)
-    elif isinstance(k, int) and not isinstance(k, bool):
-        cutoffs = (k,)
-    else:
-        raise UsageError('k: expected a cutoff (10), a list of them ([5, 10]) or a string ("5,10", "10,all")')
-    _number("k", cutoffs, "k")
-    return tuple(dict.fromkeys(cutoffs)), False
 
 
 def _report_of(side: object, what: str) -> dict[str, Any] | None:
