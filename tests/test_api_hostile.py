@@ -60,6 +60,14 @@ PARAMETERS = {
         "max_drift",
         "generated_at",
         "unjudged",
+        "power",
+        "require_detectable",
+        "run_format",
+        "judged",
+        "floor",
+        "easy_set",
+        "answer_in_query",
+        "machine_labels",
     ],
     "compare": ["base", "head", "judgments", "resamples", "seed"],
     "drift": ["judgments", "corpus"],
@@ -79,8 +87,16 @@ def _call(function: str, name: str, value: Any, evaluation: Any) -> Any:
     arguments = dict(GOOD[function])
     if function == "compare":
         arguments = {"base": evaluation, "head": evaluation, "resamples": 200}
-    if function == "evaluate" and name in ("max_drift", "collapse_to_documents"):
+    if function == "evaluate" and name in (
+        "max_drift",
+        "collapse_to_documents",
+        "floor",
+        "easy_set",
+        "answer_in_query",
+    ):
         arguments["corpus"] = CORPUS  # so that the value itself is what is checked
+    if function == "evaluate" and name == "machine_labels":
+        arguments["unjudged"] = "machine"
     arguments[name] = value
     return getattr(re_api, function)(**arguments)
 

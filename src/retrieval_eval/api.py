@@ -57,7 +57,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
-from .pipeline.settings import Runner, Values, check_number, parse_settings
+from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
 
@@ -284,7 +284,11 @@ def evaluate(
     texts.update(judgments=judgments_path, run=run_path, baseline=_baseline_text(baseline))
     # The one translation the CLI and the action make: text, read by the settings table's rows.
     values = Values(texts, {}, label=_argument, confined=False, noun="argument")
-    settings = parse_settings(values, runner=Runner(workspace=Path()))
+    try:
+        settings = parse_settings(values, runner=Runner(workspace=Path()))
+    except SettingsError as exc:  # its default hint speaks of a config file, which the API never reads
+        one_hint = values.hints[0] if len(values.problems) == 1 and len(values.hints) == 1 else None
+        raise UsageError(exc.message, hint=one_hint) from None
     request = request_from_settings(
         settings,
         baseline=base_report,
