@@ -190,6 +190,8 @@ def test_the_cli_and_the_api_give_the_same_report(workspace: Path, monkeypatch: 
         ("floor", "bm25", "floor: bm25 is computed over a corpus"),
         ("unjudged", "machine", "unjudged: the machine policy reads the judge's labels"),
         ("judged", {"ndcg@10": "x.json"}, "judged: judged metric 'ndcg@10' names a metric"),
+        ("judged", {"faith": "a,b.json"}, "judged['faith']: a name or path holding a comma"),
+        ("judged", {"faith": ""}, "judged: 'faith=' must be NAME=PATH"),
     ],
 )
 def test_the_api_refuses_what_the_cli_refuses(keyword: str, value: Any, words: str) -> None:

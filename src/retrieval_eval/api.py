@@ -390,7 +390,11 @@ def _gate_list(gates: object) -> list[str]:
 def _judged_text(judged: object) -> str:
     if not isinstance(judged, Mapping) or not all(isinstance(name, str) for name in judged):
         raise UsageError("judged: expected {name: path of the samples}, e.g. {'faithfulness': 'samples.json'}")
-    return "\n".join(f"{name}={_path_or_none(f'judged[{name!r}]', path)}" for name, path in judged.items())
+    pairs = [(name, _path_or_none(f"judged[{name!r}]", path) or "") for name, path in judged.items()]
+    for name, path in pairs:
+        if any(mark in name + path for mark in ",\n"):  # the setting's text separates its entries with them
+            raise UsageError(f"judged[{name!r}]: a name or path holding a comma or new line cannot be given")
+    return "\n".join(f"{name}={path}" for name, path in pairs)
 
 
 def _baseline_text(baseline: object) -> str:
