@@ -147,7 +147,7 @@ EVERY = {
 }
 
 
-def test_the_cli_and_the_api_give_the_same_report(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_the_action_and_the_api_give_the_same_report(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import retrieval_eval
 
     (workspace / "faith.json").write_text("[0.9, 0.7, 0.8, 0.95]")
@@ -178,6 +178,8 @@ def test_the_cli_and_the_api_give_the_same_report(workspace: Path, monkeypatch: 
     gates = {gate["expression"]: gate["status"] for gate in from_cli["verdict"]["gates"]}
     assert {"faithfulness:ci-lower:0.5", "floor:ndcg@10:0"} <= set(gates), gates
     assert from_cli["sensitivity"]["thresholds"] == {"easy_set": 0.5, "answer_in_query": 3}
+    from_action = action_report(workspace, {**EVERY, "require-detectable": "true"})
+    assert without_time(from_action) == without_time(from_cli)
 
 
 @pytest.mark.parametrize(
