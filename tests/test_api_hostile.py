@@ -69,7 +69,7 @@ PARAMETERS = {
         "answer_in_query",
         "machine_labels",
     ],
-    "compare": ["base", "head", "judgments", "resamples", "seed"],
+    "compare": ["base", "head", "judgments", "resamples", "seed", "power"],
     "drift": ["judgments", "corpus"],
     "load_judgments": ["source", "format"],
     "load_run": ["source", "format"],
@@ -119,3 +119,12 @@ def test_max_drift_outside_zero_to_one_is_refused(value: Any) -> None:
 def test_numbers_follow_the_settings_table(name: str, value: Any) -> None:
     with pytest.raises(RetrievalEvalError, match="out of range"):
         re_api.evaluate(JUDGMENTS, RUN, **{name: value})
+
+
+@pytest.mark.parametrize("value", [0.3, 1.0, math.nan, True, "0.8"])
+def test_power_means_what_compare_power_means(value: Any, evaluation: Any) -> None:
+    # compare --power takes 0.5 to below 1; so do evaluate() and compare()
+    with pytest.raises(RetrievalEvalError, match="power"):
+        re_api.compare(evaluation, evaluation, resamples=200, power=value)
+    with pytest.raises(RetrievalEvalError, match="power"):
+        re_api.evaluate(JUDGMENTS, RUN, power=value)

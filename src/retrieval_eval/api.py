@@ -57,7 +57,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
-from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_settings
+from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
 
@@ -356,6 +356,15 @@ def _setting_text(name: str, argument: str, value: object) -> str | None:
     return _decimal_text(value)  # type: ignore[arg-type]  # a number, checked just above
 
 
+def _power(power: object) -> None:
+    """``power`` read as the power setting reads it (``compare --power`` takes the same range)."""
+    _of_type("power", power, (int, float), "a number")
+    try:
+        parse_power(_decimal_text(power))  # type: ignore[arg-type]  # a number, checked just above
+    except ValueError as exc:
+        raise UsageError(f"power: {exc}") from None
+
+
 def _decimal_text(value: float) -> str:
     """A number as plain decimal text, which reads back as the same number (a float's shortest repr)."""
     if isinstance(value, int):
@@ -464,8 +473,7 @@ def compare(
     threshold or gain; refused when they are not the ones the head was scored with.
     ``power``: at which each metric's minimum detectable effect (``mde``) is stated.
     """
-    if not 0.0 < power < 1.0:
-        raise UsageError(f"power must be between 0 and 1 (e.g. 0.8), got {power}")
+    _power(power)
     _number("resamples", resamples, "resamples")
     if seed is not None:
         _number("seed", seed, "seed")
