@@ -123,8 +123,10 @@ def test_numbers_follow_the_settings_table(name: str, value: Any) -> None:
 
 @pytest.mark.parametrize("value", [0.3, 1.0, math.nan, True, "0.8"])
 def test_power_means_what_compare_power_means(value: Any, evaluation: Any) -> None:
-    # compare --power takes 0.5 to below 1; so do evaluate() and compare()
+    # compare --power and plan --power take 0.5 to below 1; so do evaluate(), compare() and plan()
     with pytest.raises(RetrievalEvalError, match="power"):
         re_api.compare(evaluation, evaluation, resamples=200, power=value)
     with pytest.raises(RetrievalEvalError, match="power"):
         re_api.evaluate(JUDGMENTS, RUN, power=value)
+    with pytest.raises(RetrievalEvalError, match="power"):
+        re_api.plan(evaluation, power=value)

@@ -519,6 +519,7 @@ def plan(
     ``method``: ``normal`` (as the gate's bootstrap behaves) or ``t``. ``Plan.as_dict()`` is
     the command's ``--json``.
     """
+    _power(power)
     pilot = _report_of(report, "report")
     if pilot is None:
         raise UsageError("report: expected an Evaluation, a report dict or a report's path, not None")
