@@ -408,13 +408,13 @@ def targets(results: dict[str, list[Row]]) -> list[Target]:
         Target(
             "`--version` / `python -c pass`",
             ratio(find("startup", "retrieval-eval --version"), find("startup", "python -c pass"), "wall"),
-            2.0,
+            1.5,
         )
     )
     compare, render = find("compare", "compare"), find("compare", "render --format comment")
     score = find("M", "score [fast]") or find("M", "score")
     together = (compare.wall + render.wall) / score.wall if compare and render and score else None
-    found.append(Target("M: (`compare` + `render`) / `score`", together, 0.2))
+    found.append(Target("M: (`compare` + `render`) / `score`", together, 1.0))
     return found
 
 
