@@ -31,6 +31,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .summarize import regularized_beta  # the one incomplete beta (judged metrics' t intervals use it too)
+
 DEFAULT_POWER = 0.8
 DEFAULT_ALPHA = 0.05  # the gate's test: a two-sided 95% interval (core.significance.CONFIDENCE)
 DEFAULT_CORRELATION = 0.5  # assumed between two runs' per-query values when only one report exists
@@ -111,9 +113,9 @@ def t_cdf(x: float, df: float) -> float:
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
     if x * x < df:  # near the centre the tail is near 1/2: measure the middle part instead, without cancelling
-        middle = 0.5 * _incomplete_beta(0.5, df / 2.0, x * x / (df + x * x))
+        middle = 0.5 * regularized_beta(0.5, df / 2.0, x * x / (df + x * x))
         return 0.5 + middle if x > 0 else 0.5 - middle
-    tail = 0.5 * _incomplete_beta(df / 2.0, 0.5, df / (df + x * x))
+    tail = 0.5 * regularized_beta(df / 2.0, 0.5, df / (df + x * x))
     return 1.0 - tail if x > 0 else tail
 
 
@@ -144,38 +146,6 @@ def t_quantile(p: float, df: float) -> float:
 def _t_density(x: float, df: float) -> float:
     log = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
     return math.exp(log - (df + 1) / 2 * math.log1p(x * x / df))
-
-
-def _incomplete_beta(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta I_x(a, b), by Lentz's continued fraction on the faster side."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _beta_fraction(a, b, x) / a
-    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
-
-
-def _beta_fraction(a: float, b: float, x: float) -> float:
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, 10_000):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= c * d
-        if abs(c * d - 1.0) < 1e-16:
-            break
-    return result
 
 
 # -- effects and sizes ------------------------------------------------------------------------
