@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..formats.fileio import read_bytes, refuse_output_over_input
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
-from ..pipeline.judge_clients import CommandJudge, HttpJudge
+from ..pipeline.judge_clients import CommandJudge, HttpJudge, shown_url
 from ..render.judge import outcome_json, outcome_text
 from ._common import PlainNumber, handles_errors, json_option, print_json
 from ._progress import ProgressBar
@@ -66,13 +67,26 @@ def _judge(choice: JudgeChoice, prompt: str) -> tuple[HttpJudge | CommandJudge, 
     endpoint = str(choice.endpoint)
     if not choice.model:
         raise UsageError("--endpoint needs --model (the model name the endpoint serves)")
-    if not endpoint.startswith(("http://", "https://")):
-        raise UsageError(f"--endpoint {endpoint!r} must be an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    _check_endpoint(endpoint)
     key = os.environ.get(choice.api_key_env or DEFAULT_KEY_ENV, "")
     if choice.api_key_env and not key:
         raise UsageError(f"the environment variable {choice.api_key_env} (--api-key-env) is empty or unset")
     judge = HttpJudge(endpoint, choice.model, prompt, choice.temperature, key, retries=choice.retries)
     return judge, Provenance("http", choice.model, digest, choice.temperature)
+
+
+def _check_endpoint(endpoint: str) -> None:
+    """An http(s) URL with no credentials in it: a key in the URL would be shown in messages
+    and sent where a key does not go; the key belongs in an environment variable."""
+    shown = shown_url(endpoint)
+    if not endpoint.startswith(("http://", "https://")):
+        raise UsageError(f"--endpoint {shown!r} must be an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    parts = urllib.parse.urlsplit(endpoint)
+    if "@" in parts.netloc or parts.query or parts.fragment or "?" in endpoint:
+        raise UsageError(
+            f"--endpoint {shown!r} carries a user, a password or a query: give the API root only",
+            hint="put the key in an environment variable and name it with --api-key-env",
+        )
 
 
 def _writable(option: str, path: str | None) -> None:

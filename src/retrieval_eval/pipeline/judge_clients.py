@@ -21,6 +21,7 @@ import shlex
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,11 @@ from ..core.errors import UsageError
 from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
+# A grading reply is a few hundred bytes: a body past this is a broken or hostile endpoint,
+# and reading it whole (an endless chunked body) would exhaust memory.
+MAX_BODY = 4 * 1024 * 1024
+READ_STEP = 64 * 1024
+ERROR_BODY = 4000  # bytes of an error body read to spot a content filter
 
 
 @dataclass(frozen=True)
@@ -124,22 +130,28 @@ class HttpJudge:
         if self.key:
             headers["Authorization"] = f"Bearer {self.key}"
         call = urllib.request.Request(self.url, data=self.payload(request), headers=headers, method="POST")
+        deadline = time.monotonic() + self.timeout
         try:
             with urllib.request.urlopen(call, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
-                raw = response.read()
+                raw = _read_body(response, deadline)
+        except _TooLarge:
+            return Reply(error=f"the answer was larger than {MAX_BODY // (1024 * 1024)} MB")
         except urllib.error.HTTPError as exc:
             return self._http_error(exc, count)
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             raise _Retry(f"{type(exc).__name__}: {exc}", None) from None
         try:
             body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
             return Reply((UNPARSEABLE,) * count)
         answers, tokens = read_completion(body, count)
         return Reply(answers, tokens)
 
     def _http_error(self, exc: urllib.error.HTTPError, count: int) -> Reply:
-        text = exc.read()[:4000].decode("utf-8", "replace")
+        try:
+            text = exc.read(ERROR_BODY).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            text = ""
         if exc.code == 429 or exc.code >= 500:
             after = exc.headers.get("Retry-After", "") if exc.headers else ""
             raise _Retry(f"HTTP {exc.code}", float(after) if after.replace(".", "", 1).isdigit() else None)
@@ -147,10 +159,38 @@ class HttpJudge:
             return Reply((REFUSED,) * count)  # a content filter: a refusal, not "not relevant"
         if exc.code in (401, 403, 404):
             raise JudgeUnavailable(
-                f"the judge endpoint {self.url} answered HTTP {exc.code}",
+                f"the judge endpoint {shown_url(self.url)} answered HTTP {exc.code}",
                 hint="check --endpoint, --model and the key's environment variable (--api-key-env)",
             )
         return Reply(error=f"HTTP {exc.code}")
+
+
+def shown_url(url: str) -> str:
+    """The URL without what may carry a secret (a user:password, a ?key= query), for messages."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _read_body(response: Any, deadline: float) -> bytes:
+    """The body, in steps: a cap on its size, and one deadline for all of it (a slow drip
+    of bytes resets the socket's timeout on every byte, so that timeout alone never ends it)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _Retry("the answer did not finish in time", None)
+        chunk = response.read1(READ_STEP)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _TooLarge
+        chunks.append(chunk)
 
 
 class _Retry(Exception):
@@ -172,7 +212,7 @@ def command_answer(value: Any) -> Answer:
 def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | None:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # garbage on stdout names no request: its request stays unanswered
     if not isinstance(record, dict) or record.get("id") not in wanted:
         return None

@@ -1,0 +1,178 @@
+"""A hostile judge endpoint (a real server on 127.0.0.1, in the run's own process) and hostile replies.
+
+The key never shows: not in a message, not on either stream. A body that never ends or a
+10 MB reply is cut off, not read into memory; a reply's "grade" that is not an ASCII digit
+0-3 is unparseable, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hostile.case import HostileCase
+from hostile.cases_judge import QUEUE
+
+KEY = "sk-hostile-SECRET-4242"
+
+# The server answers every POST as MODE says; the run then calls the CLI in the same
+# process, with ``{url}`` in its argv replaced by the server's address. The address space
+# is capped so a run that reads an endless body whole dies at once instead of swapping.
+SERVER = r"""
+import http.server, json, resource, sys, threading, time
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+MODE = sys.argv[1]
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, code, body):
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        echoed = json.dumps({"error": "bad key " + self.headers.get("Authorization", "")}).encode()
+        try:
+            if MODE == "echo-401":
+                self._send(401, echoed)
+            elif MODE == "echo-400":
+                self._send(400, echoed)
+            elif MODE == "endless":
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                while True:
+                    self.wfile.write(b"100000\r\n" + b"x" * 0x100000 + b"\r\n")
+            elif MODE == "content-10mb":
+                reply = {"choices": [{"message": {"content": "1: 2\n" + "z" * 10_000_000}}]}
+                self._send(200, json.dumps(reply).encode())
+            elif MODE == "deep":
+                self._send(200, b"[" * 200_000 + b"]" * 200_000)
+            elif MODE.startswith("say:"):
+                self._send(200, json.dumps({"choices": [{"message": {"content": MODE[4:]}}]}).encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = "http://127.0.0.1:%d/v1" % server.server_address[1]
+from retrieval_eval.entry import main
+main([a.replace("{url}", url) for a in sys.argv[2:]])
+"""
+
+
+def _endpoint_case(name: str, mode: str, *extra: str, exit_code: int = 0, **kwargs: object) -> HostileCase:
+    argv = (mode, "judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--endpoint", "{url}", "--model", "m",
+            "--api-key-env", "HOSTILE_JUDGE_KEY", "--samples", "1", "--retries", "0", *extra)  # fmt: skip
+    return HostileCase(
+        "judge-endpoint",
+        name,
+        argv,
+        files={"q.jsonl": QUEUE},
+        code=SERVER,
+        env={"HOSTILE_JUDGE_KEY": KEY},
+        exit_code=exit_code,
+        stdout_lacks=(KEY,),
+        timeout=60,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _no_key_in(name: str):  # type: ignore[no-untyped-def]
+    def check(folder):  # type: ignore[no-untyped-def]
+        target = folder / name
+        assert not target.exists() or KEY.encode() not in target.read_bytes(), f"the key is in {name}"
+
+    return check
+
+
+def _echo_command(answer: object) -> str:
+    """A judge command answering every request with ``answer`` for its one passage."""
+    body = f'{{"id": json.loads(l)["id"], "answers": [{json.dumps(answer)}]}}'
+    return "python3 -c 'import json,sys\nfor l in sys.stdin: print(json.dumps(" + body + "))'"
+
+
+def _reply_case(name: str, answer: object) -> HostileCase:
+    argv = ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", _echo_command(answer), "--samples", "1")
+    return HostileCase("judge-endpoint", name, argv, files={"q.jsonl": QUEUE}, exit_code=0, stdout_has="unparseable")
+
+
+CASES: list[HostileCase] = [
+    # the key: echoed back in an error body, or given inside the URL
+    _endpoint_case("key-echoed-in-401", "echo-401", exit_code=2, stderr_has="answered HTTP 401"),
+    _endpoint_case("key-echoed-in-400", "echo-400", stdout_has="HTTP 400", check=_no_key_in("m.jsonl")),
+    HostileCase(
+        "judge-endpoint",
+        "key-in-url-query",
+        (
+            "judge",
+            "--queue",
+            "q.jsonl",
+            "--out",
+            "m.jsonl",
+            "--endpoint",
+            f"http://127.0.0.1:9/v1?key={KEY}",
+            "--model",
+            "m",
+        ),
+        files={"q.jsonl": QUEUE},
+        stderr_has="carries a user, a password or a query",
+        stdout_lacks=(KEY,),
+    ),  # fmt: skip
+    HostileCase(
+        "judge-endpoint",
+        "key-in-url-userinfo",
+        (
+            "judge",
+            "--queue",
+            "q.jsonl",
+            "--out",
+            "m.jsonl",
+            "--endpoint",
+            f"http://user:{KEY}@127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ),
+        files={"q.jsonl": QUEUE},
+        stderr_has="carries a user, a password or a query",
+        stdout_lacks=(KEY,),
+    ),  # fmt: skip
+    HostileCase(
+        "judge-endpoint",
+        "key-in-url-not-http",
+        (
+            "judge",
+            "--queue",
+            "q.jsonl",
+            "--out",
+            "m.jsonl",
+            "--endpoint",
+            f"ftp://user:{KEY}@127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ),
+        files={"q.jsonl": QUEUE},
+        stderr_has="must be an http(s) URL",
+        stdout_lacks=(KEY,),
+    ),  # fmt: skip
+    # bodies: endless, huge, deeply nested; each a request left unanswered, memory kept
+    _endpoint_case("endless-chunked-body", "endless", stdout_has="larger than 4 MB"),
+    _endpoint_case("content-of-10-mb", "content-10mb", stdout_has="larger than 4 MB"),
+    _endpoint_case("json-nested-200000-deep", "deep", stdout_has="unparseable"),
+    # replies whose "grade" is no grade 0-3
+    _endpoint_case("reply-3-but-actually-0", "say:3 but actually 0", stdout_has="unparseable"),
+    _endpoint_case("reply-superscript-digit", "say:\u00b3", stdout_has="unparseable"),
+    _endpoint_case("reply-arabic-indic-digit", "say:\u0663", stdout_has="unparseable"),
+    _endpoint_case("reply-5000-digits", "say:" + "9" * 5000, stdout_has="unparseable"),
+    _endpoint_case("reply-numbered-5000-digits", "say:1: " + "2" * 5000, stdout_has="unparseable"),
+    _reply_case("command-text-superscript-digit", {"text": "\u00b3"}),
+    _reply_case("command-text-5000-digits", {"text": "3" * 5000}),
+    _reply_case("command-grade-negative", -1),
+    _reply_case("command-grade-float", 2.0),
+    _reply_case("command-grade-huge", 10**30),
+]
