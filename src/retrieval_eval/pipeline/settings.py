@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,7 @@ from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
+from .judge_clients import shown_url
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
 MODES = ("evaluate", "post-comment")
@@ -674,8 +676,15 @@ def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
 
 
 def _judge_url(text: str) -> str:
+    # Shown without a user, password or query: a key pasted into the URL never reaches the log.
+    shown = shown_url(text)
     if not re.match(r"https?://[^/\s]+", text):
-        raise ValueError(f"{text!r} must be an http(s) URL, e.g. https://api.openai.com/v1")
+        raise ValueError(f"{shown!r} must be an http(s) URL, e.g. https://api.openai.com/v1")
+    if "@" in urllib.parse.urlsplit(text).netloc or "?" in text or "#" in text:
+        raise ValueError(
+            f"{shown!r} carries a user, a password or a query: give the API root only, and the key "
+            "in the secret named by judge-key-env"
+        )
     return text.rstrip("/")
 
 

@@ -1,0 +1,44 @@
+"""The action's judge-endpoint input holding a key (in the user part or a query): refused, and
+the key is on neither output stream nor in the step summary or outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hostile.case import HostileCase
+from hostile.cases_action import WORKSPACE, runner, with_runner_folder
+
+KEY = "sk-action-SECRET-7171"
+
+
+def _no_key_in_runner_files(tmp: Path) -> None:
+    for path in (tmp / "runner").iterdir():
+        assert KEY not in path.read_text(errors="replace"), f"the key is in {path.name}"
+
+
+def _case(name: str, url: str, says: str) -> HostileCase:
+    return HostileCase(
+        "judge-endpoint",
+        name,
+        ("action",),
+        files=WORKSPACE,
+        env=runner(
+            **{
+                "INPUT_UNJUDGED": "machine",
+                "INPUT_JUDGE-ENDPOINT": url,
+                "INPUT_JUDGE-MODEL": "m",
+                "INPUT_MACHINE-LABELS": "machine.jsonl",
+            }
+        ),
+        setup=with_runner_folder,
+        stdout_has=says,
+        stdout_lacks=(KEY,),
+        check=_no_key_in_runner_files,
+    )
+
+
+CASES: list[HostileCase] = [
+    _case("action-key-in-url-userinfo", f"http://user:{KEY}@127.0.0.1:9/v1", "carries a user, a password or a query"),
+    _case("action-key-in-url-query", f"http://127.0.0.1:9/v1?api_key={KEY}", "carries a user, a password or a query"),
+    _case("action-key-in-url-not-http", f"ftp://user:{KEY}@127.0.0.1:9/v1", "must be an http(s) URL"),
+]
