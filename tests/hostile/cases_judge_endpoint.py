@@ -176,3 +176,17 @@ CASES: list[HostileCase] = [
     _reply_case("command-grade-float", 2.0),
     _reply_case("command-grade-huge", 10**30),
 ]
+
+# what the judge prints is shown, never obeyed: a bidi override in the --out path
+_ANSWER_2 = _echo_command(2)
+CASES += [
+    HostileCase(
+        "judge-endpoint",
+        "out-path-with-bidi-override",
+        ("judge", "--queue", "q.jsonl", "--out", "m\u202e.jsonl", "--command", _ANSWER_2, "--samples", "1"),
+        files={"q.jsonl": QUEUE},
+        exit_code=0,
+        stderr_has="1 machine label(s) written to m\\u202e.jsonl",
+        stdout_lacks=("\u202e",),
+    ),
+]

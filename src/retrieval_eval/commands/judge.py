@@ -26,7 +26,7 @@ from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
 from ..pipeline.judge_clients import CommandJudge, HttpJudge, shown_url
 from ..render.judge import outcome_json, outcome_text
-from ._common import PlainNumber, handles_errors, json_option, print_json
+from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -193,5 +193,6 @@ def command(
     if as_json:
         print_json(outcome_json(outcome, without_text=without_text))
     else:
-        click.echo(outcome_text(outcome, without_text=without_text), nl=False)
-    click.echo(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)
+        # Through the cleaner: the path is the user's, a judge's error text is the endpoint's.
+        say(outcome_text(outcome, without_text=without_text), nl=False)
+    say(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)
