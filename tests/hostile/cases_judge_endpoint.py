@@ -51,6 +51,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif MODE == "content-10mb":
                 reply = {"choices": [{"message": {"content": "1: 2\n" + "z" * 10_000_000}}]}
                 self._send(200, json.dumps(reply).encode())
+            elif MODE.startswith("retry-after:"):
+                self.send_response(429)
+                self.send_header("Retry-After", MODE[12:])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
             elif MODE == "deep":
                 self._send(200, b"[" * 200_000 + b"]" * 200_000)
             elif MODE.startswith("say:"):
@@ -66,7 +71,9 @@ main([a.replace("{url}", url) for a in sys.argv[2:]])
 """
 
 
-def _endpoint_case(name: str, mode: str, *extra: str, exit_code: int = 0, **kwargs: object) -> HostileCase:
+def _endpoint_case(
+    name: str, mode: str, *extra: str, exit_code: int = 0, timeout: float = 60, **kwargs: object
+) -> HostileCase:
     argv = (mode, "judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--endpoint", "{url}", "--model", "m",
             "--api-key-env", "HOSTILE_JUDGE_KEY", "--samples", "1", "--retries", "0", *extra)  # fmt: skip
     return HostileCase(
@@ -78,7 +85,7 @@ def _endpoint_case(name: str, mode: str, *extra: str, exit_code: int = 0, **kwar
         env={"HOSTILE_JUDGE_KEY": KEY},
         exit_code=exit_code,
         stdout_lacks=(KEY,),
-        timeout=60,
+        timeout=timeout,
         **kwargs,  # type: ignore[arg-type]
     )
 
@@ -164,6 +171,14 @@ CASES: list[HostileCase] = [
     _endpoint_case("endless-chunked-body", "endless", stdout_has="larger than 4 MB"),
     _endpoint_case("content-of-10-mb", "content-10mb", stdout_has="larger than 4 MB"),
     _endpoint_case("json-nested-200000-deep", "deep", stdout_has="unparseable"),
+    # a Retry-After that str.isdigit() calls digits ("³" is one in the header's Latin-1)
+    _endpoint_case("retry-after-superscript", "retry-after:\u00b3", stdout_has="HTTP 429"),
+    _endpoint_case("retry-after-huge", "retry-after:" + "9" * 400, stdout_has="HTTP 429"),
+    # the last attempt's Retry-After is not waited out: nothing follows it (the run's 20 s
+    # limit is below the 30 s the wait would take)
+    dataclasses.replace(
+        _endpoint_case("retry-after-last-attempt", "retry-after:30", stdout_has="HTTP 429"), timeout=20
+    ),
     # replies whose "grade" is no grade 0-3
     _endpoint_case("reply-3-but-actually-0", "say:3 but actually 0", stdout_has="unparseable"),
     _endpoint_case("reply-superscript-digit", "say:\u00b3", stdout_has="unparseable"),

@@ -17,6 +17,7 @@ the chat judge reads one). Anything else is unparseable; a missing answer is an 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import time
@@ -35,6 +36,7 @@ MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
 # and reading it whole (an endless chunked body) would exhaust memory.
 MAX_BODY = 4 * 1024 * 1024
 READ_STEP = 64 * 1024
+_RETRY_AFTER = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,6})?")
 ERROR_BODY = 4000  # bytes of an error body read to spot a content filter
 
 
@@ -121,7 +123,7 @@ class HttpJudge:
                 return self._post(request, count)
             except _Retry as exc:
                 last = exc.reason
-                if exc.wait is not None:
+                if exc.wait is not None and attempt < self.retries:  # no wait after the last attempt
                     self.sleep(min(exc.wait, MAX_BACKOFF))
         return Reply(error=f"no answer after {self.retries + 1} attempts ({last})")
 
@@ -154,7 +156,7 @@ class HttpJudge:
             text = ""
         if exc.code == 429 or exc.code >= 500:
             after = exc.headers.get("Retry-After", "") if exc.headers else ""
-            raise _Retry(f"HTTP {exc.code}", float(after) if after.replace(".", "", 1).isdigit() else None)
+            raise _Retry(f"HTTP {exc.code}", _seconds(after))
         if exc.code == 400 and ("content_filter" in text or "content_policy" in text):
             return Reply((REFUSED,) * count)  # a content filter: a refusal, not "not relevant"
         if exc.code in (401, 403, 404):
@@ -170,6 +172,12 @@ def shown_url(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _seconds(after: str) -> float | None:
+    """A Retry-After in seconds; anything else (a date, or "³", which str.isdigit calls a digit
+    and float refuses) is ignored and the backoff decides."""
+    return float(after) if _RETRY_AFTER.fullmatch(after.strip()) else None
 
 
 class _TooLarge(Exception):
