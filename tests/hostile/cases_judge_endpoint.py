@@ -176,9 +176,7 @@ CASES: list[HostileCase] = [
     _endpoint_case("retry-after-huge", "retry-after:" + "9" * 400, stdout_has="HTTP 429"),
     # the last attempt's Retry-After is not waited out: nothing follows it (the run's 20 s
     # limit is below the 30 s the wait would take)
-    dataclasses.replace(
-        _endpoint_case("retry-after-last-attempt", "retry-after:30", stdout_has="HTTP 429"), timeout=20
-    ),
+    _endpoint_case("retry-after-last-attempt", "retry-after:30", stdout_has="HTTP 429", timeout=20),
     # replies whose "grade" is no grade 0-3
     _endpoint_case("reply-3-but-actually-0", "say:3 but actually 0", stdout_has="unparseable"),
     _endpoint_case("reply-superscript-digit", "say:\u00b3", stdout_has="unparseable"),
