@@ -41,4 +41,6 @@ CASES: list[HostileCase] = [
     _case("action-key-in-url-userinfo", f"http://user:{KEY}@127.0.0.1:9/v1", "carries a user, a password or a query"),
     _case("action-key-in-url-query", f"http://127.0.0.1:9/v1?api_key={KEY}", "carries a user, a password or a query"),
     _case("action-key-in-url-not-http", f"ftp://user:{KEY}@127.0.0.1:9/v1", "must be an http(s) URL"),
+    _case("action-url-port-not-a-number", "http://127.0.0.1:abc/v1", "is not a URL"),
+    _case("action-url-unclosed-ipv6-bracket", "http://[::1/v1", "is not a URL"),
 ]

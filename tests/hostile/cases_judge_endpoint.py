@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from hostile.case import HostileCase
-from hostile.cases_judge import QUEUE
+from hostile.cases_judge import QUEUE, _absent
 
 KEY = "sk-hostile-SECRET-4242"
 
@@ -202,4 +202,26 @@ CASES += [
         stderr_has="1 machine label(s) written to m\\u202e.jsonl",
         stdout_lacks=("\u202e",),
     ),
+]
+
+
+def _url_case(name: str, url: str, says: str) -> HostileCase:
+    return HostileCase(
+        "judge-endpoint",
+        name,
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--endpoint", url, "--model", "m"),
+        files={"q.jsonl": QUEUE},
+        stderr_has=says,
+        check=_absent("m.jsonl"),
+    )
+
+
+# an endpoint urllib would raise on at the first call: refused before any, with no traceback
+CASES += [
+    _url_case("url-port-not-a-number", "http://127.0.0.1:abc/v1", "is not a URL"),
+    _url_case("url-port-out-of-range", "http://127.0.0.1:99999/v1", "is not a URL"),
+    _url_case("url-unclosed-ipv6-bracket", "http://[::1/v1", "is not a URL"),
+    _url_case("url-with-a-space", "http://a b/v1", "holds white space or control characters"),
+    _url_case("url-with-crlf", "http://127.0.0.1:9/v1\r\nX-Injected: 1", "holds white space or control characters"),
+    _url_case("url-without-host", "http:///v1", "names no host"),
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,7 @@ from ..formats.fileio import read_bytes, refuse_output_over_input
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
-from ..pipeline.judge_clients import CommandJudge, HttpJudge, shown_url
+from ..pipeline.judge_clients import CommandJudge, HttpJudge, endpoint_problem, shown_url
 from ..render.judge import outcome_json, outcome_text
 from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar
@@ -76,16 +75,13 @@ def _judge(choice: JudgeChoice, prompt: str) -> tuple[HttpJudge | CommandJudge, 
 
 
 def _check_endpoint(endpoint: str) -> None:
-    """An http(s) URL with no credentials in it: a key in the URL would be shown in messages
-    and sent where a key does not go; the key belongs in an environment variable."""
-    shown = shown_url(endpoint)
-    if not endpoint.startswith(("http://", "https://")):
-        raise UsageError(f"--endpoint {shown!r} must be an http(s) URL, e.g. http://127.0.0.1:8000/v1")
-    parts = urllib.parse.urlsplit(endpoint)
-    if "@" in parts.netloc or parts.query or parts.fragment or "?" in endpoint:
+    """A well-formed http(s) URL with no credentials in it: a key in the URL would be shown in
+    messages and sent where a key does not go; the key belongs in an environment variable."""
+    problem = endpoint_problem(endpoint)
+    if problem is not None:
         raise UsageError(
-            f"--endpoint {shown!r} carries a user, a password or a query: give the API root only",
-            hint="put the key in an environment variable and name it with --api-key-env",
+            f"--endpoint {shown_url(endpoint)!r} {problem}",
+            hint="give the API root, e.g. http://127.0.0.1:8000/v1, and the key's variable with --api-key-env",
         )
 
 

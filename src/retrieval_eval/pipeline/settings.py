@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -31,7 +30,7 @@ from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
-from .judge_clients import shown_url
+from .judge_clients import endpoint_problem, shown_url
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
 MODES = ("evaluate", "post-comment")
@@ -677,14 +676,9 @@ def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
 
 def _judge_url(text: str) -> str:
     # Shown without a user, password or query: a key pasted into the URL never reaches the log.
-    shown = shown_url(text)
-    if not re.match(r"https?://[^/\s]+", text):
-        raise ValueError(f"{shown!r} must be an http(s) URL, e.g. https://api.openai.com/v1")
-    if "@" in urllib.parse.urlsplit(text).netloc or "?" in text or "#" in text:
-        raise ValueError(
-            f"{shown!r} carries a user, a password or a query: give the API root only, and the key "
-            "in the secret named by judge-key-env"
-        )
+    problem = endpoint_problem(text)
+    if problem is not None:
+        raise ValueError(f"{shown_url(text)!r} {problem}")
     return text.rstrip("/")
 
 
