@@ -225,3 +225,39 @@ CASES += [
     _url_case("url-with-crlf", "http://127.0.0.1:9/v1\r\nX-Injected: 1", "holds white space or control characters"),
     _url_case("url-without-host", "http:///v1", "names no host"),
 ]
+
+# a judge command that writes without end: cut off at the cap, not read into memory (the
+# address space is capped so a run that reads it whole fails at once)
+CAPPED_MAIN = (
+    "import resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+    "from retrieval_eval.entry import main\n"
+    "main(sys.argv[1:])\n"
+)
+ENDLESS_WRITER = "python3 -c 'import sys\nsys.stdin.read()\nwhile True: sys.stdout.buffer.write(b\"x\" * 1000000)'"
+ENV_PRINTER = (
+    "python3 -c 'import os, sys\nsys.stdin.read()\nprint(dict(os.environ))\nprint(dict(os.environ), file=sys.stderr)'"
+)
+CASES += [
+    HostileCase(
+        "judge-endpoint",
+        "command-writing-without-end",
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", ENDLESS_WRITER, "--samples", "1"),
+        files={"q.jsonl": QUEUE},
+        code=CAPPED_MAIN,
+        exit_code=0,
+        stdout_has="the judge command wrote more than 64 MB",
+        timeout=60,
+    ),
+    HostileCase(
+        "judge-endpoint",
+        "command-printing-the-environment",
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", ENV_PRINTER, "--samples", "1"),
+        files={"q.jsonl": QUEUE},
+        env={"OPENAI_API_KEY": KEY},
+        exit_code=0,
+        stdout_has="no answer for this request",
+        stdout_lacks=(KEY,),
+        check=_no_key_in("m.jsonl"),
+    ),
+]

@@ -17,9 +17,11 @@ the chat judge reads one). Anything else is unparseable; a missing answer is an 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -232,6 +234,66 @@ class _Retry(Exception):
         self.wait = wait
 
 
+MAX_COMMAND_OUTPUT = 64 * 1024 * 1024  # answers are short lines: more is a runaway command
+
+
+@dataclass(frozen=True)
+class _Output:
+    stdout: bytes
+    returncode: int
+    failure: str | None = None  # the whole group's error: ran too long, or wrote too much
+
+
+def _run_capped(argv: list[str], data: bytes, timeout: float) -> _Output:
+    """Run the command with ``data`` on stdin; read its stdout to a cap, under a deadline.
+
+    ``subprocess.run(capture_output=True)`` would hold all the command writes in memory (an
+    endless writer fills it) and keep its stderr, where a command may print the environment:
+    stderr goes nowhere, stdout is cut off at the cap and the command killed.
+    """
+    process = subprocess.Popen(  # noqa: S603 (the user's own command)
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        process.kill()
+
+    timer = threading.Timer(timeout, expire)
+    feeder = threading.Thread(target=_feed, args=(process, data), daemon=True)
+    timer.start()
+    feeder.start()
+    chunks: list[bytes] = []
+    size = 0
+    assert process.stdout is not None  # noqa: S101 (Popen was given stdout=PIPE)
+    try:
+        while chunk := os.read(process.stdout.fileno(), READ_STEP):
+            size += len(chunk)
+            if size > MAX_COMMAND_OUTPUT:
+                process.kill()
+                process.wait()
+                return _Output(b"", -1, f"the judge command wrote more than {MAX_COMMAND_OUTPUT // (1024 * 1024)} MB")
+            chunks.append(chunk)
+        returncode = process.wait()
+    finally:
+        timer.cancel()
+        process.stdout.close()
+    if expired.is_set():
+        return _Output(b"", returncode, f"the judge command ran past {timeout:g}s")
+    return _Output(b"".join(chunks), returncode)
+
+
+def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write the requests and close stdin; a command that stops reading early is its own affair."""
+    assert process.stdin is not None  # noqa: S101 (Popen was given stdin=PIPE)
+    try:
+        process.stdin.write(data)
+        process.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
 def command_answer(value: Any) -> Answer:
     """One answer of the command protocol (module docstring)."""
     if value == REFUSED:
@@ -279,22 +341,16 @@ class CommandJudge:
             for r in requests
         )
         try:
-            done = subprocess.run(  # noqa: S603 (the user's own command)
-                shlex.split(self.command),
-                input=lines.encode("utf-8"),
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
-            )
+            output = _run_capped(shlex.split(self.command), lines.encode("utf-8"), self.timeout)
         except FileNotFoundError as exc:
             raise JudgeUnavailable(f"the judge command cannot be started: {exc}", hint="check --command") from None
-        except subprocess.TimeoutExpired:
-            return {r.id: Reply(error=f"the judge command ran past {self.timeout:g}s") for r in requests}
+        if output.failure is not None:
+            return {r.id: Reply(error=output.failure) for r in requests}
         wanted = {r.id: r for r in requests}
         replies: dict[str, Reply] = {}
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
+        for line in output.stdout.decode("utf-8", "replace").splitlines():
             found = _answer_line(line, wanted)
             if found is not None and found[0] not in replies:
                 replies[found[0]] = found[1]
-        failure = f"exit status {done.returncode}" if done.returncode else "no answer for this request"
+        failure = f"exit status {output.returncode}" if output.returncode else "no answer for this request"
         return {r.id: replies.get(r.id, Reply(error=failure)) for r in requests}
