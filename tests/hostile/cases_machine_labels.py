@@ -4,8 +4,10 @@ Each is refused with the file and line, and no report is written."""
 
 from __future__ import annotations
 
+import json
+
 from hostile.case import HostileCase
-from hostile.cases_judge import _label, _score_case
+from hostile.cases_judge import NEVER, QUEUE_LINE, _absent, _label, _score_case
 
 CASES: list[HostileCase] = [
     _score_case(
@@ -49,3 +51,41 @@ CASES: list[HostileCase] = [
         "machine labels:1: temperature must be 0-2 or null",
     ),
 ]
+
+# chunk ids the judgments refuse are refused in the judge's queue and in its labels too: a
+# label keyed by one could never be matched to a labeled chunk
+_BAD_IDS = {
+    "space": "doc #3",
+    "escape": "doc\x1b[31m#3",
+    "bidi-override": "doc\u202e#3",
+    "10-kb": "x" * 10240,
+    "c1-lookalike": "c1:not-hex",
+}
+CASES += [
+    _score_case(f"score-machine-chunk-id-{name}", _label(chunk_id=value), "machine labels:1: chunk_id must be a c1 id")
+    for name, value in _BAD_IDS.items()
+]
+CASES += [
+    HostileCase(
+        "judge",
+        f"queue-chunk-id-{name}",
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", NEVER),
+        files={"q.jsonl": (json.dumps({**QUEUE_LINE, "chunk_id": value}) + "\n").encode()},
+        stderr_has="queue:1: chunk_id must be a c1 id",
+        check=_absent("m.jsonl"),
+    )
+    for name, value in _BAD_IDS.items()
+]
+# an opaque id of the team's own (a UUID) is a chunk id like any other
+CASES.append(
+    HostileCase(
+        "judge",
+        "queue-chunk-id-uuid-accepted",
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", NEVER, "--samples", "1"),
+        files={
+            "q.jsonl": (json.dumps({**QUEUE_LINE, "chunk_id": "3f2504e0-4f89-11d3-9a0c-0305e82c3301"}) + "\n").encode()
+        },
+        exit_code=0,
+        stdout_has="exit status 9",
+    )
+)

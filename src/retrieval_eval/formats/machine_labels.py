@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.identity import CHUNK_ID_RULE, is_chunk_key
 from ..core.judge import (
     CALIBRATION,
     HOLE,
@@ -69,6 +70,15 @@ def _text(record: dict[str, Any], name: str, where: tuple[str, int, str], requir
     return value
 
 
+def _chunk_id(record: dict[str, Any], where: tuple[str, int, str]) -> str | None:
+    """The judgments' rule for a chunk id: an id they would refuse (white space, a control or
+    bidi character, 10 KB, a c1: that is not one) names no chunk a label could be matched to."""
+    chunk = _text(record, "chunk_id", where, False)
+    if chunk is not None and not is_chunk_key(chunk):
+        raise InputError(where[0], where[1], CHUNK_ID_RULE, path=where[2] or None)
+    return chunk
+
+
 def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path: str = "") -> QueueItem:
     """One label-queue line (a dict) as the judge reads it, checked."""
     where = (source, line, path)
@@ -83,7 +93,7 @@ def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path
     return QueueItem(
         query_id=str(_text(record, "query_id", where, True)),
         doc_uri=str(_text(record, "doc_uri", where, True)),
-        chunk_id=_text(record, "chunk_id", where, False),
+        chunk_id=_chunk_id(record, where),
         query=_text(record, "query", where, False),
         chunk_text=_text(record, "chunk_text", where, False),
         line=line,
@@ -210,7 +220,7 @@ def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineL
     return MachineLabel(
         query_id=str(_text(record, "query_id", where, True)),
         doc_uri=str(_text(record, "doc_uri", where, True)),
-        chunk_id=_text(record, "chunk_id", where, False),
+        chunk_id=_chunk_id(record, where),
         role=str(role),
         vote=vote,
         samples=answers,
