@@ -7,6 +7,7 @@ The key never shows: not in a message, not on either stream. A body that never e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from hostile.case import HostileCase
@@ -51,6 +52,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif MODE == "content-10mb":
                 reply = {"choices": [{"message": {"content": "1: 2\n" + "z" * 10_000_000}}]}
                 self._send(200, json.dumps(reply).encode())
+            elif MODE == "tokens-4300-digits":
+                usage = '"usage": {"total_tokens": ' + "9" * 4300 + "}"
+                self._send(200, ('{"choices": [{"message": {"content": "2"}}], ' + usage + "}").encode())
             elif MODE.startswith("retry-after:"):
                 self.send_response(429)
                 self.send_header("Retry-After", MODE[12:])
@@ -260,4 +264,32 @@ CASES += [
         stdout_lacks=(KEY,),
         check=_no_key_in("m.jsonl"),
     ),
+]
+
+# token counts no endpoint spends: read as no count, never summed into a number str() refuses
+TWO_QUERIES = QUEUE + QUEUE.replace(b'"q1"', b'"q2"')
+CASES += [
+    dataclasses.replace(
+        _endpoint_case("tokens-4300-digits", "tokens-4300-digits", "--batch", "1", stdout_has="calls 2, tokens 0"),
+        files={"q.jsonl": TWO_QUERIES},
+    ),
+    HostileCase(
+        "judge-endpoint",
+        "command-tokens-4300-digits",
+        (
+            "judge",
+            "--queue",
+            "q.jsonl",
+            "--out",
+            "m.jsonl",
+            "--samples",
+            "1",
+            "--command",
+            'python3 -c \'import json,sys\nfor l in sys.stdin: print(json.dumps({"id": json.loads(l)["id"], '
+            '"answers": [2]})[:-1] + ", \\"tokens\\": " + "9" * 4300 + "}")\'',
+        ),
+        files={"q.jsonl": TWO_QUERIES},
+        exit_code=0,
+        stdout_has="tokens 0",
+    ),  # fmt: skip
 ]

@@ -89,3 +89,11 @@ CASES.append(
         stdout_has="exit status 9",
     )
 )
+
+CASES.append(
+    _score_case(
+        "score-machine-tokens-4300-digits",
+        _label().replace(b'"tokens": 0', b'"tokens": ' + b"9" * 4300),
+        "machine labels:1: tokens must be a whole number 0-",
+    )
+)

@@ -141,6 +141,10 @@ def vote(answers: Sequence[Answer], *, samples: int, threshold: int) -> Vote:
     return Vote(LABELED, chosen, chosen)
 
 
+# A token count past this is no count (a 4,300-digit one, summed, broke str()): an endpoint's
+# answer is read as 0, a machine-labels line refused.
+MAX_TOKENS = 10**12
+
 HOLE, CALIBRATION = "hole", "calibration"
 
 

@@ -27,6 +27,7 @@ from ..core.judge import (
     HOLE,
     INCOMPLETE,
     LABELED,
+    MAX_TOKENS,
     REFUSED,
     SPLIT,
     UNPARSEABLE,
@@ -206,8 +207,8 @@ def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineL
     if temperature is not None and not 0 <= temperature <= MAX_TEMPERATURE:
         message = f"temperature must be 0-{MAX_TEMPERATURE:g} or null"
         raise InputError(where[0], where[1], message, path=where[2] or None)
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise InputError(where[0], where[1], "tokens must be a whole number", path=where[2] or None)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 <= tokens <= MAX_TOKENS:
+        raise InputError(where[0], where[1], f"tokens must be a whole number 0-{MAX_TOKENS}", path=where[2] or None)
     provenance = Provenance(
         judge=str(_text(record, "judge", where, True)),
         model=str(_text(record, "model", where, True)),

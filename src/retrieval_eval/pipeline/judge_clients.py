@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
 # A grading reply is a few hundred bytes: a body past this is a broken or hostile endpoint,
@@ -66,11 +66,18 @@ def _refusal(choice: dict[str, Any]) -> bool:
     return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
 
 
+def token_count(value: Any) -> int:
+    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return 0
+    return value
+
+
 def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
     """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
     usage = body.get("usage") if isinstance(body, dict) else None
     tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
-    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
+    spent = token_count(tokens)
     choices = body.get("choices") if isinstance(body, dict) else None
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
     if choice is None:
@@ -317,8 +324,7 @@ def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | N
     read = [command_answer(value) for value in answers[: len(request.passages)]]
     read += [UNPARSEABLE] * (len(request.passages) - len(read))
     tokens = record.get("tokens")
-    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
-    return request.id, Reply(tuple(read), spent)
+    return request.id, Reply(tuple(read), token_count(tokens))
 
 
 @dataclass(frozen=True)
