@@ -293,3 +293,51 @@ CASES += [
         stdout_has="tokens 0",
     ),  # fmt: skip
 ]
+
+# a slow drip (a byte every 0.2 s) resets the socket's timeout on every byte: only the one
+# deadline over the whole answer ends it. The library's judge, with a 2 s timeout, must give
+# up within a few seconds and say so (the CLI's timeout is a minute).
+DRIP = r"""
+import http.server, sys, threading, time
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            for _ in range(100000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+from retrieval_eval.pipeline.judge_clients import HttpJudge, Request
+judge = HttpJudge("http://127.0.0.1:%d/v1" % server.server_address[1], "m", "p", 0.0, timeout=2, retries=0)
+started = time.monotonic()
+reply = judge.ask(Request("r1", "q", ("a passage",), 0))
+took = time.monotonic() - started
+assert reply.error and "did not finish in time" in reply.error, reply
+assert took < 8, took
+print("gave up after the deadline")
+"""
+CASES.append(
+    HostileCase(
+        "judge-endpoint",
+        "slow-drip-body",
+        (),
+        code=DRIP,
+        exit_code=0,
+        stdout_has="gave up after the deadline",
+        timeout=30,
+    )
+)
