@@ -341,3 +341,17 @@ CASES.append(
         timeout=30,
     )
 )
+
+# a prompt file that never ends (/dev/zero) is refused at a size cap, not read into memory
+CASES.append(
+    HostileCase(
+        "judge-endpoint",
+        "prompt-file-without-end",
+        ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", "python3 -c 1", "--prompt-file", "/dev/zero"),
+        files={"q.jsonl": QUEUE},
+        code=CAPPED_MAIN,
+        stderr_has="prompt: longer than 1024 KB",
+        check=_absent("m.jsonl"),
+        timeout=30,
+    )
+)

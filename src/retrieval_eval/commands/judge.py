@@ -19,7 +19,7 @@ import click
 from ..core.errors import InputError, UsageError
 from ..core.judge import DEFAULT_PROMPT, Provenance, prompt_sha256
 from ..core.judge_calibration import DEFAULT_FLOOR
-from ..formats.fileio import read_bytes, refuse_output_over_input
+from ..formats.fileio import cannot_read, open_binary, refuse_output_over_input
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
@@ -31,11 +31,21 @@ from ._progress import ProgressBar
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
+MAX_PROMPT = 1024 * 1024  # a system prompt is a page or two; /dev/zero would fill memory
+
+
 def _prompt(path: str | None) -> str:
     if not path:
         return DEFAULT_PROMPT
+    with open_binary(path) as handle:
+        try:
+            data = handle.read(MAX_PROMPT + 1)
+        except OSError as exc:
+            raise cannot_read(path, exc) from None
+    if len(data) > MAX_PROMPT:
+        raise InputError("prompt", None, f"longer than {MAX_PROMPT // 1024} KB", path=path)
     try:
-        return read_bytes(path).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("prompt", None, "not valid UTF-8", path=path) from None
 
