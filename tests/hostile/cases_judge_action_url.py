@@ -44,3 +44,30 @@ CASES: list[HostileCase] = [
     _case("action-url-port-not-a-number", "http://127.0.0.1:abc/v1", "is not a URL"),
     _case("action-url-unclosed-ipv6-bracket", "http://[::1/v1", "is not a URL"),
 ]
+
+
+# the judge's key comes from a variable, not an input: the runner masks only what a workflow
+# marked secret, so the action registers it itself before anything else can print it
+CASES.append(
+    HostileCase(
+        "judge-endpoint",
+        "action-masks-the-judge-key",
+        ("action",),
+        files=WORKSPACE,
+        env=runner(
+            **{
+                "INPUT_UNJUDGED": "machine",
+                "INPUT_JUDGE-ENDPOINT": "http://127.0.0.1:9/v1",
+                "INPUT_JUDGE-MODEL": "m",
+                "INPUT_JUDGE-KEY-ENV": "JUDGE_KEY_FOR_ROW",
+                "INPUT_MACHINE-LABELS": "machine.jsonl",
+                "JUDGE_KEY_FOR_ROW": KEY,
+            }
+        ),
+        setup=with_runner_folder,
+        exit_code=0,
+        stdout_has=f"::add-mask::{KEY}",
+        check=_no_key_in_runner_files,
+        timeout=120,
+    )
+)
