@@ -141,10 +141,11 @@ class HttpJudge:
         if self.key:
             headers["Authorization"] = f"Bearer {self.key}"
         call = urllib.request.Request(self.url, data=self.payload(request), headers=headers, method="POST")
-        deadline = time.monotonic() + self.timeout
         try:
             with urllib.request.urlopen(call, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
-                raw = _read_body(response, deadline)
+                # The deadline starts with the headers: the model's thinking before them has the
+                # socket's own timeout, as before; the body then gets as long again.
+                raw = _read_body(response, time.monotonic() + self.timeout)
         except _TooLarge:
             return Reply(error=f"the answer was larger than {MAX_BODY // (1024 * 1024)} MB")
         except urllib.error.HTTPError as exc:
