@@ -23,7 +23,7 @@ from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER
 from ..pipeline.forking import worker_count, workers_override
 from ..pipeline.timestamps import generated_at as stamp
-from ..render.scrub import secret_inputs
+from ..render.scrub import MIN_LENGTH, encoded_forms, secret_inputs
 from .deps import Deps
 from .event import Event, load_event
 from .flow import publish_early_failure, run_evaluate, run_post_comment
@@ -47,10 +47,10 @@ def main(
     for secret in (*raw, *(form for form in secrets if form not in raw)):  # as given first, then encoded
         console.mask(secret)
     with scrubbing(secrets):
-        return _main(env, console, sleep)
+        return _main(env, console, sleep, secrets)
 
 
-def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], None]) -> int:
+def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], None], secrets: tuple[str, ...]) -> int:
     runner = runner_from_env(env, cwd=Path.cwd())
     files = RunnerFiles(runner.step_summary, runner.output_file, console)
     try:
@@ -67,7 +67,14 @@ def _main(env: Mapping[str, str], console: Console, sleep: Callable[[float], Non
         files=files,
         workers=worker_count(workers_override(env)),
     )
-    code = run(settings, event, deps)
+    # The judge's key is no input, so secret_inputs never saw it: masked and scrubbed like one
+    # once the settings name its variable (the runner masks only what a workflow marked secret).
+    key = settings.judge_key.strip()
+    judge_secrets = (key, *sorted(encoded_forms(key))) if len(key) >= MIN_LENGTH else ()
+    if judge_secrets:
+        console.mask(key)
+    with scrubbing((*secrets, *judge_secrets)):
+        code = run(settings, event, deps)
     # A runner file that could not be written is a question not answered, even after a PASS.
     return EXIT_NO_ANSWER if files.broken else code
 

@@ -19,23 +19,33 @@ import click
 from ..core.errors import InputError, UsageError
 from ..core.judge import DEFAULT_PROMPT, Provenance, prompt_sha256
 from ..core.judge_calibration import DEFAULT_FLOOR
-from ..formats.fileio import read_bytes, refuse_output_over_input
+from ..formats.fileio import cannot_read, open_binary, refuse_output_over_input
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
-from ..pipeline.judge_clients import CommandJudge, HttpJudge
+from ..pipeline.judge_clients import CommandJudge, HttpJudge, endpoint_problem, shown_url
 from ..render.judge import outcome_json, outcome_text
-from ._common import PlainNumber, handles_errors, json_option, print_json
+from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 
+MAX_PROMPT = 1024 * 1024  # a system prompt is a page or two; /dev/zero would fill memory
+
+
 def _prompt(path: str | None) -> str:
     if not path:
         return DEFAULT_PROMPT
+    with open_binary(path) as handle:
+        try:
+            data = handle.read(MAX_PROMPT + 1)
+        except OSError as exc:
+            raise cannot_read(path, exc) from None
+    if len(data) > MAX_PROMPT:
+        raise InputError("prompt", None, f"longer than {MAX_PROMPT // 1024} KB", path=path)
     try:
-        return read_bytes(path).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("prompt", None, "not valid UTF-8", path=path) from None
 
@@ -66,13 +76,23 @@ def _judge(choice: JudgeChoice, prompt: str) -> tuple[HttpJudge | CommandJudge, 
     endpoint = str(choice.endpoint)
     if not choice.model:
         raise UsageError("--endpoint needs --model (the model name the endpoint serves)")
-    if not endpoint.startswith(("http://", "https://")):
-        raise UsageError(f"--endpoint {endpoint!r} must be an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    _check_endpoint(endpoint)
     key = os.environ.get(choice.api_key_env or DEFAULT_KEY_ENV, "")
     if choice.api_key_env and not key:
         raise UsageError(f"the environment variable {choice.api_key_env} (--api-key-env) is empty or unset")
     judge = HttpJudge(endpoint, choice.model, prompt, choice.temperature, key, retries=choice.retries)
     return judge, Provenance("http", choice.model, digest, choice.temperature)
+
+
+def _check_endpoint(endpoint: str) -> None:
+    """A well-formed http(s) URL with no credentials in it: a key in the URL would be shown in
+    messages and sent where a key does not go; the key belongs in an environment variable."""
+    problem = endpoint_problem(endpoint)
+    if problem is not None:
+        raise UsageError(
+            f"--endpoint {shown_url(endpoint)!r} {problem}",
+            hint="give the API root, e.g. http://127.0.0.1:8000/v1, and the key's variable with --api-key-env",
+        )
 
 
 def _writable(option: str, path: str | None) -> None:
@@ -179,5 +199,6 @@ def command(
     if as_json:
         print_json(outcome_json(outcome, without_text=without_text))
     else:
-        click.echo(outcome_text(outcome, without_text=without_text), nl=False)
-    click.echo(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)
+        # Through the cleaner: the path is the user's, a judge's error text is the endpoint's.
+        say(outcome_text(outcome, without_text=without_text), nl=False)
+    say(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)

@@ -52,10 +52,14 @@ Answer with one line per passage and nothing else, in the form "<passage number>
 for example "1: 2".
 """
 
+# ASCII digits only, and few of them: a model's "³" or a 5,000-digit "grade" is unparseable,
+# never an int() that fails (or a Unicode digit read as a grade nobody wrote).
 _LINE = re.compile(
-    r"^\s*(?:passage\s*)?(?:\[(\d+)\]\s*[:=\-]?|(\d+)\s*[:=\-])\s*(?:##\s*final score:\s*)?(\d+)\s*\.?\s*$", re.I
+    r"^\s*(?:passage\s*)?(?:\[(\d{1,6})\]\s*[:=\-]?|(\d{1,6})\s*[:=\-])\s*(?:##\s*final score:\s*)?(\d{1,6})\s*\.?\s*$",
+    re.I | re.ASCII,
 )
-_FINAL = re.compile(r"##\s*final score:\s*(\d+)", re.I)
+_FINAL = re.compile(r"##\s*final score:\s*(\d{1,6})(?!\d)", re.I | re.ASCII)
+_BARE = re.compile(r"[0-9]{1,6}")
 
 
 def prompt_sha256(prompt: str) -> str:
@@ -95,7 +99,7 @@ def parse_reply(text: str, count: int) -> list[Answer]:
         stripped = text.strip().rstrip(".")
         if finals:
             found[1] = {int(finals[-1])}
-        elif stripped.isdigit():
+        elif _BARE.fullmatch(stripped):
             found[1] = {int(stripped)}
     answers: list[Answer] = []
     for number in range(1, count + 1):
@@ -136,6 +140,10 @@ def vote(answers: Sequence[Answer], *, samples: int, threshold: int) -> Vote:
         return Vote(SPLIT, None, chosen)
     return Vote(LABELED, chosen, chosen)
 
+
+# A token count past this is no count (a 4,300-digit one, summed, broke str()): an endpoint's
+# answer is read as 0, a machine-labels line refused.
+MAX_TOKENS = 10**12
 
 HOLE, CALIBRATION = "hole", "calibration"
 

@@ -84,8 +84,16 @@ def replaced_by(label: Judgment) -> tuple[str, str] | None:
 
 
 def superseded(result: DriftResult) -> set[int]:
-    """Indices of broken labels that re-judged lines of the same query now stand in for."""
-    replaced = {pair for label in result.labels if (pair := replaced_by(label)) is not None}
+    """Indices of broken labels that re-judged lines of the same query now stand in for.
+
+    Only a line that is not broken itself stands in: a line naming itself in ``rejudge.from``,
+    or two broken lines naming each other, would otherwise drop both and leave no label.
+    """
+    replaced = {
+        pair
+        for label, finding in result.pairs()
+        if finding.status not in NEEDS_HUMAN and (pair := replaced_by(label)) is not None
+    }
     return {
         finding.index
         for label, finding in result.pairs()

@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.identity import CHUNK_ID_RULE, is_chunk_key
 from ..core.judge import (
     CALIBRATION,
     HOLE,
     INCOMPLETE,
     LABELED,
+    MAX_TOKENS,
     REFUSED,
     SPLIT,
     UNPARSEABLE,
@@ -34,6 +36,7 @@ from ..core.judge import (
     Provenance,
     Vote,
     grade_of,
+    majority,
 )
 from .fileio import open_binary, write_atomic
 from .jsonl import iter_objects
@@ -68,6 +71,15 @@ def _text(record: dict[str, Any], name: str, where: tuple[str, int, str], requir
     return value
 
 
+def _chunk_id(record: dict[str, Any], where: tuple[str, int, str]) -> str | None:
+    """The judgments' rule for a chunk id: an id they would refuse (white space, a control or
+    bidi character, 10 KB, a c1: that is not one) names no chunk a label could be matched to."""
+    chunk = _text(record, "chunk_id", where, False)
+    if chunk is not None and not is_chunk_key(chunk):
+        raise InputError(where[0], where[1], CHUNK_ID_RULE, path=where[2] or None)
+    return chunk
+
+
 def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path: str = "") -> QueueItem:
     """One label-queue line (a dict) as the judge reads it, checked."""
     where = (source, line, path)
@@ -82,7 +94,7 @@ def queue_item(record: dict[str, Any], line: int, *, source: str = "queue", path
     return QueueItem(
         query_id=str(_text(record, "query_id", where, True)),
         doc_uri=str(_text(record, "doc_uri", where, True)),
-        chunk_id=_text(record, "chunk_id", where, False),
+        chunk_id=_chunk_id(record, where),
         query=_text(record, "query", where, False),
         chunk_text=_text(record, "chunk_text", where, False),
         line=line,
@@ -152,6 +164,32 @@ def _optional_grade(record: dict[str, Any], name: str, where: tuple[str, int, st
     return answer
 
 
+MAX_TEMPERATURE = 2.0  # the chat API's range; 1e999 reads as infinity, which no judge ran at
+
+
+def _check_vote(vote: Vote, answers: tuple[Answer | None, ...], where: tuple[str, int, str]) -> None:
+    """The grade a gate reads must be the one its samples give: a hand-edited grade of 3 over
+    samples of 0, or a grade beside a split or refused status, would score a label nobody gave."""
+    grades = [answer for answer in answers if isinstance(answer, int)]
+    if vote.status == LABELED:
+        expected = majority(grades) if grades and len(grades) == len(answers) else None
+        if vote.grade is None or vote.grade != expected or vote.majority != expected:
+            raise InputError(
+                where[0],
+                where[1],
+                f"status labeled with grade {vote.grade!r} and majority {vote.majority!r}, "
+                f"but its {len(answers)} sample(s) give {expected!r}",
+                path=where[2] or None,
+            )
+    elif vote.grade is not None:
+        raise InputError(
+            where[0],
+            where[1],
+            f"grade {vote.grade!r} with status {vote.status!r}: only a labeled pair has a grade",
+            path=where[2] or None,
+        )
+
+
 def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineLabel:
     samples = record.get("samples")
     if not isinstance(samples, list):
@@ -166,21 +204,27 @@ def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineL
     temperature, tokens = record.get("temperature"), record.get("tokens", 0)
     if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
         raise InputError(where[0], where[1], "temperature must be a number or null", path=where[2] or None)
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise InputError(where[0], where[1], "tokens must be a whole number", path=where[2] or None)
+    if temperature is not None and not 0 <= temperature <= MAX_TEMPERATURE:
+        message = f"temperature must be 0-{MAX_TEMPERATURE:g} or null"
+        raise InputError(where[0], where[1], message, path=where[2] or None)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 <= tokens <= MAX_TOKENS:
+        raise InputError(where[0], where[1], f"tokens must be a whole number 0-{MAX_TOKENS}", path=where[2] or None)
     provenance = Provenance(
         judge=str(_text(record, "judge", where, True)),
         model=str(_text(record, "model", where, True)),
         prompt_sha256=str(_text(record, "prompt_sha256", where, True)),
         temperature=None if temperature is None else float(temperature),
     )
+    answers = tuple(_sample(value, where) for value in samples)
+    vote = Vote(str(status), _optional_grade(record, "grade", where), _optional_grade(record, "majority", where))
+    _check_vote(vote, answers, where)
     return MachineLabel(
         query_id=str(_text(record, "query_id", where, True)),
         doc_uri=str(_text(record, "doc_uri", where, True)),
-        chunk_id=_text(record, "chunk_id", where, False),
+        chunk_id=_chunk_id(record, where),
         role=str(role),
-        vote=Vote(str(status), _optional_grade(record, "grade", where), _optional_grade(record, "majority", where)),
-        samples=tuple(_sample(value, where) for value in samples),
+        vote=vote,
+        samples=answers,
         provenance=provenance,
         query_sha256=str(_text(record, "query_sha256", where, True)),
         text_sha256=str(_text(record, "text_sha256", where, True)),

@@ -17,19 +17,29 @@ the chat judge reads one). Anything else is unparseable; a missing answer is an 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import subprocess
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
+# A grading reply is a few hundred bytes: a body past this is a broken or hostile endpoint,
+# and reading it whole (an endless chunked body) would exhaust memory.
+MAX_BODY = 4 * 1024 * 1024
+READ_STEP = 64 * 1024
+_RETRY_AFTER = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,6})?")
+ERROR_BODY = 4000  # bytes of an error body read to spot a content filter
 
 
 @dataclass(frozen=True)
@@ -56,11 +66,18 @@ def _refusal(choice: dict[str, Any]) -> bool:
     return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
 
 
+def token_count(value: Any) -> int:
+    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return 0
+    return value
+
+
 def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
     """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
     usage = body.get("usage") if isinstance(body, dict) else None
     tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
-    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
+    spent = token_count(tokens)
     choices = body.get("choices") if isinstance(body, dict) else None
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
     if choice is None:
@@ -115,7 +132,7 @@ class HttpJudge:
                 return self._post(request, count)
             except _Retry as exc:
                 last = exc.reason
-                if exc.wait is not None:
+                if exc.wait is not None and attempt < self.retries:  # no wait after the last attempt
                     self.sleep(min(exc.wait, MAX_BACKOFF))
         return Reply(error=f"no answer after {self.retries + 1} attempts ({last})")
 
@@ -126,31 +143,96 @@ class HttpJudge:
         call = urllib.request.Request(self.url, data=self.payload(request), headers=headers, method="POST")
         try:
             with urllib.request.urlopen(call, timeout=self.timeout) as response:  # noqa: S310 (the user's URL)
-                raw = response.read()
+                # The deadline starts with the headers: the model's thinking before them has the
+                # socket's own timeout, as before; the body then gets as long again.
+                raw = _read_body(response, time.monotonic() + self.timeout)
+        except _TooLarge:
+            return Reply(error=f"the answer was larger than {MAX_BODY // (1024 * 1024)} MB")
         except urllib.error.HTTPError as exc:
             return self._http_error(exc, count)
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             raise _Retry(f"{type(exc).__name__}: {exc}", None) from None
         try:
             body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
             return Reply((UNPARSEABLE,) * count)
         answers, tokens = read_completion(body, count)
         return Reply(answers, tokens)
 
     def _http_error(self, exc: urllib.error.HTTPError, count: int) -> Reply:
-        text = exc.read()[:4000].decode("utf-8", "replace")
+        try:
+            text = exc.read(ERROR_BODY).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            text = ""
         if exc.code == 429 or exc.code >= 500:
             after = exc.headers.get("Retry-After", "") if exc.headers else ""
-            raise _Retry(f"HTTP {exc.code}", float(after) if after.replace(".", "", 1).isdigit() else None)
+            raise _Retry(f"HTTP {exc.code}", _seconds(after))
         if exc.code == 400 and ("content_filter" in text or "content_policy" in text):
             return Reply((REFUSED,) * count)  # a content filter: a refusal, not "not relevant"
         if exc.code in (401, 403, 404):
             raise JudgeUnavailable(
-                f"the judge endpoint {self.url} answered HTTP {exc.code}",
+                f"the judge endpoint {shown_url(self.url)} answered HTTP {exc.code}",
                 hint="check --endpoint, --model and the key's environment variable (--api-key-env)",
             )
         return Reply(error=f"HTTP {exc.code}")
+
+
+def endpoint_problem(url: str) -> str | None:
+    """What is wrong with a judge endpoint URL, checked before any request (urllib would raise
+    on a bad port, a bracket or a space only when the first call is made), or None."""
+    if not url.startswith(("http://", "https://")):
+        return "must be an http(s) URL, e.g. http://127.0.0.1:8000/v1"
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        return "holds white space or control characters"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"is not a URL ({exc})"
+    if "@" in parts.netloc or parts.query or parts.fragment or "?" in url or "#" in url:
+        return "carries a user, a password or a query: give the API root only, and the key in an environment variable"
+    if not parts.hostname:
+        return "names no host"
+    if port is not None and not 0 < port < 65536:
+        return f"has port {port}, outside 1-65535"
+    return None
+
+
+def shown_url(url: str) -> str:
+    """The URL without what may carry a secret (a user:password, a ?key= query), for messages."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return url.partition("://")[0] + "://…"  # unreadable: nothing of it is safe to show
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _seconds(after: str) -> float | None:
+    """A Retry-After in seconds; anything else (a date, or "³", which str.isdigit calls a digit
+    and float refuses) is ignored and the backoff decides."""
+    return float(after) if _RETRY_AFTER.fullmatch(after.strip()) else None
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _read_body(response: Any, deadline: float) -> bytes:
+    """The body, in steps: a cap on its size, and one deadline for all of it (a slow drip
+    of bytes resets the socket's timeout on every byte, so that timeout alone never ends it)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _Retry("the answer did not finish in time", None)
+        chunk = response.read1(READ_STEP)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _TooLarge
+        chunks.append(chunk)
 
 
 class _Retry(Exception):
@@ -158,6 +240,66 @@ class _Retry(Exception):
         super().__init__(reason)
         self.reason = reason
         self.wait = wait
+
+
+MAX_COMMAND_OUTPUT = 64 * 1024 * 1024  # answers are short lines: more is a runaway command
+
+
+@dataclass(frozen=True)
+class _Output:
+    stdout: bytes
+    returncode: int
+    failure: str | None = None  # the whole group's error: ran too long, or wrote too much
+
+
+def _run_capped(argv: list[str], data: bytes, timeout: float) -> _Output:
+    """Run the command with ``data`` on stdin; read its stdout to a cap, under a deadline.
+
+    ``subprocess.run(capture_output=True)`` would hold all the command writes in memory (an
+    endless writer fills it) and keep its stderr, where a command may print the environment:
+    stderr goes nowhere, stdout is cut off at the cap and the command killed.
+    """
+    process = subprocess.Popen(  # noqa: S603 (the user's own command)
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        process.kill()
+
+    timer = threading.Timer(timeout, expire)
+    feeder = threading.Thread(target=_feed, args=(process, data), daemon=True)
+    timer.start()
+    feeder.start()
+    chunks: list[bytes] = []
+    size = 0
+    assert process.stdout is not None  # noqa: S101 (Popen was given stdout=PIPE)
+    try:
+        while chunk := os.read(process.stdout.fileno(), READ_STEP):
+            size += len(chunk)
+            if size > MAX_COMMAND_OUTPUT:
+                process.kill()
+                process.wait()
+                return _Output(b"", -1, f"the judge command wrote more than {MAX_COMMAND_OUTPUT // (1024 * 1024)} MB")
+            chunks.append(chunk)
+        returncode = process.wait()
+    finally:
+        timer.cancel()
+        process.stdout.close()
+    if expired.is_set():
+        return _Output(b"", returncode, f"the judge command ran past {timeout:g}s")
+    return _Output(b"".join(chunks), returncode)
+
+
+def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write the requests and close stdin; a command that stops reading early is its own affair."""
+    assert process.stdin is not None  # noqa: S101 (Popen was given stdin=PIPE)
+    try:
+        process.stdin.write(data)
+        process.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
 
 
 def command_answer(value: Any) -> Answer:
@@ -172,7 +314,7 @@ def command_answer(value: Any) -> Answer:
 def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | None:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # garbage on stdout names no request: its request stays unanswered
     if not isinstance(record, dict) or record.get("id") not in wanted:
         return None
@@ -183,8 +325,7 @@ def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | N
     read = [command_answer(value) for value in answers[: len(request.passages)]]
     read += [UNPARSEABLE] * (len(request.passages) - len(read))
     tokens = record.get("tokens")
-    spent = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
-    return request.id, Reply(tuple(read), spent)
+    return request.id, Reply(tuple(read), token_count(tokens))
 
 
 @dataclass(frozen=True)
@@ -207,22 +348,16 @@ class CommandJudge:
             for r in requests
         )
         try:
-            done = subprocess.run(  # noqa: S603 (the user's own command)
-                shlex.split(self.command),
-                input=lines.encode("utf-8"),
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
-            )
+            output = _run_capped(shlex.split(self.command), lines.encode("utf-8"), self.timeout)
         except FileNotFoundError as exc:
             raise JudgeUnavailable(f"the judge command cannot be started: {exc}", hint="check --command") from None
-        except subprocess.TimeoutExpired:
-            return {r.id: Reply(error=f"the judge command ran past {self.timeout:g}s") for r in requests}
+        if output.failure is not None:
+            return {r.id: Reply(error=output.failure) for r in requests}
         wanted = {r.id: r for r in requests}
         replies: dict[str, Reply] = {}
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
+        for line in output.stdout.decode("utf-8", "replace").splitlines():
             found = _answer_line(line, wanted)
             if found is not None and found[0] not in replies:
                 replies[found[0]] = found[1]
-        failure = f"exit status {done.returncode}" if done.returncode else "no answer for this request"
+        failure = f"exit status {output.returncode}" if output.returncode else "no answer for this request"
         return {r.id: replies.get(r.id, Reply(error=failure)) for r in requests}

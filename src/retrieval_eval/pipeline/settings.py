@@ -30,6 +30,7 @@ from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
+from .judge_clients import endpoint_problem, shown_url
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
 MODES = ("evaluate", "post-comment")
@@ -674,8 +675,10 @@ def _optional(parse: Callable[[str], str]) -> Callable[[str], str]:
 
 
 def _judge_url(text: str) -> str:
-    if not re.match(r"https?://[^/\s]+", text):
-        raise ValueError(f"{text!r} must be an http(s) URL, e.g. https://api.openai.com/v1")
+    # Shown without a user, password or query: a key pasted into the URL never reaches the log.
+    problem = endpoint_problem(text)
+    if problem is not None:
+        raise ValueError(f"{shown_url(text)!r} {problem}")
     return text.rstrip("/")
 
 

@@ -1,0 +1,75 @@
+"""Filled re-judge lines appended to the judgments, then ``drift --fix``: a line that names
+itself in ``rejudge.from``, or two broken lines naming each other, stand in for nothing. Both
+stay in the repaired file and still need a person; no label is dropped for a stand-in that is
+itself broken. Chunk ids are opaque (``doc#3``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hostile.case import HostileCase
+
+CORPUS = "".join(
+    json.dumps(line) + "\n"
+    for line in [
+        {"corpus_fingerprint": "h", "chunker_fingerprint": "k"},
+        {"doc_uri": "d1", "doc_revision": "v2", "ordinal": 0, "chunk_id": "doc#1", "text": "Refunds take five days."},
+        {"doc_uri": "d1", "doc_revision": "v2", "ordinal": 1, "chunk_id": "doc#2", "text": "Shipping is free."},
+    ]
+).encode()
+
+
+def _label(chunk_id: str, came_from: str | None, query: str = "q1") -> dict[str, object]:
+    line: dict[str, object] = {"query_id": query, "query": "refund", "doc_uri": "d1", "chunk_id": chunk_id}
+    line["relevance"] = 2
+    if came_from is not None:
+        line["rejudge"] = {"from": came_from, "line": 1, "status": "ORPHANED", "relevance": 2}
+    return line
+
+
+def _jsonl(*lines: dict[str, object]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def _kept(*chunk_ids: str):  # type: ignore[no-untyped-def]
+    def check(folder: Path) -> None:
+        fixed = [json.loads(line) for line in (folder / "fixed.jsonl").read_text().splitlines() if line.strip()]
+        assert [line.get("chunk_id") for line in fixed] == list(chunk_ids), fixed
+
+    return check
+
+
+def _case(name: str, judgments: bytes, says: str, kept: tuple[str, ...]) -> HostileCase:
+    return HostileCase(
+        "rejudge",
+        name,
+        ("drift", "-j", "j.jsonl", "-c", "corpus.jsonl", "--fix", "--out", "fixed.jsonl"),
+        files={"j.jsonl": judgments, "corpus.jsonl": CORPUS},
+        exit_code=1,
+        stdout_has=says,
+        check=_kept(*kept),
+    )
+
+
+CASES: list[HostileCase] = [
+    _case(
+        "rejudge-from-itself",
+        _jsonl(_label("doc#9", "doc#9"), _label("doc#2", None, "q2")),
+        "after the fix 1 of 2 labels need a human",
+        ("doc#9", "doc#2"),
+    ),
+    _case(
+        "rejudge-cycle-of-two",
+        _jsonl(_label("doc#8", "doc#9"), _label("doc#9", "doc#8")),
+        "after the fix 2 of 2 labels need a human",
+        ("doc#8", "doc#9"),
+    ),
+    # the working case beside them: a live re-judged line stands in for the broken label it names
+    _case(
+        "rejudge-live-line-stands-in",
+        _jsonl(_label("doc#9", None), _label("doc#1", "doc#9"), _label("doc#8", "doc#8", "q2")),
+        "1 broken label dropped",
+        ("doc#1", "doc#8"),
+    ),
+]
