@@ -181,3 +181,15 @@ def test_policy_notes_agree_with_one_query_and_with_several(tmp_path: Path) -> N
         "2 judged queries were not in the run and scored 0",
         "2 run queries had no judgment and were ignored",
     ]
+
+
+def test_only_a_line_shaped_like_trec_is_named_a_run_or_qrels() -> None:
+    """Bytes given as a report are named a run or qrels only when their first line is one:
+    random bytes that happen to hold five spaces (/dev/urandom) are not."""
+    from retrieval_eval.formats.report import other_input
+
+    assert other_input(b"q1 Q0 d1 1 12.5 bm25\n") == "a run (TREC)"
+    assert other_input(b"q1 0 d1 2\n") == "judgments (TREC qrels)"
+    assert other_input(b"\x9a\xff a b c d e\n") is None  # not text
+    assert other_input(b"q1 Q0 d1 first 12.5 bm25\n") is None  # a rank that is no number
+    assert other_input(b"q1 Q0 d1 1 high bm25\n") is None  # a score that is no number

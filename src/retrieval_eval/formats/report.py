@@ -69,7 +69,7 @@ def _refuse_other_input(data: bytes, source: str, *, path: str | None = None, wh
     kind = other_input(data)
     if kind is not None:
         raise InputError(
-            source,
+            named(source, path),
             None,
             f"{where}this is {kind}, not a report; --baseline takes a report (what score --report writes)",
             path=path,
@@ -83,10 +83,7 @@ def other_input(data: bytes) -> str | None:
     try:  # a line of a run or judgments file is shallow; anything that recurses deep is neither
         record = json.loads(first)
     except (ValueError, RecursionError):
-        fields = first.split()
-        if len(fields) == 6:
-            return "a run (TREC)"
-        return "judgments (TREC qrels)" if len(fields) == 4 and fields[3].lstrip(b"-").isdigit() else None
+        return _trec_kind(first)
     if not isinstance(record, dict) or "spec_version" in record:
         return None
     if "ranking" in record or {"doc_id", "score"} <= record.keys():
@@ -107,3 +104,25 @@ def checked_report(report: Any, source: str, *, path: str | None = None, where: 
     if problem is not None:
         raise InputError(source, None, f"{where}{problem}", path=path)
     return report
+
+
+def _trec_kind(line: bytes) -> str | None:
+    """``a run (TREC)`` for ``QID Q0 DOC RANK SCORE TAG``, ``judgments (TREC qrels)`` for ``QID 0 DOC
+    GRADE``; None for anything else (random bytes that happen to hold spaces included)."""
+    try:
+        fields = line.decode("ascii").split()
+    except UnicodeDecodeError:
+        return None
+    if len(fields) == 6 and fields[3].isdigit() and _is_number(fields[4]):
+        return "a run (TREC)"
+    if len(fields) == 4 and fields[3].lstrip("-").isdigit():
+        return "judgments (TREC qrels)"
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
