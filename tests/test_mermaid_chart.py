@@ -9,9 +9,11 @@ is unavailable, or Chromium is missing, the test is skipped.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,24 +40,33 @@ def mermaid_js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
         npm = shutil.which("npm")
         if npm is None:
             pytest.skip("npm is not installed, so Mermaid cannot be fetched")
+        # Installed beside the cache folder, then moved in whole: an install that fails half-way
+        # never leaves a package that draws nothing. npm keeps its own cache there too, so no
+        # state of the machine's ~/.npm (or a HOME another test changed) can get in the way.
+        staging = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=folder.parent))
+        environment = {
+            **os.environ,
+            "npm_config_cache": str(staging / ".npm-cache"),
+            "npm_config_update_notifier": "false",
+        }
         try:
-            subprocess.run(
-                [
-                    npm,
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--silent",
-                    "--prefix",
-                    str(folder),
-                    f"mermaid@{MERMAID_VERSION}",
-                ],
+            done = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--prefix", str(staging), f"mermaid@{MERMAID_VERSION}"],
                 capture_output=True,
+                text=True,
                 timeout=300,
-                check=True,
+                env=environment,
+                stdin=subprocess.DEVNULL,
             )
         except (subprocess.SubprocessError, OSError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
             pytest.skip(f"Mermaid could not be fetched from the npm registry: {exc}")
+        if done.returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            pytest.skip(f"Mermaid could not be fetched (npm exit {done.returncode}): {done.stderr[-600:]}")
+        shutil.rmtree(folder / "node_modules", ignore_errors=True)
+        os.replace(staging / "node_modules", folder / "node_modules")
+        shutil.rmtree(staging, ignore_errors=True)
     return script
 
 
