@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
-from .comparison.document import build_comparison
+from .comparison.document import build_document
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
 from .comparison.result import check_head_judgments
@@ -35,6 +35,7 @@ from .core.labelindex import LabelIndex
 from .core.metrics import describe_known, known_metric
 from .core.power import Design
 from .core.significance import DEFAULT_SEED
+from .formats.comparison import comparison_to_json
 from .formats.corpus import read_corpus
 from .formats.judgments import judgments_file_format
 from .formats.objects import (
@@ -486,7 +487,7 @@ def compare(
         loaded = load_judgments(judgments)
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
-    document = build_comparison(
+    document = build_document(
         base_report,
         head_report,
         judgments=index,
@@ -494,7 +495,7 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
         power=power,
     )
-    return Comparison(document)
+    return Comparison(comparison_to_json(document))
 
 
 def plan(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
@@ -60,10 +61,10 @@ class Outcome:
         return self.evaluation.verdict
 
     @property
-    def comparison(self) -> dict[str, Any] | None:
+    def comparison(self) -> ComparisonDocument | None:
         """The comparison document the templates render (evaluate() compared with the head judgments at hand)."""
         comparison = self.evaluation.comparison
-        return None if comparison is None or comparison.document is None else dict(comparison.document)
+        return None if comparison is None else comparison.document
 
 
 # -- evaluate --------------------------------------------------------------------------
@@ -271,12 +272,12 @@ _FINDING_KINDS = {
 }
 
 
-def comparability_annotations(comparison: dict[str, Any] | None) -> list[Annotation]:
+def comparability_annotations(comparison: ComparisonDocument | None) -> list[Annotation]:
     found = []
-    for finding in (comparison or {}).get("comparability") or []:
-        kind = _FINDING_KINDS.get(str(finding.get("effect")))
+    for finding in comparison.findings if comparison is not None else ():
+        kind = _FINDING_KINDS.get(finding.effect)
         if kind is not None:
-            text = "; ".join(str(part) for part in (finding.get("detail"), finding.get("meaning")) if part)
+            text = "; ".join(part for part in (finding.detail, finding.meaning) if part)
             found.append(Annotation(kind[0], f"{TITLE}: {kind[1]}", text))
     return found
 

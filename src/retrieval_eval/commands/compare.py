@@ -7,12 +7,13 @@ from typing import Any
 
 import click
 
-from ..comparison.document import build_comparison
+from ..comparison.document import build_document
 from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
 from ..core.power import DEFAULT_POWER
 from ..core.significance import DEFAULT_SEED
+from ..formats.comparison import comparison_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
 from ..formats.report import dump_report, load_report
@@ -85,7 +86,7 @@ def command(
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
-    document = build_comparison(
+    document = build_document(
         base,
         head,
         judgments=judgment_set,
@@ -95,8 +96,8 @@ def command(
         power=power,
     )
     if out:
-        write_atomic(out, dump_report(document))
+        write_atomic(out, dump_report(comparison_to_json(document)))
     if as_json:
-        print_json(document)
+        print_json(comparison_to_json(document))
     else:
         click.echo(comparison_text(document), nl=False)

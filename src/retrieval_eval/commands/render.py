@@ -7,33 +7,21 @@ from typing import Any
 
 import click
 
-from ..comparison.document import KIND
+from ..core.comparison_document import ComparisonDocument
 from ..core.errors import InputError, UsageError
-from ..core.shapes import comparison_problem
+from ..formats.comparison import read_comparison
 from ..formats.fileio import refuse_output_over_input, write_atomic
-from ..formats.jsondoc import named, read_document
 from ..formats.report import load_report
 from ..render import render
 from ..render.html import html_report
 from ._common import handles_errors
 
 
-def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
+def load_comparison(path: str, report: dict[str, Any]) -> ComparisonDocument:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
 
-    document = read_document(path, "comparison")
-    if not isinstance(document, dict) or document.get("kind") != KIND:
-        raise InputError(
-            named("comparison", path),
-            None,
-            f"not a comparison document (kind is not {KIND!r})",
-            path=path,
-            hint="write one with: retrieval-eval compare --base BASE.json --head HEAD.json --out CMP.json",
-        )
-    problem = comparison_problem(document)
-    if problem is not None:
-        raise InputError(named("comparison", path), None, str(problem), path=path)
-    head_run = document["head"].get("run_sha256")
+    document = read_comparison(path)
+    head_run = document.head.run_sha256
     if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
         raise InputError(
             "comparison",
@@ -56,11 +44,11 @@ def template_inputs(template_dir: str | None) -> list[tuple[str, str | None]]:
     return [("template", os.path.join(template_dir, name)) for name in names]
 
 
-def load_base(path: str, comparison: dict[str, Any] | None) -> dict[str, Any]:
+def load_base(path: str, comparison: ComparisonDocument | None) -> dict[str, Any]:
     """The base report, refused when the comparison was made against another one."""
 
     base = load_report(path, source="base")
-    compared = ((comparison or {}).get("base") or {}).get("run_sha256")
+    compared = None if comparison is None else comparison.base.run_sha256
     if compared and compared != (base.get("inputs") or {}).get("run_sha256"):
         raise InputError(
             "base",

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from ..core.comparison_document import MetricRow
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping
 from ..core.precision import DECIMALS
@@ -28,22 +30,23 @@ def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
 
 
 def add_bounds(
-    rows: dict[str, dict[str, Any]],
+    rows: Mapping[str, MetricRow],
     sides: Sides,
     pairing: Pairing,
     base_upper: PerQuery | None,
     base_lower: PerQuery | None = None,
-) -> None:
-    """Put ``bounds`` (and, with judgments, ``unjudged``) into every metric row the paired queries carry."""
+) -> dict[str, MetricRow]:
+    """The rows with ``bounds`` (and, with judgments, ``unjudged``) in every one the paired queries carry."""
+    found = dict(rows)
     if not pairing.available:
-        return
+        return found
     assert pairing.base is not None and pairing.head is not None
     head_upper, head_lower = upper_table(sides.head), upper_table(sides.head, "lower")
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
     base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
     unjudged: dict[int | None, int] = {}  # by cutoff: every metric at one cutoff counts the same keys
     for metric, row in rows.items():
-        if row.get("delta") is None:
+        if row.delta is None:
             continue
         pairs = [(q, pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in pairing.ids]
         if any(base is None or head is None for _, base, head in pairs):
@@ -56,12 +59,15 @@ def add_bounds(
             head_upper.get(q, {}).get(metric, head) - base_lower.get(q, {}).get(metric, base)  # type: ignore[operator]
             for q, base, head in pairs
         ]
-        row["bounds"] = [round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS)]
+        bounds = (round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS))
+        count = None
         if sides.judgments is not None:
             k = _cutoff(metric)
             if k not in unjudged:
                 unjudged[k] = unjudged_in_top(sides, pairing.ids, k)
-            row["unjudged"] = unjudged[k]
+            count = unjudged[k]
+        found[metric] = replace(row, bounds=bounds, unjudged=count)
+    return found
 
 
 def _cutoff(metric: str) -> int | None:

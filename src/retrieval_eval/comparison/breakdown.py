@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.comparison import difference
+from ..core.comparison_document import Mover, Movers, StratumRow, StratumTest
 from ..core.labelindex import LabelIndex
 from ..core.lenient import measured, section
 from ..core.precision import DECIMALS
@@ -20,14 +22,24 @@ from .sides import Pairing, Sides
 
 MOVERS = 10  # listed each way
 
-Facts = Mapping[str, Mapping[str, Any]]  # query id -> {"query": text, "stratum": name}
+
+@dataclass(frozen=True)
+class QueryFact:
+    """A query's text and stratum, as its labels give them."""
+
+    query: str | None = None
+    stratum: str | None = None
 
 
-def query_facts(judgments: LabelIndex | None) -> dict[str, dict[str, str | None]]:
+NO_FACT = QueryFact()
+Facts = Mapping[str, QueryFact]  # query id -> its text and stratum
+
+
+def query_facts(judgments: LabelIndex | None) -> dict[str, QueryFact]:
     """Query text and stratum per query id (the first each query's labels give), when judgments are given."""
     if judgments is None:
         return {}
-    return {query_id: {"query": query.text, "stratum": query.stratum} for query_id, query in judgments.queries.items()}
+    return {query_id: QueryFact(query.text, query.stratum) for query_id, query in judgments.queries.items()}
 
 
 def stratum_rows(
@@ -38,7 +50,7 @@ def stratum_rows(
     *,
     rescored: bool,
     boots: Mapping[str, Bootstrap] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, StratumRow]:
     """Each stratum's primary metric on both sides: paired when membership is known, else as reported.
 
     Paired strata carry their bootstrap (``boots``, by stratum: see
@@ -50,11 +62,11 @@ def stratum_rows(
     rows = {}
     for name in names:
         if paired:
-            members = [q for q in pairing.ids if facts.get(q, {}).get("stratum") == name]
+            members = [q for q in pairing.ids if facts.get(q, NO_FACT).stratum == name]
             rows[name] = _paired_stratum(pairing, primary, members, (boots or {}).get(name))
         elif not rescored:
             base, head = _stratum_value(sides.base, name, primary), _stratum_value(sides.head, name, primary)
-            rows[name] = {"n": None, "base": base, "head": head, "delta": difference(base, head)}
+            rows[name] = StratumRow(None, base, head, difference(base, head))
     return adjust_family(rows) if paired else rows
 
 
@@ -67,45 +79,38 @@ def stratum_members(sides: Sides, pairing: Pairing, primary: str, facts: Facts) 
     if not facts or not pairing.available:
         return {}
     names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
-    by_stratum: dict[Any, list[str]] = {}
+    by_stratum: dict[str | None, list[str]] = {}
     for q in pairing.ids:
-        by_stratum.setdefault(facts.get(q, {}).get("stratum"), []).append(q)
+        by_stratum.setdefault(facts.get(q, NO_FACT).stratum, []).append(q)
     return {name: (primary, by_stratum.get(name, [])) for name in names}
 
 
-def _paired_stratum(pairing: Pairing, primary: str, members: list[str], boot: Bootstrap | None) -> dict[str, Any]:
+def _paired_stratum(pairing: Pairing, primary: str, members: list[str], boot: Bootstrap | None) -> StratumRow:
     assert pairing.base is not None and pairing.head is not None
     if not members:
-        return {"n": 0, "base": None, "head": None, "delta": None, "ci": None, "p_value": None, "significant": None}
+        return StratumRow(0, None, None, None, StratumTest())
     base = round(math.fsum(pairing.base[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
     head = round(math.fsum(pairing.head[q].get(primary, 0.0) for q in members) / len(members), DECIMALS)
-    return {
-        "n": len(members),
-        "base": base,
-        "head": head,
-        "delta": difference(base, head),
-        "ci": [boot.low, boot.high] if boot else None,
-        "p_value": boot.p_value if boot else None,
-        "significant": boot.significant if boot else None,
-    }
+    test = StratumTest((boot.low, boot.high), boot.p_value, boot.significant) if boot else StratumTest()
+    return StratumRow(len(members), base, head, difference(base, head), test)
 
 
 Move = tuple[float, str, float, float]  # (delta, query id, base, head)
 
 
-def movers(pairing: Pairing, primary: str, facts: Facts, *, limit: int = MOVERS) -> dict[str, Any]:
+def movers(pairing: Pairing, primary: str, facts: Facts, *, limit: int = MOVERS) -> Movers:
     """The paired queries that moved most on the primary metric, both ways."""
     moves = _moves(pairing, primary)
     drops = sorted((m for m in moves if m[0] < 0), key=lambda m: (m[0], m[1]))
     gains = sorted((m for m in moves if m[0] > 0), key=lambda m: (-m[0], m[1]))
-    return {
-        "metric": primary,
-        "down": len(drops),
-        "up": len(gains),
-        "unchanged": len(pairing.ids) - len(moves),
-        "drops": [_mover(m, facts) for m in drops[:limit]],
-        "gains": [_mover(m, facts) for m in gains[:limit]],
-    }
+    return Movers(
+        metric=primary,
+        down=len(drops),
+        up=len(gains),
+        unchanged=len(pairing.ids) - len(moves),
+        drops=tuple(_mover(m, facts) for m in drops[:limit]),
+        gains=tuple(_mover(m, facts) for m in gains[:limit]),
+    )
 
 
 def _moves(pairing: Pairing, primary: str) -> list[Move]:
@@ -121,14 +126,7 @@ def _moves(pairing: Pairing, primary: str) -> list[Move]:
     return moves
 
 
-def _mover(move: Move, facts: Facts) -> dict[str, Any]:
+def _mover(move: Move, facts: Facts) -> Mover:
     delta, query_id, base, head = move
-    fact = facts.get(query_id, {})
-    return {
-        "query_id": query_id,
-        "query": fact.get("query"),
-        "stratum": fact.get("stratum"),
-        "base": base,
-        "head": head,
-        "delta": delta,
-    }
+    fact = facts.get(query_id, NO_FACT)
+    return Mover(query_id, fact.query, fact.stratum, base, head, delta)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TypeVar
 
 from ..core.comparison import difference
+from ..core.comparison_document import Holm, MetricRow, SignificanceMethod, StratumRow
 from ..core.lenient import measured
 from ..core.precision import DECIMALS
 from ..core.significance import (
@@ -36,7 +38,7 @@ def metric_rows(
     seed: int,
     map_blocks: BlockMap = map,
     boots: Mapping[str, Bootstrap] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, MetricRow]:
     """Every metric's row; ``boots`` when the caller bootstrapped already (with strata: ``bootstrap_all``)."""
     names = metric_names(sides)
     if boots is None:
@@ -51,21 +53,31 @@ def metric_rows(
     return adjust_family(rows)
 
 
-def adjust_family(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+Row = TypeVar("Row", MetricRow, StratumRow)
+
+
+def adjust_family(rows: Mapping[str, Row]) -> dict[str, Row]:
     """Adds Holm's adjusted p-value over the rows that show a test (a p-value, not confounded).
 
     ``p_value`` and ``significant`` stay the row's own test; ``p_adjusted`` and
     ``significant_adjusted`` (adjusted p at most 1 - confidence) account for the
     others shown beside it. Rows without a test get None.
     """
-    family = {name: row["p_value"] for name, row in rows.items() if row.get("p_value") is not None}
-    family = {name: p for name, p in family.items() if not rows[name].get("confounded")}
+    family = {name: p for name, row in rows.items() if (p := _tested(row)) is not None}
     adjusted = holm(family)
-    for name, row in rows.items():
-        p = adjusted.get(name)
-        row["p_adjusted"] = p
-        row["significant_adjusted"] = None if p is None else p <= round(1.0 - CONFIDENCE, DECIMALS)
-    return rows
+    level = round(1.0 - CONFIDENCE, DECIMALS)
+    return {
+        name: replace(row, holm=Holm(p, None if p is None else p <= level))
+        for name, row in rows.items()
+        for p in (adjusted.get(name),)
+    }
+
+
+def _tested(row: MetricRow | StratumRow) -> float | None:
+    """The row's own p-value when it shows a test (a confounded delta shows none)."""
+    if isinstance(row, MetricRow):
+        return None if row.confounded else row.p_value
+    return None if row.test is None else row.test.p_value
 
 
 def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool) -> tuple[float | None, float | None]:
@@ -117,37 +129,26 @@ def bootstrap_all(
     )
 
 
-def metric_row(
-    values: tuple[float | None, float | None], boot: Bootstrap | None, confounded: str | None
-) -> dict[str, Any]:
+def metric_row(values: tuple[float | None, float | None], boot: Bootstrap | None, confounded: str | None) -> MetricRow:
     base, head = values
     delta = difference(base, head)
-    row: dict[str, Any] = {
-        "base": base,
-        "head": head,
-        "delta": delta,
-        "n": boot.n if boot else None,
-        "ci": None,
-        "p_value": None,
-        "significant": None,
-        "confounded": confounded,
-    }
+    row = MetricRow(base, head, delta, n=boot.n if boot else None, confounded=confounded)
     if boot is not None and delta is not None:
-        row.update(ci=[boot.low, boot.high], p_value=boot.p_value, significant=boot.significant)
+        row = replace(row, ci=(boot.low, boot.high), p_value=boot.p_value, significant=boot.significant)
     return row
 
 
-def method(pairing: Pairing, *, resamples: int, seed: int) -> dict[str, Any]:
+def method(pairing: Pairing, *, resamples: int, seed: int) -> SignificanceMethod:
     """How significance was computed, for the document (and for anyone repeating it)."""
-    return {
-        "name": "paired bootstrap over queries",
-        "resamples": resamples,
-        "seed": seed,
-        "draws": f"blocks of {RESAMPLES_PER_BLOCK} resamples, block k from random.Random('{{seed}}:{{k}}')",
-        "confidence": CONFIDENCE,
-        "interval": "percentile, linear interpolation between order statistics",
-        "p_value": "two-sided, (r + 1) / (B + 1)",
-        "adjustment": "Holm-Bonferroni over the metrics tested; separately over the strata (p_adjusted)",
-        "strata": "each stratum from the same resamples: the deltas of its queries drawn, over its size",
-        "paired_queries": len(pairing.ids),
-    }
+    return SignificanceMethod(
+        name="paired bootstrap over queries",
+        resamples=resamples,
+        seed=seed,
+        draws=f"blocks of {RESAMPLES_PER_BLOCK} resamples, block k from random.Random('{{seed}}:{{k}}')",
+        confidence=CONFIDENCE,
+        interval="percentile, linear interpolation between order statistics",
+        p_value="two-sided, (r + 1) / (B + 1)",
+        adjustment="Holm-Bonferroni over the metrics tested; separately over the strata (p_adjusted)",
+        strata="each stratum from the same resamples: the deltas of its queries drawn, over its size",
+        paired_queries=len(pairing.ids),
+    )

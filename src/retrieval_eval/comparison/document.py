@@ -1,7 +1,7 @@
-"""The comparison document: every part assembled, JSON-ready.
+"""The comparison document: every part assembled, as records (``build_document``) or as JSON.
 
 The same inputs give the same bytes: nothing here reads the clock, and the
-bootstrap draws from a fixed seed.
+bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.formats.comparison`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._version import __version__
+from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.lenient import primary_metric, section
 from ..core.power import DEFAULT_POWER
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
+from ..formats.comparison import KIND, comparison_to_json
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
@@ -23,8 +25,8 @@ from .power import add_power, add_stratum_power, design_section, gate_design
 from .sides import Sides, metric_names, pair_queries, per_query
 from .yardstick import decide_yardstick
 
-KIND = "retrieval-eval comparison"
 DOCUMENT_VERSION = 1
+__all__ = ["DOCUMENT_VERSION", "KIND", "build_comparison", "build_document", "side_summary"]
 
 
 def build_comparison(
@@ -37,6 +39,29 @@ def build_comparison(
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
 ) -> dict[str, Any]:
+    """The comparison document as the JSON object ``compare`` writes (see :func:`build_document`)."""
+    document = build_document(
+        base_report,
+        head_report,
+        judgments=judgments,
+        resamples=resamples,
+        seed=seed,
+        map_blocks=map_blocks,
+        power=power,
+    )
+    return comparison_to_json(document)
+
+
+def build_document(
+    base_report: Mapping[str, Any],
+    head_report: Mapping[str, Any],
+    *,
+    judgments: JudgmentSet | LabelIndex | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    map_blocks: BlockMap = map,
+    power: float = DEFAULT_POWER,
+) -> ComparisonDocument:
     """The comparison document of a head report against a base report.
 
     ``judgments`` are the head's judgments (the file the head report was
@@ -57,42 +82,42 @@ def build_comparison(
         pairing, scored_per_query(sides), resamples=resamples, seed=seed, map_blocks=map_blocks, strata=members
     )
     rows = metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots)
-    add_bounds(rows, sides, pairing, yardstick.base_upper, yardstick.base_lower)
+    rows = add_bounds(rows, sides, pairing, yardstick.base_upper, yardstick.base_lower)
     design = gate_design(power)
-    add_power(rows, pairing, design)
+    rows = add_power(rows, pairing, design)
     strata = stratum_rows(sides, pairing, primary, facts, rescored=yardstick.rescored, boots=stratum_boots)
-    add_stratum_power(strata, pairing, primary, {name: ids for name, (_, ids) in members.items()}, design)
-    return {
-        "kind": KIND,
-        "version": DOCUMENT_VERSION,
-        "tool": {"name": "retrieval-eval", "version": __version__},
-        "primary": primary,
-        "base": side_summary(base_report),
-        "head": side_summary(head_report),
-        "yardstick": yardstick.status,
-        "comparable": not yardstick.confounded,
-        "comparability": [finding.as_dict() for finding in findings],
-        "significance": method(pairing, resamples=resamples, seed=seed),
-        "power": design_section(design),
-        "queries": {"paired": len(pairing.ids), "added": pairing.added, "removed": pairing.removed},
-        "metrics": rows,
-        "per_stratum": strata,
-        "movers": movers(pairing, primary, facts),
-    }
+    strata = add_stratum_power(strata, pairing, primary, {name: ids for name, (_, ids) in members.items()}, design)
+    return ComparisonDocument(
+        kind=KIND,
+        version=DOCUMENT_VERSION,
+        tool=Tool("retrieval-eval", __version__),
+        primary=primary,
+        base=side_summary(base_report),
+        head=side_summary(head_report),
+        yardstick=yardstick.status,
+        comparable=not yardstick.confounded,
+        comparability=tuple(findings),
+        significance=method(pairing, resamples=resamples, seed=seed),
+        power=design_section(design),
+        queries=QueryCounts(len(pairing.ids), tuple(pairing.added), tuple(pairing.removed)),
+        metrics=rows,
+        per_stratum=strata,
+        movers=movers(pairing, primary, facts),
+    )
 
 
-def side_summary(report: Mapping[str, Any]) -> dict[str, str | None]:
+def side_summary(report: Mapping[str, Any]) -> SideSummary:
     """What identifies one side; anything but a string in the file is recorded as unknown."""
     inputs = section(report, "inputs")
-    return {
-        "generated_at": _text(report.get("generated_at")),
-        "tool_version": _text(section(report, "tool").get("version")),
-        "judgments_sha256": _text(inputs.get("judgments_sha256")),
-        "run_sha256": _text(inputs.get("run_sha256")),
-        "query_set_sha256": _text(inputs.get("query_set_sha256")),
-        "corpus_fingerprint": _text(section(report, "corpus").get("fingerprint")),
-        "verdict": _text(section(report, "verdict").get("status")),
-    }
+    return SideSummary(
+        generated_at=_text(report.get("generated_at")),
+        tool_version=_text(section(report, "tool").get("version")),
+        judgments_sha256=_text(inputs.get("judgments_sha256")),
+        run_sha256=_text(inputs.get("run_sha256")),
+        query_set_sha256=_text(inputs.get("query_set_sha256")),
+        corpus_fingerprint=_text(section(report, "corpus").get("fingerprint")),
+        verdict=_text(section(report, "verdict").get("status")),
+    )
 
 
 def _text(value: Any) -> str | None:

@@ -1,15 +1,18 @@
 """Comparability findings: what differs between the two reports, and what it does to the deltas.
 
 Each finding says what was found (``detail``) and what that means for the
-numbers (``meaning``); its ``effect`` says how it bears on them. Findings
+numbers (``meaning``); its ``effect`` says how it bears on them (a
+:class:`~retrieval_eval.core.comparison_document.Finding`). Findings
 about the yardstick itself are made in ``yardstick``; the others are here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..core.comparison_document import Finding
+
+__all__ = ["CONFOUNDS", "LIMITS", "NOTE", "RESOLVED", "Finding", "distinct", "further_findings", "short"]
 from ..core.lenient import cutoffs, section
 from .sides import Pairing, Sides
 
@@ -18,26 +21,6 @@ CONFOUNDS = "confounds"  # the deltas it names mix a change of yardstick with a 
 RESOLVED = "resolved"  # the yardstick changed, and rescoring put both sides on the head's
 LIMITS = "limits"  # the comparison covers less than everything (queries, metrics, intervals)
 NOTE = "note"  # worth knowing; changes nothing computed
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    effect: str
-    detail: str
-    meaning: str
-    metrics: tuple[str, ...] = ()  # the metrics it confounds; empty means all, when it confounds
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "code": self.code,
-            "effect": self.effect,
-            "detail": self.detail,
-            "meaning": self.meaning,
-        }
-        if self.metrics:
-            data["metrics"] = list(self.metrics)
-        return data
 
 
 def short(sha: Any) -> str:

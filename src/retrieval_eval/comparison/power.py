@@ -12,9 +12,10 @@ significant, and the share of queries that moved says how much it matters.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 from ..core.comparison import difference
+from ..core.comparison_document import MetricRow, PowerDesign, RowPower, StratumRow
 from ..core.power import DEFAULT_CORRELATION, Design, Moved, detectable_effect, proxy_sd, sample_sd
 from ..core.precision import DECIMALS
 from ..core.significance import CONFIDENCE
@@ -32,44 +33,50 @@ def gate_design(power: float) -> Design:
     return Design(power=power, alpha=round(1.0 - CONFIDENCE, DECIMALS), method=GATE_METHOD)
 
 
-def design_section(design: Design) -> dict[str, Any]:
+def design_section(design: Design) -> PowerDesign:
     """How ``mde`` was computed, for the document."""
-    return {
-        "power": design.power,
-        "alpha": design.alpha,
-        "method": design.method,
-        "formula": "mde = (q(1 - alpha/2) + q(power)) * sd_diff / sqrt(n), q the standard normal quantile",
-        "sd_diff": "sample standard deviation (n - 1) of the paired per-query differences, head - base",
-        "base_proxy": "where the differences do not vary: sqrt(2 * (1 - rho)) times the base's per-query "
+    return PowerDesign(
+        power=design.power,
+        alpha=design.alpha,
+        method=design.method,
+        formula="mde = (q(1 - alpha/2) + q(power)) * sd_diff / sqrt(n), q the standard normal quantile",
+        sd_diff="sample standard deviation (n - 1) of the paired per-query differences, head - base",
+        base_proxy="where the differences do not vary: sqrt(2 * (1 - rho)) times the base's per-query "
         f"standard deviation, rho = {DEFAULT_CORRELATION}",
-    }
+    )
 
 
-def add_power(rows: dict[str, dict[str, Any]], pairing: Pairing, design: Design) -> None:
-    """Put ``sd_diff``, ``mde``, ``mde_source`` and ``moved`` into every metric row the paired queries carry."""
+def add_power(rows: Mapping[str, MetricRow], pairing: Pairing, design: Design) -> dict[str, MetricRow]:
+    """Every metric row with ``sd_diff``, ``mde``, ``mde_source`` and ``moved`` (None each where confounded)."""
+    found = {}
     for metric, row in rows.items():
-        if row.get("confounded"):
-            row.update(power_fields(None, None, design))
+        if row.confounded:
+            found[metric] = replace(row, power=power_fields(None, None, design))
             continue
         ids = pairing.ids
-        row.update(power_fields(_differences(pairing, metric, ids), _base(pairing, metric, ids), design))
+        power = power_fields(_differences(pairing, metric, ids), _base(pairing, metric, ids), design)
+        found[metric] = replace(row, power=power)
+    return found
 
 
 def add_stratum_power(
-    rows: dict[str, dict[str, Any]],
+    rows: Mapping[str, StratumRow],
     pairing: Pairing,
     primary: str,
     members: Mapping[str, Sequence[str]],
     design: Design,
-) -> None:
+) -> dict[str, StratumRow]:
     """The same fields for each paired stratum (``members``: stratum -> its paired query ids)."""
+    found = dict(rows)
     for name, row in rows.items():
-        if name in members and row.get("n") is not None:
+        if name in members and row.n is not None:
             ids = members[name]
-            row.update(power_fields(_differences(pairing, primary, ids), _base(pairing, primary, ids), design))
+            power = power_fields(_differences(pairing, primary, ids), _base(pairing, primary, ids), design)
+            found[name] = replace(row, power=power)
+    return found
 
 
-def power_fields(differences: Sequence[float] | None, base: Sequence[float] | None, design: Design) -> dict[str, Any]:
+def power_fields(differences: Sequence[float] | None, base: Sequence[float] | None, design: Design) -> RowPower:
     """``sd_diff``, ``mde``, ``mde_source`` and ``moved`` of one row; None each where there is nothing to pair.
 
     Differences that do not vary (every query moved alike, or none moved: a change that did
@@ -77,19 +84,18 @@ def power_fields(differences: Sequence[float] | None, base: Sequence[float] | No
     per-query spread then stands in, through the proxy of one report (``base-proxy``).
     """
     if not differences:
-        return {"sd_diff": None, "mde": None, "mde_source": None, "moved": None}
+        return RowPower()
     sd, source = sample_sd(differences), PAIRED
     if not sd and base:
         spread = sample_sd(base)
         sd, source = (proxy_sd(spread), BASE_PROXY) if spread else (None, PAIRED)
     mde = None if sd is None else detectable_effect(sd, len(differences), design)
-    moved = Moved.of(differences)
-    return {
-        "sd_diff": None if sd is None else round(sd, DECIMALS),
-        "mde": None if mde is None else round(mde, DECIMALS),
-        "mde_source": None if mde is None else source,
-        "moved": {"improved": moved.improved, "tied": moved.tied, "worsened": moved.worsened},
-    }
+    return RowPower(
+        sd_diff=None if sd is None else round(sd, DECIMALS),
+        mde=None if mde is None else round(mde, DECIMALS),
+        mde_source=None if mde is None else source,
+        moved=Moved.of(differences),
+    )
 
 
 def _base(pairing: Pairing, metric: str, ids: Sequence[str]) -> list[float] | None:

@@ -11,13 +11,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison import Comparison, MetricDelta
+from ..core.comparison_document import ComparisonDocument, PowerDesign
 from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
 from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
-from .document import build_comparison
+from ..formats.comparison import comparison_from_json
+from .document import build_document
 from .findings import CONFOUNDS
 from .power import GATE_METHOD, gate_design
 
@@ -33,56 +35,56 @@ def compare_reports(
     power: float = DEFAULT_POWER,
 ) -> Comparison:
     """The full comparison, in the form gates read (its document rides along)."""
-    document = build_comparison(
+    document = build_document(
         base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
     )
     return comparison_from_document(document)
 
 
-def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
-    """What gates read from a comparison document."""
-    comparison = Comparison(document=dict(document))
-    for name, row in section(document, "metrics").items():
+def comparison_from_document(compared: ComparisonDocument | Mapping[str, Any]) -> Comparison:
+    """What gates read from a comparison document (its records, or the JSON object ``compare`` writes)."""
+    document = compared if isinstance(compared, ComparisonDocument) else comparison_from_json(compared)
+    comparison = Comparison(document=document)
+    for name, row in document.metrics.items():
+        power = row.power
         comparison.metrics[name] = MetricDelta(
             name,
-            row.get("base"),
-            row.get("head"),
-            _ci(row.get("ci")),
-            row.get("p_value"),
-            row.get("significant"),
-            row.get("confounded"),
-            row.get("n"),
-            _ci(row.get("bounds")),
-            row.get("unjudged") if isinstance(row.get("unjudged"), int) else None,
-            number(row.get("sd_diff")),
-            number(row.get("mde")),
+            row.base,
+            row.head,
+            _ci(row.ci),
+            row.p_value,
+            row.significant,
+            row.confounded,
+            row.n,
+            _ci(row.bounds),
+            row.unjudged,
+            None if power is None else number(power.sd_diff),
+            None if power is None else number(power.mde),
         )
-    comparison.design = document_design(section(document, "power"))
-    for finding in document.get("comparability") or []:
-        if finding.get("effect") == CONFOUNDS and not finding.get("metrics"):
+    comparison.design = document_design(document.power or PowerDesign())
+    for finding in document.findings:
+        if finding.effect == CONFOUNDS and not finding.metrics:
             # What changed and why it could not be undone: a gate's reason should say both.
-            comparison.problems.append(f"{finding.get('detail', '')}; {finding.get('meaning', '')}")
-        elif finding.get("effect") != CONFOUNDS:
-            comparison.notes.append(finding.get("detail", ""))
+            comparison.problems.append(f"{finding.detail}; {finding.meaning}")
+        elif finding.effect != CONFOUNDS:
+            comparison.notes.append(finding.detail)
     return comparison
 
 
-def document_design(power: Mapping[str, Any]) -> Design:
+def document_design(power: PowerDesign) -> Design:
     """The design a document states its ``mde`` at; the gate's own when it states none (or not in our shape)."""
     try:
         return Design(
-            power=number(power.get("power")) or DEFAULT_POWER,
-            alpha=number(power.get("alpha")) or DEFAULT_ALPHA,
-            method=str(power.get("method") or GATE_METHOD),
+            power=number(power.power) or DEFAULT_POWER,
+            alpha=number(power.alpha) or DEFAULT_ALPHA,
+            method=power.method or GATE_METHOD,
         )
     except ValueError:
         return gate_design(DEFAULT_POWER)
 
 
-def _ci(value: Any) -> tuple[float, float] | None:
-    if isinstance(value, list) and len(value) == 2 and all(number(v) is not None for v in value):
-        return float(value[0]), float(value[1])
-    return None
+def _ci(value: tuple[float, float] | None) -> tuple[float, float] | None:
+    return None if value is None else (float(value[0]), float(value[1]))
 
 
 def check_head_judgments(sha256: str | None, head: Mapping[str, Any], path: str) -> None:

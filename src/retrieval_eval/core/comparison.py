@@ -8,8 +8,8 @@ one just built. It lives in the core because the gates, which are core, read it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from .comparison_document import ComparisonDocument
 from .power import Design
 from .precision import DECIMALS
 
@@ -44,7 +44,7 @@ class Comparison:
     metrics: dict[str, MetricDelta] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # changes of yardstick that confound every delta
     notes: list[str] = field(default_factory=list)
-    document: dict[str, Any] | None = None
+    document: ComparisonDocument | None = None
     design: Design = field(default_factory=Design)  # the power and level each ``mde`` is stated at
 
     @property

@@ -197,6 +197,15 @@ _MOVER = _object(
     },
     ("query_id", "base", "head", "delta"),
 )
+_INTERVAL_OR_NULL: dict[str, Any] = {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2}
+_P_OR_NULL: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+# What the paired queries detect and how they moved, beside a metric's or a paired stratum's delta.
+_ROW_POWER: dict[str, Any] = {
+    "sd_diff": NUMBER_OR_NULL,
+    "mde": NUMBER_OR_NULL,
+    "mde_source": STRING_OR_NULL,
+    "moved": {**_object({"improved": COUNT, "tied": COUNT, "worsened": COUNT}), "type": ["object", "null"]},
+}
 COMPARISON: dict[str, Any] = _object(
     {
         "kind": STRING,
@@ -218,8 +227,23 @@ COMPARISON: dict[str, Any] = _object(
                 "name": STRING,
                 "resamples": {"type": "integer"},
                 "seed": {"type": "integer"},
+                "draws": STRING,
                 "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "interval": STRING,
+                "p_value": STRING,
+                "adjustment": STRING,
+                "strata": STRING,
                 "paired_queries": COUNT,
+            }
+        ),
+        "power": _object(
+            {
+                "power": {"type": "number", "minimum": 0, "maximum": 1},
+                "alpha": {"type": "number", "minimum": 0, "maximum": 1},
+                "method": STRING,
+                "formula": STRING,
+                "sd_diff": STRING,
+                "base_proxy": STRING,
             }
         ),
         "queries": _object({"paired": COUNT, "added": STRINGS, "removed": STRINGS}),
@@ -230,12 +254,15 @@ COMPARISON: dict[str, Any] = _object(
                     "head": NUMBER_OR_NULL,
                     "delta": NUMBER_OR_NULL,
                     "n": COUNT_OR_NULL,
-                    "ci": {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2},
-                    "p_value": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "ci": _INTERVAL_OR_NULL,
+                    "p_value": _P_OR_NULL,
                     "significant": {"type": ["boolean", "null"]},
-                    "p_adjusted": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "p_adjusted": _P_OR_NULL,
                     "significant_adjusted": {"type": ["boolean", "null"]},
                     "confounded": STRING_OR_NULL,
+                    "bounds": _INTERVAL_OR_NULL,
+                    "unjudged": COUNT_OR_NULL,
+                    **_ROW_POWER,
                 }
             )
         ),
@@ -246,11 +273,12 @@ COMPARISON: dict[str, Any] = _object(
                     "base": NUMBER_OR_NULL,
                     "head": NUMBER_OR_NULL,
                     "delta": NUMBER_OR_NULL,
-                    "ci": {"type": ["null", "array"], "items": NUMBER, "minItems": 2, "maxItems": 2},
-                    "p_value": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "ci": _INTERVAL_OR_NULL,
+                    "p_value": _P_OR_NULL,
                     "significant": {"type": ["boolean", "null"]},
-                    "p_adjusted": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+                    "p_adjusted": _P_OR_NULL,
                     "significant_adjusted": {"type": ["boolean", "null"]},
+                    **_ROW_POWER,
                 }
             )
         ),

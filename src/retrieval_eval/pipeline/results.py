@@ -178,7 +178,9 @@ class Evaluation(Frozen):
         """The comparison with the baseline given to evaluate(), or None without one."""
         if self.comparison is None or self.comparison.document is None:
             return None
-        return Comparison(self.comparison.document)
+        from ..formats.comparison import comparison_to_json  # loaded when a comparison is asked for
+
+        return Comparison(comparison_to_json(self.comparison.document))
 
     def value(self, metric: str) -> float:
         """The mean of one metric, named ours (``ndcg@10``) or the field's way (``nDCG@10``)."""

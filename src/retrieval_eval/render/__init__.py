@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
+from .compared import Compared, as_document
 from .escape import escape_markdown
 from .history import history_text, history_view
 from .marker import check_marker, comment_marker
@@ -54,7 +55,7 @@ def render(
     kind: str,
     *,
     report: Mapping[str, Any],
-    comparison: Mapping[str, Any] | Any | None = None,
+    comparison: Compared = None,
     template_dir: str | None = None,
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
@@ -63,8 +64,8 @@ def render(
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
-    ``comparison`` is a document from ``compare.build_comparison``, or the
-    ``Comparison`` an evaluation carries (its document is rendered).
+    ``comparison`` is a comparison document (its records, or the JSON object ``compare``
+    writes), or the ``Comparison`` an evaluation carries (its document is rendered).
     ``baseline`` says where the comparison came from, when the caller found it
     (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a
     document of ``compare.build_history`` (the summary's ``history`` block). ``queue``: the
@@ -76,10 +77,10 @@ def render(
     if kind not in KINDS:
         raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
     marker = comment_marker(comment_id)
-    comparison = _document(comparison)
+    document = as_document(comparison)
     if kind == "text":
-        return render_text(report, comparison)
-    view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)
+        return render_text(report, document)
+    view = build_view(report, document, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)
     text = fit(view, _drawer(kind, template_dir), BUDGETS[kind])
     if kind == "comment":
         check_marker(text, marker, template_dir)
@@ -102,9 +103,3 @@ def _drawer(name: str, template_dir: str | None) -> Callable[[dict[str, Any]], s
     from .sandbox import template_drawer
 
     return template_drawer(name, template_dir)
-
-
-def _document(comparison: Any) -> Mapping[str, Any] | None:
-    """The comparison document, also when given the Comparison object gates read."""
-    document = getattr(comparison, "document", None)
-    return document if isinstance(document, Mapping) else comparison

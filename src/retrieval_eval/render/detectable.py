@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument
 from ..core.lenient import integer, items, mapping, number, section
+from ..core.power import Moved
 
 
 def detectable_sentence(gate: Mapping[str, Any], name: str) -> str | None:
@@ -38,16 +40,18 @@ def detectable_gates(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [g for g in map(mapping, items(section(report, "verdict").get("gates"))) if g.get("detectable")]
 
 
-def comparison_power_lines(comparison: Mapping[str, Any], clean: Callable[[Any], str]) -> list[str]:
+def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[Any], str]) -> list[str]:
     """For ``compare``'s text: each metric's detectable effect and how its paired queries moved."""
-    design = section(comparison, "power")
-    power, alpha = number(design.get("power")), number(design.get("alpha"))
+    design = comparison.power
+    power = None if design is None else number(design.power)
+    alpha = None if design is None else number(design.alpha)
     rows = []
-    for name, row in section(comparison, "metrics").items():
-        mde, moved = number(mapping(row).get("mde")), mapping(mapping(row).get("moved"))
-        if mde is None:
+    for name, row in comparison.metrics.items():
+        mde = None if row.power is None else number(row.power.mde)
+        if mde is None or row.power is None:
             continue
-        counts = " ".join(f"{integer(moved.get(k)) or 0} {k}" for k in ("improved", "tied", "worsened"))
+        moved = row.power.moved or Moved(0, 0, 0)
+        counts = f"{moved.improved} improved {moved.tied} tied {moved.worsened} worsened"
         rows.append(f"  {clean(name):<16}{mde:>8.4f}   {counts}")
     if not rows or power is None or alpha is None:
         return []

@@ -23,8 +23,10 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, StratumRow
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
 from .charts import StratumPoint, stratum_chart
+from .compared import Compared, as_document
 from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
 from .notices import notices
@@ -92,7 +94,7 @@ def keys_shown(report: Mapping[str, Any], base: Mapping[str, Any] | None, querie
 
 def html_report(
     report: Mapping[str, Any],
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Compared = None,
     *,
     base: Mapping[str, Any] | None = None,
     judgments: str | None = None,
@@ -116,22 +118,23 @@ def html_report(
 
 def render_html(
     report: Mapping[str, Any],
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Compared = None,
     inputs: HtmlInputs | None = None,
     *,
     query_limit: int = QUERY_LIMIT,
 ) -> str:
-    """The page for ``report`` (and its comparison with the base, when given)."""
+    """The page for ``report`` (and its comparison with the base, when given: records, or the JSON
+    ``compare`` writes)."""
     # Jinja, about 14 ms of start-up (the least of seven python -X importtime runs), loaded only
     # now that a page is drawn:
     # `render` and the action import this module for every kind.
     from .html_page import draw_page
 
-    return draw_page(build_html_view(report, comparison, inputs or HtmlInputs(), query_limit))
+    return draw_page(build_html_view(report, as_document(comparison), inputs or HtmlInputs(), query_limit))
 
 
 def build_html_view(
-    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, inputs: HtmlInputs, query_limit: int
+    report: Mapping[str, Any], comparison: ComparisonDocument | None, inputs: HtmlInputs, query_limit: int
 ) -> dict[str, Any]:
     primary = primary_metric(report)
     style, script = _asset("report.css.j2"), _asset("report.js.j2")
@@ -163,11 +166,11 @@ def build_html_view(
         "strata": _strata(report, comparison, primary),
         "comparability": [
             {
-                "effect": plain(f.get("effect", ""), 20),
-                "detail": plain(f.get("detail", "")),
-                "meaning": plain(f.get("meaning", "")),
+                "effect": plain(f.effect, 20),
+                "detail": plain(f.detail),
+                "meaning": plain(f.meaning),
             }
-            for f in map(mapping, items(mapping(comparison).get("comparability")))
+            for f in (comparison.findings if comparison else ())
         ],
         "drift": _drift(report),
         "queries": _queries(report, inputs, primary, query_limit, old_ids=_ids_changed(comparison)),
@@ -178,18 +181,18 @@ def build_html_view(
 # -- the parts ----------------------------------------------------------------------------
 
 
-def _verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, str]:
+def _verdict(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
     status = plain(section(report, "verdict").get("status", "INDETERMINATE"), 20)
     value = measured(report, primary)
-    moved = mapping(section(comparison, "metrics").get(primary))
+    moved = (comparison.metrics.get(primary) if comparison else None) or MetricRow()
     line = "No metric was computed." if value is None else f"{primary} {fmt(value)}"
-    if value is not None and number(moved.get("delta")) is not None:
-        line += f", {fmt_delta(moved.get('delta'))} vs base"
-        if moved.get("confounded"):
+    if value is not None and number(moved.delta) is not None:
+        line += f", {fmt_delta(moved.delta)} vs base"
+        if moved.confounded:
             line += " (confounded: the two sides were measured with different yardsticks)"
-        elif fmt_interval(moved.get("ci")) != "—":
+        elif fmt_interval(moved.ci) != "—":
             sure = "significant" if adjusted_mark(moved) else "not significant"
-            line += f", 95% interval {fmt_interval(moved.get('ci'))}, {sure}"
+            line += f", 95% interval {fmt_interval(moved.ci)}, {sure}"
     note = "" if items(section(report, "verdict").get("gates")) else NO_GATES
     return {"status": status, "tone": status.lower(), "headline": plain(line, 400), "note": note}
 
@@ -206,51 +209,53 @@ def _gates(report: Mapping[str, Any]) -> list[Row]:
     return rows
 
 
-def _metrics(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+def _metrics(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
     marks = gate_marks(report)
-    compared = section(comparison, "metrics")
+    compared = comparison.metrics if comparison else {}
     names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
     names.sort(key=lambda n: (n != primary, n not in marks))
     rows = []
     for name in names:
-        moved = mapping(compared.get(name))
-        head = moved.get("head", measured(report, name))
+        found = compared.get(name)
+        moved = found or MetricRow()
+        head = moved.head if found is not None else measured(report, name)
         rows.append(
             {
                 "name": plain(name, 60),
                 "primary": name == primary,
-                "base": fmt(moved.get("base")),
+                "base": fmt(moved.base),
                 "head": fmt(head),
                 "head_value": number(head),
-                "delta": "—" if moved.get("confounded") else fmt_delta(moved.get("delta")),
-                "delta_value": None if moved.get("confounded") else number(moved.get("delta")),
-                "interval": "confounded" if moved.get("confounded") else fmt_interval(moved.get("ci")),
-                "p": "—" if moved.get("confounded") else fmt_p(moved.get("p_value")),
-                "p_value": number(moved.get("p_value")),
-                "significant": adjusted_mark(moved) and not moved.get("confounded"),
+                "delta": "—" if moved.confounded else fmt_delta(moved.delta),
+                "delta_value": None if moved.confounded else number(moved.delta),
+                "interval": "confounded" if moved.confounded else fmt_interval(moved.ci),
+                "p": "—" if moved.confounded else fmt_p(moved.p_value),
+                "p_value": number(moved.p_value),
+                "significant": adjusted_mark(moved) and not moved.confounded,
                 "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(marks.get(name, ""), ""),
             }
         )
     return rows
 
 
-def _strata(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:
-    head, compared = section(report, "per_stratum"), section(comparison, "per_stratum")
+def _strata(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
+    head, compared = section(report, "per_stratum"), (comparison.strata if comparison else {})
     points, rows = [], []
     for name in dict.fromkeys([*head, *compared]):
-        moved, entry = mapping(compared.get(name)), mapping(head.get(name))
-        value = number(moved.get("head")) if "head" in moved else measured(entry, primary)
-        n = integer(moved.get("n")) if integer(moved.get("n")) is not None else integer(entry.get("n"))
+        found, entry = compared.get(name), mapping(head.get(name))
+        moved = found or StratumRow()
+        value = number(moved.head) if found is not None else measured(entry, primary)
+        n = moved.n if moved.n is not None else integer(entry.get("n"))
         point = StratumPoint(
             name=plain(name, 200),
             head=value,
-            base=number(moved.get("base")),
+            base=number(moved.base),
             value=fmt(value),
-            delta=fmt_delta(moved.get("delta")),
-            delta_value=number(moved.get("delta")),
+            delta=fmt_delta(moved.delta),
+            delta_value=number(moved.delta),
         )
         points.append(point)
-        rows.append({"point": point, "n": n if n is not None else "—", "base": fmt(moved.get("base"))})
+        rows.append({"point": point, "n": n if n is not None else "—", "base": fmt(moved.base)})
     worst = section(report, "worst_stratum")
     return {
         "rows": rows,
@@ -325,36 +330,35 @@ def _eval_set(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _movers(comparison: Mapping[str, Any] | None) -> dict[str, Any]:
-    moved = section(comparison, "movers")
+def _movers(comparison: ComparisonDocument | None) -> dict[str, Any]:
+    moved = (comparison.movers if comparison else None) or Movers()
 
-    def rows(key: str) -> list[Row]:
+    def rows(movers: Sequence[Mover] | None) -> list[Row]:
         return [
             {
-                "query_id": plain(m.get("query_id", ""), 120),
-                "query": plain(m.get("query") or "", 200),
-                "stratum": plain(m.get("stratum") or "", 80),
-                "base": fmt(m.get("base")),
-                "head": fmt(m.get("head")),
-                "delta": fmt_delta(m.get("delta")),
-                "tone": _tone(number(m.get("delta"))),
+                "query_id": plain(m.query_id, 120),
+                "query": plain(m.query or "", 200),
+                "stratum": plain(m.stratum or "", 80),
+                "base": fmt(m.base),
+                "head": fmt(m.head),
+                "delta": fmt_delta(m.delta),
+                "tone": _tone(number(m.delta)),
             }
-            for m in map(mapping, items(moved.get(key)))
+            for m in movers or ()
         ]
 
     return {
-        "metric": plain(moved.get("metric", ""), 60),
-        "drops": rows("drops"),
-        "gains": rows("gains"),
-        "down": integer(moved.get("down")) or 0,
-        "up": integer(moved.get("up")) or 0,
+        "metric": plain("" if moved.metric is None else moved.metric, 60),
+        "drops": rows(moved.drops),
+        "gains": rows(moved.gains),
+        "down": moved.down or 0,
+        "up": moved.up or 0,
     }
 
 
-def _ids_changed(comparison: Mapping[str, Any] | None) -> bool:
+def _ids_changed(comparison: ComparisonDocument | None) -> bool:
     """Whether the base ranked other chunk ids than the head (a re-chunk between them)."""
-    findings = items(mapping(comparison).get("comparability"))
-    return any(mapping(finding).get("code") == "id-space-changed" for finding in findings)
+    return any(finding.code == "id-space-changed" for finding in (comparison.findings if comparison else ()))
 
 
 def _queries(
@@ -451,7 +455,7 @@ def _entry(
     }
 
 
-def _footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+def _footer(report: Mapping[str, Any], comparison: ComparisonDocument | None) -> str:
     tool, inputs = section(report, "tool"), section(report, "inputs")
     parts = [
         f"{tool.get('name', 'retrieval-eval')} {tool.get('version', '')}",
@@ -459,7 +463,7 @@ def _footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> 
         f"run {str(inputs.get('run_sha256') or '—')[:12]}",
     ]
     if comparison is not None:
-        parts.append(f"base run {str(section(comparison, 'base').get('run_sha256') or '—')[:12]}")
+        parts.append(f"base run {(comparison.base.run_sha256 or '—')[:12]}")
     parts.append(f"generated {report.get('generated_at', '—')}")
     return plain(" · ".join(parts), 400)
 

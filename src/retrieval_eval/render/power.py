@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.gates import gate_metric
-from ..core.lenient import integer, mapping, number, primary_metric, section
+from ..core.lenient import number, primary_metric
 from .detectable import detectable_gates, detectable_sentence
 from .escape import escape_markdown, escape_name
 from .numbers import fmt_delta, fmt_interval
 
 
 def power_view(
-    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, *, markdown: bool = True
+    report: Mapping[str, Any], comparison: ComparisonDocument | None, *, markdown: bool = True
 ) -> dict[str, Any]:
     """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``.
 
@@ -38,15 +39,15 @@ def power_view(
         "gates": gates,
         "effects": effect_rows(report, comparison, name),
         "strata": stratum_reach(comparison, text),
-        "metric": name(mapping(comparison).get("primary") or primary_metric(report)),
+        "metric": name((comparison.primary if comparison else None) or primary_metric(report)),
     }
 
 
-def stratum_reach(comparison: Mapping[str, Any] | None, text: Callable[[Any], str]) -> str | None:
+def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], str]) -> str | None:
     """``faq 0.272 (14 queries), billing 0.216 (13 queries)``: each paired stratum's detectable effect."""
     parts = []
-    for name, row in section(comparison, "per_stratum").items():
-        mde, n = number(mapping(row).get("mde")), integer(mapping(row).get("n"))
+    for name, row in (comparison.strata if comparison else {}).items():
+        mde, n = (None if row.power is None else number(row.power.mde)), row.n
         if mde is not None and n is not None:
             parts.append(f"{text(name)} {mde:.3f} ({n} queries)")
     return ", ".join(parts) or None
@@ -61,27 +62,29 @@ def _plain_text(value: Any) -> str:
 
 
 def effect_rows(
-    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, name: Callable[[Any], str] = escape_name
+    report: Mapping[str, Any], comparison: ComparisonDocument | None, name: Callable[[Any], str] = escape_name
 ) -> list[dict[str, str]]:
     """The primary and the delta-gated metrics: the change, its interval, and the share of queries
     that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
-    rows = section(comparison, "metrics")
+    rows = comparison.metrics if comparison else {}
     wanted = [primary_metric(report), *(gate_metric(str(g.get("expression", ""))) for g in detectable_gates(report))]
     found = []
     for metric in dict.fromkeys(wanted):
-        row = mapping(rows.get(metric))
-        moved = mapping(row.get("moved"))
-        counts = [integer(moved.get(k)) for k in ("improved", "tied", "worsened")]
-        total = sum(c for c in counts if c is not None)
-        if not total or any(c is None for c in counts):
+        row = rows.get(metric) or MetricRow()
+        moved = None if row.power is None else row.power.moved
+        if moved is None:
             continue
-        improved, tied, worsened = (f"{(c or 0) / total:.0%}" for c in counts)
-        mde = number(row.get("mde"))
+        counts = (moved.improved, moved.tied, moved.worsened)
+        total = sum(counts)
+        if not total:
+            continue
+        improved, tied, worsened = (f"{c / total:.0%}" for c in counts)
+        mde = None if row.power is None else number(row.power.mde)
         found.append(
             {
                 "metric": name(metric),
-                "delta": fmt_delta(row.get("delta")),
-                "interval": fmt_interval(row.get("ci")),
+                "delta": fmt_delta(row.delta),
+                "interval": fmt_interval(row.ci),
                 "mde": "—" if mde is None else f"{mde:.3f}",
                 "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
             }

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.lenient import integer, items, mapping, number, section
+from ..core.comparison_document import Movers
+from ..core.lenient import integer, items, number, section
+from .compared import Compared, as_document
 from .escape import show_hidden
 from .notices import notices
 
@@ -82,16 +84,17 @@ def drift_facts(report: Mapping[str, Any]) -> DriftFacts | None:
     )
 
 
-def sections_of(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> tuple[str, ...]:
-    """The sections a full rendering of ``report`` (and ``comparison``) must show, in order.
+def sections_of(report: Mapping[str, Any], compared: Compared) -> tuple[str, ...]:
+    """The sections a full rendering of ``report`` (and ``compared``) must show, in order.
 
     The summary, the terminal and the HTML page each show every one of them; the tests
     hold each rendering to this list.
     """
+    comparison = as_document(compared)
     verdict = section(report, "verdict")
     floor = section(report, "floor")
     sensitivity = section(report, "sensitivity")
-    moved = section(comparison, "movers")
+    moved = (comparison.movers if comparison else None) or Movers()
     present = {
         "verdict": True,
         "metrics": bool(section(report, "metrics")),
@@ -100,8 +103,8 @@ def sections_of(report: Mapping[str, Any], comparison: Mapping[str, Any] | None)
         "eval_set": bool(items(sensitivity.get("warnings"))) or bool(notices(report).skipped),
         "gates": bool(items(verdict.get("gates"))),
         "strata": bool(section(report, "per_stratum")),
-        "movers": bool(items(moved.get("drops")) or items(moved.get("gains"))),
+        "movers": bool(moved.drops or moved.gains),
         "reasons": bool(notices(report).beyond_gates(report)),
-        "comparability": bool(items(mapping(comparison).get("comparability"))),
+        "comparability": bool(comparison and comparison.findings),
     }
     return tuple(name for name, shown in present.items() if shown)

@@ -6,9 +6,10 @@ rows of strings, ready to be written into a Markdown table as they are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, StratumRow
 from ..core.gates import PASS, SEVERITY, gate_metric
 from ..core.lenient import integer, items, mapping, measured, number, section
 from .escape import escape_markdown, escape_name, mermaid_label
@@ -21,42 +22,46 @@ REASON_LIMIT = 500  # characters of a reason, detail or meaning
 Row = dict[str, Any]
 
 
-def metric_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+def metric_rows(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
     marks = gate_marks(report)
-    compared = section(comparison, "metrics")
+    compared = comparison.metrics if comparison else {}
     names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
     # The primary metric leads; gated metrics follow; then the rest in report order.
     names.sort(key=lambda n: (n != primary, n not in marks))
-    return [metric_row(n, report, mapping(compared.get(n)), marks, primary) for n in names]
+    return [metric_row(n, report, compared.get(n), marks, primary) for n in names]
 
 
 def metric_row(
-    name: str, report: Mapping[str, Any], compared: Mapping[str, Any], marks: Mapping[str, str], primary: str
+    name: str, report: Mapping[str, Any], compared: MetricRow | None, marks: Mapping[str, str], primary: str
 ) -> Row:
-    significant = adjusted_mark(compared)
-    confounded = compared.get("confounded")
-    delta = fmt_delta(compared.get("delta"))
+    """``compared``: the comparison's row of the metric, None when there is none (no base, or a metric new here)."""
+    row = compared or MetricRow()
+    significant = adjusted_mark(row)
+    confounded = row.confounded
+    delta = fmt_delta(row.delta)
     return {
         "name": escape_name(name),
         "primary": name == primary,
         "value": fmt(measured(report, name)),
-        "base": fmt(compared.get("base")),
-        "head": fmt(compared.get("head", measured(report, name))),
+        "base": fmt(row.base),
+        "head": fmt(row.head if compared is not None else measured(report, name)),
         "delta": f"**{delta}**" if significant and not confounded else delta + (" ⚠️" if confounded else ""),
-        "interval": "confounded" if confounded else fmt_interval(compared.get("ci")),
-        "p": "—" if confounded else fmt_p(compared.get("p_value")),
-        "p_adjusted": "—" if confounded else fmt_p(compared.get("p_adjusted")),
+        "interval": "confounded" if confounded else fmt_interval(row.ci),
+        "p": "—" if confounded else fmt_p(row.p_value),
+        "p_adjusted": "—" if confounded else fmt_p(row.holm.p_adjusted if row.holm else None),
         "significant": significant,
         "confounded": escape_markdown(confounded) if confounded else None,
         "gate": marks.get(name, ""),
     }
 
 
-def adjusted_mark(compared: Mapping[str, Any]) -> bool:
+def adjusted_mark(compared: MetricRow | StratumRow) -> bool:
     """Significant after Holm's adjustment; a comparison made before it gives its own test."""
-    if "significant_adjusted" in compared:
-        return compared.get("significant_adjusted") is True
-    return compared.get("significant") is True
+    if compared.holm is not None:
+        return compared.holm.significant_adjusted is True
+    if isinstance(compared, StratumRow):
+        return compared.test is not None and compared.test.significant is True
+    return compared.significant is True
 
 
 def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
@@ -75,46 +80,47 @@ def compact_metric_rows(rows: list[Row], primary: str) -> list[Row]:
     return [r for r in rows if r["gate"] or r["primary"] or "@" not in r["name"] or r["name"].endswith("@" + cutoff)]
 
 
-def stratum_rows(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> list[Row]:
+def stratum_rows(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
     """Every stratum either side reports: the head's in report order (worst first), then the base's."""
     head = section(report, "per_stratum")
-    compared = section(comparison, "per_stratum")
+    compared = comparison.strata if comparison else {}
     return [
-        _stratum_row(name, mapping(head.get(name)), mapping(compared.get(name)), primary)
+        _stratum_row(name, mapping(head.get(name)), compared.get(name), primary)
         for name in dict.fromkeys([*head, *compared])
     ]
 
 
-def _stratum_row(name: Any, entry: Mapping[str, Any], moved: Mapping[str, Any], primary: str) -> Row:
-    value = moved.get("head") if "head" in moved else measured(entry, primary)
+def _stratum_row(name: Any, entry: Mapping[str, Any], compared: StratumRow | None, primary: str) -> Row:
+    moved = compared or StratumRow()
+    value = moved.head if compared is not None else measured(entry, primary)
     # Paired counts when the comparison has them, so n matches the numbers beside it.
-    n = integer(moved.get("n")) if integer(moved.get("n")) is not None else integer(entry.get("n"))
+    n = moved.n if moved.n is not None else integer(entry.get("n"))
     return {
         "name": escape_markdown(name, limit=80),
         "label": mermaid_label(name),
         "n": n if n is not None else "—",
         "head": fmt(value),
         "head_value": number(value),
-        "base": fmt(moved.get("base")),
-        "base_value": number(moved.get("base")),
-        "delta": f"**{fmt_delta(moved.get('delta'))}**" if adjusted_mark(moved) else fmt_delta(moved.get("delta")),
-        "p_adjusted": fmt_p(moved.get("p_adjusted")),
+        "base": fmt(moved.base),
+        "base_value": number(moved.base),
+        "delta": f"**{fmt_delta(moved.delta)}**" if adjusted_mark(moved) else fmt_delta(moved.delta),
+        "p_adjusted": fmt_p(moved.holm.p_adjusted if moved.holm else None),
     }
 
 
-def mover_rows(movers: Any) -> list[Row]:
-    return [_mover_row(mover) for mover in map(mapping, items(movers))]
+def mover_rows(movers: Sequence[Mover] | None) -> list[Row]:
+    return [_mover_row(mover) for mover in movers or ()]
 
 
-def _mover_row(mover: Mapping[str, Any]) -> Row:
-    query, stratum = mover.get("query"), mover.get("stratum")
+def _mover_row(mover: Mover) -> Row:
+    query, stratum = mover.query, mover.stratum
     return {
-        "query_id": escape_markdown(mover.get("query_id", ""), limit=80),
+        "query_id": escape_markdown(mover.query_id, limit=80),
         "query": escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
         "stratum": escape_markdown(stratum, limit=60) if stratum else "—",
-        "base": fmt(mover.get("base")),
-        "head": fmt(mover.get("head")),
-        "delta": fmt_delta(mover.get("delta")),
+        "base": fmt(mover.base),
+        "head": fmt(mover.head),
+        "delta": fmt_delta(mover.delta),
     }
 
 
@@ -136,16 +142,16 @@ def gate_rows(report: Mapping[str, Any]) -> list[Row]:
     return rows
 
 
-def finding_rows(comparison: Mapping[str, Any] | None) -> list[Row]:
+def finding_rows(comparison: ComparisonDocument | None) -> list[Row]:
     return [
         {
-            "code": escape_markdown(f.get("code", ""), limit=40),
-            "effect": escape_markdown(f.get("effect", ""), limit=20),
-            "detail": escape_markdown(f.get("detail", ""), limit=REASON_LIMIT),
-            "meaning": escape_markdown(f.get("meaning", ""), limit=REASON_LIMIT),
-            "confounds": f.get("effect") == "confounds",
+            "code": escape_markdown(f.code, limit=40),
+            "effect": escape_markdown(f.effect, limit=20),
+            "detail": escape_markdown(f.detail, limit=REASON_LIMIT),
+            "meaning": escape_markdown(f.meaning, limit=REASON_LIMIT),
+            "confounds": f.effect == "confounds",
         }
-        for f in map(mapping, items(mapping(comparison).get("comparability")))
+        for f in (comparison.findings if comparison else ())
     ]
 
 

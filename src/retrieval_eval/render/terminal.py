@@ -15,9 +15,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, SignificanceMethod
 from ..core.gates import gate_metric
-from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section, value_of
+from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
 from ..core.metrics import REGISTRY, SET_METRICS
+from .compared import Compared, as_document
 from .detectable import detectable_gates, detectable_sentence
 from .notices import notices
 from .numbers import fmt_bound, fmt_delta, fmt_interval
@@ -97,12 +99,12 @@ def bar(value: float) -> str:
     return "█" * filled + "░" * (BAR_WIDTH - filled)
 
 
-def strata_lines(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, style: Style) -> list[str]:
+def strata_lines(report: Mapping[str, Any], comparison: ComparisonDocument | None, style: Style) -> list[str]:
     strata = {clean(name): mapping(entry) for name, entry in section(report, "per_stratum").items()}
     if not strata:
         return []
     primary = primary_metric(report)
-    compared = {clean(name): mapping(entry) for name, entry in section(comparison, "per_stratum").items()}
+    compared = {clean(name): entry for name, entry in (comparison.strata if comparison else {}).items()}
     worst = clean(section(report, "worst_stratum").get("name"))
     width = max(len(name) for name in strata)
     versus = "; base and Δ vs base" if comparison is not None else ""
@@ -113,8 +115,8 @@ def strata_lines(report: Mapping[str, Any], comparison: Mapping[str, Any] | None
             lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
             continue
         moved = compared.get(name)
-        then = number(moved.get("base")) if moved else None
-        base = f"  base {'—' if then is None else f'{then:.3f}'} {fmt_delta(moved.get('delta')):>8}" if moved else ""
+        then = number(moved.base) if moved else None
+        base = f"  base {'—' if then is None else f'{then:.3f}'} {fmt_delta(moved.delta):>8}" if moved else ""
         mark = style("  ← worst", "FAIL") if name == worst else ""
         lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{base}{mark}")
     return lines
@@ -227,79 +229,81 @@ def verdict_line(report: Mapping[str, Any], style: Style) -> str:
     return f"verdict  {style(status, status)}{gated}"
 
 
-def comparison_table(report: Mapping[str, Any], comparison: Mapping[str, Any], style: Style) -> list[str]:
+NO_ROW = MetricRow()  # a metric the comparison does not hold
+
+
+def comparison_table(report: Mapping[str, Any], comparison: ComparisonDocument, style: Style) -> list[str]:
     """Base, head, delta and interval per metric; a metric only one side has shows a dash."""
-    compared = section(comparison, "metrics")
-    paired = integer(section(comparison, "queries").get("paired")) or 0
-    yardstick = clean(comparison.get("yardstick") or "same")
+    compared = comparison.metrics
+    paired = (comparison.queries.paired if comparison.queries else None) or 0
+    yardstick = clean(comparison.yardstick or "same")
     lines = [
         f"compared with base ({yardstick} yardstick, {paired} paired queries)",
         f"{'metric':<22}{'base':>8}{'head':>10}{'Δ':>10}  95% interval",
     ]
     names = dict.fromkeys([*compared, *section(report, "metrics")])
     for name in names:
-        row = mapping(compared.get(name))
-        head = row.get("head") if "head" in row else measured(report, str(name))
-        if row.get("confounded"):
-            delta, interval = fmt_delta(row.get("delta")), "confounded"
+        found = compared.get(name)
+        row = found or NO_ROW
+        head = row.head if found is not None else measured(report, str(name))
+        if row.confounded:
+            delta, interval = fmt_delta(row.delta), "confounded"
         else:
-            delta, interval = fmt_delta(row.get("delta")), fmt_interval(row.get("ci"))
+            delta, interval = fmt_delta(row.delta), fmt_interval(row.ci)
             if adjusted_mark(row):
                 delta, interval = style(delta, "bold"), f"{interval}  significant"
-        cells = f"{fmt(number(row.get('base'))):>8}{fmt(number(head)):>10}{delta:>10}"
+        cells = f"{fmt(number(row.base)):>8}{fmt(number(head)):>10}{delta:>10}"
         if name in SET_METRICS:  # measured over a subset of the queries: say how many
             interval += f"  n={clean(mapping(section(report, 'metrics').get(name)).get('n'))}"
         lines.append(f"{clean(name):<22}{cells}  {interval}".rstrip())
-    method = section(comparison, "significance")
-    resamples = integer(method.get("resamples"))
+    method = comparison.significance or SignificanceMethod()
+    resamples = method.resamples
     if resamples:
-        about = f"paired bootstrap, {resamples:,} resamples (seed {integer(method.get('seed'))})"
+        about = f"paired bootstrap, {resamples:,} resamples (seed {method.seed})"
         meaning = (  # the summary's bold delta, in the same words
             "is significant at 5% after Holm's adjustment over the metrics tested"
-            if "adjustment" in method
+            if method.adjustment is not None
             else "has a 95% interval that excludes 0"
         )
         lines.append(style(f"{about}; a Δ marked significant {meaning}", "dim"))
     return lines
 
 
-def mover_lines(comparison: Mapping[str, Any] | None) -> list[str]:
+def mover_lines(comparison: ComparisonDocument | None) -> list[str]:
     """The queries that moved most on the primary metric, drops first."""
-    moved = section(comparison, "movers")
+    moved = (comparison.movers if comparison else None) or Movers()
     lines: list[str] = []
-    for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
-        rows = [mapping(r) for r in items(moved.get(key))]
+    for title, rows in (("largest drops", moved.drops), ("largest gains", moved.gains)):
         if rows:
-            lines.append(f"{title} ({clean(moved.get('metric'))}, base -> head)")
+            lines.append(f"{title} ({clean(moved.metric)}, base -> head)")
             lines += [mover_line(row) for row in rows]
     if lines:
-        counts = f"queries that moved: {integer(moved.get('down')) or 0} down, {integer(moved.get('up')) or 0} up"
+        counts = f"queries that moved: {moved.down or 0} down, {moved.up or 0} up"
         lines.insert(0, counts)
     return lines
 
 
-def mover_line(row: Mapping[str, Any]) -> str:
+def mover_line(row: Mover) -> str:
     """One mover: its delta, base -> head, id, stratum and query text (when the judgments gave it)."""
-    text = " ".join(clean(row.get("query") or "").split())
+    text = " ".join(clean(row.query or "").split())
     text = text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 1] + "…"
-    stratum = f"  [{clean(row.get('stratum'))}]" if row.get("stratum") else ""
-    values = f"{fmt(number(row.get('base')))} -> {fmt(number(row.get('head')))}"
-    return f"  {fmt_delta(row.get('delta')):>8}  {values}  {clean(row.get('query_id'))}{stratum}  {text}".rstrip()
+    stratum = f"  [{clean(row.stratum)}]" if row.stratum else ""
+    values = f"{fmt(number(row.base))} -> {fmt(number(row.head))}"
+    return f"  {fmt_delta(row.delta):>8}  {values}  {clean(row.query_id)}{stratum}  {text}".rstrip()
 
 
-def finding_lines(comparison: Mapping[str, Any] | None) -> list[str]:
-    findings = [mapping(f) for f in items(mapping(comparison).get("comparability"))]
+def finding_lines(comparison: ComparisonDocument | None) -> list[str]:
+    findings = comparison.findings if comparison else ()
     if not findings:
         return []
-    rows = [f"  {clean(f.get('effect'))}: {clean(f.get('detail'))}; {clean(f.get('meaning'))}" for f in findings]
+    rows = [f"  {clean(f.effect)}: {clean(f.detail)}; {clean(f.meaning)}" for f in findings]
     return ["comparability", *rows]
 
 
-def render_score(
-    report: Mapping[str, Any], comparison: Mapping[str, Any] | None = None, *, colour: bool = False
-) -> str:
-    """The text summary of a report, and its comparison with the base when there is one.
-    Reads both leniently: ``render`` may be handed any file."""
+def render_score(report: Mapping[str, Any], compared: Compared = None, *, colour: bool = False) -> str:
+    """The text summary of a report, and its comparison with the base when there is one
+    (records, or the JSON ``compare`` writes). Reads the report leniently: ``render`` may be handed any file."""
+    comparison = as_document(compared)
     style = Style(colour)
     metrics = metric_table(report) if comparison is None else comparison_table(report, comparison, style)
     sections = [

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.lenient import integer, items, mapping, section
+from ..core.comparison_document import ComparisonDocument, MetricRow
+from .compared import Compared, as_document
 from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
@@ -23,35 +24,37 @@ def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     return shorten(clean(" ".join(str(value).split())), limit)
 
 
-def _metric_line(name: str, row: Mapping[str, Any]) -> str:
-    mark = "  confounded" if row.get("confounded") else ("  significant" if adjusted_mark(row) else "")
+def _metric_line(name: str, row: MetricRow) -> str:
+    mark = "  confounded" if row.confounded else ("  significant" if adjusted_mark(row) else "")
     return (
-        f"  {plain(name, limit=40):<14}{fmt(row.get('base')):>8} -> {fmt(row.get('head')):<8}"
-        f"{fmt_delta(row.get('delta')):>9}  {fmt_interval(row.get('ci')):<20}{mark}".rstrip()
+        f"  {plain(name, limit=40):<14}{fmt(row.base):>8} -> {fmt(row.head):<8}"
+        f"{fmt_delta(row.delta):>9}  {fmt_interval(row.ci):<20}{mark}".rstrip()
     )
 
 
-def comparison_text(comparison: Mapping[str, Any]) -> str:
+def comparison_text(comparison: ComparisonDocument | Mapping[str, Any]) -> str:
     """The comparison for a terminal: one line per metric, then movers and findings."""
-    paired = integer(section(comparison, "queries").get("paired")) or 0
-    lines = [
-        f"compared with base ({plain(comparison.get('yardstick', 'same'), limit=20)} yardstick, "
-        f"{paired} paired queries)"
-    ]
-    lines += [_metric_line(str(name), mapping(row)) for name, row in section(comparison, "metrics").items()]
-    lines += comparison_power_lines(comparison, lambda value: plain(value, limit=40))
-    moved = section(comparison, "movers")
-    for title, key in (("largest drops", "drops"), ("largest gains", "gains")):
-        rows = [mapping(r) for r in items(moved.get(key))]
-        if rows:
-            lines.append(f"{title} ({plain(moved.get('metric'), limit=40)}, base -> head)")
+    document = as_document(comparison)
+    assert document is not None
+    paired = (document.queries.paired if document.queries else None) or 0
+    yardstick = "same" if document.yardstick is None else document.yardstick
+    lines = [f"compared with base ({plain(yardstick, limit=20)} yardstick, {paired} paired queries)"]
+    lines += [_metric_line(name, row) for name, row in document.metrics.items()]
+    lines += comparison_power_lines(document, lambda value: plain(value, limit=40))
+    moved = document.movers
+    for title, rows in (
+        ("largest drops", moved.drops if moved else None),
+        ("largest gains", moved.gains if moved else None),
+    ):
+        if rows and moved is not None:
+            lines.append(f"{title} ({plain(moved.metric, limit=40)}, base -> head)")
             # As score's text shows them: with --judgments the query text and stratum follow the id.
             lines += [mover_line(r) for r in rows]
-    for finding in map(mapping, items(comparison.get("comparability"))):
-        lines.append(plain(f"{finding.get('effect')}: {finding.get('detail')}; {finding.get('meaning')}", limit=1000))
+    for finding in document.findings:
+        lines.append(plain(f"{finding.effect}: {finding.detail}; {finding.meaning}", limit=1000))
     return "\n".join(lines) + "\n"
 
 
-def render_text(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+def render_text(report: Mapping[str, Any], comparison: Compared) -> str:
     """What ``score`` prints: the comparison goes in the metric table, the strata and the movers."""
     return render_score(report, comparison)

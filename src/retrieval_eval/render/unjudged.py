@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, section
 from ..core.unjudged import judged_drop
 from .escape import code_fence, escape_markdown
@@ -18,17 +19,17 @@ QUERY_LIMIT = 80
 
 
 def unjudged_view(
-    report: Mapping[str, Any], comparison: Mapping[str, Any] | None, queue: Mapping[str, Any] | None
+    report: Mapping[str, Any], comparison: ComparisonDocument | None, queue: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     ks = cutoffs(report)
     if not ks:
         return None
     k = ks[0]
     name = f"judged@{k}"
-    moved = section(section(comparison, "metrics"), name)
-    base, head = number(moved.get("base")), number(moved.get("head"))
+    moved = (comparison.metrics.get(name) if comparison else None) or MetricRow()
+    base, head = number(moved.base), number(moved.head)
     head = head if head is not None else measured(report, name)
-    fell = comparison is not None and not moved.get("confounded") and judged_drop(base, head) is not None
+    fell = comparison is not None and not moved.confounded and judged_drop(base, head) is not None
     extra = section(report, "unjudged")
     queue = mapping(queue)
     rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]

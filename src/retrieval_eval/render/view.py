@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
@@ -52,7 +53,7 @@ class BaselineNote:
 
 def build_view(
     report: Mapping[str, Any],
-    comparison: Mapping[str, Any] | None,
+    comparison: ComparisonDocument | None,
     *,
     kind: str,
     marker: str,
@@ -99,7 +100,7 @@ def build_view(
         "reasons": {"rows": told, "total": len(told)},
         "comparability": {"rows": notes, "total": len(notes)},
         "confounds": [note for note in notes if note["confounds"]],
-        "yardstick": escape_markdown(mapping(comparison).get("yardstick", ""), limit=20) if comparison else None,
+        "yardstick": escape_markdown(comparison.yardstick or "", limit=20) if comparison else None,
         "queries": queries(comparison),
         "footer": footer(report, comparison),
         "history": history_view(history) if kind == "summary" else None,
@@ -107,7 +108,7 @@ def build_view(
     }
 
 
-def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> dict[str, str]:
+def verdict(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
     status = str(section(report, "verdict").get("status", "INDETERMINATE"))
     return {
         "status": escape_markdown(status, limit=20),
@@ -118,36 +119,36 @@ def verdict(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, pri
     }
 
 
-def headline(report: Mapping[str, Any], comparison: Mapping[str, Any] | None, primary: str) -> str:
+def headline(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> str:
     """The primary metric in one sentence: its value and, against a base, how it moved and how surely."""
     value = measured(report, primary)
     if value is None:
         return "No metric was computed."
     text = f"{escape_name(primary)} **{fmt(value)}**"
-    moved = mapping(section(comparison, "metrics").get(primary))
-    if comparison is None or number(moved.get("delta")) is None:
+    moved = (comparison.metrics.get(primary) if comparison else None) or MetricRow()
+    if comparison is None or number(moved.delta) is None:
         return text
-    if moved.get("confounded"):
-        return f"{text} ({fmt_delta(moved.get('delta'))} vs base, confounded)"
-    versus = f"{fmt_delta(moved.get('delta'))} vs base"
-    paired = integer(section(comparison, "queries").get("paired"))
+    if moved.confounded:
+        return f"{text} ({fmt_delta(moved.delta)} vs base, confounded)"
+    versus = f"{fmt_delta(moved.delta)} vs base"
+    paired = (comparison.queries or QueryCounts()).paired
     if paired and paired != integer(section(report, "judgments").get("queries_scored")):
         versus += f" on the {paired} queries scored on both sides"
-    interval = fmt_interval(moved.get("ci"))
+    interval = fmt_interval(moved.ci)
     if interval == "—":
         return f"{text} ({versus})"
     verdict = "significant" if adjusted_mark(moved) else "not significant"
     return f"{text} ({versus}, 95% interval {interval}, {verdict})"
 
 
-def significance_line(comparison: Mapping[str, Any] | None) -> str | None:
-    method = section(comparison, "significance")
-    paired, resamples = integer(method.get("paired_queries")), integer(method.get("resamples"))
+def significance_line(comparison: ComparisonDocument | None) -> str | None:
+    method = (comparison.significance if comparison else None) or SignificanceMethod()
+    paired, resamples = method.paired_queries, method.resamples
     if not paired or not resamples:
         return None
-    seed = integer(method.get("seed"))
+    seed = method.seed
     intervals = f"Intervals: paired bootstrap over {paired} queries, {resamples:,} resamples (seed {seed})"
-    if "adjustment" not in method:  # a comparison made before the adjustment marks by each test alone
+    if method.adjustment is None:  # a comparison made before the adjustment marks by each test alone
         return f"{intervals}; a bold Δ has a 95% interval that excludes 0."
     return (
         f"{intervals}; a bold Δ is significant at 5% after Holm's adjustment over the metrics tested "
@@ -271,27 +272,27 @@ def baseline_lines(baseline: BaselineNote | None, kind: str) -> list[str]:
     return lines
 
 
-def movers(comparison: Mapping[str, Any] | None, primary: str) -> dict[str, Any]:
-    moved = section(comparison, "movers")
+def movers(comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
+    moved = (comparison.movers if comparison else None) or Movers()
     return {
-        "metric": escape_name(moved.get("metric", primary)),
-        "drops": mover_rows(moved.get("drops")),
-        "gains": mover_rows(moved.get("gains")),
-        "down": integer(moved.get("down")) or 0,
-        "up": integer(moved.get("up")) or 0,
+        "metric": escape_name(primary if moved.metric is None else moved.metric),
+        "drops": mover_rows(moved.drops),
+        "gains": mover_rows(moved.gains),
+        "down": moved.down or 0,
+        "up": moved.up or 0,
     }
 
 
-def queries(comparison: Mapping[str, Any] | None) -> dict[str, int]:
-    counts = section(comparison, "queries")
+def queries(comparison: ComparisonDocument | None) -> dict[str, int]:
+    counts = (comparison.queries if comparison else None) or QueryCounts()
     return {
-        "paired": integer(counts.get("paired")) or 0,
-        "added": len(items(counts.get("added"))),
-        "removed": len(items(counts.get("removed"))),
+        "paired": counts.paired or 0,
+        "added": len(counts.added or ()),
+        "removed": len(counts.removed or ()),
     }
 
 
-def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+def footer(report: Mapping[str, Any], comparison: ComparisonDocument | None) -> str:
     """Tool, version and the hashes of what was compared, so a reader can find the exact inputs."""
     tool = section(report, "tool")
     inputs = section(report, "inputs")
@@ -302,7 +303,7 @@ def footer(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> s
         f"run {_short_hash(inputs.get('run_sha256'))}",
     ]
     if comparison is not None:
-        parts.append(f"base run {_short_hash(section(comparison, 'base').get('run_sha256'))}")
+        parts.append(f"base run {_short_hash(comparison.base.run_sha256)}")
     parts.append(f"generated {escape_markdown(report.get('generated_at', '—'), limit=40)}")
     return " · ".join(parts)
 
