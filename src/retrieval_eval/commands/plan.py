@@ -8,6 +8,7 @@ from ..comparison.plan import DEFAULT_CHANGES, PlanRequest, plan
 from ..core.power import DEFAULT_CORRELATION, DEFAULT_POWER, NORMAL, STUDENT, Design
 from ..core.significance import CONFIDENCE
 from ..formats.judgments import read_label_index
+from ..formats.plan import plan_to_json
 from ..formats.report import load_report
 from ..render.plan import plan_text
 from ._common import PlainNumber, handles_errors, json_option, print_json
@@ -100,8 +101,8 @@ def command(
         correlation=correlation,
     )
     names = (f"--report {report_path}", f"--baseline {baseline_path}")
-    found = plan(report, request, baseline=baseline, strata=strata, names=names).as_dict()
+    found = plan(report, request, baseline=baseline, strata=strata, names=names)
     if as_json:
-        print_json(found)
+        print_json(plan_to_json(found))
     else:
         click.echo(plan_text(found), nl=False)

@@ -18,6 +18,7 @@ from ..core.aliases import canonical_metric
 from ..core.comparison import difference
 from ..core.errors import UsageError
 from ..core.lenient import primary_metric, section
+from ..core.planning import PlanRecord, PlanRow
 from ..core.power import (
     ASSUMPTIONS,
     DEFAULT_CORRELATION,
@@ -29,57 +30,19 @@ from ..core.power import (
     queries_needed,
     sample_sd,
 )
-from ..core.precision import DECIMALS
+from ..formats.plan import plan_to_json
 from .sides import PerQuery, pair_queries, per_query
 
 PAIRED, PROXY, WHOLE_SET = "paired", "proxy", "whole set's spread"
+__all__ = ["DEFAULT_CHANGES", "PAIRED", "PROXY", "WHOLE_SET", "Plan", "PlanRequest", "PlanRow", "plan"]
 DEFAULT_CHANGES = (0.01, 0.02, 0.05)
 
 
-@dataclass(frozen=True)
-class PlanRow:
-    """One metric over the whole set (``stratum`` None) or one stratum."""
-
-    metric: str
-    stratum: str | None
-    n: int  # the pilot's queries
-    sd_diff: float | None  # the paired differences' standard deviation used
-    source: str  # PAIRED, PROXY, or WHOLE_SET (a stratum without its own membership)
-    mde: float | None  # detectable at the pilot's size
-    needed: tuple[tuple[float, int | None], ...]  # (change, queries needed)
-    detectable: tuple[tuple[int, float | None], ...]  # (queries, detectable change)
+class Plan(PlanRecord):
+    """Every row, and what they assume; ``as_dict()`` is ``plan --json``."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "stratum": self.stratum,
-            "n": self.n,
-            "sd_diff": _rounded(self.sd_diff),
-            "source": self.source,
-            "mde": _rounded(self.mde),
-            "needed": [{"change": change, "queries": n} for change, n in self.needed],
-            "detectable": [{"queries": n, "change": _rounded(change)} for n, change in self.detectable],
-        }
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Every row, and what they assume."""
-
-    design: Design
-    correlation: float | None  # None when the spread came from paired differences
-    assumptions: tuple[str, ...]
-    rows: tuple[PlanRow, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "power": self.design.power,
-            "alpha": self.design.alpha,
-            "method": self.design.method,
-            "correlation": self.correlation,
-            "assumptions": list(self.assumptions),
-            "rows": [row.as_dict() for row in self.rows],
-        }
+        return plan_to_json(self)
 
 
 @dataclass(frozen=True)
@@ -200,7 +163,3 @@ def _stratum_rows(
         for name, n in sizes.items()
         if isinstance(n, int) and not isinstance(n, bool)
     ]
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, DECIMALS)

@@ -2,53 +2,55 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..comparison.plan import WHOLE_SET
-from ..core.lenient import items, mapping, number
+from ..core.lenient import number
+from ..core.planning import PlanRecord, PlanRow
+from ..core.precision import DECIMALS
 from .terminal import clean
 
 NAME_WIDTH = 24
 BORROWED = WHOLE_SET  # a stratum planned with the whole set's spread, marked *
 
 
-def plan_text(plan: Mapping[str, Any]) -> str:
-    """Queries needed per change and the change seen per size, for every row of ``plan`` (its ``as_dict()``)."""
-    rows = [mapping(row) for row in items(plan.get("rows"))]
-    head = (
-        f"planned at {number(plan.get('power')) or 0:.0%} power and the {number(plan.get('alpha')) or 0:.0%} level "
-        f"({clean(plan.get('method'))} quantiles)"
-    )
+def plan_text(plan: PlanRecord) -> str:
+    """Queries needed per change and the change seen per size, for every row of ``plan``."""
+    design = plan.design
+    head = f"planned at {design.power:.0%} power and the {design.alpha:.0%} level ({clean(design.method)} quantiles)"
     lines = [head, ""]
     metric = None
-    for row in rows:
-        if row.get("metric") != metric:
-            metric = row.get("metric")
+    for row in plan.rows:
+        if row.metric != metric:
+            metric = row.metric
             lines.append(_columns(row, title=clean(metric)))
         lines.append(_line(row))
-    lines += ["", "assumptions", *(f"  - {clean(text)}" for text in items(plan.get("assumptions")))]
-    if any(row.get("source") == BORROWED for row in rows):
+    lines += ["", "assumptions", *(f"  - {clean(text)}" for text in plan.assumptions)]
+    if any(row.source == BORROWED for row in plan.rows):
         lines.append(WHOLE_SET_NOTE)
     return "\n".join(lines) + "\n"
 
 
-def _columns(row: Mapping[str, Any], *, title: str) -> str:
-    needed = [f"n for {_num(mapping(cell).get('change'))}" for cell in items(row.get("needed"))]
-    seen = [f"seen at {clean(mapping(cell).get('queries'))}" for cell in items(row.get("detectable"))]
+def _columns(row: PlanRow, *, title: str) -> str:
+    needed = [f"n for {_num(change)}" for change, _ in row.needed]
+    seen = [f"seen at {clean(queries)}" for queries, _ in row.detectable]
     cells = ["queries", "sd_diff", "detects", *needed, *seen]
     return f"{title:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
 
 
-def _line(row: Mapping[str, Any]) -> str:
-    stratum = row.get("stratum")
-    name = "whole set" if stratum is None else f"  {clean(stratum)}"
-    if row.get("source") == BORROWED:
+def _line(row: PlanRow) -> str:
+    name = "whole set" if row.stratum is None else f"  {clean(row.stratum)}"
+    if row.source == BORROWED:
         name += " *"
-    needed = [_count(mapping(cell).get("queries")) for cell in items(row.get("needed"))]
-    seen = [_num(mapping(cell).get("change")) for cell in items(row.get("detectable"))]
-    cells = [clean(row.get("n")), _num(row.get("sd_diff")), _num(row.get("mde")), *needed, *seen]
+    needed = [_count(queries) for _, queries in row.needed]
+    seen = [_num(_rounded(change)) for _, change in row.detectable]
+    cells = [clean(row.n), _num(_rounded(row.sd_diff)), _num(_rounded(row.mde)), *needed, *seen]
     return f"{name[:NAME_WIDTH]:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
+
+
+def _rounded(value: float | None) -> float | None:
+    """At the precision ``plan --json`` states it, so the text shows the same figure."""
+    return None if value is None else round(value, DECIMALS)
 
 
 def _num(value: Any) -> str:
