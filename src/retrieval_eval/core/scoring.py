@@ -57,6 +57,11 @@ from .runs import Run
 ALL = "all"  # the cutoff list's word for the whole ranking: full-depth ndcg, map and mrr
 ASSUME_IRRELEVANT, BOUNDED, CONDENSED = "assume-irrelevant", "bounded", "condensed"
 UNJUDGED_POLICIES = (ASSUME_IRRELEVANT, BOUNDED, CONDENSED)
+# The measures computed only when something reads them, as a report's ``config.computed``
+# names them: "bounds" are the lower and upper bounds (metrics' ``lower`` and ``upper``, the
+# per-stratum ones, ``per_query_lower`` and ``per_query_upper``).
+BOUNDS = "bounds"
+OPTIONAL_MEASURES = (BOUNDS,)
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -82,6 +87,11 @@ class ScoreConfig:
     gain: str = "exponential"
     full_depth: bool = False  # -k all: ndcg, map and mrr over the whole ranking, which is kept whole
     unjudged: str = ASSUME_IRRELEVANT
+    # Each metric's lower and upper bound over labelings of the unjudged keys, per query and
+    # as means (see core/metrics.py). Scoring alone computes them; the pipeline turns them
+    # off when nothing reads them (pipeline/evaluate.py: ``needs_bounds``), since they cost
+    # about a fifth of ``score``. ``as_dict`` says which were computed (``computed``).
+    bounds: bool = True
 
     def __post_init__(self) -> None:
         if not (self.k or self.full_depth) or any(
@@ -117,7 +127,18 @@ class ScoreConfig:
 
     def as_dict(self) -> dict[str, object]:
         cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
-        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged}
+        return {
+            "k": cutoffs,
+            "threshold": self.threshold,
+            "gain": self.gain,
+            "unjudged": self.unjudged,
+            "computed": self.computed,
+        }
+
+    @property
+    def computed(self) -> list[str]:
+        """The optional measures this configuration computes (:data:`OPTIONAL_MEASURES`)."""
+        return [BOUNDS] if self.bounds else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,12 +357,14 @@ class HeadScorer:
         self.ks = config.k
         self.full_depth = config.full_depth
         self.condensed = config.condensed
+        self.bounds = config.bounds
         names = metric_names(config.k, config.full_depth)
         self.columns = Columns(names)
         self.upper_columns = Columns(names)
         self.lower_columns = Columns(names)
         self.uppers: dict[str, dict[str, float]] = {}
         self.lowers: dict[str, dict[str, float]] = {}
+        self.with_unjudged: set[str] = set()  # scored queries whose ranking kept holds an unjudged key
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
@@ -363,6 +386,12 @@ class HeadScorer:
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
+        if all(query.judged):
+            self.with_unjudged.discard(query_id)
+        else:
+            self.with_unjudged.add(query_id)
+        if not self.bounds:
+            return rounded(values, self.pool)
         bounds = bounds_query(query, values, self.ks, self.full_depth)
         self.upper_columns.add(query_id, values if bounds is None else {**values, **bounds.upper})
         self.lower_columns.add(query_id, values if bounds is None else {**values, **bounds.lower})
@@ -377,7 +406,7 @@ class HeadScorer:
     def unscored_bounds(self, labels: QueryLabels, ranking: list[str]) -> dict[str, tuple[float, float]]:
         """A query with no relevant label yet: each metric's (lowest, highest) over the labelings
         that make it scored, for the metrics with an unjudged key in their top k."""
-        if self.condensed:
+        if self.condensed or not self.bounds:
             return {}  # its unjudged keys are removed before scoring: labeling them changes nothing here
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         bounds = bounds_query(query, None, self.ks, self.full_depth)
@@ -428,12 +457,14 @@ def score_rankings(
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
         scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
-        if query_id in scorer.uppers:
-            scores.per_query_upper[query_id] = scorer.uppers[query_id]
-            scores.per_query_lower[query_id] = scorer.lowers[query_id]
+        if query_id in scorer.with_unjudged:
+            if config.bounds:
+                scores.per_query_upper[query_id] = scorer.uppers[query_id]
+                scores.per_query_lower[query_id] = scorer.lowers[query_id]
             count_unjudged(scores.unjudged_keys, labels, ranking, config)
     scores.metrics = columns.means()
-    scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
+    if config.bounds:
+        scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
     scores.strata = stratum_scores(indexed, columns, config.primary, scorer, unscored)
     return scores
 
@@ -499,7 +530,7 @@ def stratum_scores(
         scored = [q for q in query_ids if q in columns.position]
         lowers: dict[str, float] = {}
         uppers: dict[str, float] = {}
-        if scorer is not None and scored:
+        if scorer is not None and scorer.bounds and scored:
             reachable = {q: b for q, b in (unscored or {}).items() if q in query_ids}
             lowers, uppers = mean_bounds(scorer, scored, reachable)
         result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored), uppers, lowers)
