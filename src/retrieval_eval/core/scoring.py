@@ -168,10 +168,13 @@ def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLa
     depth = config.max_k
     threshold = config.threshold
     indexed: dict[str, QueryLabels] = {}
+    at_least = threshold.__le__
+    gain = gain_of.__getitem__
     for query_id, query in index.queries.items():
         grades = query.grades
-        n_relevant = sum(1 for grade in grades.values() if grade >= threshold)
-        ideal = sorted((gain_of[g] for g in grades.values() if g > 0), reverse=True)[:depth]
+        values = grades.values()
+        n_relevant = sum(map(at_least, values))
+        ideal = sorted(map(gain, filter(None, values)), reverse=True)[:depth]  # grades are >= 0
         indexed[query_id] = QueryLabels(
             grades, n_relevant, tuple(ideal), query.stratum, query.no_answer, len(grades) - n_relevant
         )
@@ -364,7 +367,8 @@ class HeadScorer:
         self.lower_columns = Columns(names)
         self.uppers: dict[str, dict[str, float]] = {}
         self.lowers: dict[str, dict[str, float]] = {}
-        self.with_unjudged: set[str] = set()  # scored queries whose ranking kept holds an unjudged key
+        # Scored queries whose ranking kept holds an unjudged key: how many in each top k, then in all of it.
+        self.unjudged_counts: dict[str, list[int]] = {}
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
@@ -387,9 +391,12 @@ class HeadScorer:
         values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
         if all(query.judged):
-            self.with_unjudged.discard(query_id)
-        else:
-            self.with_unjudged.add(query_id)
+            self.unjudged_counts.pop(query_id, None)
+        else:  # the unjudged keys in the top k, read off the flags scoring already made
+            judged = query.judged
+            counts = [min(k, len(judged)) - sum(judged[:k]) for k in self.ks]
+            counts.append(len(judged) - sum(judged))
+            self.unjudged_counts[query_id] = counts
         if not self.bounds:
             return rounded(values, self.pool)
         bounds = bounds_query(query, values, self.ks, self.full_depth)
@@ -431,6 +438,8 @@ def score_rankings(
     scores = Scores(config, queries=len(indexed), labels=index.labels)
     columns = scorer.columns
     unscored: dict[str, dict[str, tuple[float, float]]] = {}  # queries a labeling could make scored
+    cutoff_names = [*map(str, config.k), ALL]  # the unjudged keys' cutoffs, in the scorer's order
+    unjudged_keys = scores.unjudged_keys
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.no_answer:
@@ -457,25 +466,18 @@ def score_rankings(
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
         scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
-        if query_id in scorer.with_unjudged:
+        counts = scorer.unjudged_counts.get(query_id)
+        if counts is not None:
             if config.bounds:
                 scores.per_query_upper[query_id] = scorer.uppers[query_id]
                 scores.per_query_lower[query_id] = scorer.lowers[query_id]
-            count_unjudged(scores.unjudged_keys, labels, ranking, config)
+            for position, cutoff in enumerate(cutoff_names):
+                unjudged_keys[cutoff] = unjudged_keys.get(cutoff, 0) + counts[position]
     scores.metrics = columns.means()
     if config.bounds:
         scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
     scores.strata = stratum_scores(indexed, columns, config.primary, scorer, unscored)
     return scores
-
-
-def count_unjudged(counts: dict[str, int], labels: QueryLabels, ranking: list[str], config: ScoreConfig) -> None:
-    """Add one query's unjudged keys in the top k, for every cutoff ("all": the ranking kept)."""
-    grades = labels.grades
-    unjudged = [position for position, key in enumerate(ranking) if key not in grades]
-    for k in config.k:
-        counts[str(k)] = counts.get(str(k), 0) + sum(1 for position in unjudged if position < k)
-    counts[ALL] = counts.get(ALL, 0) + len(unjudged)
 
 
 def mean_bounds(
