@@ -51,6 +51,7 @@ SCORE_SETTINGS = (
     "max-drift",
     "power",
     "require-detectable",
+    "bounds",
     "fail-on-indeterminate",
     "config",
 )

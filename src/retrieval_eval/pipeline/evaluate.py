@@ -50,6 +50,7 @@ from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
+from .score_run import with_base_bounds
 from .settings import Settings
 
 
@@ -79,6 +80,7 @@ class ScoreRequest:
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
     power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
+    bounds: bool = False  # compute the bounds even when nothing else reads them (see needs_bounds)
 
     def with_queue(self) -> ScoreRequest:
         return replace(self, label_queue=True)
@@ -137,7 +139,22 @@ def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         return _run_pipeline(copies, workers)
 
 
+def needs_bounds(request: ScoreRequest) -> bool:
+    """Whether the bounds are computed: when asked for, when the gates read them (the bounded
+    policy, and the machine policy built on it), when a comparison does (a base report), and
+    for the action's label queue (its report is committed as the next base). Otherwise
+    nothing reads them and they are left out (a fifth of ``score``; docs/benchmarks.md)."""
+    return bool(
+        request.bounds
+        or request.config.unjudged_policy == BOUNDED
+        or request.baseline is not None
+        or request.label_queue
+        or request.machine_labels_path
+    )
+
+
 def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
+    request = replace(request, config=replace(request.config, bounds=needs_bounds(request)))
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
@@ -229,6 +246,7 @@ def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, w
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
+    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
@@ -306,6 +324,7 @@ def request_from_settings(
         machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
         power=settings.power,
         require_detectable=settings.require_detectable,
+        bounds=settings.bounds,
     )
 
 
