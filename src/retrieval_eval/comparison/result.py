@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.comparison import Comparison, MetricDelta
+from ..core.comparison import Deltas, MetricDelta
 from ..core.comparison_document import ComparisonDocument, PowerDesign
 from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
@@ -33,7 +33,7 @@ def compare_reports(
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
-) -> Comparison:
+) -> Deltas:
     """The full comparison, in the form gates read (its document rides along)."""
     document = build_document(
         base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
@@ -41,10 +41,10 @@ def compare_reports(
     return comparison_from_document(document)
 
 
-def comparison_from_document(compared: ComparisonDocument | Mapping[str, Any]) -> Comparison:
+def comparison_from_document(compared: ComparisonDocument | Mapping[str, Any]) -> Deltas:
     """What gates read from a comparison document (its records, or the JSON object ``compare`` writes)."""
     document = compared if isinstance(compared, ComparisonDocument) else comparison_from_json(compared)
-    comparison = Comparison(document=document)
+    comparison = Deltas(document=document)
     for name, row in document.metrics.items():
         power = row.power
         comparison.metrics[name] = MetricDelta(

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.comparison import Comparison
+from ..core.comparison import Deltas
 from ..core.corpus import Corpus
 from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
@@ -33,7 +33,7 @@ from ..core.lenient import section
 from ..core.power import DEFAULT_POWER
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
 from ..core.runs import RunRows
-from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments
+from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments, unjudged_policy_named
 from ..core.sensitivity import Thresholds
 from ..core.unjudged import MACHINE
 from ..core.validate import validate
@@ -50,6 +50,7 @@ from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
+from .score_run import with_base_bounds
 from .settings import Settings
 
 
@@ -79,6 +80,7 @@ class ScoreRequest:
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
     power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
+    bounds: bool = False  # compute the bounds even when nothing else reads them (see needs_bounds)
 
     def with_queue(self) -> ScoreRequest:
         return replace(self, label_queue=True)
@@ -94,7 +96,7 @@ def parse_gates(request: ScoreRequest) -> list[Gate]:
 
 
 def gate_context(
-    scores: Scores, request: ScoreRequest, comparison: Comparison | None, floor: Mapping[str, Any] | None = None
+    scores: Scores, request: ScoreRequest, comparison: Deltas | None, floor: Mapping[str, Any] | None = None
 ) -> GateContext:
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
     metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
@@ -105,7 +107,7 @@ def gate_context(
         comparison,
         bool(scores.per_query),
         floor,
-        bounded=request.config.unjudged == BOUNDED,
+        bounded=request.config.unjudged_policy == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
         lower=scores.lower,
@@ -115,7 +117,7 @@ def gate_context(
     )
 
 
-def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
+def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     """Score a run against judgments (files, or held in memory) and decide the verdict.
 
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
@@ -134,10 +136,25 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
             corpus_path=corpus,
             floor=floor or request.floor,
         )
-        return _evaluate(copies, workers)
+        return _run_pipeline(copies, workers)
 
 
-def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
+def needs_bounds(request: ScoreRequest) -> bool:
+    """Whether the bounds are computed: when asked for, when the gates read them (the bounded
+    policy, and the machine policy built on it), when a comparison does (a base report), and
+    for the action's label queue (its report is committed as the next base). Otherwise
+    nothing reads them and they are left out (a fifth of ``score``; docs/benchmarks.md)."""
+    return bool(
+        request.bounds
+        or request.config.unjudged_policy == BOUNDED
+        or request.baseline is not None
+        or request.label_queue
+        or request.machine_labels_path
+    )
+
+
+def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
+    request = replace(request, config=replace(request.config, bounds=needs_bounds(request)))
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
@@ -224,13 +241,12 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(
-    base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float
-) -> Comparison:
+def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
+    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
@@ -290,7 +306,7 @@ def request_from_settings(
             threshold=settings.threshold,
             gain=settings.gain,
             full_depth=settings.full_depth,
-            unjudged=BOUNDED if settings.unjudged == MACHINE else settings.unjudged,
+            unjudged_policy=BOUNDED if settings.unjudged == MACHINE else unjudged_policy_named(settings.unjudged),
         ),
         gates=settings.gates,
         run_format=settings.run_format,
@@ -308,6 +324,7 @@ def request_from_settings(
         machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
         power=settings.power,
         require_detectable=settings.require_detectable,
+        bounds=settings.bounds,
     )
 
 

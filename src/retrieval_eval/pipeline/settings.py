@@ -223,6 +223,14 @@ SETTINGS: tuple[Setting, ...] = (
         "--require-detectable/--no-require-detectable",
     ),
     Setting(
+        "bounds",
+        "false",
+        "Also compute each metric's lower and upper bound over labelings of the unjudged keys when "
+        "nothing reads them (`unjudged: bounded`, a base report and the action compute them anyway)",
+        "--bounds/--no-bounds",
+        where=frozenset({CLI, CONFIG}),
+    ),
+    Setting(
         "report",
         "",
         "Where the JSON report is written",
@@ -354,6 +362,7 @@ class Settings:
     history: int = 20  # base-branch reports in the summary's history; 0: none
     power: float = 0.8  # at which each minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
+    bounds: bool = False  # compute the bounds even when nothing reads them
     full_depth: bool = False  # "all" among the cutoffs
     machine_labels: str = ""  # the judge's labels, read under the machine policy
     judge_endpoint: str = ""  # in a workflow: a judge labels the queue (machine policy)
@@ -522,6 +531,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         history=values.parse("history", _history, 20),
         power=values.parse("power", parse_power, 0.8),
         require_detectable=values.parse("require-detectable", _boolean, False),
+        bounds=values.parse("bounds", _boolean, False),
         full_depth=full_depth,
         machine_labels=values.parse("machine-labels", _optional(path("machine-labels.jsonl")), ""),
         judge_endpoint=values.parse("judge-endpoint", _optional(_judge_url), ""),

@@ -65,7 +65,7 @@ def render(
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
     ``comparison`` is a comparison document (its records, or the JSON object ``compare``
-    writes), or the ``Comparison`` an evaluation carries (its document is rendered).
+    writes), or the ``Deltas`` an evaluation carries (its document is rendered).
     ``baseline`` says where the comparison came from, when the caller found it
     (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a
     document of ``compare.build_history`` (the summary's ``history`` block). ``queue``: the

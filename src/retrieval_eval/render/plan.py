@@ -8,6 +8,7 @@ from ..comparison.plan import WHOLE_SET
 from ..core.lenient import number
 from ..core.planning import PlanRecord, PlanRow
 from ..core.precision import DECIMALS
+from .detectable import WHOLE_RANGE
 from .terminal import clean
 
 NAME_WIDTH = 24
@@ -43,8 +44,8 @@ def _line(row: PlanRow) -> str:
     if row.source == BORROWED:
         name += " *"
     needed = [_count(queries) for _, queries in row.needed]
-    seen = [_num(_rounded(change)) for _, change in row.detectable]
-    cells = [clean(row.n), _num(_rounded(row.sd_diff)), _num(_rounded(row.mde)), *needed, *seen]
+    seen = [_change(_rounded(change)) for _, change in row.detectable]
+    cells = [clean(row.n), _num(_rounded(row.sd_diff)), _change(_rounded(row.mde)), *needed, *seen]
     return f"{name[:NAME_WIDTH]:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
 
 
@@ -56,6 +57,12 @@ def _rounded(value: float | None) -> float | None:
 def _num(value: Any) -> str:
     found = number(value)
     return "—" if found is None else f"{found:.4f}".rstrip("0").rstrip(".")
+
+
+def _change(value: Any) -> str:
+    """A detectable change: ``none (> 1)`` past the metric's whole range."""
+    found = number(value)
+    return "—" if found is None else "none (> 1)" if found > WHOLE_RANGE else _num(found)
 
 
 def _count(value: Any) -> str:

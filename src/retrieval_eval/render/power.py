@@ -15,7 +15,7 @@ from typing import Any
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.gates import gate_metric
 from ..core.lenient import number, primary_metric
-from .detectable import detectable_gates, detectable_sentence
+from .detectable import detectable_gates, detectable_sentence, detectable_text
 from .escape import escape_markdown, escape_name
 from .numbers import fmt_delta, fmt_interval
 
@@ -49,7 +49,7 @@ def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], s
     for name, row in (comparison.strata if comparison else {}).items():
         mde, n = (None if row.power is None else number(row.power.mde)), row.n
         if mde is not None and n is not None:
-            parts.append(f"{text(name)} {mde:.3f} ({n} queries)")
+            parts.append(f"{text(name)} {detectable_text(mde, 3)} ({n} queries)")
     return ", ".join(parts) or None
 
 
@@ -85,7 +85,7 @@ def effect_rows(
                 "metric": name(metric),
                 "delta": fmt_delta(row.delta),
                 "interval": fmt_interval(row.ci),
-                "mde": "—" if mde is None else f"{mde:.3f}",
+                "mde": "—" if mde is None else detectable_text(mde, 3),
                 "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
             }
         )
