@@ -28,6 +28,7 @@ from .comparison.plan import plan as make_plan
 from .comparison.result import check_head_judgments
 from .core.aliases import canonical_metric as resolve
 from .core.drift import check_drift
+from .core.drift_check import DriftCheck
 from .core.errors import InputError, RetrievalEvalError, UsageError  # noqa: F401  (public names)
 from .core.identity import chunk_id as identify
 from .core.identity import text_sha as digest
@@ -37,6 +38,7 @@ from .core.power import Design
 from .core.significance import DEFAULT_SEED
 from .formats.comparison import comparison_to_json
 from .formats.corpus import read_corpus
+from .formats.drift import drift_to_json
 from .formats.judgments import judgments_file_format
 from .formats.objects import (
     canonical_judgments_sha256,
@@ -59,7 +61,6 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
 )
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
-from .render.drift import drift_payload
 
 if TYPE_CHECKING:
     import pandas
@@ -585,4 +586,4 @@ def drift(judgments: object, corpus: PathLike) -> Drift:
     loaded = load_judgments(judgments)
     snapshot = read_corpus(corpus_path)
     result = check_drift(loaded._labels, snapshot)
-    return Drift(drift_payload(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path))
+    return Drift(drift_to_json(DriftCheck(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path)))

@@ -9,15 +9,17 @@ from collections.abc import Iterator
 import click
 
 from ..core.drift import check_drift
+from ..core.drift_check import DriftCheck, FixRun, QueueWritten
 from ..core.drift_fix import plan_fix
 from ..core.errors import UsageError
 from ..core.judgments import write_judgments
 from ..core.rejudge import queue_lines
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
+from ..formats.drift import drift_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import parse_judgments
-from ..formats.queue import write_queue
-from ..render.drift import drift_payload, render_drift
+from ..formats.queue import rejudge_line_to_json, write_queue
+from ..render.drift import render_drift
 from ._common import (
     DECIMAL,
     EXIT_BAD_ANSWER,
@@ -142,20 +144,18 @@ def command(
         write_atomic(written, write_judgments(plan.judgments))
     queue = queue_lines(result, corpus) if queue_path else None
     if queue_path and queue is not None:
-        write_queue(queue_path, queue)
-    payload = drift_payload(
+        write_queue(queue_path, [rejudge_line_to_json(line) for line in queue])
+    check = DriftCheck(
         result,
         corpus,
         judgments_path=judgments_path,
         corpus_path=corpus_path,
-        plan=plan,
-        written=written,
-        dry_run=dry_run,
         max_invalid_ratio=max_invalid_ratio,
-        queue=None if queue is None else (queue_path or "", len(queue)),
+        fix=None if plan is None else FixRun(plan, dry_run=dry_run, written=written),
+        queue=None if queue is None else QueueWritten(queue_path or "", len(queue)),
     )
     if as_json:
-        print_json(payload)
+        print_json(drift_to_json(check))
     else:
-        click.echo(render_drift(payload, colour=use_colour(color)), nl=False)
-    raise SystemExit(EXIT_OK if payload["ok"] else EXIT_BAD_ANSWER)
+        click.echo(render_drift(check, colour=use_colour(color)), nl=False)
+    raise SystemExit(EXIT_OK if check.ok else EXIT_BAD_ANSWER)

@@ -15,7 +15,7 @@ as the move from the old chunk.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
 
 from .corpus import Corpus
 from .drift import NEEDS_HUMAN, DriftResult, Finding
@@ -24,6 +24,31 @@ from .judgments import QUEUE_PLACEHOLDER, Label
 # Candidates offered for an orphaned label when nothing says where its text went: the document's first chunks.
 DOCUMENT_CANDIDATES = 20
 REJUDGE = "rejudge"
+
+
+@dataclass(frozen=True)
+class Before:
+    """What the person judged before: the broken label's line, status, key and grade, and its text."""
+
+    line: int
+    status: str
+    from_key: str
+    relevance: int
+    chunk_text: str | None = None
+    quote: str | None = None
+
+
+@dataclass(frozen=True)
+class RejudgeLine:
+    """A judgments line without ``relevance``: one candidate chunk of one broken label."""
+
+    query_id: str
+    query: str | None
+    doc_uri: str
+    chunk_id: str
+    chunk_text: str | None
+    before: Before
+    labeled_by: str = QUEUE_PLACEHOLDER
 
 
 def candidates(label: Label, finding: Finding, corpus: Corpus) -> list[str]:
@@ -35,44 +60,32 @@ def candidates(label: Label, finding: Finding, corpus: Corpus) -> list[str]:
     return [corpus.ids[i] for i in corpus.chunks_of(label.doc_uri)][:DOCUMENT_CANDIDATES]
 
 
-def queue_lines(result: DriftResult, corpus: Corpus) -> list[dict[str, Any]]:
+def queue_lines(result: DriftResult, corpus: Corpus) -> list[RejudgeLine]:
     """One line per (broken label, candidate chunk), labels in file order."""
-    lines: list[dict[str, Any]] = []
+    lines: list[RejudgeLine] = []
     for label, finding in result.pairs():
         if finding.status in NEEDS_HUMAN:
             lines.extend(_lines_for(label, finding, corpus))
     return lines
 
 
-def _lines_for(label: Label, finding: Finding, corpus: Corpus) -> Iterable[dict[str, Any]]:
+def _lines_for(label: Label, finding: Finding, corpus: Corpus) -> Iterable[RejudgeLine]:
     before = _before(label, finding)
     for key in candidates(label, finding, corpus):
         position = corpus.position[key]
-        line: dict[str, Any] = {"query_id": label.query_id}
-        if label.query:
-            line["query"] = label.query
-        line["doc_uri"] = corpus.docs[position]
-        line["chunk_id"] = key
-        text = corpus.texts[position]
-        if text is not None:
-            line["chunk_text"] = text
-        line["labeled_by"] = QUEUE_PLACEHOLDER
-        line[REJUDGE] = before
-        yield line
+        yield RejudgeLine(label.query_id, label.query, corpus.docs[position], key, corpus.texts[position], before)
 
 
-def _before(label: Label, finding: Finding) -> dict[str, Any]:
-    before: dict[str, Any] = {
-        "line": label.line,
-        "status": finding.status,
-        "from": label.key,
-        "relevance": label.relevance,
-    }
-    for name in ("chunk_text", "quote"):
-        value = label.get(name)
-        if isinstance(value, str):
-            before[name] = value
-    return before
+def _before(label: Label, finding: Finding) -> Before:
+    text, quote = label.get("chunk_text"), label.get("quote")
+    return Before(
+        label.line,
+        finding.status,
+        label.key,
+        label.relevance,
+        text if isinstance(text, str) else None,
+        quote if isinstance(quote, str) else None,
+    )
 
 
 def replaced_by(label: Label) -> tuple[str, str] | None:

@@ -1,103 +1,70 @@
-"""What ``drift`` prints: one JSON payload, and the terminal text rendered from it.
+"""What ``drift`` prints as text, drawn from the record ``drift --json`` writes.
 
-The text is derived from the payload so that the two can never disagree.
+Both read one :class:`~retrieval_eval.core.drift_check.DriftCheck` (the JSON is written by
+:mod:`retrieval_eval.formats.drift`), so the two can never disagree.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
-from typing import Any
 
-from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, DriftResult
-from ..core.drift_fix import FixPlan
-from ..formats.corpus import Corpus
+from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, Finding
+from ..core.drift_check import DriftCheck
+from ..core.drift_fix import Change, Collapse
+from ..core.judgments import Label
 from .terminal import Style, clean
 
 MAX_LISTED = 10
 _TONE = {VALID: "PASS", **{s: "INDETERMINATE" for s in RECOVERABLE}, **{s: "FAIL" for s in NEEDS_HUMAN}}
 
 
-def drift_payload(
-    result: DriftResult,
-    corpus: Corpus,
-    *,
-    judgments_path: str,
-    corpus_path: str,
-    plan: FixPlan | None = None,
-    written: str | None = None,
-    dry_run: bool = False,
-    max_invalid_ratio: float = 0.0,
-    queue: tuple[str, int] | None = None,
-) -> dict[str, Any]:
-    summary = {
-        "labels": len(result.labels),
-        **result.summary(),
-        "recoverable": result.recoverable,
-        "needs_human": result.needs_human,
-    }
-    ratio = plan.invalid_ratio_after if plan is not None else result.invalid_ratio
-    payload: dict[str, Any] = {
-        "judgments": judgments_path,
-        "corpus": {"path": corpus_path, **corpus.describe()},
-        "summary": summary,
-        "max_invalid_ratio": max_invalid_ratio,
-        "ok": ratio <= max_invalid_ratio,
-        "labels": [finding.as_dict(label) for label, finding in result.pairs()],
-    }
-    if plan is not None:
-        payload["fix"] = {"dry_run": dry_run, "written": written, **plan.as_dict()}
-    if queue is not None:
-        payload["queue"] = {"path": queue[0], "lines": queue[1], "labels": result.needs_human}
-    return payload
-
-
 def _plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
-def _header(payload: Mapping[str, Any]) -> str:
-    corpus = payload["corpus"]
-    fingerprint = f" (corpus {clean(corpus['fingerprint'])})" if corpus.get("fingerprint") else ""
+def _header(check: DriftCheck) -> str:
+    corpus = check.corpus
+    fingerprint = f" (corpus {clean(corpus.corpus_fingerprint)})" if corpus.corpus_fingerprint else ""
     return (
-        f"{_plural(payload['summary']['labels'], 'label')} checked against "
-        f"{_plural(corpus['chunks'], 'chunk')} in {_plural(corpus['documents'], 'document')}{fingerprint}"
+        f"{_plural(len(check.result.labels), 'label')} checked against "
+        f"{_plural(len(corpus.ids), 'chunk')} in {_plural(len(corpus.documents), 'document')}{fingerprint}"
     )
 
 
-def _counts(payload: Mapping[str, Any], style: Style) -> list[str]:
-    summary = payload["summary"]
+def _counts(check: DriftCheck, style: Style) -> list[str]:
+    counts = check.result.counts()
     lines = []
     for status in STATUSES:
         kind = "recoverable" if status in RECOVERABLE else "needs a human" if status in NEEDS_HUMAN else ""
-        count = summary[status.lower()]
+        count = counts[status]
         lines.append(
             f"  {style(f'{status:<15}', _TONE[status]) if count else f'{status:<15}'}{count:>8}  {kind}".rstrip()
         )
     return lines
 
 
-def _ratio_line(payload: Mapping[str, Any]) -> str:
-    summary = payload["summary"]
-    invalid = summary["labels"] - summary["valid"]
+def _ratio_line(check: DriftCheck) -> str:
+    result = check.result
+    labels = len(result.labels)
+    invalid = labels - result.counts()[VALID]
     if invalid == 0:
-        return f"invalid ratio 0: all {_plural(summary['labels'], 'label')} point at live chunks"
+        return f"invalid ratio 0: all {_plural(labels, 'label')} point at live chunks"
     return (
-        f"invalid ratio {summary['invalid_ratio']:g} ({invalid} of {summary['labels']} labels): "
-        f"{summary['recoverable']} recoverable with --fix, {summary['needs_human']} "
-        f"{'needs' if summary['needs_human'] == 1 else 'need'} a human"
+        f"invalid ratio {result.invalid_ratio:g} ({invalid} of {labels} labels): "
+        f"{result.recoverable} recoverable with --fix, {result.needs_human} "
+        f"{'needs' if result.needs_human == 1 else 'need'} a human"
     )
 
 
-def _label_line(entry: Mapping[str, Any], style: Style) -> str:
-    status = entry["status"]
-    detail = clean(entry["detail"])
-    named = entry.get("covering") or entry.get("candidates")
+def _label_line(label: Label, finding: Finding, style: Style) -> str:
+    status = finding.status
+    detail = clean(finding.detail)
+    named = finding.covering or finding.candidates
     if named:
         detail += ": " + ", ".join(map(clean, named))
-    if entry.get("rule") == "document_gone":
-        detail += f" ({clean(entry['doc_uri'])})"
-    return f"  line {entry['line']}  {clean(entry['query_id'])}  {style(f'{status:<13}', _TONE[status])}  {detail}"
+    if finding.rule == "document_gone":
+        detail += f" ({clean(label.doc_uri)})"
+    return f"  line {label.line}  {clean(label.query_id)}  {style(f'{status:<13}', _TONE[status])}  {detail}"
 
 
 def _listed(title: str, lines: list[str]) -> list[str]:
@@ -109,75 +76,82 @@ def _listed(title: str, lines: list[str]) -> list[str]:
     return [title, *shown]
 
 
-def _needs_human(payload: Mapping[str, Any], style: Style) -> list[str]:
-    entries = [e for e in payload["labels"] if e["status"] in NEEDS_HUMAN]
-    return _listed("needs a human", [_label_line(e, style) for e in entries])
+def _needs_human(check: DriftCheck, style: Style) -> list[str]:
+    pairs = [(label, finding) for label, finding in check.result.pairs() if finding.status in NEEDS_HUMAN]
+    return _listed("needs a human", [_label_line(label, finding, style) for label, finding in pairs])
 
 
-def _fix_lines(payload: Mapping[str, Any]) -> list[str]:
-    fix = payload.get("fix")
+def _change_line(change: Change) -> str:
+    moved_doc = f"  ({clean(change.old_doc)} -> {clean(change.new_doc)})" if change.old_doc != change.new_doc else ""
+    return (
+        f"  line {change.line}  {clean(change.query_id)}  {clean(change.old_key)} -> {clean(change.new_key)}"
+        f"{moved_doc}  [{clean(change.rule)}]"
+    )
+
+
+def _collapse_line(collapse: Collapse) -> str:
+    return (
+        f"  query {clean(collapse.query_id)}: line(s) {', '.join(map(str, collapse.absorbed_lines))} folded into "
+        f"line {collapse.kept_line} (relevance {clean(collapse.relevance)}), key {clean(collapse.key)}"
+    )
+
+
+def _fix_lines(check: DriftCheck) -> list[str]:
+    fix = check.fix
     if fix is None:
         return []
-    verb = "would re-anchor" if fix["dry_run"] else "re-anchored"
-    changes = [
-        f"  line {c['line']}  {clean(c['query_id'])}  {clean(c['from'])} -> {clean(c['to'])}"
-        + (f"  ({clean(c['from_doc'])} -> {clean(c['to_doc'])})" if "to_doc" in c else "")
-        + f"  [{clean(c['rule'])}]"
-        for c in fix["changes"]
-    ]
-    collapsed = [
-        f"  query {clean(c['query_id'])}: line(s) {', '.join(map(str, c['absorbed_lines']))} folded into "
-        f"line {c['kept_line']} (relevance {clean(c['relevance'])}), key {clean(c['key'])}"
-        for c in fix["collapsed"]
-    ]
-    lines = _listed(verb, changes) + _listed("collapsed" if not fix["dry_run"] else "would collapse", collapsed)
-    lines.append(_written_line(payload))
+    plan = fix.plan
+    verb = "would re-anchor" if fix.dry_run else "re-anchored"
+    changes = [_change_line(change) for change in plan.changes]
+    collapsed = [_collapse_line(collapse) for collapse in plan.collapses]
+    lines = _listed(verb, changes) + _listed("collapsed" if not fix.dry_run else "would collapse", collapsed)
+    lines.append(_written_line(check))
     lines.append(
-        f"after the fix {fix['needs_human_after']} of {_plural(fix['labels_after'], 'label')} "
-        f"need a human (invalid ratio {fix['invalid_ratio_after']:g})"
+        f"after the fix {plan.needs_human} of {_plural(plan.labels_after, 'label')} "
+        f"need a human (invalid ratio {plan.invalid_ratio_after:g})"
     )
     return lines
 
 
-def _written_line(payload: Mapping[str, Any]) -> str:
-    fix = payload["fix"]
-    if fix["dry_run"]:
+def _written_line(check: DriftCheck) -> str:
+    fix = check.fix
+    assert fix is not None
+    if fix.dry_run:
         return "dry run: nothing written"
-    if fix["written"] is None:
-        return f"nothing to fix; {clean(payload['judgments'])} left as it was"
-    replaced = fix.get("replaced") or []
+    if fix.written is None:
+        return f"nothing to fix; {clean(check.judgments_path)} left as it was"
+    replaced = fix.plan.replaced
     dropped = (
         f" ({_plural(len(replaced), 'broken label')} dropped: re-judged lines stand in for them)" if replaced else ""
     )
-    return f"wrote {_plural(fix['labels_after'], 'label')} to {clean(fix['written'])}{dropped}"
+    return f"wrote {_plural(fix.plan.labels_after, 'label')} to {clean(fix.written)}{dropped}"
 
 
-def _next_lines(payload: Mapping[str, Any]) -> list[str]:
-    summary = payload["summary"]
-    fix = payload.get("fix")
+def _next_lines(check: DriftCheck) -> list[str]:
+    result, fix = check.result, check.fix
     lines = []
-    if summary["recoverable"] and (fix is None or fix["dry_run"]):
+    if result.recoverable and (fix is None or fix.dry_run):
         command = [
             "retrieval-eval",
             "drift",
             "--judgments",
-            payload["judgments"],
+            check.judgments_path,
             "--corpus",
-            payload["corpus"]["path"],
+            check.corpus_path,
             "--fix",
         ]
         lines.append("next  " + clean(" ".join(shlex.quote(part) for part in command)))
     # After a fix, what is left: re-judged lines may have replaced some of the broken labels.
-    needs_human = fix["needs_human_after"] if fix is not None and not fix["dry_run"] else summary["needs_human"]
-    queue = payload.get("queue")
+    needs_human = fix.plan.needs_human if fix is not None and not fix.dry_run else result.needs_human
+    queue = check.queue
     if queue is not None:
         lines.append(
-            f"wrote {_plural(queue['lines'], 'line')} for {_plural(queue['labels'], 'label')} to "
-            f"{clean(queue['path'])}: set relevance and labeled_by on each, append them to the judgments, "
+            f"wrote {_plural(queue.lines, 'line')} for {_plural(result.needs_human, 'label')} to "
+            f"{clean(queue.path)}: set relevance and labeled_by on each, append them to the judgments, "
             "then run drift --fix (it drops the labels they replace)"
         )
     elif needs_human:
-        command = ["retrieval-eval", "drift", "-j", payload["judgments"], "-c", payload["corpus"]["path"]]
+        command = ["retrieval-eval", "drift", "-j", check.judgments_path, "-c", check.corpus_path]
         lines.append(
             f"next  re-judge the {_plural(needs_human, 'label')} under 'needs a human' "
             "against the live chunks: "
@@ -187,14 +161,14 @@ def _next_lines(payload: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_drift(payload: Mapping[str, Any], *, colour: bool = False) -> str:
+def render_drift(check: DriftCheck, *, colour: bool = False) -> str:
     style = Style(colour)
     sections = [
-        [_header(payload)],
-        _counts(payload, style),
-        [_ratio_line(payload)],
-        _needs_human(payload, style),
-        _fix_lines(payload),
-        _next_lines(payload),
+        [_header(check)],
+        _counts(check, style),
+        [_ratio_line(check)],
+        _needs_human(check, style),
+        _fix_lines(check),
+        _next_lines(check),
     ]
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"

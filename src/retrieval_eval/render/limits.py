@@ -244,6 +244,9 @@ def _to_bytes(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
 
 
 # Methods of str and bytes (and int.to_bytes) whose result can be much larger than their inputs.
+# Each sizer gets the call as a template made it: the object, its positional arguments and its
+# keyword arguments, of whatever types the template passed (Any: nothing here can type what a
+# user's template writes, which is why every value is checked before it is used).
 METHODS: dict[str, Callable[[Any, tuple[Any, ...], dict[str, Any]], int]] = {
     "center": _width,
     "ljust": _width,

@@ -46,7 +46,10 @@ TEMPLATE_SUFFIX = ".j2"  # the only files a template may load: templates, never 
 # A repository's own folder: its config holds the checkout's credential (an ``http.extraheader``).
 GIT_FOLDER = ".git"
 
-Drawer = Callable[[dict[str, Any]], str]  # a view in, Markdown out
+# A view in, Markdown out. The view is the template's context: names a user's template may read
+# (docs/compare.md), each an escaped string, a number, or lists and mappings of them, handed to
+# Jinja's generate(**view) as they are; Jinja types its context as Any.
+Drawer = Callable[[dict[str, Any]], str]
 
 
 class UnsafeTemplate(TemplateError):
