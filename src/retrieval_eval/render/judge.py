@@ -7,34 +7,23 @@ from typing import Any
 
 from ..core.judge import CALIBRATION, HOLE
 from ..core.judge_calibration import Calibration
+from ..formats.judge import calibration_json
 from ..pipeline.judge import Outcome
 from .terminal import clean
 
 
-def calibration_json(calibration: Calibration | None) -> dict[str, Any] | None:
-    if calibration is None:
-        return None
-    return {
-        "status": calibration.status,
-        "asked": calibration.asked,
-        "labeled": calibration.labeled,
-        "kappa_binary": calibration.kappa_binary,
-        "kappa_graded": calibration.kappa_graded,
-        "confusion": [list(row) for row in calibration.confusion],
-        "zero_rate_human": calibration.zero_rate_human,
-        "zero_rate_judge": calibration.zero_rate_judge,
-        "floor": calibration.floor,
-        "usable_by_gates": calibration.usable,
-    }
+def _statuses(outcome: Outcome, role: str) -> dict[str, int]:
+    """How many machine labels of ``role`` ended in each status, by status name."""
+    return dict(sorted(Counter(label.vote.status for label in outcome.labels if label.role == role).items()))
 
 
 def outcome_json(outcome: Outcome, *, without_text: int) -> dict[str, Any]:
-    holes = Counter(label.vote.status for label in outcome.labels if label.role == HOLE)
-    checked = Counter(label.vote.status for label in outcome.labels if label.role == CALIBRATION)
+    """``judge --json``. Written here rather than in formats/: an Outcome is the pipeline's record,
+    which formats/ may not import (it reads and writes core models only)."""
     return {
-        "holes": dict(sorted(holes.items())),
+        "holes": _statuses(outcome, HOLE),
         "holes_without_text": without_text,
-        "calibration_pairs": dict(sorted(checked.items())),
+        "calibration_pairs": _statuses(outcome, CALIBRATION),
         "calibration": calibration_json(outcome.calibration),
         "calls": outcome.calls,
         "tokens": outcome.tokens,
@@ -73,8 +62,7 @@ def calibration_text(calibration: Calibration | None) -> list[str]:
 
 
 def outcome_text(outcome: Outcome, *, without_text: int) -> str:
-    data = outcome_json(outcome, without_text=without_text)
-    holes = ", ".join(f"{count} {status}" for status, count in data["holes"].items()) or "none"
+    holes = ", ".join(f"{count} {status}" for status, count in _statuses(outcome, HOLE).items()) or "none"
     lines = [f"holes: {holes}"]
     if without_text:
         lines.append(f"  {without_text} queue line(s) have no query or chunk text (run holes with --corpus)")
