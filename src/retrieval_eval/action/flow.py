@@ -17,6 +17,7 @@ from ..core.comparison_document import ComparisonDocument
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
+from ..core.history import History
 from ..core.report import blocking_findings
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
@@ -182,7 +183,7 @@ class Rendered:
     html: str = ""  # the HTML report, drawn by run_evaluate only: it reads the judgments and corpus again
 
 
-def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any] | None = None) -> Rendered:
+def render_outcome(settings: Settings, outcome: Outcome, history: History | None = None) -> Rendered:
     template_dir = (
         str(settings.resolve(settings.template_dir, setting="template-dir")) if settings.template_dir else None
     )

@@ -19,8 +19,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..comparison.history import Point, build_history, history_metrics
+from ..comparison.history import Point, history_metrics, history_of
 from ..core.errors import InputError
+from ..core.history import History
 from ..formats.jsondoc import parse_document
 from .baseline import Baseline
 from .event import PULL_REQUEST_EVENTS, Event
@@ -33,7 +34,7 @@ FETCH_HINT = "set fetch-depth: 0 in actions/checkout to chart the base branch's 
 
 def base_history(
     settings: Settings, event: Event, git: Git, baseline: Baseline, report: Mapping[str, Any], now: str
-) -> dict[str, Any] | None:
+) -> History | None:
     """The history document for the summary, or None when it is off or there is no base branch."""
     if settings.history == 0 or event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
         return None
@@ -41,9 +42,8 @@ def base_history(
     points, unreadable = _points(found)
     if not points and baseline.report is not None:
         points = [Point(event.base_sha[:7], None, baseline.report)]
-    history = build_history([*points, Point(THIS_PR, now[:10], report)], history_metrics(report))
-    history["note"] = _note(settings, event, found, len(points), unreadable)
-    return history
+    note = _note(settings, event, found, len(points), unreadable)
+    return history_of([*points, Point(THIS_PR, now[:10], report)], history_metrics(report), note=note)
 
 
 def _points(found: FileHistory) -> tuple[list[Point], int]:

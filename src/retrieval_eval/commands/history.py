@@ -6,7 +6,7 @@ import os
 
 import click
 
-from ..comparison.history import Point, build_history, history_metrics
+from ..comparison.history import Point, history_metrics, history_of
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.report import load_report
 from ..render import render_history
@@ -45,7 +45,7 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     names = [os.path.basename(path) for path in report_paths]
     labels = names if len(set(names)) == len(names) else list(report_paths)
     points = [Point(label, _date(report.get("generated_at")), report) for label, report in zip(labels, reports)]
-    history = build_history(points, list(metrics) or history_metrics(reports[-1]))
+    history = history_of(points, list(metrics) or history_metrics(reports[-1]))
     text = render_history(history, kind)
     text = text if text.endswith("\n") else text + "\n"
     if out:

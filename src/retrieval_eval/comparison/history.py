@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.gates import gate_metric
+from ..core.history import HISTORY_KIND, History, HistoryPoint, line_segments
 from ..core.lenient import items, mapping, measured, primary_metric, section
+from ..formats.history import history_to_json, point_from_json
 from .findings import short
 from .sides import Sides
 from .yardstick import yardstick_changes
 
-HISTORY_KIND = "retrieval-eval history"
+__all__ = ["HISTORY_KIND", "Point", "break_reason", "build_history", "history_metrics", "history_of", "segments"]
 # Config entries that say how a report was scored; the cutoffs only add or remove metrics.
 _NOT_POLICY = frozenset({"k", "threshold", "gain"})
 
@@ -43,19 +45,26 @@ def history_metrics(report: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys([primary_metric(report), *(m for m in gated if m)]))
 
 
+def history_of(points: Sequence[Point], metrics: Sequence[str], *, note: str | None = None) -> History:
+    """Each point's value of each metric, and a break where it is not comparable with the one before."""
+    return History(
+        metrics=tuple(metrics),
+        points=tuple(
+            HistoryPoint(
+                point.label,
+                point.date,
+                {metric: measured(point.report, metric) for metric in metrics},
+                None if i == 0 else break_reason(points[i - 1].report, point.report),
+            )
+            for i, point in enumerate(points)
+        ),
+        note=note,
+    )
+
+
 def build_history(points: Sequence[Point], metrics: Sequence[str]) -> dict[str, Any]:
-    """Each point's value of each metric, and a ``break`` where it is not comparable with the one before."""
-    rows = []
-    for i, point in enumerate(points):
-        rows.append(
-            {
-                "label": point.label,
-                "date": point.date,
-                "values": {metric: measured(point.report, metric) for metric in metrics},
-                "break": None if i == 0 else break_reason(points[i - 1].report, point.report),
-            }
-        )
-    return {"kind": HISTORY_KIND, "metrics": list(metrics), "points": rows}
+    """:func:`history_of` as its JSON object (``break`` per point)."""
+    return history_to_json(history_of(points, metrics))
 
 
 def break_reason(older: Mapping[str, Any], newer: Mapping[str, Any]) -> str | None:
@@ -69,16 +78,8 @@ def break_reason(older: Mapping[str, Any], newer: Mapping[str, Any]) -> str | No
 
 
 def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]]:
-    """Indexes of the points one unbroken line of ``metric`` joins: split at a break or a missing value."""
-    lines: list[list[int]] = []
-    for i, point in enumerate(points):
-        value = mapping(point.get("values")).get(metric)
-        if value is None:
-            continue
-        if not lines or point.get("break") or lines[-1][-1] != i - 1:
-            lines.append([])
-        lines[-1].append(i)
-    return lines
+    """:func:`~retrieval_eval.core.history.line_segments` of points in their JSON form."""
+    return line_segments([point_from_json(point) for point in points], metric)
 
 
 def _said(code: str, older: Mapping[str, Any], newer: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.history import History
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .compared import Compared, as_document
 from .escape import escape_markdown
@@ -59,7 +60,7 @@ def render(
     template_dir: str | None = None,
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
-    history: Mapping[str, Any] | None = None,
+    history: History | Mapping[str, Any] | None = None,
     queue: Mapping[str, Any] | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
@@ -67,9 +68,10 @@ def render(
     ``comparison`` is a comparison document (its records, or the JSON object ``compare``
     writes), or the ``Deltas`` an evaluation carries (its document is rendered).
     ``baseline`` says where the comparison came from, when the caller found it
-    (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a
-    document of ``compare.build_history`` (the summary's ``history`` block). ``queue``: the
-    label queue's excerpt (``pipeline.holes.queue_excerpt``), drawn by the ``unjudged`` block.
+    (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a history
+    (``comparison.history.history_of``, or its JSON form from ``build_history``), drawn by the
+    summary's ``history`` block. ``queue``: the label queue's excerpt
+    (``pipeline.holes.queue_excerpt``), drawn by the ``unjudged`` block.
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
     template that drops the marker; InputError for a template that fails.
@@ -87,7 +89,7 @@ def render(
     return text
 
 
-def render_history(history: Mapping[str, Any], kind: str) -> str:
+def render_history(history: History | Mapping[str, Any], kind: str) -> str:
     """A history document alone: ``text``, or ``summary`` (the job summary's history block)."""
     if kind == "text":
         return history_text(history)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
+from ..core.history import History
 from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
@@ -58,7 +59,7 @@ def build_view(
     kind: str,
     marker: str,
     baseline: BaselineNote | None = None,
-    history: Mapping[str, Any] | None = None,
+    history: History | Mapping[str, Any] | None = None,
     queue: Mapping[str, Any] | None = None,
 ) -> View:
     primary = primary_metric(report)
