@@ -33,7 +33,7 @@ from .comment import TITLE, Posted, post_without_settings, publish_comment
 from .deps import Deps
 from .driftcheck import drift_annotation, invalid_ratio
 from .event import Event
-from .history import base_history
+from .history import base_history_records
 from .postcomment import post_rendered_comment
 from .publish import (
     Annotation,
@@ -78,7 +78,7 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
         publish_failure(settings, event, deps, exc)
         return EXIT_NO_ANSWER
     try:
-        history = base_history(settings, event, deps.git, outcome.baseline, outcome.report, deps.now())
+        history = base_history_records(settings, event, deps.git, outcome.baseline, outcome.report, deps.now())
         rendered = render_outcome(settings, outcome, history)  # a broken user template is an input error too
         rendered = dataclasses.replace(rendered, html=html_page(settings, outcome))
     except RetrievalEvalError as exc:
@@ -122,7 +122,7 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         baseline=baseline.report,
         generated_at=deps.now(),
         baseline_sha256=baseline.sha256,
-    ).with_queue()
+    ).with_queue(settings.queue_limit)  # counted always, built on demand (docs/action.md#the-label-queue)
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
     evaluation = run_pipeline(request, workers=deps.workers)
@@ -197,7 +197,9 @@ def render_outcome(settings: Settings, outcome: Outcome, history: History | None
     )
     comparison = outcome.comparison
 
-    queue = queue_excerpt(outcome.evaluation.queue, holes_command(settings))
+    evaluation = outcome.evaluation
+    # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
+    queue = queue_excerpt(evaluation.queue, holes_command(settings), getattr(evaluation, "queued", None))
 
     def draw(kind: str) -> str:
         return render(
@@ -296,7 +298,7 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
         queue=settings.queue_file if outcome.evaluation.queue else "",
-        queue_count=str(len(outcome.evaluation.queue)),
+        queue_count=str(outcome.evaluation.queued),
     )
 
 

@@ -45,7 +45,7 @@ from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
-from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
+from .holes import build_queue, comparable_base, judged_drop_note, queue_length, unjudged_extra
 from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .results import Evaluation
@@ -75,15 +75,16 @@ class ScoreRequest:
     judgments_set: JudgmentSet | None = None
     judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
     run_rows: RunRows | None = None
-    label_queue: bool = False  # build the label queue (the action writes it beside the report)
+    label_queue: bool = False  # count the label queue, and build it (the action writes it beside the report)
+    queue_limit: int | None = None  # with label_queue: build it only when it has at most this many lines
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
     power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
     bounds: bool = False  # compute the bounds even when nothing else reads them (see needs_bounds)
 
-    def with_queue(self) -> ScoreRequest:
-        return replace(self, label_queue=True)
+    def with_queue(self, limit: int | None = None) -> ScoreRequest:
+        return replace(self, label_queue=True, queue_limit=limit)
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
@@ -190,7 +191,13 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     indexed = index_judgments(index, request.config) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
     alike = comparable_base(request.baseline, index, stage.report_corpus())
-    queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
+    queue, queued = None, 0
+    if request.label_queue:
+        # Counting is cheap; ranking every unjudged key and making its line is not: a queue
+        # longer than the request wants is counted only.
+        queued = queue_length(index, indexed, scores, alike)
+        if request.queue_limit is None or queued <= request.queue_limit:
+            queue = build_queue(index, indexed, scores, alike, stage.corpus)
     unjudged = unjudged_extra(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
@@ -225,7 +232,9 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
         beside["machine_labels"] = machine.as_dict()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
     report = with_verdict(body, verdict, beside=beside)
-    return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
+    return Evaluation(
+        report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
+    )
 
 
 def machine_inputs(
