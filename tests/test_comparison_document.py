@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from compare_data import labels, run, score
 from helpers import run_cli
+from hostile.cases_io import COMPARISON as HOSTILE_CASES_COMPARISON
 from render_cases import CASES
 from retrieval_eval.comparison.document import build_comparison, build_document
 from retrieval_eval.core.comparison_document import (
@@ -231,6 +232,10 @@ def test_each_rendered_comparison_reads_back_to_the_same_bytes(case: str, tmp_pa
         pytest.skip("this case has no comparison")
     # Some cases change the document by hand (oversized_truncated: strata without a test).
     assert_round_trip(comparison)
+
+
+def test_the_comparison_the_hostile_cases_hold_reads_back_to_the_same_bytes() -> None:
+    assert_round_trip(HOSTILE_CASES_COMPARISON)
 
 
 def compared(tmp_path: Path) -> dict[str, dict[str, Any]]:
