@@ -93,7 +93,7 @@ def command(
             f"warning  labels give more than one query text for {_names(queries.conflicting)}; the first is used",
             err=True,
         )
-    ranked = result.meta["queries"]["ranked"]
+    ranked = result.ranked
     unit = "chunks" if granularity == "chunk" else "documents"
     say(
         f"wrote {ranked} queries (top {depth} of {result.keys} {unit}, {method}) to {out}"

@@ -128,10 +128,11 @@ class Lane(Protocol):
 @dataclass
 class FloorRunResult:
     queries: QueryTexts
-    meta: dict[str, Any]
+    meta: dict[str, Any]  # the sidecar's JSON object, as written to ``meta_path``
     meta_path: str
     keys: int
     empty: list[str] = field(default_factory=list)
+    ranked: int = 0  # queries written to the run
 
 
 def _build_lane(
@@ -250,7 +251,7 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
         "run": {"sha256": run_sha, "query_order": "query_id"},
         "software": _versions(),
     }
-    return FloorRunResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty)
+    return FloorRunResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty, lines)
 
 
 def describe_floor(request: FloorRunRequest, ranked: Ranked) -> dict[str, Any]:
