@@ -19,9 +19,10 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import evaluate, holes_command, request_from_settings
+from ..pipeline.evaluate import evaluate
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
+from ..pipeline.request import holes_command, request_from_settings
 from ..pipeline.results import Evaluation
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
