@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -348,3 +349,25 @@ def test_the_api_refuses_what_the_cli_refuses(keyword: str, value: Any, words: s
     with pytest.raises(retrieval_eval.UsageError) as caught:
         retrieval_eval.evaluate(demo / "judgments.jsonl", demo / "run.jsonl", **{keyword: value})
     assert words in str(caught.value.message), caught.value.message
+
+
+# Where the request and its slices are built: a second place would be a second translation.
+BUILT_ONLY_IN = {
+    "EvaluationRequest(": {"pipeline/request.py"},
+    "Gating(": {"pipeline/request.py", "core/gates.py"},  # and evaluate_gate's default: no judged metric
+    # Besides the request: a base report's recorded definition, read again to rescore its rankings,
+    # and validate's eval-set check (a command of its own, without a run).
+    "ScoreConfig(": {"pipeline/request.py", "comparison/rescore.py", "commands/validate.py"},
+    "GateReadings(": {"pipeline/evaluate.py"},
+}
+
+
+@pytest.mark.parametrize("call", sorted(BUILT_ONLY_IN))
+def test_the_request_and_its_slices_are_built_in_one_place(call: str) -> None:
+    package = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval"
+    found = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if re.search(rf"(?<![\w.]){re.escape(call)}", path.read_text(encoding="utf-8"))
+    }
+    assert found == BUILT_ONLY_IN[call], f"{call} is built in {sorted(found)}"
