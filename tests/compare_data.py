@@ -9,7 +9,7 @@ from typing import Any
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import evaluate
+from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
 NOW = "2026-01-01T00:00:00Z"
@@ -71,4 +71,4 @@ def score(
         generated_at=NOW,
         gating=Gating(gates=list(gates)),
     )
-    return evaluate(request).report
+    return run_pipeline(request).report

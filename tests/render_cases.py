@@ -162,7 +162,7 @@ def _floored(
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import evaluate
+    from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.request import EvaluationRequest
 
     floor_path = str(write_jsonl(directory / "floor-run.jsonl", run(misses=range(12)))) if floor else ""
@@ -174,7 +174,7 @@ def _floored(
         floor=floor_path,
         gating=Gating(gates=gates),
     )
-    return evaluate(request).report
+    return run_pipeline(request).report
 
 
 NO_ANSWER = [{"query_id": f"n{i}", "query": f"unanswerable question {i}", "expect": "no_answer"} for i in range(4)]
@@ -250,7 +250,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import evaluate
+    from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.holes import queue_excerpt
     from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -276,7 +276,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
         "--out label-queue.jsonl",
         gating=Gating(gates=["recall@3:-0.05"]),
     )
-    evaluation = evaluate(replace(request, label_queue=True))
+    evaluation = run_pipeline(replace(request, label_queue=True))
     head = evaluation.report
     QUEUES["judged_drop_with_queue"] = queue_excerpt(evaluation.queue, request.holes_command)
     return head, _compare(directory, base, head)
@@ -334,7 +334,7 @@ def undetectable_tolerance(directory: Path) -> Case:
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import evaluate
+    from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.request import EvaluationRequest
 
     base = score(directory, "base", labels(), run())
@@ -346,7 +346,7 @@ def undetectable_tolerance(directory: Path) -> Case:
         generated_at=NOW,
         gating=Gating(gates=["recall@5:-0.05", "recall@5:-0.1"], require_detectable=True),
     )
-    head = evaluate(request).report
+    head = run_pipeline(request).report
     return head, _compare(directory, base, head)
 
 

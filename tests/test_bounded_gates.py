@@ -12,7 +12,7 @@ from pathlib import Path
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, evaluate
+from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
 
@@ -30,10 +30,10 @@ def run_gates(
     request = EvaluationRequest(
         judgments_path=str(judgments),
         run_path=str(run_path),
-        scoring=ScoreConfig(unjudged="bounded", **config),  # type: ignore[arg-type]
+        scoring=ScoreConfig(unjudged_policy="bounded", **config),  # type: ignore[arg-type]
         gating=Gating(gates),
     )
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 def label(query: str, key: str, grade: int) -> dict:  # type: ignore[type-arg]

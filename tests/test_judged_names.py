@@ -12,7 +12,7 @@ from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import evaluate
+from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
 
@@ -38,7 +38,7 @@ def test_a_request_with_a_shadowing_judged_name_is_refused(tmp_path: Path) -> No
     shadow = {"recall@5": {"value": 1.0, "n": 3}}
     request = EvaluationRequest(str(judgments), str(run), ScoreConfig(k=(5,)), gating=Gating(judged=shadow))
     with pytest.raises(UsageError, match="names a metric retrieval-eval computes"):
-        evaluate(request)
+        run_pipeline(request)
 
 
 def test_a_judged_name_of_its_own_is_kept(tmp_path: Path) -> None:

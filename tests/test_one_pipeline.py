@@ -258,7 +258,7 @@ def test_each_setting_changes_the_request_alike_from_the_cli_the_action_and_the_
     def capture(request: Any, workers: int) -> Any:
         raise Captured(request)
 
-    monkeypatch.setattr(pipeline, "_evaluate", capture)
+    monkeypatch.setattr(pipeline, "_run_pipeline", capture)
     monkeypatch.chdir(workspace)
     (workspace / "labels" / "copy.jsonl").write_bytes((workspace / "labels" / "judgments.jsonl").read_bytes())
     (workspace / "faith.json").write_text("[0.9, 0.7, 0.8, 0.95]")
@@ -371,3 +371,10 @@ def test_the_request_and_its_slices_are_built_in_one_place(call: str) -> None:
         if re.search(rf"(?<![\w.]){re.escape(call)}", path.read_text(encoding="utf-8"))
     }
     assert found == BUILT_ONLY_IN[call], f"{call} is built in {sorted(found)}"
+
+
+def test_the_retired_translations_are_gone() -> None:
+    package = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval"
+    for path in package.rglob("*.py"):
+        found = re.findall(r"\b(ScoreRequest|LexicalRequest|GateContext)\b", path.read_text(encoding="utf-8"))
+        assert not found, f"{path.relative_to(package).as_posix()}: {found}: the request and its slices are one type"

@@ -442,12 +442,12 @@ def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path
     from compare_data import NOW, labels, run, write_jsonl
     from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import evaluate
+    from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.request import EvaluationRequest
 
     judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
     runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))
-    evaluation = evaluate(
+    evaluation = run_pipeline(
         EvaluationRequest(
             str(judgments),
             str(runs),

@@ -19,7 +19,7 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.report import blocking_findings
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import evaluate
+from ..pipeline.evaluate import run_pipeline
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
 from ..pipeline.request import EvaluationRequest, holes_command, request_from_settings
@@ -62,7 +62,7 @@ class Outcome:
 
     @property
     def comparison(self) -> dict[str, Any] | None:
-        """The comparison document the templates render (evaluate() compared with the head judgments at hand)."""
+        """The comparison document the templates render (run_pipeline() compared with the head judgments at hand)."""
         comparison = self.evaluation.comparison
         return None if comparison is None or comparison.document is None else dict(comparison.document)
 
@@ -122,10 +122,10 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     request = dataclasses.replace(request, gating=gating)
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
-    evaluation = evaluate(request, workers=deps.workers)
+    evaluation = run_pipeline(request, workers=deps.workers)
     labels = machine_labels(settings, evaluation, deps)
     if labels is not None:  # the gates again, now with the judge's labels beside the bounds
-        evaluation = evaluate(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
+        evaluation = run_pipeline(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
     return Outcome(evaluation, baseline, skipped)
 
 
@@ -283,7 +283,7 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
         queue=settings.queue_file if outcome.evaluation.queue else "",
-        unjudged=str(len(outcome.evaluation.queue)),
+        queue_count=str(len(outcome.evaluation.queue)),
     )
 
 
@@ -298,7 +298,7 @@ def output_values(
     breached: str = "",
     drift: str = "",
     queue: str = "",
-    unjudged: str = "",
+    queue_count: str = "",
 ) -> dict[str, str]:
     """Every output, always: a step reading one that was never set gets an empty string
     anyway, but writing all of them makes each run's file say the same things."""
@@ -313,7 +313,9 @@ def output_values(
         "breached-gates": breached,
         "drift-invalid-ratio": drift,
         "label-queue-path": queue,
-        "unjudged-count": unjudged,
+        "label-queue-count": queue_count,
+        # The old name of label-queue-count, kept for a release (CHANGELOG.md).
+        "unjudged-count": queue_count,
     }
 
 

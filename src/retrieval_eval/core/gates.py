@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .aliases import canonical_metric
-from .comparison import Comparison, MetricDelta
+from .comparison import Deltas, MetricDelta
 from .errors import UsageError
 from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
@@ -319,7 +319,7 @@ class GateReadings:
 
     metrics: Mapping[str, float]
     strata: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-    comparison: Comparison | None = None
+    comparison: Deltas | None = None
     scored: bool = True
     floor: Mapping[str, Any] | None = None  # the report's floor section, when a floor run was asked for
     bounded: bool = False  # scored under the "bounded" policy: gates read both bounds

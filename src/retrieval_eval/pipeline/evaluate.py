@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..core.comparison import Comparison
+from ..core.comparison import Deltas
 from ..core.corpus import Corpus
 from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
@@ -36,7 +36,7 @@ from .results import Evaluation
 from .run_ranges import RunReading, split_for
 
 
-def gate_readings(scores: Scores, comparison: Comparison | None, floor: Mapping[str, Any] | None) -> GateReadings:
+def gate_readings(scores: Scores, comparison: Deltas | None, floor: Mapping[str, Any] | None) -> GateReadings:
     """What the gates read of this run: its numbers (abstention among them), their bounds, the
     comparison with the base report and the floor section."""
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
@@ -47,7 +47,7 @@ def gate_readings(scores: Scores, comparison: Comparison | None, floor: Mapping[
         comparison,
         bool(scores.per_query),
         floor,
-        bounded=scores.config.unjudged == BOUNDED,
+        bounded=scores.config.unjudged_policy == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
         lower=scores.lower,
@@ -56,7 +56,7 @@ def gate_readings(scores: Scores, comparison: Comparison | None, floor: Mapping[
     )
 
 
-def evaluate(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
+def run_pipeline(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
     """Score a run against judgments (files, or held in memory) and decide the verdict.
 
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
@@ -75,10 +75,10 @@ def evaluate(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
             corpus_path=corpus,
             floor=floor or request.floor,
         )
-        return _evaluate(copies, workers)
+        return _run_pipeline(copies, workers)
 
 
-def _evaluate(request: EvaluationRequest, workers: int) -> Evaluation:
+def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     scoring = request.scoring
     # Usage errors surface before any file is read.
     gates = request.gating.parse(ks=scoring.k, full_depth=scoring.full_depth)
@@ -165,9 +165,7 @@ def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelInde
     return index
 
 
-def _compare(
-    base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float
-) -> Comparison:
+def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports

@@ -28,7 +28,7 @@ from ..core.gates import Gating
 from ..core.judgments import JudgmentSet
 from ..core.power import DEFAULT_POWER
 from ..core.runs import RunRows
-from ..core.scoring import BOUNDED, ScoreConfig
+from ..core.scoring import BOUNDED, ScoreConfig, unjudged_policy_named
 from ..core.sensitivity import Thresholds
 from ..core.unjudged import MACHINE
 from ..formats.report import load_report_hashed
@@ -89,7 +89,7 @@ def request_from_settings(
             gain=settings.gain,
             full_depth=settings.full_depth,
             # The machine policy scores bounded; the judge's labels then settle what the bounds leave open.
-            unjudged=BOUNDED if settings.unjudged == MACHINE else settings.unjudged,
+            unjudged_policy=BOUNDED if settings.unjudged == MACHINE else unjudged_policy_named(settings.unjudged),
         ),
         gating=Gating(settings.gates, judged, settings.require_detectable),
         run_format=settings.run_format,

@@ -1,6 +1,6 @@
 """What an evaluation and a comparison give back: the library's result objects.
 
-:class:`Evaluation` is what :func:`.evaluate.evaluate` returns, so the CLI, the action and the
+:class:`Evaluation` is what :func:`.evaluate.run_pipeline` returns, so the CLI, the action and the
 Python API report from one object. :class:`Comparison` is a read-only view of a comparison
 document (what ``retrieval-eval compare`` writes).
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     import pandas
 
-    from ..core.comparison import Comparison as GateComparison
+    from ..core.comparison import Deltas
     from ..core.gates import Verdict
     from ..core.scoring import Scores
     from ..core.validate import Validation
@@ -110,7 +110,7 @@ class Evaluation(Frozen):
     scores: Scores
     validation: Validation
     verdict: Verdict
-    comparison: GateComparison | None
+    comparison: Deltas | None
     corpus_changes: tuple[str, ...]
     queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
 
@@ -120,7 +120,7 @@ class Evaluation(Frozen):
         scores: Scores,
         validation: Validation,
         verdict: Verdict,
-        comparison: GateComparison | None,
+        comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
         queue: tuple[dict[str, Any], ...] = (),
     ) -> None:
