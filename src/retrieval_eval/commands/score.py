@@ -52,6 +52,7 @@ SCORE_SETTINGS = (
     "max-drift",
     "power",
     "require-detectable",
+    "bounds",
     "fail-on-indeterminate",
     "config",
 )

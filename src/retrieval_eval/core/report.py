@@ -219,7 +219,8 @@ def report_body(
     report["unjudged"] = unjudged_section(scores, inputs.unjudged)
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
-    report["per_query_lower"] = dict(scores.per_query_lower)
-    report["per_query_upper"] = dict(scores.per_query_upper)
+    if scores.config.bounds:  # absent when not computed (config.computed says so), never an empty claim
+        report["per_query_lower"] = dict(scores.per_query_lower)
+        report["per_query_upper"] = dict(scores.per_query_upper)
     report["rankings"] = scores.rankings
     return report

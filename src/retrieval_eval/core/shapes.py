@@ -80,6 +80,8 @@ REPORT: dict[str, Any] = _object(
                 "k": {"type": "array", "items": {"anyOf": [COUNT, {"const": "all"}]}},
                 "threshold": {**NUMBER, "type": "integer"},
                 "gain": STRING,
+                # The optional measures computed (absent in reports made before they were optional).
+                "computed": {"type": "array", "items": STRING},
             }
         ),
         "inputs": _object(

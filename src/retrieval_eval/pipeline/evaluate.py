@@ -28,12 +28,13 @@ from ..formats.machine_labels import read_machine_labels
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
-from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
+from .holes import build_queue, comparable_base, judged_drop_note, queue_length, unjudged_extra
 from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .request import EvaluationRequest
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
+from .score_run import with_base_bounds
 
 
 def gate_readings(scores: Scores, comparison: Deltas | None, floor: Mapping[str, Any] | None) -> GateReadings:
@@ -78,7 +79,23 @@ def run_pipeline(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
         return _run_pipeline(copies, workers)
 
 
+def needs_bounds(request: EvaluationRequest) -> bool:
+    """Whether the bounds are computed: when asked for, when the gates read them (the bounded
+    policy, and the machine policy built on it), when a comparison does (a base report), and
+    for the action's label queue (its report is committed as the next base). Otherwise
+    nothing reads them and they are left out (a fifth of ``score``; docs/benchmarks.md)."""
+    return bool(
+        request.bounds
+        or request.scoring.unjudged_policy == BOUNDED
+        or request.baseline is not None
+        or request.label_queue
+        or request.machine_labels_path
+    )
+
+
 def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
+    # What the request asked for decides what is computed: the scoring definition, refined.
+    request = replace(request, scoring=replace(request.scoring, bounds=needs_bounds(request)))
     scoring = request.scoring
     # Usage errors surface before any file is read.
     gates = request.gating.parse(ks=scoring.k, full_depth=scoring.full_depth)
@@ -114,7 +131,13 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     indexed = index_judgments(index, scoring) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
     alike = comparable_base(request.baseline, index, stage.report_corpus())
-    queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
+    queue, queued = None, 0
+    if request.label_queue:
+        # Counting is cheap; ranking every unjudged key and making its line is not: a queue
+        # longer than the request wants is counted only.
+        queued = queue_length(index, indexed, scores, alike)
+        if request.queue_limit is None or queued <= request.queue_limit:
+            queue = build_queue(index, indexed, scores, alike, stage.corpus)
     unjudged = unjudged_extra(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
@@ -149,7 +172,9 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
         beside["machine_labels"] = machine.as_dict()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
     report = with_verdict(body, verdict, beside=beside)
-    return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
+    return Evaluation(
+        report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
+    )
 
 
 def machine_inputs(
@@ -170,6 +195,7 @@ def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, w
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
+    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 

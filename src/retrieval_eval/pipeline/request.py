@@ -57,15 +57,17 @@ class EvaluationRequest:
     sensitivity: Thresholds = field(default_factory=Thresholds)  # with a corpus: the eval-set checks
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
     power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
-    label_queue: bool = False  # build the label queue (the action writes it beside the report)
+    label_queue: bool = False  # count the label queue, and build it (the action writes it beside the report)
+    queue_limit: int | None = None  # with label_queue: build it only when it has at most this many lines
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
+    bounds: bool = False  # compute the bounds even when nothing else reads them (pipeline: needs_bounds)
     # Inputs held in memory (the library's): the paths above then only name them in messages.
     judgments_set: JudgmentSet | None = None
     judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
     run_rows: RunRows | None = None
 
-    def with_queue(self) -> EvaluationRequest:
-        return replace(self, label_queue=True)
+    def with_queue(self, limit: int | None = None) -> EvaluationRequest:
+        return replace(self, label_queue=True, queue_limit=limit)
 
 
 def request_from_settings(
@@ -105,6 +107,7 @@ def request_from_settings(
         machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
         power=settings.power,
         holes_command=holes_command(settings),
+        bounds=settings.bounds,
     )
 
 

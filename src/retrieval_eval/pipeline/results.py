@@ -105,7 +105,7 @@ class Evaluation(Frozen):
     them); the methods and properties below are the stable, documented surface.
     """
 
-    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue")
+    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue", "queued")
     report: dict[str, Any]
     scores: Scores
     validation: Validation
@@ -113,6 +113,7 @@ class Evaluation(Frozen):
     comparison: Deltas | None
     corpus_changes: tuple[str, ...]
     queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
+    queued: int  # the label queue's length, counted when asked for even if not built
 
     def __init__(
         self,
@@ -123,6 +124,8 @@ class Evaluation(Frozen):
         comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
         queue: tuple[dict[str, Any], ...] = (),
+        *,
+        queued: int | None = None,
     ) -> None:
         self._set(
             report=report,
@@ -132,6 +135,7 @@ class Evaluation(Frozen):
             comparison=comparison,
             corpus_changes=corpus_changes,
             queue=queue,
+            queued=len(queue) if queued is None else queued,
         )
 
     def __repr__(self) -> str:

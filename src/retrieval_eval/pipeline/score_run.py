@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
 from ..core.labelindex import LabelIndex
+from ..core.lenient import section
 from ..core.runs import Run
 from ..core.scoring import (
+    BOUNDS,
     HeadScorer,
     ScoreConfig,
     Scores,
@@ -43,3 +49,41 @@ def score_run_file(
     )  # which stops the workers, whatever happens
     scores = score_rankings(index, run.rankings, config, indexed=indexed, scorer=scorer)
     return with_run_findings(scores, run), run
+
+
+def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str, Any]:
+    """The base report with its per-query bounds, computed here when it did not compute them.
+
+    A report says in ``config.computed`` whether it computed its bounds; one that did not
+    (nothing read them when it was scored) carries no ``per_query_lower`` and
+    ``per_query_upper``, and a comparison would read each of its bounds as its value. When
+    the base was scored with these very judgments (its ``judgments_sha256`` is the head's),
+    its stored rankings scored again under its own configuration give exactly the bounds it
+    would have written, so they are computed. Under other judgments the comparison scores
+    the base rankings again under the head's, bounds included, and reads none from the
+    base; a report from before ``computed`` existed is left as it is.
+    """
+    config = section(base, "config")
+    computed = config.get("computed")
+    if not isinstance(computed, list) or BOUNDS in computed:
+        return base
+    recorded = section(base, "inputs").get("judgments_sha256")
+    rankings = base.get("rankings")
+    if not recorded or recorded != index.sha256 or not isinstance(rankings, Mapping):
+        return base
+    from ..comparison.rescore import score_config  # what reads a report's configuration
+
+    scoring = score_config(base)
+    if scoring is None:
+        return base
+    stored = {
+        str(q): [str(key) for key in keys]
+        for q, keys in rankings.items()
+        if isinstance(keys, list) and all(isinstance(key, str) for key in keys)
+    }
+    scores = score_rankings(index, stored, replace(scoring, bounds=True))
+    return {
+        **base,
+        "per_query_lower": {q: row for q, row in scores.per_query_lower.items() if q in stored},
+        "per_query_upper": {q: row for q, row in scores.per_query_upper.items() if q in stored},
+    }
