@@ -17,7 +17,8 @@ import pytest
 
 from helpers import run_cli
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, needs_bounds, run_pipeline
+from retrieval_eval.pipeline.evaluate import Evaluation, needs_bounds, run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 QUERIES = ("q1", "q2")
 
@@ -43,7 +44,7 @@ def _files(tmp_path: Path) -> tuple[str, str, str]:
 
 
 def _score(judgments: str, run: str, **more: Any) -> Evaluation:
-    return run_pipeline(ScoreRequest(judgments, run, ScoreConfig(k=(2,)), **more))
+    return run_pipeline(EvaluationRequest(judgments, run, ScoreConfig(k=(2,)), **more))
 
 
 def _without_bounds(report: dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +76,7 @@ def test_nothing_reads_the_bounds_so_none_are_computed_and_the_report_says_so(tm
 @pytest.mark.parametrize(
     "more",
     [
-        {"config": ScoreConfig(k=(2,), unjudged_policy="bounded")},
+        {"scoring": ScoreConfig(k=(2,), unjudged_policy="bounded")},
         {"baseline": {"config": {}}},
         {"label_queue": True},
         {"machine_labels_path": "labels.jsonl"},
@@ -83,12 +84,12 @@ def test_nothing_reads_the_bounds_so_none_are_computed_and_the_report_says_so(tm
     ],
 )
 def test_what_reads_the_bounds_computes_them(more: dict[str, Any]) -> None:
-    assert needs_bounds(ScoreRequest("j.jsonl", "r.jsonl", **more))
+    assert needs_bounds(EvaluationRequest("j.jsonl", "r.jsonl", **more))
 
 
 def test_assume_irrelevant_alone_reads_no_bounds() -> None:
-    assert not needs_bounds(ScoreRequest("j.jsonl", "r.jsonl"))
-    assert not needs_bounds(ScoreRequest("j.jsonl", "r.jsonl", ScoreConfig(unjudged_policy="condensed")))
+    assert not needs_bounds(EvaluationRequest("j.jsonl", "r.jsonl"))
+    assert not needs_bounds(EvaluationRequest("j.jsonl", "r.jsonl", ScoreConfig(unjudged_policy="condensed")))
 
 
 def test_a_base_without_bounds_compares_as_if_it_had_them(tmp_path: Path) -> None:

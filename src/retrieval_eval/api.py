@@ -46,7 +46,8 @@ from .formats.objects import (
 )
 from .formats.report import checked_report, dump_report, load_report_hashed
 from .formats.runs import run_from_rows
-from .pipeline.evaluate import request_from_settings, run_pipeline
+from .pipeline.evaluate import run_pipeline
+from .pipeline.request import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
     Comparison,
     Evaluation,
