@@ -94,6 +94,13 @@ RUN_LINES = [
     b'{"query_id": "q1", "ranking": ["a", ""], "score": 1e400}',
     b'{"query_id": "q1", "ranking": ["\\ud800", "b"]}',
     b'{"query_id": 12345678901234567890123, "ranking": []}',
+    # Without orjson a line whose strings are all ASCII skips the search for an escape: these are not.
+    b'{"\\ud800": 1, "query_id": "q1", "ranking": ["a"]}',
+    b'{"query_id": "q1", "ranking": ["a"], "note": "\\udc00"}',
+    b'{"query_id": "q\\ud800", "ranking": ["a"]}',
+    b'{"query_id": "q\\u00e9", "ranking": ["\\u00e9", "b"]}',
+    b'{"query_id": "q1", "ranking": ["caf\xc3\xa9", "\\ud83d\\ude00"]}',
+    b'{"query_id": "q1", "ranking": ["a\\u0062"], "n": 5, "f": 0.5, "t": true, "z": null}',
 ]
 
 
