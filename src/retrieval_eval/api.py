@@ -259,7 +259,7 @@ def evaluate(
     minimum detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is
     below it is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     ``bounds``: compute every metric's lower and upper bound even when nothing reads them (the
-    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``config.computed``
+    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``computed``
     says whether they were).
     """
     texts = _setting_texts(
