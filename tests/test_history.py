@@ -242,7 +242,7 @@ def test_which_optional_measures_were_computed_breaks_no_line() -> None:
     inputs = {"judgments_sha256": "a" * 64, "query_set_sha256": "b" * 64}
     config = {"k": [5], "threshold": 1, "gain": "exponential", "unjudged": "assume-irrelevant"}
     older = {"config": config, "inputs": inputs}
-    newer = {"config": {**config, "computed": ["bounds"]}, "inputs": inputs}
+    newer = {"config": config, "inputs": inputs, "computed": ["bounds"]}
     assert break_reason(older, newer) is None
-    other = {"config": {**config, "computed": ["bounds"], "unjudged": "bounded"}, "inputs": inputs}
+    other = {"config": {**config, "unjudged": "bounded"}, "inputs": inputs, "computed": ["bounds"]}
     assert break_reason(newer, other) == "unjudged assume-irrelevant → bounded"

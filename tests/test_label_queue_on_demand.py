@@ -21,7 +21,8 @@ from fake_github import FakeGitHub
 from retrieval_eval.action.main import main
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline import settings as settings_module
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 GATES = "recall@5:0.8\nrecall@5:-0.05\nndcg@10:0.7"  # as the action's integration tests
 
@@ -56,12 +57,12 @@ def test_the_count_is_the_length_of_the_queue_it_stands_for(tmp_path: Path, seed
     k = rng.choice([3, 5, 10])
     config = ScoreConfig(k=(k,), unjudged_policy=policy)
     base = run_pipeline(
-        ScoreRequest(judgments_path=judgments, run_path=_write(tmp_path / "base.jsonl", base_run), config=config)
+        EvaluationRequest(judgments_path=judgments, run_path=_write(tmp_path / "base.jsonl", base_run), scoring=config)
     )
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=judgments,
         run_path=_write(tmp_path / "head.jsonl", head_run),
-        config=config,
+        scoring=config,
         baseline=base.report,
     )
     built = run_pipeline(request.with_queue())

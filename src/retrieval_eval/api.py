@@ -49,7 +49,8 @@ from .formats.objects import (
 )
 from .formats.report import checked_report, dump_report, load_report_hashed
 from .formats.runs import run_from_rows
-from .pipeline.evaluate import request_from_settings, run_pipeline
+from .pipeline.evaluate import run_pipeline
+from .pipeline.request import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
     Comparison,
     Evaluation,
@@ -260,7 +261,7 @@ def evaluate(
     minimum detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is
     below it is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     ``bounds``: compute every metric's lower and upper bound even when nothing reads them (the
-    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``config.computed``
+    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``computed``
     says whether they were).
     """
     texts = _setting_texts(

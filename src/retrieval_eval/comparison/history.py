@@ -26,10 +26,8 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 __all__ = ["HISTORY_KIND", "Point", "break_reason", "build_history", "history_metrics", "history_of", "segments"]
-# Config entries that break no line of their own: the yardstick's (cutoffs, threshold, gain) are
-# said by yardstick_changes, and ``computed`` (which optional measures were computed) only
-# adds or removes bounds, never changes a value.
-_NOT_POLICY = frozenset({"k", "threshold", "gain", "computed"})
+# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
+_NOT_POLICY = frozenset({"k", "threshold", "gain"})
 
 
 @dataclass(frozen=True)

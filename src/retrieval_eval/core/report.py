@@ -184,6 +184,7 @@ def report_body(
         "tool": {"name": TOOL_NAME, "version": __version__},
         "generated_at": inputs.generated_at,
         "config": scores.config.as_dict(),
+        "computed": scores.config.computed,
         "inputs": {
             "judgments_sha256": inputs.judgments_sha256,
             "run_sha256": inputs.run_sha256,
@@ -219,7 +220,7 @@ def report_body(
     report["unjudged"] = unjudged_section(scores, inputs.unjudged)
     report.update(inputs.extra)
     report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
-    if scores.config.bounds:  # absent when not computed (config.computed says so), never an empty claim
+    if scores.config.bounds:  # absent when not computed (``computed`` says so), never an empty claim
         report["per_query_lower"] = dict(scores.per_query_lower)
         report["per_query_upper"] = dict(scores.per_query_upper)
     report["rankings"] = scores.rankings

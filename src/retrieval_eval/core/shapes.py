@@ -1,7 +1,7 @@
 """The shapes of the documents we read back: a report and a comparison.
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
-``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
+``computed``, ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
 ``unjudged``, ``rankings``, ``worst_stratum``, the drift, collapse, floor and sensitivity sections)
 typed as ``core/report.py``
 writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
@@ -80,8 +80,6 @@ REPORT: dict[str, Any] = _object(
                 "k": {"type": "array", "items": {"anyOf": [COUNT, {"const": "all"}]}},
                 "threshold": {**NUMBER, "type": "integer"},
                 "gain": STRING,
-                # The optional measures computed (absent in reports made before they were optional).
-                "computed": {"type": "array", "items": STRING},
             }
         ),
         "inputs": _object(
@@ -93,6 +91,8 @@ REPORT: dict[str, Any] = _object(
                 "floor_sha256": STRING_OR_NULL,
             }
         ),
+        # The optional measures computed (absent in reports made before they were optional).
+        "computed": STRINGS,
         "corpus": _object({"fingerprint": STRING_OR_NULL, "documents": COUNT, "chunks": COUNT}),
         "judgments": _object(
             {

@@ -54,7 +54,7 @@ def score_run_file(
 def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str, Any]:
     """The base report with its per-query bounds, computed here when it did not compute them.
 
-    A report says in ``config.computed`` whether it computed its bounds; one that did not
+    A report says in ``computed`` whether it computed its bounds; one that did not
     (nothing read them when it was scored) carries no ``per_query_lower`` and
     ``per_query_upper``, and a comparison would read each of its bounds as its value. When
     the base was scored with these very judgments (its ``judgments_sha256`` is the head's),
@@ -63,8 +63,7 @@ def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str,
     the base rankings again under the head's, bounds included, and reads none from the
     base; a report from before ``computed`` existed is left as it is.
     """
-    config = section(base, "config")
-    computed = config.get("computed")
+    computed = base.get("computed")
     if not isinstance(computed, list) or BOUNDS in computed:
         return base
     recorded = section(base, "inputs").get("judgments_sha256")
