@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..core.lenient import integer, items, mapping, number
 from ..core.planning import PlanRecord, PlanRow
 from ..core.precision import DECIMALS
 
@@ -31,6 +33,27 @@ def plan_row_to_json(row: PlanRow) -> dict[str, Any]:
         "needed": [{"change": change, "queries": n} for change, n in row.needed],
         "detectable": [{"queries": n, "change": _rounded(change)} for n, change in row.detectable],
     }
+
+
+def plan_row_from_json(row: Mapping[str, Any]) -> PlanRow:
+    """A row of ``plan --json`` read back, leniently (a value of another type reads as missing)."""
+    stratum, metric, source = row.get("stratum"), row.get("metric"), row.get("source")
+    return PlanRow(
+        metric=metric if isinstance(metric, str) else "",
+        stratum=stratum if isinstance(stratum, str) else None,
+        n=integer(row.get("n")) or 0,
+        sd_diff=number(row.get("sd_diff")),
+        source=source if isinstance(source, str) else "",
+        mde=number(row.get("mde")),
+        needed=tuple(
+            (number(cell.get("change")) or 0.0, integer(cell.get("queries")))
+            for cell in map(mapping, items(row.get("needed")))
+        ),
+        detectable=tuple(
+            (integer(cell.get("queries")) or 0, number(cell.get("change")))
+            for cell in map(mapping, items(row.get("detectable")))
+        ),
+    )
 
 
 def _rounded(value: float | None) -> float | None:
