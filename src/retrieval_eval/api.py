@@ -56,6 +56,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
+from .pipeline.score_run import with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
@@ -490,6 +491,11 @@ def compare(
         loaded = load_judgments(judgments)
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
+        index.sha256 = loaded.sha256
+        base_report, head_report = (
+            dict(with_base_bounds(base_report, index)),
+            dict(with_base_bounds(head_report, index)),
+        )
     document = build_comparison(
         base_report,
         head_report,

@@ -5,7 +5,9 @@ bound, the most favourable head upper bound less base lower bound, each averaged
 over the paired queries. A query a report lists no bound for has that bound equal
 to its value (nothing in its ranking was unjudged); so does every query of a
 report made before bounds existed (a report made before lower bounds existed has
-its lower bounds read as its values). With the head's judgments at hand, each
+its lower bounds read as its values). A report that says it left its bounds out
+(``config.computed`` without ``bounds``) gives no delta bounds: read as its values,
+they would claim the delta cannot move. With the head's judgments at hand, each
 metric also counts the unjudged keys in its top k on both sides: what a bounded
 gate asks to have labeled.
 """
@@ -19,12 +21,20 @@ from typing import Any
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping
 from ..core.precision import DECIMALS
+from ..core.scoring import BOUNDS
 from .sides import Pairing, PerQuery, Sides, per_query
 
 
 def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
     return per_query({"per_query": report.get(f"per_query_{side}")}) or {}
+
+
+def left_out_bounds(report: Mapping[str, Any]) -> bool:
+    """Whether a report says it did not compute its bounds (one made before ``computed`` existed has them)."""
+    config = report.get("config")
+    computed = config.get("computed") if isinstance(config, Mapping) else None
+    return isinstance(computed, list) and BOUNDS not in computed
 
 
 def add_bounds(
@@ -38,6 +48,8 @@ def add_bounds(
     if not pairing.available:
         return
     assert pairing.base is not None and pairing.head is not None
+    if left_out_bounds(sides.head) or (base_upper is None and left_out_bounds(sides.base)):
+        return
     head_upper, head_lower = upper_table(sides.head), upper_table(sides.head, "lower")
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
     base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
