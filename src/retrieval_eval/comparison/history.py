@@ -24,8 +24,9 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 HISTORY_KIND = "retrieval-eval history"
-# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
-_NOT_POLICY = frozenset({"k", "threshold", "gain"})
+# Config entries that say nothing a point's values depend on beyond the yardstick: the cutoffs only
+# add or remove metrics, and ``computed`` only which optional fields (the bounds) were written.
+_NOT_POLICY = frozenset({"k", "threshold", "gain", "computed"})
 
 
 @dataclass(frozen=True)
