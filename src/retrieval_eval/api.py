@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
+from .comparison.bounds import drop_unknown_bounds
 from .comparison.document import build_comparison
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
@@ -504,6 +505,7 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
         power=power,
     )
+    drop_unknown_bounds(document, base_report, head_report)  # a lean report whose bounds could not be computed
     return Comparison(document)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from ..comparison.bounds import drop_unknown_bounds
 from ..comparison.document import build_comparison
 from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
@@ -97,6 +98,7 @@ def command(
         map_blocks=shared_map(worker_count(workers_override(os.environ))),
         power=power,
     )
+    drop_unknown_bounds(document, base, head)  # a lean report whose bounds could not be computed here
     if out:
         write_atomic(out, dump_report(document))
     if as_json:

@@ -6,8 +6,9 @@ over the paired queries. A query a report lists no bound for has that bound equa
 to its value (nothing in its ranking was unjudged); so does every query of a
 report made before bounds existed (a report made before lower bounds existed has
 its lower bounds read as its values). A report that says it left its bounds out
-(``config.computed`` without ``bounds``) gives no delta bounds: read as its values,
-they would claim the delta cannot move. With the head's judgments at hand, each
+(``config.computed`` without ``bounds``) would read the same way, claiming the delta
+cannot move: a caller that could not compute them drops the rows' bounds
+(:func:`drop_unknown_bounds`). With the head's judgments at hand, each
 metric also counts the unjudged keys in its top k on both sides: what a bounded
 gate asks to have labeled.
 """
@@ -37,6 +38,17 @@ def left_out_bounds(report: Mapping[str, Any]) -> bool:
     return isinstance(computed, list) and BOUNDS not in computed
 
 
+def drop_unknown_bounds(document: dict[str, Any], base: Mapping[str, Any], head: Mapping[str, Any]) -> None:
+    """Leave out every delta's bounds when a side left its own out: they were read from its values.
+
+    A rescored (or translated) base has its bounds from the rescoring, whatever its report kept."""
+    rescored = document.get("yardstick") in ("rescored", "translated")
+    if left_out_bounds(head) or (not rescored and left_out_bounds(base)):
+        for row in mapping(document.get("metrics")).values():
+            if isinstance(row, dict):
+                row.pop("bounds", None)
+
+
 def add_bounds(
     rows: dict[str, dict[str, Any]],
     sides: Sides,
@@ -48,8 +60,6 @@ def add_bounds(
     if not pairing.available:
         return
     assert pairing.base is not None and pairing.head is not None
-    if left_out_bounds(sides.head) or (base_upper is None and left_out_bounds(sides.base)):
-        return
     head_upper, head_lower = upper_table(sides.head), upper_table(sides.head, "lower")
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
     base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
