@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
+from .comparison.bounds import drop_unknown_bounds
 from .comparison.document import build_comparison
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
@@ -57,6 +58,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
+from .pipeline.score_run import with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
@@ -491,6 +493,11 @@ def compare(
         loaded = load_judgments(judgments)
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
+        index.sha256 = loaded.sha256
+        base_report, head_report = (
+            dict(with_base_bounds(base_report, index)),
+            dict(with_base_bounds(head_report, index)),
+        )
     document = build_comparison(
         base_report,
         head_report,
@@ -499,6 +506,7 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
         power=power,
     )
+    drop_unknown_bounds(document, base_report, head_report)  # a lean report whose bounds could not be computed
     return Comparison(document)
 
 

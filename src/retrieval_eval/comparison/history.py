@@ -24,7 +24,8 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 HISTORY_KIND = "retrieval-eval history"
-# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
+# Config entries that say how a report was scored; the cutoffs only add or remove metrics. (Which
+# optional measures a report computed is not in its config, and breaks no line: ``computed``.)
 _NOT_POLICY = frozenset({"k", "threshold", "gain"})
 
 
