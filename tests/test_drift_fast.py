@@ -277,3 +277,14 @@ def test_windows_that_overlap_are_read_through_the_second_view(
     needle = base[cut[0] : cut[0] + cut[1]]
     index = DocumentIndex(corpus(texts), "d")
     assert index.touched(needle) == two_views(index.texts, needle)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=40) | st.text(alphabet=[chr(c) for c in range(128)], max_size=40))
+def test_squeeze_drops_what_split_splits_on(text: str) -> None:
+    assert squeeze(text) == "".join(text.split())
+
+
+def test_squeeze_drops_every_ascii_space_and_nothing_else() -> None:
+    every = "".join(map(chr, range(128)))
+    assert squeeze(every) == "".join(every.split())

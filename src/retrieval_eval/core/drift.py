@@ -152,8 +152,14 @@ _PROBE = 16
 _SEPARATOR = "\x00"
 
 
+# What str.split() splits on, among ASCII characters: deleted in one pass by str.translate.
+_ASCII_SPACE = str.maketrans(dict.fromkeys(c for c in map(chr, range(128)) if c.isspace()))
+
+
 def squeeze(text: str) -> str:
     """The text without white space: chunk boundaries drop the space between chunks."""
+    if text.isascii():
+        return text.translate(_ASCII_SPACE)
     return "".join(text.split())
 
 
