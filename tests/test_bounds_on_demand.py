@@ -116,3 +116,42 @@ def test_the_bounds_flag_asks_for_them_on_the_command_line(tmp_path: Path) -> No
     assert reports["--bounds"]["metrics"]["precision@2"]["upper"] == 1.0
     assert reports["--no-bounds"]["computed"] == []
     assert "per_query_upper" not in reports["--no-bounds"]
+
+
+def _reports(tmp_path: Path, base_run: str, head_run: str, judgments: str) -> tuple[str, str]:
+    """Both reports as `score --out` writes them with nothing reading the bounds: neither has any."""
+    paths = []
+    for name, run in (("base", base_run), ("head", head_run)):
+        out = tmp_path / f"{name}.json"
+        result = run_cli("score", "-j", judgments, "-r", run, "-k", "2", "--out", str(out))
+        assert result.code == 0, result.stderr
+        assert json.loads(out.read_text())["computed"] == []
+        paths.append(str(out))
+    return paths[0], paths[1]
+
+
+@pytest.mark.parametrize(("swap", "expected"), [(False, [-0.5, 0.0]), (True, [0.0, 0.5])])
+def test_compare_computes_the_bounds_that_two_lean_reports_left_out(
+    tmp_path: Path, swap: bool, expected: list[float]
+) -> None:
+    # Swapped, the head is the run with the unjudged key: 0.5 - 0.5 = 0 to 1.0 - 0.5 = 0.5, by hand.
+    judgments, base_run, head_run = _files(tmp_path)
+    if swap:
+        base_run, head_run = head_run, base_run
+    base, head = _reports(tmp_path, base_run, head_run, judgments)
+    result = run_cli("compare", "--base", base, "--head", head, "-j", judgments, "--json")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["metrics"]["precision@2"]["bounds"] == expected
+    import retrieval_eval
+
+    document = retrieval_eval.compare(base, head, judgments=judgments).to_dict()
+    assert document["metrics"]["precision@2"]["bounds"] == expected
+
+
+def test_compare_without_judgments_states_no_bounds_a_lean_report_cannot_give(tmp_path: Path) -> None:
+    # Read as values, the missing bounds would claim the delta cannot move (0 to 0); it can (-0.5 to 0).
+    judgments, base_run, head_run = _files(tmp_path)
+    base, head = _reports(tmp_path, base_run, head_run, judgments)
+    result = run_cli("compare", "--base", base, "--head", head, "--json")
+    assert result.code == 0, result.stderr
+    assert "bounds" not in json.loads(result.stdout)["metrics"]["precision@2"]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
+from .comparison.bounds import drop_unknown_bounds
 from .comparison.document import build_document
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
@@ -60,6 +61,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
+from .pipeline.score_run import with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 
@@ -493,6 +495,11 @@ def compare(
         loaded = load_judgments(judgments)
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
+        index.sha256 = loaded.sha256
+        base_report, head_report = (
+            dict(with_base_bounds(base_report, index)),
+            dict(with_base_bounds(head_report, index)),
+        )
     document = build_document(
         base_report,
         head_report,
@@ -501,6 +508,7 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
         power=power,
     )
+    document = drop_unknown_bounds(document, base_report, head_report)  # a lean report's bounds not computed
     return Comparison(comparison_to_json(document))
 
 

@@ -9,6 +9,7 @@ half of the fork recipe, posting a comment another run rendered.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +44,7 @@ from .publish import (
     emit_annotations,
     write_text,
 )
-from .settings import Runner, Settings, SettingsError
+from .settings import BaselineSpec, Runner, Settings, SettingsError
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,18 @@ class Rendered:
     html: str = ""  # the HTML report, drawn by run_evaluate only: it reads the judgments and corpus again
 
 
+BASE_COPY = "base-report.json"
+
+
+def queue_command(settings: Settings, baseline: Baseline) -> str:
+    """The command that writes the whole label queue, base's holes included: a base report read
+    from the repository's history is first copied out of it, as ``holes --baseline`` reads a file."""
+    if baseline.report is None or not baseline.git_object or settings.baseline.kind == "path":
+        return holes_command(settings)
+    local = dataclasses.replace(settings, baseline=BaselineSpec("path", BASE_COPY))
+    return f"git show {shlex.quote(baseline.git_object)} > {BASE_COPY} && {holes_command(local)}"
+
+
 def render_outcome(settings: Settings, outcome: Outcome, history: History | None = None) -> Rendered:
     template_dir = (
         str(settings.resolve(settings.template_dir, setting="template-dir")) if settings.template_dir else None
@@ -188,7 +201,7 @@ def render_outcome(settings: Settings, outcome: Outcome, history: History | None
 
     evaluation = outcome.evaluation
     # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
-    queue = queue_excerpt(evaluation.queue, holes_command(settings), getattr(evaluation, "queued", None))
+    queue = queue_excerpt(evaluation.queue, queue_command(settings, baseline), getattr(evaluation, "queued", None))
 
     def draw(kind: str) -> str:
         return render(

@@ -46,11 +46,13 @@ def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: 
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off while a large corpus is read and checked.
+    """Keep the cyclic garbage collector off while a large corpus is read and checked, and
+    while the findings are written.
 
     Nothing drift builds forms a reference cycle, so the collector finds
     nothing; on a million chunks it would still re-walk every live object
-    many times, which costs seconds.
+    many times, which costs seconds (0.6 s of CPU on 500k chunks for the
+    100,000 entries of the JSON output alone).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -58,6 +60,10 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # What was made meanwhile is left out of later collections: re-enabled, the collector
+            # would walk all of it at the next allocation (0.4 s of CPU on 500k chunks), to find
+            # no cycle, just before the command ends.
+            gc.freeze()
             gc.enable()
 
 
@@ -137,25 +143,25 @@ def command(
             )
         with ProgressBar("checking labels") as bar:
             result = check_drift(judgments, corpus, progress=bar)
-    plan = plan_fix(result, judgments.comments) if fix else None
-    written = None
-    if plan is not None and not dry_run and (plan.changed or out):
-        written = out or judgments_path
-        write_atomic(written, write_judgments(plan.judgments))
-    queue = queue_lines(result, corpus) if queue_path else None
-    if queue_path and queue is not None:
-        write_queue(queue_path, [rejudge_line_to_json(line) for line in queue])
-    check = DriftCheck(
-        result,
-        corpus,
-        judgments_path=judgments_path,
-        corpus_path=corpus_path,
-        max_invalid_ratio=max_invalid_ratio,
-        fix=None if plan is None else FixRun(plan, dry_run=dry_run, written=written),
-        queue=None if queue is None else QueueWritten(queue_path or "", len(queue)),
-    )
-    if as_json:
-        print_json(drift_to_json(check))
-    else:
-        click.echo(render_drift(check, colour=use_colour(color)), nl=False)
+        plan = plan_fix(result, judgments.comments) if fix else None
+        written = None
+        if plan is not None and not dry_run and (plan.changed or out):
+            written = out or judgments_path
+            write_atomic(written, write_judgments(plan.judgments))
+        queue = queue_lines(result, corpus) if queue_path else None
+        if queue_path and queue is not None:
+            write_queue(queue_path, [rejudge_line_to_json(line) for line in queue])
+        check = DriftCheck(
+            result,
+            corpus,
+            judgments_path=judgments_path,
+            corpus_path=corpus_path,
+            max_invalid_ratio=max_invalid_ratio,
+            fix=None if plan is None else FixRun(plan, dry_run=dry_run, written=written),
+            queue=None if queue is None else QueueWritten(queue_path or "", len(queue)),
+        )
+        if as_json:
+            print_json(drift_to_json(check))
+        else:
+            click.echo(render_drift(check, colour=use_colour(color)), nl=False)
     raise SystemExit(EXIT_OK if check.ok else EXIT_BAD_ANSWER)

@@ -5,7 +5,10 @@ bound, the most favourable head upper bound less base lower bound, each averaged
 over the paired queries. A query a report lists no bound for has that bound equal
 to its value (nothing in its ranking was unjudged); so does every query of a
 report made before bounds existed (a report made before lower bounds existed has
-its lower bounds read as its values). With the head's judgments at hand, each
+its lower bounds read as its values). A report that says it left its bounds out
+(``computed`` without ``bounds``) would read the same way, claiming the delta
+cannot move: a caller that could not compute them drops the rows' bounds
+(:func:`drop_unknown_bounds`). With the head's judgments at hand, each
 metric also counts the unjudged keys in its top k on both sides: what a bounded
 gate asks to have labeled.
 """
@@ -17,16 +20,35 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..core.comparison_document import MetricRow
+from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping
 from ..core.precision import DECIMALS
+from ..core.scoring import BOUNDS
 from .sides import Pairing, PerQuery, Sides, per_query
 
 
 def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
     return per_query({"per_query": report.get(f"per_query_{side}")}) or {}
+
+
+def left_out_bounds(report: Mapping[str, Any]) -> bool:
+    """Whether a report says it did not compute its bounds (one made before ``computed`` existed has them)."""
+    computed = report.get("computed")
+    return isinstance(computed, list) and BOUNDS not in computed
+
+
+def drop_unknown_bounds(
+    document: ComparisonDocument, base: Mapping[str, Any], head: Mapping[str, Any]
+) -> ComparisonDocument:
+    """The document without any delta's bounds when a side left its own out: they were read from its values.
+
+    A rescored (or translated) base has its bounds from the rescoring, whatever its report kept."""
+    rescored = document.yardstick in ("rescored", "translated")
+    if left_out_bounds(head) or (not rescored and left_out_bounds(base)):
+        return replace(document, metrics={name: replace(row, bounds=None) for name, row in document.metrics.items()})
+    return document
 
 
 def add_bounds(

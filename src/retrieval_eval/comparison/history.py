@@ -26,7 +26,8 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 __all__ = ["HISTORY_KIND", "Point", "break_reason", "build_history", "history_metrics", "history_of", "segments"]
-# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
+# Config entries that say how a report was scored; the cutoffs only add or remove metrics. (Which
+# optional measures a report computed is not in its config, and breaks no line: ``computed``.)
 _NOT_POLICY = frozenset({"k", "threshold", "gain"})
 
 
@@ -72,9 +73,19 @@ def break_reason(older: Mapping[str, Any], newer: Mapping[str, Any]) -> str | No
     reasons = [_said(code, older, newer) for code, _ in yardstick_changes(Sides(older, newer, None))]
     old_config, new_config = section(older, "config"), section(newer, "config")
     for key in sorted((set(old_config) | set(new_config)) - _NOT_POLICY):
-        if old_config.get(key) != new_config.get(key):
+        if _values_of(key, old_config.get(key)) != _values_of(key, new_config.get(key)):
             reasons.append(f"{key} {_shown(old_config.get(key))} → {_shown(new_config.get(key))}")
     return "; ".join(reasons) or None
+
+
+# The bounded policy scores exactly as assume-irrelevant does and adds the bounds beside each
+# value, so a switch between the two moves no point; condensed lists change the values.
+_SAME_VALUES = {("unjudged", "bounded"): "assume-irrelevant"}
+
+
+def _values_of(key: str, setting: Any) -> Any:
+    """The setting as far as the values depend on it."""
+    return _SAME_VALUES.get((key, setting), setting) if isinstance(setting, str) else setting
 
 
 def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]]:

@@ -108,7 +108,7 @@ def _migration_blocker(head: Mapping[str, Any]) -> str | None:
     broken = sum(integer(drift.get(name)) or 0 for name in ("split", "orphaned"))
     if not unrepaired and not broken:
         return None
-    named = _named(items(drift.get("stale")))
+    named = _named(items(drift.get("stale")), unrepaired + broken)
     parts = []
     if broken:
         parts.append(f"{broken} label(s) broke in the re-chunk (SPLIT or ORPHANED: a person must judge them again)")
@@ -121,14 +121,16 @@ def _migration_blocker(head: Mapping[str, Any]) -> str | None:
     return "; ".join(parts) + (f": {named}" if named else "") + lists
 
 
-def _named(stale: list[Any]) -> str:
+def _named(stale: list[Any], total: int) -> str:
+    """The first labels of ``stale`` (the report keeps only its first few), and how many of the
+    ``total`` that block the translation are left unnamed."""
     entries = [mapping(entry) for entry in stale]
     shown = [
         f"{entry.get('query_id')} (line {entry.get('line')}, {entry.get('status')})"
         for entry in entries[:STALE_NAMED]
         if entry
     ]
-    more = len(entries) - len(shown)
+    more = max(total, len(entries)) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 

@@ -52,7 +52,8 @@ def score_run_file(
 
 
 def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str, Any]:
-    """The base report with its per-query bounds, computed here when it did not compute them.
+    """The base report (or a head, read by ``compare``) with its per-query bounds, computed
+    here when it did not compute them, and saying so in ``computed``.
 
     A report says in ``computed`` whether it computed its bounds; one that did not
     (nothing read them when it was scored) carries no ``per_query_lower`` and
@@ -83,6 +84,7 @@ def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str,
     scores = score_rankings(index, stored, replace(scoring, bounds=True))
     return {
         **base,
+        "computed": [*computed, BOUNDS],
         "per_query_lower": {q: row for q, row in scores.per_query_lower.items() if q in stored},
         "per_query_upper": {q: row for q, row in scores.per_query_upper.items() if q in stored},
     }
