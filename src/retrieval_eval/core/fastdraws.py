@@ -43,7 +43,7 @@ _CELLS = 1 << 18
 
 def fits(columns: Sequence[Sequence[int]], draws: int) -> bool:
     """Whether sums of ``draws`` values of these columns stay exact on this path."""
-    largest = max((abs(v) for column in columns for v in column), default=0)
+    largest = max((max(max(column), -min(column)) for column in columns if len(column)), default=0)
     return draws * (largest >> _SPLIT) < _EXACT and draws << _SPLIT < _EXACT and draws * largest < 1 << 62
 
 
@@ -143,8 +143,9 @@ def joint_sums(
     """
     m = len(columns[0])
     picks = Picks(m)
-    low = np.array([[v & ((1 << _SPLIT) - 1) for v in column] for column in columns], dtype=np.float64).T
-    high = np.array([[v >> _SPLIT for v in column] for column in columns], dtype=np.float64).T
+    table = np.array(columns, dtype=np.int64)  # fits(): every value is below 2**62
+    low = (table & ((1 << _SPLIT) - 1)).T.astype(np.float64)
+    high = (table >> _SPLIT).T.astype(np.float64)  # an arithmetic shift, as Python's on negative values
     halves = np.vstack([np.hstack([low, high]), np.zeros((1, 2 * len(columns)))])  # row m: no pick
 
     def block(number: int) -> list[tuple[int, ...]]:
