@@ -14,7 +14,6 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.jsondoc import named, read_document
 from ..formats.report import load_report
 from ..render import render
-from ..render.html import html_report
 from ._common import handles_errors
 
 
@@ -152,6 +151,8 @@ def command(
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None
     if kind == "html":
+        from ..render.html import html_report  # the page's modules, for this format only
+
         base = load_base(base_path, comparison) if base_path else None
         text = html_report(report, comparison, base=base, judgments=judgments, corpus=corpus)
     else:
