@@ -13,7 +13,6 @@ from ..formats.comparison import read_comparison
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.report import load_report
 from ..render import render
-from ..render.html import html_report
 from ._common import handles_errors
 
 
@@ -140,6 +139,8 @@ def command(
     report = load_report(report_path, source="report")
     comparison = load_comparison(compare_path, report) if compare_path else None
     if kind == "html":
+        from ..render.html import html_report  # the page's modules, for this format only
+
         base = load_base(base_path, comparison) if base_path else None
         text = html_report(report, comparison, base=base, judgments=judgments, corpus=corpus)
     else:

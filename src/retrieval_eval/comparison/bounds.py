@@ -27,6 +27,8 @@ from ..core.precision import DECIMALS
 from ..core.scoring import BOUNDS
 from .sides import Pairing, PerQuery, Sides, per_query
 
+_NONE: dict[str, float] = {}  # a query a report lists no bound for
+
 
 def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
@@ -67,26 +69,34 @@ def add_bounds(
     base_upper = base_upper if base_upper is not None else upper_table(sides.base)
     base_lower = base_lower if base_lower is not None else upper_table(sides.base, "lower")
     unjudged: dict[int | None, int] = {}  # by cutoff: every metric at one cutoff counts the same keys
+    ids = pairing.ids
+    base_rows, head_rows = [pairing.base[q] for q in ids], [pairing.head[q] for q in ids]
+    # Each query's four bound rows, looked up once for every metric.
+    bound_rows = [
+        (head_lower.get(q, _NONE), base_upper.get(q, _NONE), head_upper.get(q, _NONE), base_lower.get(q, _NONE))
+        for q in ids
+    ]
     for metric, row in rows.items():
         if row.delta is None:
             continue
-        pairs = [(q, pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in pairing.ids]
-        if any(base is None or head is None for _, base, head in pairs):
+        bases = [values.get(metric) for values in base_rows]
+        heads = [values.get(metric) for values in head_rows]
+        if any(value is None for value in bases) or any(value is None for value in heads):
             continue
         low = [
-            head_lower.get(q, {}).get(metric, head) - base_upper.get(q, {}).get(metric, base)  # type: ignore[operator]
-            for q, base, head in pairs
+            h_low.get(metric, head) - b_up.get(metric, base)  # type: ignore[operator]
+            for (h_low, b_up, _, _), base, head in zip(bound_rows, bases, heads)
         ]
         high = [
-            head_upper.get(q, {}).get(metric, head) - base_lower.get(q, {}).get(metric, base)  # type: ignore[operator]
-            for q, base, head in pairs
+            h_up.get(metric, head) - b_low.get(metric, base)  # type: ignore[operator]
+            for (_, _, h_up, b_low), base, head in zip(bound_rows, bases, heads)
         ]
         bounds = (round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS))
         count = None
         if sides.judgments is not None:
             k = _cutoff(metric)
             if k not in unjudged:
-                unjudged[k] = unjudged_in_top(sides, pairing.ids, k)
+                unjudged[k] = unjudged_in_top(sides, ids, k)
             count = unjudged[k]
         found[metric] = replace(row, bounds=bounds, unjudged=count)
     return found

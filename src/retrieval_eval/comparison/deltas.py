@@ -120,10 +120,11 @@ def bootstrap_all(
     if not pairing.available:
         return {}, {}
     assert pairing.base is not None and pairing.head is not None
-    usable = [m for m in names if all(m in pairing.base[q] and m in pairing.head[q] for q in pairing.ids)]
-    subsets = {name: pair for name, pair in (strata or {}).items() if pair[0] in usable}
     base = {q: pairing.base[q] for q in pairing.ids}
     head = {q: pairing.head[q] for q in pairing.ids}
+    rows = list(zip(base.values(), head.values()))
+    usable = [m for m in names if all(m in before and m in after for before, after in rows)]
+    subsets = {name: pair for name, pair in (strata or {}).items() if pair[0] in usable}
     return paired_bootstrap_with_subsets(
         base, head, usable, subsets, resamples=resamples, seed=seed, map_blocks=map_blocks
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ..core.comparison import difference
 from ..core.comparison_document import MetricRow, PowerDesign, RowPower, StratumRow
 from ..core.power import DEFAULT_CORRELATION, Design, Moved, detectable_effect, proxy_sd, sample_sd
 from ..core.precision import DECIMALS
@@ -111,7 +110,11 @@ def _differences(pairing: Pairing, metric: str, ids: Sequence[str]) -> list[floa
     if not pairing.available or not ids:
         return None
     assert pairing.base is not None and pairing.head is not None
-    found = [difference(pairing.base[q].get(metric), pairing.head[q].get(metric)) for q in ids]
-    if any(d is None for d in found):
-        return None
-    return [d for d in found if d is not None]
+    base, head = pairing.base, pairing.head
+    found = []
+    for q in ids:
+        before, after = base[q].get(metric), head[q].get(metric)
+        if before is None or after is None:
+            return None
+        found.append(round(after - before, DECIMALS))  # core.comparison.difference, inline
+    return found

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
+from ..core.shapes import MAX_MAGNITUDE
 
 PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 
@@ -56,7 +57,15 @@ def per_query(report: Mapping[str, Any]) -> PerQuery | None:
 
 
 def _numbers(row: Mapping[str, Any]) -> dict[str, float]:
-    return {name: float(value) for name, value in row.items() if number(value) is not None}
+    found: dict[str, float] = {}
+    for name, value in row.items():
+        # A float, as nearly every value is, is its own number when within bounds (NaN is not).
+        if type(value) is float:
+            if -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                found[name] = value
+        elif (parsed := number(value)) is not None:
+            found[name] = parsed
+    return found
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ _CELLS = 1 << 18
 
 def fits(columns: Sequence[Sequence[int]], draws: int) -> bool:
     """Whether sums of ``draws`` values of these columns stay exact on this path."""
-    largest = max((abs(v) for column in columns for v in column), default=0)
+    largest = max((max(max(column), -min(column)) for column in columns if len(column)), default=0)
     return draws * (largest >> _SPLIT) < _EXACT and draws << _SPLIT < _EXACT and draws * largest < 1 << 62
 
 
@@ -88,6 +88,10 @@ class WordStream:
         self.words: Any = np.empty(0, dtype=np.uint32)
         self.keys: Any = np.empty(0, dtype=np.int64)  # each unit's pick
         self.hits: Any = np.zeros(1, dtype=np.int64)  # hits[i]: how many of the first i units pick a query
+        # The same arrays read one number at a time: a memoryview gives a Python int about ten
+        # times faster than indexing the array (the calls below run a few times per resample).
+        self._word: memoryview = memoryview(b"")  # set with the arrays, by _add
+        self._hit: memoryview = memoryview(b"")
         self.position = 0  # the next word to spend
         self._add(expected)
 
@@ -99,12 +103,13 @@ class WordStream:
 
     def accepted(self, first: int, last: int) -> int:
         """How many of the units ``first`` to ``last`` (excluded) pick a query."""
-        return int(self.hits[last] - self.hits[first])
+        accepted: int = self._hit[last] - self._hit[first]
+        return accepted
 
     def accepted_until(self, first: int, count: int) -> int | None:
         """The unit after the ``count``-th one from ``first`` that picks a query; None past the words held."""
-        target = self.hits[first] + count
-        if self.hits[-1] < target:
+        target = self._hit[first] + count
+        if self._hit[len(self._hit) - 1] < target:
             return None
         return int(np.searchsorted(self.hits, target, side="left"))
 
@@ -117,13 +122,36 @@ class WordStream:
         # Running counts of accepted units, so that each call's count is two look-ups.
         self.hits = np.zeros(len(keys) + 1, dtype=np.int32 if len(keys) < 1 << 31 else np.int64)
         np.cumsum(keys < self.picks.m, out=self.hits[1:])
+        self._word, self._hit = memoryview(self.words), memoryview(self.hits)
 
     def random(self) -> float:
         """``random.Random.random()``: 53 bits from two words."""
         self.ensure(2)
-        a, b = int(self.words[self.position]), int(self.words[self.position + 1])
+        a, b = self._word[self.position], self._word[self.position + 1]
         self.position += 2
         return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0)
+
+
+# glibc gives every freed block above 128 KiB (M_MMAP_THRESHOLD) back to the system, so each
+# block of draws maps fresh pages and faults them in again: about 0.3 s of system time on M.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_KEPT = 1 << 26  # blocks below 64 MiB come from the heap and stay there for the next block
+
+
+def keep_freed_memory() -> None:
+    """Ask glibc's allocator to reuse freed blocks of draws instead of mapping new pages.
+
+    Only the allocator's thresholds change (the blocks' bytes are the same); elsewhere than
+    glibc, or when the call is not there, nothing is done.
+    """
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt(_M_TRIM_THRESHOLD, 2 * _KEPT)  # what the heap keeps free before giving memory back
+        mallopt(_M_MMAP_THRESHOLD, _KEPT)
+    except (AttributeError, OSError, TypeError):
+        return
 
 
 def joint_sums(
@@ -141,10 +169,12 @@ def joint_sums(
     queries add nothing and are counted out by the same binomial draws.
     ``map_blocks`` draws the blocks (each a list of one tuple of sums per resample).
     """
+    keep_freed_memory()
     m = len(columns[0])
     picks = Picks(m)
-    low = np.array([[v & ((1 << _SPLIT) - 1) for v in column] for column in columns], dtype=np.float64).T
-    high = np.array([[v >> _SPLIT for v in column] for column in columns], dtype=np.float64).T
+    table = np.array(columns, dtype=np.int64)  # fits(): every value is below 2**62
+    low = (table & ((1 << _SPLIT) - 1)).T.astype(np.float64)
+    high = (table >> _SPLIT).T.astype(np.float64)  # an arithmetic shift, as Python's on negative values
     halves = np.vstack([np.hstack([low, high]), np.zeros((1, 2 * len(columns)))])  # row m: no pick
 
     def block(number: int) -> list[tuple[int, ...]]:

@@ -205,7 +205,9 @@ def paired_bootstrap_with_subsets(
     query_ids = check_pairing(list(base), list(head))
     if not query_ids:
         return {}, {}
-    columns = [[to_units(head[q][m]) - to_units(base[q][m]) for q in query_ids] for m in metrics]
+    rows = [(head[q], base[q]) for q in query_ids]
+    # to_units, inline: two calls per query and metric add up on 10,000 queries.
+    columns = [[round(h[m] * UNITS) - round(b[m] * UNITS) for h, b in rows] for m in metrics]
     parts = []
     for name, (metric, members) in subsets.items():
         if metric not in metrics:
@@ -255,7 +257,7 @@ def _joint_sums(
     columns: Sequence[Sequence[int]], *, resamples: int, seed: int, map_blocks: BlockMap, use_numpy: bool | None
 ) -> list[list[int]]:
     n = len(columns[0]) if columns else 0
-    changed = [i for i in range(n) if any(column[i] for column in columns)]
+    changed = [i for i, values in enumerate(zip(*columns)) if any(values)]
     if not changed:
         return [[0] * resamples for _ in columns]
     values = [[column[i] for i in changed] for column in columns]
