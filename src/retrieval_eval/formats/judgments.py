@@ -122,13 +122,14 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
         qrels.sha256 = sha256_file(path)
         return qrels
     index = LabelIndex()
+    add = index.add
     digest = hashlib.sha256()
     with open_binary(path) as handle:
         for line, record, fields in iter_judgment_lines(handle, source=source, path=path, digest=digest):
-            if isinstance(fields, NoAnswer):
+            if type(fields) is tuple:  # a label (a NoAnswer is a class of its own), tested first: most lines
+                add(fields, record, line)
+            elif isinstance(fields, NoAnswer):
                 index.add_no_answer(fields)
-            elif fields is not None:
-                index.add(fields, record, line)
     if not index.queries:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()
