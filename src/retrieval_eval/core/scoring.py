@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -44,7 +44,6 @@ from .metrics import (
     DEFAULT_CUTOFFS,
     FULL,
     GAINS,
-    QueryBounds,
     RankedQuery,
     bounds_query,
     gain_function,
@@ -355,12 +354,6 @@ def kept_depth(labels: QueryLabels | None, config: ScoreConfig) -> int:
     return max(config.max_k, labels.n_relevant if labels else 0)
 
 
-# One head's exact values, its unjudged keys in each top k then in all of it (None: none), its bounds.
-HeadValues = tuple[dict[str, float], list[int] | None, QueryBounds | None]
-# What a worker needs to compute :data:`HeadValues` (:meth:`HeadScorer.portable`, :func:`head_values`).
-PortableScorer = tuple["ScoreConfig", dict[int, float], dict[str, tuple[dict[str, int], int, tuple[float, ...], int]]]
-
-
 class HeadScorer:
     """Scores one query's head at a time, so a run read by ranges is scored as it arrives.
 
@@ -370,21 +363,9 @@ class HeadScorer:
     object), so a head cut or replaced afterwards is simply scored again.
     """
 
-    def __init__(
-        self,
-        index: LabelIndex | None,
-        indexed: Mapping[str, QueryLabels],
-        config: ScoreConfig,
-        *,
-        gain_of: dict[int, float] | None = None,
-    ) -> None:
-        """``gain_of`` is read from ``index`` unless given (a worker holds no index)."""
+    def __init__(self, index: LabelIndex, indexed: Mapping[str, QueryLabels], config: ScoreConfig) -> None:
         self.indexed = indexed
-        self.config = config
-        if gain_of is None:
-            assert index is not None, "a scorer without gains reads them from the index"
-            gain_of = gain_table(config.gain, index)
-        self.gain_of = gain_of
+        self.gain_of = gain_table(config.gain, index)
         self.threshold = config.threshold
         self.flip_gain = gain_function(config.gain)(config.threshold)
         self.ks = config.k
@@ -402,19 +383,6 @@ class HeadScorer:
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
-    def portable(self) -> PortableScorer | None:
-        """What a forked worker needs to compute the values of the heads it reads (plain values,
-        pickled at a third of the cost of the labels themselves); None when no head is scored
-        as it arrives. Only the queries :meth:`score_head` scores are sent."""
-        if self.condensed:
-            return None
-        labels = {
-            query_id: (query.grades, query.n_relevant, query.ideal, query.n_nonrelevant)
-            for query_id, query in self.indexed.items()
-            if query.n_relevant and not query.no_answer
-        }
-        return self.config, self.gain_of, labels
-
     def score_head(self, query_id: str, head: list[str]) -> None:
         """Score a head as soon as it is read (a query with nothing to find is not scored;
         a head still to be condensed is scored once condensed)."""
@@ -430,35 +398,19 @@ class HeadScorer:
         return self._score(query_id, labels, ranking)
 
     def _score(self, query_id: str, labels: QueryLabels, ranking: list[str]) -> dict[str, float]:
-        return self._keep(query_id, self.computed(labels, ranking))
-
-    def computed(self, labels: QueryLabels, ranking: list[str]) -> HeadValues:
-        """One head's exact values, unjudged counts and bounds, kept nowhere: what a worker
-        that read the head computes and sends (see :meth:`adopt`)."""
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         values = score_query(query, self.ks, self.full_depth)
-        counts = None
-        if not all(query.judged):  # the unjudged keys in the top k, read off the flags scoring already made
+        self.columns.add(query_id, values)
+        if all(query.judged):
+            self.unjudged_counts.pop(query_id, None)
+        else:  # the unjudged keys in the top k, read off the flags scoring already made
             judged = query.judged
             counts = [min(k, len(judged)) - sum(judged[:k]) for k in self.ks]
             counts.append(len(judged) - sum(judged))
-        bounds = bounds_query(query, values, self.ks, self.full_depth) if self.bounds else None
-        return values, counts, bounds
-
-    def adopt(self, query_id: str, head: list[str], computed: HeadValues) -> None:
-        """Keep a head's values computed elsewhere (:meth:`computed`, on a worker), exactly as
-        :meth:`score_head` keeps those it computes."""
-        self.early[query_id] = (head, self._keep(query_id, computed))
-
-    def _keep(self, query_id: str, computed: HeadValues) -> dict[str, float]:
-        values, counts, bounds = computed
-        self.columns.add(query_id, values)
-        if counts is None:
-            self.unjudged_counts.pop(query_id, None)
-        else:
             self.unjudged_counts[query_id] = counts
         if not self.bounds:
             return rounded(values, self.pool)
+        bounds = bounds_query(query, values, self.ks, self.full_depth)
         self.upper_columns.add(query_id, values if bounds is None else {**values, **bounds.upper})
         self.lower_columns.add(query_id, values if bounds is None else {**values, **bounds.lower})
         if bounds is None:
@@ -477,24 +429,6 @@ class HeadScorer:
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         bounds = bounds_query(query, None, self.ks, self.full_depth)
         return {} if bounds is None else {m: (bounds.lower[m], bounds.upper[m]) for m in bounds.upper}
-
-
-def head_values(portable: PortableScorer) -> Callable[[str, list[str]], HeadValues | None]:
-    """On a worker: what computes a head's values, from :meth:`HeadScorer.portable`; it answers
-    None for a head :meth:`HeadScorer.score_head` would not score."""
-    config, gain_of, labels = portable
-    indexed = {
-        query_id: QueryLabels(grades, n_relevant, ideal, None, False, n_nonrelevant)
-        for query_id, (grades, n_relevant, ideal, n_nonrelevant) in labels.items()
-    }
-    scorer = HeadScorer(None, indexed, config, gain_of=gain_of)
-    compute = scorer.computed
-
-    def values(query_id: str, head: list[str]) -> HeadValues | None:
-        query = indexed.get(query_id)
-        return None if query is None else compute(query, head)
-
-    return values
 
 
 def score_rankings(

@@ -30,7 +30,7 @@ import stat
 import threading
 from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..core.errors import InputError
 from ..core.runs import Run, RunRows
@@ -60,23 +60,6 @@ PARALLEL_FROM = 24 << 20
 
 # Told of each query's head as soon as it is final: (query_id, head).
 OnHead = Callable[[str, list[str]], None]
-# On a worker: what it computes of each head it reads, once the depths are known (None: nothing).
-HeadWork = Callable[[str, list[str]], Any]
-
-
-@dataclass(frozen=True)
-class WorkerHeads:
-    """Work a worker does on each head it reads, so this process only keeps the results.
-
-    ``build`` is a module-level function (a worker is forked before ``portable`` exists, so
-    both are sent to it, pickled, with the depths); on the worker ``build(portable)`` gives
-    what computes a head's result. ``adopt(query_id, head, result)`` keeps it here, in place
-    of ``on_head``, which still hears of every head this process reads itself.
-    """
-
-    build: Callable[[Any], HeadWork]
-    portable: Any
-    adopt: Callable[[str, list[str], Any], None]
 
 
 class Entry(NamedTuple):
@@ -113,7 +96,6 @@ class RangeResult:
     lines: int = 0  # every line that starts in the range, blank ones included
     entries: list[Entry] = field(default_factory=list)
     error: tuple[int | None, str] | None = None  # (line counted from the range's start, problem)
-    computed: dict[int, Any] | None = None  # by position in entries: what a worker computed of the head
 
 
 # -- lines of a byte range ---------------------------------------------------
@@ -291,54 +273,38 @@ def _work(
     """Read ranges from the back until none is left, sending each as soon as its heads are final."""
     # Hashing on a worker, not on a thread of the main process, keeps it off the core reading the judgments.
     sha256 = run_file.sha256() if hashes else None
-    told: _Told | None = None
+    depth_of: DepthOf | None = None
     waiting: list[RangeResult] = []  # read before the depths were known, heads 2 x min_depth deep
 
     def capped(_query_id: str) -> int:
         return 2 * min_depth  # R seldom goes past twice max(k), so few lines are read twice
 
     while (index := claims.take(from_back=True)) is not None:
-        if told is None and readable(depths.fd):
-            told = _Told(depths, min_depth)
-            _send_fitted(run_file, waiting, told, results_w)
-        if told is None:
+        if depth_of is None and readable(depths.fd):
+            depth_of = _told_depths(depths, min_depth)
+            _send_fitted(run_file, waiting, depth_of, results_w)
+        if depth_of is None:
             waiting.append(run_file.read(index, capped))
         else:
-            send_message(results_w, told.computed(run_file.read(index, told.depth_of)))
+            send_message(results_w, run_file.read(index, depth_of))
     if waiting:
-        _send_fitted(run_file, waiting, told or _Told(depths, min_depth), results_w)
+        _send_fitted(run_file, waiting, depth_of or _told_depths(depths, min_depth), results_w)
     if sha256 is not None:
         send_message(results_w, sha256)
     os.close(results_w)
 
 
-class _Told:
-    """What the main process tells a worker once the judgments are read (its one message): the
-    queries whose head goes past min_depth, and what to compute of each head (or nothing)."""
-
-    def __init__(self, depths: MessageReader, min_depth: int) -> None:
-        ((deeper, work),) = depths.rest()  # waits for it
-        self.depth_of: DepthOf = lambda query_id: deeper.get(query_id, min_depth)
-        self.work: HeadWork | None = None if work is None else work[0](work[1])
-
-    def computed(self, result: RangeResult) -> RangeResult:
-        """The range with what was computed of its heads."""
-        if self.work is not None:
-            work = self.work
-            found = {}
-            for position, entry in enumerate(result.entries):
-                value = work(entry.query_id, entry.head)
-                if value is not None:
-                    found[position] = value
-            result.computed = found
-        return result
+def _told_depths(depths: MessageReader, min_depth: int) -> DepthOf:
+    """Wait for the one message the main process sends: the queries whose head goes past min_depth."""
+    (deeper,) = depths.rest()
+    return lambda query_id: deeper.get(query_id, min_depth)
 
 
-def _send_fitted(run_file: _RunFile, waiting: list[RangeResult], told: _Told, results_w: int) -> None:
+def _send_fitted(run_file: _RunFile, waiting: list[RangeResult], depth_of: DepthOf, results_w: int) -> None:
     while waiting:
         result = waiting.pop()
-        result.entries = [run_file.fit(entry, told.depth_of(entry.query_id)) for entry in result.entries]
-        send_message(results_w, told.computed(result))
+        result.entries = [run_file.fit(entry, depth_of(entry.query_id)) for entry in result.entries]
+        send_message(results_w, result)
 
 
 @dataclass
@@ -394,31 +360,23 @@ class RangeReader:
         return _Worker(pid, results_r, depths_w)
 
     def read(
-        self,
-        depth_of: DepthOf,
-        judged: Container[str] | None,
-        *,
-        deeper: dict[str, int],
-        on_head: OnHead | None = None,
-        heads: WorkerHeads | None = None,
+        self, depth_of: DepthOf, judged: Container[str] | None, *, deeper: dict[str, int], on_head: OnHead | None = None
     ) -> Run:
         """Take the ranges left, gather the workers', merge them in file order.
 
         ``deeper`` names the queries whose head goes past ``min_depth``; the
         workers learn it here. ``depth_of`` must agree with it. ``on_head``
         is told each judged query's head as soon as it is final, while the
-        ranges are still being read; with ``heads``, a worker's ranges come
-        with what it computed of each head, which ``heads.adopt`` keeps instead.
+        ranges are still being read.
         """
-        work = None if heads is None else (heads.build, heads.portable)
-        senders = self._send_depths((deeper, work))
+        senders = self._send_depths(deeper)
         results: dict[int, RangeResult] = {}
         arriving = [MessageReader(worker.results_r) for worker in self.workers]
 
         def keep(result: RangeResult) -> None:
             if result.index not in results:
                 results[result.index] = _without_unjudged(result, judged)
-                _announce(result, on_head, None if heads is None else heads.adopt)
+                _announce(result, on_head)
 
         while (index := self.claims.take(from_back=False)) is not None:
             for reader in arriving:
@@ -446,11 +404,11 @@ class RangeReader:
             else:
                 keep(message)
 
-    def _send_depths(self, told: tuple[dict[str, int], Any]) -> list[threading.Thread]:
+    def _send_depths(self, deeper: dict[str, int]) -> list[threading.Thread]:
         senders = []
         for worker in self.workers:
             # A thread, because a worker only reads the message between two ranges. It closes the pipe.
-            sender = threading.Thread(target=_send_then_close, args=(worker.depths_w, told), daemon=True)
+            sender = threading.Thread(target=_send_then_close, args=(worker.depths_w, deeper), daemon=True)
             worker.depths_w = -1
             sender.start()
             senders.append(sender)
@@ -495,25 +453,17 @@ class RangeReader:
         self.claims.close()
 
 
-def _send_then_close(fd: int, told: tuple[dict[str, int], Any]) -> None:
+def _send_then_close(fd: int, deeper: dict[str, int]) -> None:
     try:
-        send_message(fd, told)
+        send_message(fd, deeper)
     except OSError:  # the worker is gone; the ranges it took are read by the main process
         pass
     finally:
         os.close(fd)
 
 
-def _announce(result: RangeResult, on_head: OnHead | None, adopt: Callable[[str, list[str], Any], None] | None) -> None:
-    computed = result.computed
-    if computed is not None and adopt is not None:  # a worker's range, its heads computed there
-        for position, entry in enumerate(result.entries):
-            value = computed.get(position)
-            if value is not None:
-                adopt(entry.query_id, entry.head, value)
-            elif on_head is not None:
-                on_head(entry.query_id, entry.head)
-    elif on_head is not None:
+def _announce(result: RangeResult, on_head: OnHead | None) -> None:
+    if on_head is not None:
         for entry in result.entries:
             on_head(entry.query_id, entry.head)
 
@@ -543,16 +493,9 @@ class RunReading:
             except OSError:  # workers only save time: read in this process, where parse_run words any refusal
                 self.ranges = None
 
-    def run(
-        self,
-        *,
-        depth_of: DepthOf | None,
-        judged: Collection[str] | None,
-        on_head: OnHead | None = None,
-        heads: WorkerHeads | None = None,
-    ) -> Run:
+    def run(self, *, depth_of: DepthOf | None, judged: Collection[str] | None, on_head: OnHead | None = None) -> Run:
         """The run, heads cut at ``depth_of`` (whole rankings for None); ``on_head`` hears of judged
-        heads early when ranges are read, and workers compute ``heads`` (see :class:`WorkerHeads`)."""
+        heads early when ranges are read."""
         if self.rows is not None:
             return run_from_rows(self.rows, depth=depth_of, judged=judged)
         if self.ranges is None:
@@ -562,7 +505,7 @@ class RunReading:
         # Only judged queries are told; any other one is fitted to its depth while merging.
         deeper = {query: depth for query in judged or {} if (depth := depth_of(query)) > self.min_depth}
         try:
-            return self.ranges.read(depth_of, judged, deeper=deeper, on_head=on_head, heads=heads)
+            return self.ranges.read(depth_of, judged, deeper=deeper, on_head=on_head)
         finally:
             self.close()
 

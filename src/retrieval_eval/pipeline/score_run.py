@@ -15,12 +15,11 @@ from ..core.scoring import (
     ScoreConfig,
     Scores,
     depth_for,
-    head_values,
     index_judgments,
     score_rankings,
     with_run_findings,
 )
-from .run_ranges import RunReading, WorkerHeads
+from .run_ranges import RunReading
 
 
 def score_run_file(
@@ -45,12 +44,8 @@ def score_run_file(
     indexed = index_judgments(index, config)
     reading = reading if reading is not None else RunReading(run_path, run_format, config.read_depth)
     scorer = HeadScorer(index, indexed, config)
-    # The heads a worker reads are scored there, so this process only keeps their values
-    # (docs/benchmarks.md, third round); those it reads itself are scored as they arrive.
-    portable = scorer.portable() if reading.ranges is not None else None
-    heads = None if portable is None else WorkerHeads(head_values, portable, scorer.adopt)
     run = reading.run(
-        depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed, on_head=scorer.score_head, heads=heads
+        depth_of=lambda q: depth_for(indexed.get(q), config), judged=indexed, on_head=scorer.score_head
     )  # which stops the workers, whatever happens
     scores = score_rankings(index, run.rankings, config, indexed=indexed, scorer=scorer)
     return with_run_findings(scores, run), run
