@@ -22,8 +22,9 @@ from ..core.judge_calibration import DEFAULT_FLOOR
 from ..formats.fileio import cannot_read, open_binary, refuse_output_over_input
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
+from ..pipeline.endpoints import endpoint_problem, shown_url
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
-from ..pipeline.judge_clients import CommandJudge, HttpJudge, endpoint_problem, shown_url
+from ..pipeline.judge_clients import CommandJudge, HttpJudge
 from ..render.judge import outcome_json, outcome_text
 from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar

@@ -149,7 +149,10 @@ class LabelIndex:
             self._record_carries(query_id, chunk_id, record)
         provenance = get("labeled_by")
         if provenance is not None:
-            self._count_provenance(query, provenance, line)
+            if type(provenance) is str and provenance.startswith(HUMAN):  # most labels: counted without a call
+                self.human_labels += 1
+            else:
+                self._count_provenance(query, provenance, line)
 
     def _record_migration(self, chunk_id: str, record: dict[str, Any]) -> None:
         for old in migrated_from(record):

@@ -116,8 +116,9 @@ def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[
     if len(query.strata) > 1:
         names = ", ".join(sorted(query.strata))
         yield Issue("conflicting-stratum", query_id, f"query {query_id} is in more than one stratum ({names})")
-    positive = sorted(key for key, grade in query.grades.items() if grade > 0)  # a key labeled 0 is only judged
-    if query.no_answer and positive:
+    # The relevant keys (a key labeled 0 is only judged) are listed for a no-answer query alone:
+    # sorting them for every query was half of validating M's 125k labels.
+    if query.no_answer and (positive := sorted(key for key, grade in query.grades.items() if grade > 0)):
         keys = ", ".join(positive)
         yield Issue(
             "no-answer-with-positives",

@@ -11,7 +11,7 @@ give the same refusals, word for word.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from ..core.judgments import (
@@ -48,23 +48,29 @@ def iter_judgment_lines(
     text (``1e400`` stays ``1e400``), see :class:`~retrieval_eval.core.judgments.ExactNumber`."""
     loads = loose_loads()  # bound once: the per-line frames showed in the profile
     for line, raw in iter_lines(handle, digest, source=source, path=path):
-        if raw.startswith(b"//"):  # comments are allowed in judgments files
-            yield line, raw.decode("utf-8", errors="replace"), None
-            continue
-        # Read first on the fast path with numbers unchecked: a record of strings and one
-        # in-range integer reads the same whatever the parser. Anything else is read again
-        # exactly and checked field by field, for the exact refusal.
-        try:
-            record = loads(raw)
-        except ValueError:
-            record = decode_line(raw, source, line, path, numbers_matter=False)
-        fields: JudgmentFields | NoAnswer | None = common_judgment_fields(record)
-        if fields is None:
-            record = expect_object(decode_line(raw, source, line, path), source, line, path)
-            fields = check_judgment_line(record, line, source=source, path=path)
-            if exact_numbers and holds(record, float):
-                record = decode_keeping_numbers(raw, source, line, path)
-        yield line, record, fields
+        yield judgment_line(raw, line, loads, source, path, exact_numbers)
+
+
+def judgment_line(
+    raw: bytes, line: int, loads: Callable[[bytes], Any], source: str, path: str | None, exact_numbers: bool = False
+) -> JudgmentLine:
+    """One line of a judgments file, checked (see :func:`iter_judgment_lines`)."""
+    if raw.startswith(b"//"):  # comments are allowed in judgments files
+        return line, raw.decode("utf-8", errors="replace"), None
+    # Read first on the fast path with numbers unchecked: a record of strings and one
+    # in-range integer reads the same whatever the parser. Anything else is read again
+    # exactly and checked field by field, for the exact refusal.
+    try:
+        record = loads(raw)
+    except ValueError:
+        record = decode_line(raw, source, line, path, numbers_matter=False)
+    fields: JudgmentFields | NoAnswer | None = common_judgment_fields(record)
+    if fields is None:
+        record = expect_object(decode_line(raw, source, line, path), source, line, path)
+        fields = check_judgment_line(record, line, source=source, path=path)
+        if exact_numbers and holds(record, float):
+            record = decode_keeping_numbers(raw, source, line, path)
+    return line, record, fields
 
 
 def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
@@ -122,13 +128,24 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
         qrels.sha256 = sha256_file(path)
         return qrels
     index = LabelIndex()
+    add = index.add
     digest = hashlib.sha256()
+    loads = loose_loads()
     with open_binary(path) as handle:
-        for line, record, fields in iter_judgment_lines(handle, source=source, path=path, digest=digest):
-            if isinstance(fields, NoAnswer):
+        for line, raw in iter_lines(handle, digest, source=source, path=path):
+            # The common label, written out: the fast path of judgment_line (no JSON text starts
+            # with "//", so a comment never parses here). Any other line goes through it whole.
+            try:
+                record = loads(raw)
+            except ValueError:
+                record = None
+            fields: JudgmentFields | NoAnswer | None = None if record is None else common_judgment_fields(record)
+            if fields is None:
+                _line, record, fields = judgment_line(raw, line, loads, source, path)
+            if type(fields) is tuple:  # a label (a NoAnswer is a class of its own), tested first: most lines
+                add(fields, record, line)
+            elif isinstance(fields, NoAnswer):
                 index.add_no_answer(fields)
-            elif fields is not None:
-                index.add(fields, record, line)
     if not index.queries:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()

@@ -13,23 +13,20 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.comparison import Deltas
-from ..core.corpus import Corpus
 from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
-from ..core.scoring import BOUNDED, QueryLabels, Scores, index_judgments
+from ..core.scoring import BOUNDED, Scores, index_judgments
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
-from ..formats.machine_labels import read_machine_labels
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
 from .holes import build_queue, comparable_base, judged_drop_note, queue_length, unjudged_extra
-from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .request import EvaluationRequest
 from .results import Evaluation
@@ -166,8 +163,12 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     unmatched = stage.mismatch(index, scores)
     beside: dict[str, Any] = {}
     if request.machine_labels_path:
+        # Loaded only with machine labels: the policy and its reader are 6 ms of every score's
+        # start-up otherwise (python -X importtime, the least of five runs on M).
+        from .machine_policy import apply_machine_policy, read_policy_inputs
+
         human = decide(blocking, notes, results, unmatched=unmatched)
-        policy = machine_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
+        policy = read_policy_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
         results, machine = apply_machine_policy(policy, gates, results, human.status)
         beside["machine_labels"] = machine.as_dict()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
@@ -175,13 +176,6 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     return Evaluation(
         report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
     )
-
-
-def machine_inputs(
-    path: str, index: LabelIndex, indexed: Mapping[str, QueryLabels], scores: Scores, corpus: Corpus | None
-) -> PolicyInputs:
-    labels = read_machine_labels(path)
-    return PolicyInputs(labels, sha256_file(path), index, indexed, scores, corpus)
 
 
 def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelIndex:

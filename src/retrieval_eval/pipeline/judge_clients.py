@@ -24,7 +24,6 @@ import subprocess
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from .endpoints import shown_url
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
 # A grading reply is a few hundred bytes: a body past this is a broken or hostile endpoint,
@@ -175,37 +175,6 @@ class HttpJudge:
                 hint="check --endpoint, --model and the key's environment variable (--api-key-env)",
             )
         return Reply(error=f"HTTP {exc.code}")
-
-
-def endpoint_problem(url: str) -> str | None:
-    """What is wrong with a judge endpoint URL, checked before any request (urllib would raise
-    on a bad port, a bracket or a space only when the first call is made), or None."""
-    if not url.startswith(("http://", "https://")):
-        return "must be an http(s) URL, e.g. http://127.0.0.1:8000/v1"
-    if any(ch.isspace() or not ch.isprintable() for ch in url):
-        return "holds white space or control characters"
-    try:
-        parts = urllib.parse.urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        return f"is not a URL ({exc})"
-    if "@" in parts.netloc or parts.query or parts.fragment or "?" in url or "#" in url:
-        return "carries a user, a password or a query: give the API root only, and the key in an environment variable"
-    if not parts.hostname:
-        return "names no host"
-    if port is not None and not 0 < port < 65536:
-        return f"has port {port}, outside 1-65535"
-    return None
-
-
-def shown_url(url: str) -> str:
-    """The URL without what may carry a secret (a user:password, a ?key= query), for messages."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url.partition("://")[0] + "://…"  # unreadable: nothing of it is safe to show
-    host = parts.netloc.rpartition("@")[2]
-    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _seconds(after: str) -> float | None:

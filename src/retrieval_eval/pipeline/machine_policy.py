@@ -32,6 +32,8 @@ from ..core.metrics import FULL, gain_function
 from ..core.precision import DECIMALS
 from ..core.scoring import QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import key_moves
+from ..formats.fileio import sha256_file
+from ..formats.machine_labels import read_machine_labels
 
 ADDITIVE = ("precision",)  # metrics whose value is a sum over keys: the estimate is exact in form
 DRAWN = ("ndcg", "recall", "mrr", "map", "hit_rate")  # the others a drawn interval serves
@@ -115,6 +117,13 @@ class PolicyInputs:
     scores: Scores
     corpus: Corpus | None
     floor: float = DEFAULT_FLOOR
+
+
+def read_policy_inputs(
+    path: str, index: LabelIndex, indexed: Mapping[str, QueryLabels], scores: Scores, corpus: Corpus | None
+) -> PolicyInputs:
+    """The machine labels file at ``path``, read beside what the head's scoring knows."""
+    return PolicyInputs(read_machine_labels(path), sha256_file(path), index, indexed, scores, corpus)
 
 
 def _text_matches(label: MachineLabel, corpus: Corpus | None) -> bool:

@@ -30,7 +30,7 @@ from ..core.scoring import UNJUDGED_POLICIES, parse_cutoff_list
 from ..core.unjudged import MACHINE
 from ..formats.fileio import refuse_output_over_input
 from ..formats.runs import RUN_FORMATS
-from .judge_clients import endpoint_problem, shown_url
+from .endpoints import endpoint_problem, shown_url
 
 DEFAULT_CONFIG = ".retrieval-eval.yml"
 MODES = ("evaluate", "post-comment")
