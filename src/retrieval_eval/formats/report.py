@@ -1,6 +1,8 @@
 """Reports on disk: written atomically, read back only when they are one.
 
-What a report holds is built by :mod:`retrieval_eval.core.report`.
+What a report holds is built by :mod:`retrieval_eval.core.report` as the typed values of
+:mod:`retrieval_eval.core.report_model`; here, and only here, one becomes JSON
+(:func:`report_to_json`) and JSON, once its shape is checked, becomes one (:func:`report_from_json`).
 """
 
 from __future__ import annotations
@@ -11,9 +13,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.report_model import Report
 from ..core.shapes import report_problem
 from .jsondoc import named, parse_document, read_document_bytes
 from .jsonout import write_json_atomic
+from .typedjson import from_json, to_json
+
+
+def report_to_json(report: Report) -> dict[str, Any]:
+    """The report as its JSON holds it, byte for byte what has always been written."""
+    data: dict[str, Any] = to_json(report)
+    return data
+
+
+def report_from_json(data: Mapping[str, Any]) -> Report:
+    """The report in ``data``, which :func:`checked_report` has accepted (its shape is not checked again)."""
+    return from_json(Report, data)
 
 
 def dump_report(report: Mapping[str, Any]) -> str:

@@ -1,0 +1,177 @@
+"""Frozen dataclasses to JSON and back, led by their type hints (the report's, core/report_model.py).
+
+The rules are the model's: a key per field in the field's order, None left out unless the field
+is declared nullable, tuples as arrays, ``Json`` kept as written. A reader trusts what it is
+given to have been checked against its shape already (core/shapes.py): it converts, it does
+not validate. Each type's converter is made once and cached, and a map or array of plain
+values is copied whole rather than value by value: a report holds tens of thousands of
+per-query rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, Union
+
+from ..core.report_model import NULL, Json
+
+T = TypeVar("T")
+Convert = Callable[[Any], Any]
+
+_PLAIN = (int, float, str, bool)
+
+
+def to_json(value: Any) -> Any:
+    """``value`` (a dataclass of the model) as JSON holds it: new dicts and lists throughout."""
+    kind: Any = type(value)  # a class is hashable; the cache's signature does not know it
+    return _writer(kind)(value)
+
+
+def from_json(kind: type[T], data: Any) -> T:
+    """A ``kind`` from JSON already checked to have its shape."""
+    hint: Any = kind
+    result: T = _reader(hint)(data)
+    return result
+
+
+# The scalars ``Json`` opens with; its two recursive members differ between ``Json`` and the
+# hint get_type_hints gives back (their forward references are resolved apart), so the scalars identify it.
+_JSON_SCALARS = typing.get_args(Json)[:5]
+
+
+def _is_json(hint: Any) -> bool:
+    args = typing.get_args(hint)
+    return _is_union(hint) and len(args) == len(typing.get_args(Json)) and args[:5] == _JSON_SCALARS
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _is_plain(hint: Any) -> bool:
+    """A scalar, or a union of scalars (``int | str``): copied as is."""
+    if hint in _PLAIN:
+        return True
+    return _is_union(hint) and all(arg in _PLAIN or arg is type(None) for arg in typing.get_args(hint))
+
+
+def _is_union(hint: Any) -> bool:
+    return typing.get_origin(hint) in (Union, types.UnionType)
+
+
+def _optional_of(hint: Any) -> Any:
+    """``X`` for ``X | None`` (not plain), else None."""
+    if not _is_union(hint) or _is_json(hint):
+        return None
+    args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    return args[0] if len(args) == 1 and len(typing.get_args(hint)) == 2 else None
+
+
+@functools.cache
+def _hints(kind: type) -> tuple[tuple[dataclasses.Field[Any], Any], ...]:
+    hints = typing.get_type_hints(kind)
+    return tuple((f, hints[f.name]) for f in dataclasses.fields(kind))
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _writer(hint: Any) -> Convert:
+    if _is_json(hint):
+        return _thaw
+    if _is_plain(hint):
+        return _identity
+    inner = _optional_of(hint)
+    if inner is not None:
+        write = _writer(inner)
+        return lambda value: None if value is None else write(value)
+    if dataclasses.is_dataclass(hint):
+        return _object_writer(hint)  # type: ignore[arg-type]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple:
+        if _is_plain(args[0]):
+            return list
+        item = _writer(args[0])
+        return lambda values: [item(value) for value in values]
+    if origin is Mapping:
+        if _is_plain(args[1]):
+            return dict
+        item = _writer(args[1])
+        return lambda values: {key: item(value) for key, value in values.items()}
+    raise TypeError(f"no JSON writer for {hint!r}")
+
+
+def _object_writer(kind: type) -> Convert:
+    fields = [(f.name, f.metadata.get(NULL), _writer(hint)) for f, hint in _hints(kind)]
+
+    def write(value: Any) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, null, write_field in fields:
+            item = getattr(value, name)
+            if item is not None:
+                data[name] = write_field(item)
+            elif null is True or (null is not None and getattr(value, null) is not None):
+                data[name] = None
+        return data
+
+    return write
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_thaw(item) for item in value]
+    return value
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _reader(hint: Any) -> Convert:
+    if _is_json(hint):
+        return _freeze
+    if _is_plain(hint):
+        return _identity
+    inner = _optional_of(hint)
+    if inner is not None:
+        read = _reader(inner)
+        return lambda value: None if value is None else read(value)
+    if dataclasses.is_dataclass(hint):
+        return _object_reader(hint)  # type: ignore[arg-type]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple:
+        if _is_plain(args[0]):
+            return tuple
+        item = _reader(args[0])
+        return lambda values: tuple(item(value) for value in values)
+    if origin is Mapping:
+        if _is_plain(args[1]):
+            return dict
+        item = _reader(args[1])
+        return lambda values: {key: item(value) for key, value in values.items()}
+    raise TypeError(f"no JSON reader for {hint!r}")
+
+
+def _object_reader(kind: type) -> Convert:
+    fields = [(f.name, _reader(hint)) for f, hint in _hints(kind)]
+
+    def read(data: Mapping[str, Any]) -> Any:
+        # A key the model does not name is another tool's (or a later version's): not carried.
+        return kind(**{name: read_field(data[name]) for name, read_field in fields if name in data})
+
+    return read
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _freeze(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return tuple(_freeze(item) for item in value)
+    return value
