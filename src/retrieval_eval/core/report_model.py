@@ -348,7 +348,7 @@ class Report:
     metrics: Mapping[str, Measurement]
     per_stratum: Mapping[str, StratumEntry] | None = None
     worst_stratum: WorstStratum | None = None
-    verdict: VerdictSection
+    verdict: VerdictSection | None = None  # None only in the body compared before the verdict is decided
     machine_labels: MachineLabels | None = None  # decided with the verdict, so written beside it
     queries: QueryLists | None = None
     validation: ValidationSummary | None = None

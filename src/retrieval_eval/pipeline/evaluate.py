@@ -31,7 +31,15 @@ from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import section
 from ..core.power import DEFAULT_POWER
-from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
+from ..core.report import (
+    ReportInputs,
+    blocking_findings,
+    judged_measurement,
+    policy_notes,
+    report_body,
+    with_verdict,
+)
+from ..core.report_model import CorpusInfo, Drift, Floor, MachineLabels, Report, StaleLabel
 from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments
 from ..core.sensitivity import Thresholds
@@ -40,12 +48,13 @@ from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.machine_labels import read_machine_labels
-from ..formats.report import load_report_hashed
+from ..formats.report import load_report_hashed, report_to_json
 from ..formats.samples import read_samples
+from ..formats.typedjson import to_json
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
-from .holes import build_queue, comparable_base, judged_drop_note, unjudged_extra
+from .holes import build_queue, comparable_base, judged_drop_note, new_unjudged_keys
 from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .results import Evaluation
@@ -94,7 +103,7 @@ def parse_gates(request: ScoreRequest) -> list[Gate]:
 
 
 def gate_context(
-    scores: Scores, request: ScoreRequest, comparison: Comparison | None, floor: Mapping[str, Any] | None = None
+    scores: Scores, request: ScoreRequest, comparison: Comparison | None, floor: Floor | None = None
 ) -> GateContext:
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
     metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
@@ -160,7 +169,8 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     finally:
         reading.close()
     validation = validate(index, threshold=request.config.threshold)
-    changes = _corpus_changes(index.fingerprints, stage.report_corpus(), request) if stage.drift else []
+    corpus = stage.report_corpus()
+    changes = _corpus_changes(index.fingerprints, corpus, request) if stage.drift else []
     lexical = lexical_checks(
         LexicalRequest(request.floor, request.corpus_path, request.sensitivity),
         index,
@@ -172,20 +182,22 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     wanted = request.baseline is not None or request.label_queue or request.machine_labels_path
     indexed = index_judgments(index, request.config) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
-    alike = comparable_base(request.baseline, index, stage.report_corpus())
+    alike = comparable_base(request.baseline, index, to_json(corpus))
     queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
-    unjudged = unjudged_extra(indexed, scores, alike, index)
+    new_keys = new_unjudged_keys(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
-        judged=dict(request.judged),
-        corpus=stage.report_corpus(),
-        extra={**stage.report_extra(), **lexical.sections()},
+        judged={name: judged_measurement(summary) for name, summary in request.judged.items()},
+        corpus=corpus,
+        collapse=stage.report_collapse(),
+        floor=lexical.floor,
+        sensitivity=lexical.sensitivity,
         drift=_drift_section(stage, changes, request.repair_command),
         baseline_sha256=request.baseline_sha256,
         floor_sha256=lexical.floor_sha256,
-        unjudged=unjudged,
+        new_keys=new_keys,
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
@@ -195,19 +207,19 @@ def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     notes += small_strata_notes(index, scores, gates, request.power)
-    drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
+    drop = judged_drop_note(comparison, scores, new_keys)
     if drop is not None:
         notes.append(drop)
     blocking = blocking_findings(scores, validation)
     unmatched = stage.mismatch(index, scores)
-    beside: dict[str, Any] = {}
+    machine_labels: MachineLabels | None = None
     if request.machine_labels_path:
         human = decide(blocking, notes, results, unmatched=unmatched)
         policy = machine_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
         results, machine = apply_machine_policy(policy, gates, results, human.status)
-        beside["machine_labels"] = machine.as_dict()
+        machine_labels = machine.report_section()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
-    report = with_verdict(body, verdict, beside=beside)
+    report = with_verdict(body, verdict, machine_labels=machine_labels)
     return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
 
 
@@ -224,42 +236,46 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(
-    base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float
-) -> Comparison:
+def _compare(base: Mapping[str, Any], body: Report, index: LabelIndex, workers: int, power: float) -> Comparison:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
-    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
+    head = report_to_json(body)
+    return compare_reports(base, head, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
-def _corpus_changes(
-    fingerprints: Collection[str | None], corpus: Mapping[str, Any], request: ScoreRequest
-) -> list[str]:
+def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, request: ScoreRequest) -> list[str]:
     labeled = next(iter(fingerprints)) if len(fingerprints) == 1 else None
-    return corpus_changes(labeled, corpus, section(request.baseline, "corpus"))
+    return corpus_changes(labeled, to_json(corpus), section(request.baseline, "corpus"))
 
 
 # The stale labels a report names (the first ones in the file); the list command shows them all.
 STALE_SHOWN = 20
 
 
-def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> dict[str, Any] | None:
-    if stage.drift is None:
+def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> Drift | None:
+    drift = stage.drift
+    if drift is None:
         return None
     stale = [
-        {"line": label.line, "query_id": label.query_id, "status": finding.status}
-        for label, finding in stage.drift.pairs()
+        StaleLabel(line=label.line, query_id=label.query_id, status=finding.status)
+        for label, finding in drift.pairs()
         if finding.status != "VALID"
     ]
-    return {
-        **stage.drift.summary(),
-        "changes": changes,
-        "repair_command": repair_command,
-        "list_command": repair_command.removesuffix(" --fix"),
-        "stale": stale[:STALE_SHOWN],
-    }
+    counts = drift.counts()
+    return Drift(
+        valid=counts["VALID"],
+        re_anchorable=counts["RE_ANCHORABLE"],
+        merged=counts["MERGED"],
+        split=counts["SPLIT"],
+        orphaned=counts["ORPHANED"],
+        invalid_ratio=drift.invalid_ratio,
+        changes=tuple(changes),
+        repair_command=repair_command,
+        list_command=repair_command.removesuffix(" --fix"),
+        stale=tuple(stale[:STALE_SHOWN]),
+    )
 
 
 def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult]:

@@ -112,18 +112,19 @@ def build_queue(
     return lines
 
 
-def unjudged_extra(
+def new_unjudged_keys(
     indexed: Mapping[str, QueryLabels],
     scores: Scores,
     baseline: Mapping[str, Any] | None,
     index: LabelIndex | None = None,
-) -> dict[str, Any]:
-    """What the report's ``unjudged`` section adds to the counts: the new keys against the base."""
+) -> int | None:
+    """What the report's ``unjudged`` section adds to the counts: the new keys against the base
+    (None without a base to set the head's keys beside)."""
     if baseline is None:
-        return {}
+        return None
     grades = {q: labels.grades for q, labels in indexed.items()}
     base = base_rankings(baseline, index)
-    return {"new_keys": new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))}
+    return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
 def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str) -> dict[str, Any]:

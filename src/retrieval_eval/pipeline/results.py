@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..core.comparison import Comparison as GateComparison
     from ..core.gates import Verdict
+    from ..core.report_model import Report
     from ..core.scoring import Scores
     from ..core.validate import Validation
 
@@ -99,14 +100,15 @@ def resolve(name: str) -> str:
 
 
 class Evaluation(Frozen):
-    """Everything one evaluation found; ``report`` is assembled from the rest, once.
+    """Everything one evaluation found; ``typed_report`` is assembled from the rest, once.
 
     The attributes set in ``__init__`` are the pipeline's own (the CLI and the action read
-    them); the methods and properties below are the stable, documented surface.
+    them); the methods and properties below are the stable, documented surface. ``report`` is
+    the report as JSON holds it (a new dict each time), ``typed_report`` the same as typed values.
     """
 
-    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue")
-    report: dict[str, Any]
+    __slots__ = ("typed_report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue")
+    typed_report: Report
     scores: Scores
     validation: Validation
     verdict: Verdict
@@ -116,7 +118,7 @@ class Evaluation(Frozen):
 
     def __init__(
         self,
-        report: dict[str, Any],
+        report: Report,
         scores: Scores,
         validation: Validation,
         verdict: Verdict,
@@ -125,7 +127,7 @@ class Evaluation(Frozen):
         queue: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self._set(
-            report=report,
+            typed_report=report,
             scores=scores,
             validation=validation,
             verdict=verdict,
@@ -136,7 +138,14 @@ class Evaluation(Frozen):
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={value:.4f}" for name, value in list(self.metrics.items())[:3])
-        return f"<Evaluation {self.status}: {len(self.report['per_query'])} queries scored, {shown}>"
+        return f"<Evaluation {self.status}: {len(self.typed_report.per_query or {})} queries scored, {shown}>"
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report as ``retrieval-eval score --json`` prints it (a new dict each time)."""
+        from ..formats.report import report_to_json  # the JSON boundary, loaded when JSON is asked for
+
+        return report_to_json(self.typed_report)
 
     @property
     def status(self) -> str:
@@ -151,21 +160,21 @@ class Evaluation(Frozen):
     @property
     def metrics(self) -> dict[str, float]:
         """Each metric's mean over the scored queries (a new dict each time)."""
-        return {name: float(m["value"]) for name, m in self.report["metrics"].items() if "value" in m}
+        return {name: float(m.value) for name, m in self.typed_report.metrics.items()}
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
         """Each scored query's values, by query id (a new dict each time)."""
-        return {query: dict(values) for query, values in self.report["per_query"].items()}
+        return {query: dict(values) for query, values in (self.typed_report.per_query or {}).items()}
 
     @property
     def strata(self) -> dict[str, dict[str, float]]:
         """Each scored stratum's means, worst first on the primary metric."""
-        strata = self.report.get("per_stratum", {})
+        strata = self.typed_report.per_stratum or {}
         return {
-            name: {metric: m["value"] for metric, m in entry["metrics"].items()}
+            name: {metric: m.value for metric, m in entry.metrics.items()}
             for name, entry in strata.items()
-            if "metrics" in entry
+            if entry.metrics is not None
         }
 
     @property
@@ -188,19 +197,19 @@ class Evaluation(Frozen):
         """The ``n`` scored queries lowest on ``metric`` (the primary one by default), lowest
         first, ties by query id."""
         name = resolve(metric) if metric else self.primary
-        rows = [(values[name], query) for query, values in self.report["per_query"].items()]
+        rows = [(values[name], query) for query, values in self.per_query.items()]
         return [(query, value) for value, query in sorted(rows)[:n]]
 
     def iter_records(self) -> Iterator[Record]:
         """(query_id, measure, value) for every scored query and metric, as ir_measures'
         iter_calc yields them; measures by our names."""
-        for query, values in self.report["per_query"].items():
+        for query, values in (self.typed_report.per_query or {}).items():
             for measure, value in values.items():
                 yield Record(query, measure, value)
 
     def to_dict(self) -> dict[str, Any]:
         """The report, as ``retrieval-eval score --json`` prints it (a copy)."""
-        return dict(json_copy(self.report))
+        return self.report
 
     def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
         """(per_query, aggregate): per-query values (index ``query_id``, a column per metric)
