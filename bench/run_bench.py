@@ -519,6 +519,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--write-docs", metavar="PATH", help="update the generated block of this Markdown file")
     args = parser.parse_args(argv)
     command = "python bench/run_bench.py" + (f" {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
+    wl.compile_package()
     info = machine()
     print(f"{info['cpus']} CPUs ({info['cpu']}), Python {info['python']}, load {info['load']}", flush=True)
     parts = {p.strip() for p in args.parts.split(",")}

@@ -87,7 +87,7 @@ def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.formats.report import dump_report
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     request = ScoreRequest(
         judgments_path=str(judgments),
@@ -95,7 +95,7 @@ def base_report(judgments: Path, run: Path) -> str:
         config=ScoreConfig(k=(5, 10)),
         generated_at="2025-12-31T00:00:00Z",
     )
-    return dump_report(evaluate(request).report)
+    return dump_report(run_pipeline(request).report)
 
 
 def report_zip(report: str, name: str = "retrieval-eval-report.json", **extra: str) -> bytes:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 NOW = "2026-01-01T00:00:00Z"
 STRATA = ("faq", "howto", "billing")
@@ -69,4 +69,4 @@ def score(
         baseline=baseline,
         generated_at=NOW,
     )
-    return evaluate(request).report
+    return run_pipeline(request).report

@@ -161,7 +161,7 @@ def _floored(
 ) -> dict[str, Any]:
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     floor_path = str(write_jsonl(directory / "floor-run.jsonl", run(misses=range(12)))) if floor else ""
     request = ScoreRequest(
@@ -172,7 +172,7 @@ def _floored(
         generated_at=NOW,
         floor=floor_path,
     )
-    return evaluate(request).report
+    return run_pipeline(request).report
 
 
 NO_ANSWER = [{"query_id": f"n{i}", "query": f"unanswerable question {i}", "expect": "no_answer"} for i in range(4)]
@@ -247,7 +247,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
 
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
     from retrieval_eval.pipeline.holes import queue_excerpt
 
     rows = labels(12)
@@ -272,7 +272,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
         holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json "
         "--out label-queue.jsonl",
     )
-    evaluation = evaluate(replace(request, label_queue=True))
+    evaluation = run_pipeline(replace(request, label_queue=True))
     head = evaluation.report
     QUEUES["judged_drop_with_queue"] = queue_excerpt(evaluation.queue, request.holes_command)
     return head, _compare(directory, base, head)
@@ -329,7 +329,7 @@ def undetectable_tolerance(directory: Path) -> Case:
     0.1 can see its breach and passes."""
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     base = score(directory, "base", labels(), run())
     request = ScoreRequest(
@@ -341,7 +341,7 @@ def undetectable_tolerance(directory: Path) -> Case:
         generated_at=NOW,
         require_detectable=True,
     )
-    head = evaluate(request).report
+    head = run_pipeline(request).report
     return head, _compare(directory, base, head)
 
 

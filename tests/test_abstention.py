@@ -17,7 +17,7 @@ from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.judgments import parse_judgments, read_label_index
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 KS = (5, 10)
 
@@ -60,7 +60,7 @@ def scored(
         ScoreConfig(k=KS),
         gates=gates,
     )
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ def test_a_no_answer_query_with_a_positive_label_makes_the_set_unsound(tmp_path:
     assert "no-positives" not in {i.code for i in result.issues}  # expected of a no-answer query
     assert "labels d9 relevant" in result.errors[0].message
     assert (
-        evaluate(ScoreRequest(str(tmp_path / "j.jsonl"), str(write_jsonl(tmp_path / "r.jsonl", [])))).verdict.status
+        run_pipeline(ScoreRequest(str(tmp_path / "j.jsonl"), str(write_jsonl(tmp_path / "r.jsonl", [])))).verdict.status
         == INDETERMINATE
     )
 

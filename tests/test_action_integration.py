@@ -610,7 +610,7 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
 def test_the_action_writes_the_label_queue_beside_the_report(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     run = act(ws, fake)
-    count = int(run.outputs["unjudged-count"])
+    count = int(run.outputs["label-queue-count"])
     assert count > 0  # the demo run returns documents nobody labeled
     assert run.outputs["label-queue-path"] == "retrieval-eval-report.queue.jsonl"
     lines = (ws.root / run.outputs["label-queue-path"]).read_text().splitlines()

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, run_pipeline
 
 
 def run_gates(
@@ -28,10 +28,10 @@ def run_gates(
     request = ScoreRequest(
         judgments_path=str(judgments),
         run_path=str(run_path),
-        config=ScoreConfig(unjudged="bounded", **config),  # type: ignore[arg-type]
+        config=ScoreConfig(unjudged_policy="bounded", **config),  # type: ignore[arg-type]
         gates=gates,
     )
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 def label(query: str, key: str, grade: int) -> dict:  # type: ignore[type-arg]

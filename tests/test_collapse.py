@@ -11,7 +11,7 @@ from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.corpus_stage import collapse_ranking
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 DOCS = {"d1": ["d1 first", "d1 second"], "d2": ["d2 only"], "d3": ["d3 first", "d3 second"]}
 D1A, D1B = cid("d1", 0, "d1 first"), cid("d1", 1, "d1 second")
@@ -51,7 +51,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def score(files: dict[str, Path], run: str, *, k: int = 2, corpus_path: bool = True, collapse: bool = True):  # type: ignore[no-untyped-def]
-    return evaluate(
+    return run_pipeline(
         ScoreRequest(
             judgments_path=str(files["judgments"]),
             run_path=str(files[run]),

@@ -13,7 +13,7 @@ from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
 from retrieval_eval.formats.runs import parse_run
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 TOLERANCE = 1e-10
 # Fixture per-query names -> our metric names at cutoff k.
@@ -34,7 +34,7 @@ def score_case(case: str, *, k: tuple[int, ...], threshold: int = 1, gates: tupl
         config=ScoreConfig(k=k, threshold=threshold),
         gates=gates,
     )
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 def assert_metrics(report_metrics: dict, wanted: dict) -> None:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ from drift_support import cid, corpus, judgments, label, write_jsonl, write_snap
 from helpers import run_cli
 from retrieval_eval.core.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
 from retrieval_eval.core.drift_fix import plan_fix
-from retrieval_eval.core.judgments import Judgment, JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet, Label, judgment_from_record
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.corpus import Corpus
 from retrieval_eval.formats.judgments import parse_judgments
@@ -39,7 +39,7 @@ def reference_statuses(result: DriftResult) -> dict[tuple[str, str | None], str]
     return {(label_.query_id, label_.chunk_id): finding.status for label_, finding in result.pairs()}
 
 
-def reference_first_match(label_: Judgment, live: Corpus) -> int | None:
+def reference_first_match(label_: Label, live: Corpus) -> int | None:
     """The first chunk in corpus order with the label's text_sha, wherever it lives."""
     return next((i for i, sha in enumerate(live.shas) if sha == label_.get("text_sha")), None)
 

@@ -16,7 +16,7 @@ from retrieval_eval.core.report_model import Floor, Margin
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.sensitivity import Thresholds, answer_in_query_issues, longest_common_run
 from retrieval_eval.core.significance import paired_bootstrap
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 KS = (5, 10)
 RESAMPLES = 500
@@ -28,7 +28,7 @@ def evaluated(tmp_path: Path, head_misses: list[int], floor_misses: list[int] | 
     head = write_jsonl(tmp_path / "head.jsonl", run(misses=head_misses))
     floor = "" if floor_misses is None else str(write_jsonl(tmp_path / "floor.jsonl", run(misses=floor_misses)))
     request = ScoreRequest(str(judgments), str(head), ScoreConfig(k=KS), gates=gates, floor=floor)
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 def test_the_margin_is_the_difference_of_the_averages_with_the_bootstrap_of_compare(tmp_path: Path) -> None:
@@ -67,9 +67,9 @@ def test_a_floor_run_s_sidecar_says_how_it_was_made_when_it_describes_those_byte
         str(write_jsonl(tmp_path / "h.jsonl", run())),
         floor=str(floor_run),
     )
-    assert evaluate(request).report["floor"]["method"] == "bm25"
+    assert run_pipeline(request).report["floor"]["method"] == "bm25"
     (tmp_path / "floor.jsonl.meta.json").write_text(json.dumps({**meta, "run": {"sha256": "0" * 64}}))
-    assert "method" not in evaluate(request).report["floor"]
+    assert "method" not in run_pipeline(request).report["floor"]
 
 
 # -- the floor gate ---------------------------------------------------------------------------
@@ -236,5 +236,5 @@ def test_computing_the_bm25_floor_leaves_no_thread_behind(tmp_path: Path) -> Non
     request = ScoreRequest(
         str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), corpus_path=str(demo / "corpus.json"), floor="bm25"
     )
-    assert evaluate(request).report["floor"]["source"] == "bm25"
+    assert run_pipeline(request).report["floor"]["source"] == "bm25"
     assert threading.active_count() == before  # a live thread would keep the pipeline from forking workers

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.core.comparison import Comparison, MetricDelta
+from retrieval_eval.core.comparison import Deltas, MetricDelta
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.gates import (
     ABSOLUTE,
@@ -61,19 +61,19 @@ def test_worst_stratum_gate_reads_the_lowest_stratum() -> None:
 def test_delta_gate_needs_a_comparable_baseline() -> None:
     gate = parse_gate("recall@5:-0.02", ks=KS)
     assert evaluate_gate(gate, context()).status == INDETERMINATE
-    moved = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7)})
+    moved = Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7)})
     assert evaluate_gate(gate, context(comparison=moved)).status == FAIL
-    held = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.71, 0.7)})
+    held = Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.71, 0.7)})
     assert evaluate_gate(gate, context(comparison=held)).status == PASS
-    other = Comparison(metrics=moved.metrics, problems=["the baseline was computed with threshold 2, this run with 1"])
+    other = Deltas(metrics=moved.metrics, problems=["the baseline was computed with threshold 2, this run with 1"])
     result = evaluate_gate(gate, context(comparison=other))
     assert result.status == INDETERMINATE and "threshold 2" in result.reason
 
 
 def test_significant_delta_gate_ignores_noise() -> None:
     gate = parse_gate("recall@5:-0.02:significant", ks=KS)
-    noisy = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=False)})
-    real = Comparison(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=True)})
+    noisy = Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=False)})
+    real = Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7, significant=True)})
     assert evaluate_gate(gate, context(comparison=noisy)).status == PASS
     assert evaluate_gate(gate, context(comparison=real)).status == FAIL
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 
 def files(tmp: Path) -> tuple[Path, Path, Path]:
@@ -36,7 +36,7 @@ def test_a_request_with_a_shadowing_judged_name_is_refused(tmp_path: Path) -> No
     shadow = {"recall@5": {"value": 1.0, "n": 3}}
     request = ScoreRequest(str(judgments), str(run), ScoreConfig(k=(5,)), judged=shadow)
     with pytest.raises(UsageError, match="names a metric retrieval-eval computes"):
-        evaluate(request)
+        run_pipeline(request)
 
 
 def test_a_judged_name_of_its_own_is_kept(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The baseline lanes against hand computations of their documented formulas, and against bm25s itself."""
+"""The floor lanes against hand computations of their documented formulas, and against bm25s itself."""
 
 from __future__ import annotations
 

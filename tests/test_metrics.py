@@ -155,6 +155,6 @@ def test_upper_at_the_threshold_grade_with_exponential_gain() -> None:
 
 
 def test_condensed_drops_unjudged_keys_before_the_cut() -> None:
-    values, upper = scored({"a": 1, "c": 0}, ["x", "y", "c", "a"], k=(2,), unjudged="condensed")
+    values, upper = scored({"a": 1, "c": 0}, ["x", "y", "c", "a"], k=(2,), unjudged_policy="condensed")
     assert values["precision@2"] == 1 / 2 and values["mrr@2"] == 1 / 2 and values["judged@2"] == 1.0
     assert upper == values

@@ -55,7 +55,7 @@ def test_the_html_page_reads_every_label_score_reads(tmp_path: Path) -> None:
     import hashlib
 
     from retrieval_eval.formats.judgments import read_label_index
-    from retrieval_eval.render.html_inputs import read_query_labels
+    from retrieval_eval.render.html_inputs import read_page_labels
 
     lines = [
         '{"query\\u005fid": "q1", "doc_uri": "a", "relevance": 1, "meta": {"query_id": "q2"}}',
@@ -66,5 +66,5 @@ def test_the_html_page_reads_every_label_score_reads(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     index = read_label_index(str(path))
-    page = read_query_labels(str(path), {"q1"}, expected_sha256=sha)
+    page = read_page_labels(str(path), {"q1"}, expected_sha256=sha)
     assert page["q1"].grades == dict(index.queries["q1"].grades) == {"a": 1, "b": 0}

@@ -19,7 +19,7 @@ import pytest
 from compare_data import NOW, labels, run, score, write_jsonl
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 MDE = 0.134584
 SD = 0.303822
@@ -81,7 +81,7 @@ def gate(directory: Path, base: dict[str, Any], expression: str, *, require: boo
         generated_at=NOW,
         require_detectable=require,
     )
-    found: dict[str, Any] = evaluate(request).report["verdict"]["gates"][0]
+    found: dict[str, Any] = run_pipeline(request).report["verdict"]["gates"][0]
     return found
 
 
@@ -155,7 +155,7 @@ def notes(directory: Path, base: dict[str, Any], expression: str) -> list[str]:
         baseline=base,
         generated_at=NOW,
     )
-    return [r for r in evaluate(request).report["verdict"]["reasons"] if r.startswith("strata too small")]
+    return [r for r in run_pipeline(request).report["verdict"]["reasons"] if r.startswith("strata too small")]
 
 
 def test_a_stratum_too_small_for_the_delta_gates_is_told(tmp_path: Path, sides: Sides) -> None:
@@ -196,7 +196,7 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
         baseline=base,
         generated_at=NOW,
     )
-    evaluation = evaluate(request)
+    evaluation = run_pipeline(request)
     line = "with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level)"
     text = render_score(evaluation.report)
     assert "detectable\n  recall@5:-0.12  " + line + "; about 51 queries are needed to see 0.12" in text

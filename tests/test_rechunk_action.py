@@ -19,7 +19,7 @@ from rechunk_scenarios import CHUNKERS, OUTCOMES, Scenario, make_scenario
 from retrieval_eval.action.main import main
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.report import dump_report
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 TOLERANCE = 0.02
 
@@ -52,7 +52,7 @@ def rechunk_workspace(tmp: Path, scenario: Scenario, *, without_quotes: int = 0)
         corpus_path=str(root / "corpus.json"),
         generated_at="2025-12-31T00:00:00Z",
     )
-    report = dump_report(evaluate(request).report)
+    report = dump_report(run_pipeline(request).report)
     (root / ".retrieval-eval").mkdir()
     (root / ".retrieval-eval" / "report.json").write_text(report, encoding="utf-8")
     git(root, "add", "-A")

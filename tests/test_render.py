@@ -441,11 +441,11 @@ def test_a_worst_stratum_named_by_anything_but_a_string_still_renders(tmp_path: 
 def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
     from compare_data import NOW, labels, run, write_jsonl
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
     runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))
-    evaluation = evaluate(
+    evaluation = run_pipeline(
         ScoreRequest(
             str(judgments),
             str(runs),

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, run_pipeline
 
 
 def scored(tmp: Path, config: ScoreConfig, baseline: dict | None = None) -> Evaluation:  # type: ignore[type-arg]
@@ -24,7 +24,7 @@ def scored(tmp: Path, config: ScoreConfig, baseline: dict | None = None) -> Eval
     run = tmp / "r.jsonl"  # x and y unjudged above the relevant a and c
     ranking = ["x", "y", "a", "c", "b"]
     run.write_text("".join(json.dumps({"query_id": f"q{i}", "ranking": ranking}) + "\n" for i in range(3)))
-    return evaluate(ScoreRequest(str(judgments), str(run), config, baseline=baseline))
+    return run_pipeline(ScoreRequest(str(judgments), str(run), config, baseline=baseline))
 
 
 def reported_deltas(evaluation: Evaluation) -> dict[str, float]:
@@ -38,7 +38,7 @@ def reported_deltas(evaluation: Evaluation) -> dict[str, float]:
 
 def test_a_switch_to_condensed_lists_compares_only_what_the_stored_rankings_answer(tmp_path: Path) -> None:
     base = scored(tmp_path, ScoreConfig(k=(1, 3))).report  # rankings kept 3 deep: x, y, a
-    head = scored(tmp_path, ScoreConfig(k=(1, 3), unjudged="condensed"), base)
+    head = scored(tmp_path, ScoreConfig(k=(1, 3), unjudged_policy="condensed"), base)
     deltas = reported_deltas(head)
     assert deltas and all(delta == 0 for delta in deltas.values()), deltas
     assert head.comparison is not None

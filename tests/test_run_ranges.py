@@ -245,7 +245,7 @@ def test_any_run_reads_the_same_by_ranges(
 
 def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     demo = Path(run_ranges.__file__).parents[1] / "demo"
     request = ScoreRequest(
@@ -254,7 +254,7 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         ScoreConfig(k=(1, 3)),
         gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"],
     )
-    one_process = evaluate(request, workers=0).report
+    one_process = run_pipeline(request, workers=0).report
     monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
     monkeypatch.setattr(run_ranges, "RANGE_BYTES", 97)
     started = []
@@ -265,14 +265,14 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
         real_init(self, *args)
 
     monkeypatch.setattr(run_ranges.RangeReader, "__init__", counting_init)
-    assert evaluate(request, workers=2).report == one_process
+    assert run_pipeline(request, workers=2).report == one_process
     assert started, "the run should have been read by ranges"
 
     # Refused judgments: the workers already reading the run are stopped, none is left behind.
     bad = tmp_path / "judgments.jsonl"
     bad.write_text('{"query_id": "q1"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="judgments:1"):
-        evaluate(ScoreRequest(str(bad), str(demo / "run.jsonl")), workers=2)
+        run_pipeline(ScoreRequest(str(bad), str(demo / "run.jsonl")), workers=2)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
 

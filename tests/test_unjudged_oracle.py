@@ -78,7 +78,7 @@ def assert_trec_eval_agrees(scores: Scores, oracle: dict[str, dict[str, float]])
 
 def test_condensed_lists_are_trec_eval_minus_j_on_its_test_collection() -> None:
     index, run_path, qrels = trec_collection()
-    config = ScoreConfig(k=KS, gain="linear", full_depth=True, unjudged="condensed")
+    config = ScoreConfig(k=KS, gain="linear", full_depth=True, unjudged_policy="condensed")
     scores, _ = score_run_file(index, run_path, config)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures(), judged_docs_only_flag=True)
     assert assert_trec_eval_agrees(scores, evaluator.evaluate(trec_run(run_path))) == 3  # every query of the run
@@ -124,7 +124,7 @@ def test_judged_condensed_bpref_and_full_depth_agree_on_generated_data(seed: int
     assert assert_judged_agrees(plain, judged_oracle(qrels, ranked(plain))) >= 20
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures())
     assert assert_trec_eval_agrees(plain, evaluator.evaluate(ranked(plain))) >= 20
-    config = ScoreConfig(k=KS, gain="linear", full_depth=True, unjudged="condensed")
+    config = ScoreConfig(k=KS, gain="linear", full_depth=True, unjudged_policy="condensed")
     condensed, _ = score_run_file(index, str(run_path), config)
     # trec_eval -J drops the unjudged keys itself: hand it the uncondensed rankings.
     judged_only = pytrec_eval.RelevanceEvaluator(qrels, measures(), judged_docs_only_flag=True)

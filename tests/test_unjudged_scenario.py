@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, run_pipeline
 
 QUERIES = [f"q{i:02d}" for i in range(20)]
 GATE = "recall@10:-0.2"  # recall@10 may fall at most 0.2
@@ -54,12 +54,12 @@ def score(tmp: Path, labels: list[dict], run: list[dict], policy: str, baseline:
     request = ScoreRequest(
         judgments_path=write(tmp / "judgments.jsonl", labels),
         run_path=write(tmp / f"run-{len(run)}-{id(run)}.jsonl", run),
-        config=ScoreConfig(k=(10,), unjudged=policy),
+        config=ScoreConfig(k=(10,), unjudged_policy=policy),
         gates=(GATE,),
         baseline=baseline,
         label_queue=True,
     )
-    return evaluate(request)
+    return run_pipeline(request)
 
 
 def gate(evaluation: Evaluation) -> tuple[str, str]:
@@ -122,13 +122,13 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     # Labelers find the new chunks relevant: the gate resolves to PASS (head 5/6 against the base
     # rescored under the new labels, 3/6: it never retrieved the new chunks).
     relevant = [{**line, "relevance": 1, "labeled_by": "human:ann"} for line in queue]
-    resolved = evaluate(replace(request, judgments_path=write(tmp_path / "j2.jsonl", labels + relevant)))
+    resolved = run_pipeline(replace(request, judgments_path=write(tmp_path / "j2.jsonl", labels + relevant)))
     assert gate(resolved)[0] == "PASS"
     assert resolved.report["unjudged"]["keys"]["10"] == 0
 
     # ... or not relevant: the drop is real, and the gate FAILs.
     irrelevant = [{**line, "relevance": 0, "labeled_by": "human:ann"} for line in queue]
-    failed = evaluate(replace(request, judgments_path=write(tmp_path / "j3.jsonl", labels + irrelevant)))
+    failed = run_pipeline(replace(request, judgments_path=write(tmp_path / "j3.jsonl", labels + irrelevant)))
     assert gate(failed)[0] == "FAIL"
 
 
@@ -136,7 +136,7 @@ def bounded_request(tmp: Path, base: dict) -> ScoreRequest:  # type: ignore[type
     return ScoreRequest(
         judgments_path=str(tmp / "judgments.jsonl"),
         run_path=write(tmp / "head.jsonl", head_run()),
-        config=ScoreConfig(k=(10,), unjudged="bounded"),
+        config=ScoreConfig(k=(10,), unjudged_policy="bounded"),
         gates=(GATE,),
         baseline=base,
     )

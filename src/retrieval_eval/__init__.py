@@ -9,8 +9,6 @@ metrics, scoring, gates, drift), ``comparison`` (base against head), ``pipeline`
 Markdown) and ``action`` (the GitHub Action).
 """
 
-from __future__ import annotations
-
 from ._public import API_NAMES
 from ._version import __version__
 

@@ -46,8 +46,7 @@ from .formats.objects import (
 )
 from .formats.report import checked_report, dump_report, load_report_hashed
 from .formats.runs import run_from_rows
-from .pipeline.evaluate import evaluate as run_pipeline
-from .pipeline.evaluate import request_from_settings
+from .pipeline.evaluate import request_from_settings, run_pipeline
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
     Comparison,
     Evaluation,

@@ -15,7 +15,7 @@ from typing import Any
 from hostile.case import HostileCase
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 STRATA = ROOT / "spec" / "fixtures" / "strata"
@@ -31,7 +31,7 @@ def _report() -> dict[str, Any]:
     request = ScoreRequest(
         str(STRATA / "judgments.jsonl"), str(STRATA / "run.jsonl"), ScoreConfig(k=(3,)), generated_at=NOW
     )
-    return evaluate(request).report
+    return run_pipeline(request).report
 
 
 REPORT = _report()

@@ -18,7 +18,7 @@ def _report() -> bytes:
     """A real report, made by the pipeline from the demo data (the template is what is hostile here)."""
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.formats.report import dump_report
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     request = ScoreRequest(
         judgments_path=str(DEMO / "judgments.jsonl"),
@@ -26,7 +26,7 @@ def _report() -> bytes:
         config=ScoreConfig(k=(5, 10)),
         generated_at="2026-01-01T00:00:00Z",
     )
-    return dump_report(evaluate(request).report).encode("utf-8")
+    return dump_report(run_pipeline(request).report).encode("utf-8")
 
 
 REPORT = _report()

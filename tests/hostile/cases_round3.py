@@ -594,7 +594,7 @@ CASES.append(
 def _full_depth_report() -> bytes:
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.formats.report import dump_report
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, evaluate
+    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
 
     request = ScoreRequest(
         judgments_path=str(DEMO / "judgments.jsonl"),
@@ -602,7 +602,7 @@ def _full_depth_report() -> bytes:
         config=ScoreConfig(k=(), full_depth=True),
         generated_at="2026-01-01T00:00:00Z",
     )
-    return dump_report(evaluate(request).report).encode("utf-8")
+    return dump_report(run_pipeline(request).report).encode("utf-8")
 
 
 ALL_REPORT = _full_depth_report()

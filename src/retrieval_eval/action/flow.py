@@ -19,7 +19,7 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import evaluate, holes_command, request_from_settings
+from ..pipeline.evaluate import holes_command, request_from_settings, run_pipeline
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
 from ..pipeline.results import Evaluation
@@ -61,7 +61,7 @@ class Outcome:
 
     @property
     def comparison(self) -> dict[str, Any] | None:
-        """The comparison document the templates render (evaluate() compared with the head judgments at hand)."""
+        """The comparison document the templates render (run_pipeline() compared with the head judgments at hand)."""
         comparison = self.evaluation.comparison
         return None if comparison is None or comparison.document is None else dict(comparison.document)
 
@@ -123,10 +123,10 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     ).with_queue()
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
-    evaluation = evaluate(request, workers=deps.workers)
+    evaluation = run_pipeline(request, workers=deps.workers)
     labels = machine_labels(settings, evaluation, deps)
     if labels is not None:  # the gates again, now with the judge's labels beside the bounds
-        evaluation = evaluate(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
+        evaluation = run_pipeline(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
     return Outcome(evaluation, baseline, skipped)
 
 
@@ -294,7 +294,7 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
         queue=settings.queue_file if outcome.evaluation.queue else "",
-        unjudged=str(len(outcome.evaluation.queue)),
+        queue_count=str(len(outcome.evaluation.queue)),
     )
 
 
@@ -309,7 +309,7 @@ def output_values(
     breached: str = "",
     drift: str = "",
     queue: str = "",
-    unjudged: str = "",
+    queue_count: str = "",
 ) -> dict[str, str]:
     """Every output, always: a step reading one that was never set gets an empty string
     anyway, but writing all of them makes each run's file say the same things."""
@@ -324,7 +324,9 @@ def output_values(
         "breached-gates": breached,
         "drift-invalid-ratio": drift,
         "label-queue-path": queue,
-        "unjudged-count": unjudged,
+        "label-queue-count": queue_count,
+        # The old name of label-queue-count, kept for a release (CHANGELOG.md).
+        "unjudged-count": queue_count,
     }
 
 

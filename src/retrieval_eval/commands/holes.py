@@ -12,7 +12,7 @@ import click
 
 from ..formats.fileio import refuse_output_over_input
 from ..formats.queue import queue_text, write_queue
-from ..pipeline.evaluate import evaluate, local_baseline, request_from_settings
+from ..pipeline.evaluate import local_baseline, request_from_settings, run_pipeline
 from ..pipeline.settings import inputs_of
 from ..render.terminal import clean_json_text
 from ._common import generated_at, handles_errors, say, settings_from_options, settings_options
@@ -33,7 +33,7 @@ def command(out: str | None, **options: str | None) -> None:
     request = request_from_settings(
         settings, baseline=baseline, generated_at=generated_at(None), baseline_sha256=baseline_sha256
     )
-    evaluation = evaluate(request.with_queue())
+    evaluation = run_pipeline(request.with_queue())
     if out:
         write_queue(out, evaluation.queue)
         say(f"{len(evaluation.queue)} unjudged key(s) written to {out}", err=True)

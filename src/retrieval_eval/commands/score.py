@@ -14,7 +14,7 @@ from ..core.exits import exit_code
 from ..core.gates import GRAMMAR_HELP
 from ..formats.fileio import refuse_output_over_input
 from ..formats.report import write_report
-from ..pipeline.evaluate import evaluate, local_baseline, request_from_settings
+from ..pipeline.evaluate import local_baseline, request_from_settings, run_pipeline
 from ..pipeline.forking import worker_count, workers_override
 from ..pipeline.settings import inputs_of
 from ..render.terminal import render_score
@@ -74,7 +74,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     request = request_from_settings(
         settings, baseline=baseline, generated_at=generated_at(now), baseline_sha256=baseline_sha256
     )
-    evaluation = evaluate(request, workers=worker_count(workers_override(os.environ)))
+    evaluation = run_pipeline(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:
         write_report(str(settings.resolve(settings.report)), evaluation.report)
     if as_json:

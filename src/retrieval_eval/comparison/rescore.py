@@ -15,7 +15,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.lenient import cutoffs, full_depth, section, unjudged_policy
 from ..core.metrics import FULL, is_positive_decimal
-from ..core.scoring import CONDENSED, ScoreConfig, condense, index_judgments, score_rankings
+from ..core.scoring import CONDENSED, ScoreConfig, condense, index_judgments, score_rankings, unjudged_policy_named
 from .sides import PerQuery, Sides
 
 
@@ -29,7 +29,7 @@ def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
             threshold=config.get("threshold"),  # type: ignore[arg-type]
             gain=config.get("gain"),  # type: ignore[arg-type]
             full_depth=full_depth(report),
-            unjudged=unjudged_policy(report),
+            unjudged_policy=unjudged_policy_named(unjudged_policy(report)),
         )
     except UsageError:
         return None

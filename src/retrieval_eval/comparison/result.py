@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.comparison import Comparison, MetricDelta
+from ..core.comparison import Deltas, MetricDelta
 from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
@@ -31,7 +31,7 @@ def compare_reports(
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
-) -> Comparison:
+) -> Deltas:
     """The full comparison, in the form gates read (its document rides along)."""
     document = build_comparison(
         base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
@@ -39,9 +39,9 @@ def compare_reports(
     return comparison_from_document(document)
 
 
-def comparison_from_document(document: Mapping[str, Any]) -> Comparison:
+def comparison_from_document(document: Mapping[str, Any]) -> Deltas:
     """What gates read from a comparison document."""
-    comparison = Comparison(document=dict(document))
+    comparison = Deltas(document=dict(document))
     for name, row in section(document, "metrics").items():
         comparison.metrics[name] = MetricDelta(
             name,

@@ -1,4 +1,4 @@
-"""The comparison as gates read it: one MetricDelta per metric, and what makes it incomparable.
+"""The deltas as gates read them: one MetricDelta per metric, and what makes them incomparable.
 
 A typed view of the comparison document (built by :mod:`retrieval_eval.comparison`). Gates only
 ever see what the document says, so a comparison read back from a file gates the same way as
@@ -40,7 +40,7 @@ class MetricDelta:
 
 
 @dataclass
-class Comparison:
+class Deltas:
     metrics: dict[str, MetricDelta] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # changes of yardstick that confound every delta
     notes: list[str] = field(default_factory=list)

@@ -40,7 +40,7 @@ from typing import Any
 
 from .corpus import Corpus
 from .identity import normalize, text_sha_of_normalized
-from .judgments import Judgment, JudgmentSet
+from .judgments import JudgmentSet, Label
 from .precision import DECIMALS
 
 VALID = "VALID"
@@ -80,7 +80,7 @@ class Finding:
     def recoverable(self) -> bool:
         return self.status in RECOVERABLE
 
-    def as_dict(self, label: Judgment) -> dict[str, Any]:
+    def as_dict(self, label: Label) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "line": label.line,
             "query_id": label.query_id,
@@ -103,7 +103,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class DriftResult:
-    labels: tuple[Judgment, ...]
+    labels: tuple[Label, ...]
     findings: tuple[Finding, ...]
 
     def counts(self) -> dict[str, int]:
@@ -134,7 +134,7 @@ class DriftResult:
         summary["invalid_ratio"] = self.invalid_ratio
         return summary
 
-    def pairs(self) -> Iterable[tuple[Judgment, Finding]]:
+    def pairs(self) -> Iterable[tuple[Label, Finding]]:
         return zip(self.labels, self.findings)
 
 
@@ -297,14 +297,14 @@ class _Pending:
     candidates: tuple[str, ...] = ()
 
 
-def _normalized(label: Judgment, name: str) -> str | None:
+def _normalized(label: Label, name: str) -> str | None:
     value = label.get(name)
     if not isinstance(value, str):
         return None
     return normalize(value) or None
 
 
-def _label_sha(label: Judgment, text: str | None) -> str | None:
+def _label_sha(label: Label, text: str | None) -> str | None:
     sha = label.get("text_sha")
     if isinstance(sha, str):
         return sha
@@ -333,7 +333,7 @@ def _first_by_order(corpus: Corpus, indices: list[int]) -> int:
     return min(indices, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
 
 
-def _by_hash(index: int, label: Judgment, sha: str | None, lookups: _Lookups) -> Finding | tuple[str, ...]:
+def _by_hash(index: int, label: Label, sha: str | None, lookups: _Lookups) -> Finding | tuple[str, ...]:
     """Stage 2: a Finding when the hash settles the label, else the ambiguous candidates."""
     corpus = lookups.corpus
     matches = lookups.by_sha.get(sha, []) if sha else []
@@ -361,7 +361,7 @@ def _by_hash(index: int, label: Judgment, sha: str | None, lookups: _Lookups) ->
     return tuple(sorted(corpus.ids[i] for i in matches))
 
 
-def _same_text(label: Judgment, corpus: Corpus) -> bool:
+def _same_text(label: Label, corpus: Corpus) -> bool:
     """Whether the live chunk with the label's id still holds the labeled text.
 
     A c1 id names its text, so a live c1 id is the same text. A team's own id (``doc#3``)
@@ -386,7 +386,7 @@ def _same_text(label: Judgment, corpus: Corpus) -> bool:
     return any(part is not None and part in live_text for part in (text, quote))
 
 
-def _first_stages(index: int, label: Judgment, lookups: _Lookups) -> Finding | _Pending:
+def _first_stages(index: int, label: Label, lookups: _Lookups) -> Finding | _Pending:
     corpus = lookups.corpus
     if label.chunk_id is not None and label.chunk_id in corpus.position and _same_text(label, corpus):
         home = corpus.document_of(label.chunk_id)
@@ -480,7 +480,7 @@ def _across_boundaries(pending: _Pending, doc: DocumentIndex) -> Finding | None:
     )
 
 
-def _orphan(pending: _Pending, label: Judgment, corpus: Corpus) -> Finding:
+def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
     if pending.candidates:
         return Finding(
             pending.index,
@@ -502,7 +502,7 @@ def _orphan(pending: _Pending, label: Judgment, corpus: Corpus) -> Finding:
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
 
 
-def _later_stages(pending: _Pending, label: Judgment, doc: DocumentIndex | None, corpus: Corpus) -> Finding:
+def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, corpus: Corpus) -> Finding:
     finding = None
     if doc is not None:
         finding = _by_text(pending, doc)
@@ -524,7 +524,7 @@ def _later_stages(pending: _Pending, label: Judgment, doc: DocumentIndex | None,
     return finding
 
 
-def _wanted_hashes(labels: Iterable[Judgment]) -> set[str]:
+def _wanted_hashes(labels: Iterable[Label]) -> set[str]:
     wanted = set()
     for label in labels:
         sha = _label_sha(label, _normalized(label, "chunk_text"))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .drift import NEEDS_HUMAN, DriftResult, Finding
-from .judgments import Judgment, JudgmentSet, judgment_from_record
+from .judgments import JudgmentSet, Label, judgment_from_record
 from .precision import DECIMALS
 from .rejudge import superseded
 
@@ -125,7 +125,7 @@ class FixPlan:
         }
 
 
-def _repaired_record(label: Judgment, finding: Finding) -> dict[str, Any]:
+def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
     record = dict(label.record)
     trail: dict[str, Any] = {"rule": finding.rule}
     if finding.target is not None:
@@ -138,7 +138,7 @@ def _repaired_record(label: Judgment, finding: Finding) -> dict[str, Any]:
     return record
 
 
-def _repair(label: Judgment, finding: Finding) -> tuple[Judgment, Change | None]:
+def _repair(label: Label, finding: Finding) -> tuple[Label, Change | None]:
     if not finding.recoverable:
         return label, None
     repaired = judgment_from_record(_repaired_record(label, finding), label.line)
@@ -155,18 +155,18 @@ def _repair(label: Judgment, finding: Finding) -> tuple[Judgment, Change | None]
     return repaired, change
 
 
-def _survivor(members: list[int], labels: list[Judgment], moved: set[int]) -> int:
+def _survivor(members: list[int], labels: list[Label], moved: set[int]) -> int:
     """Highest grade; on a tie the label that did not move, then the first in the file."""
     return min(members, key=lambda i: (-labels[i].relevance, i in moved, i))
 
 
 def _collapse(
-    labels: list[Judgment], originals: tuple[Judgment, ...], moved: set[int]
-) -> tuple[list[Judgment | None], list[Collapse]]:
+    labels: list[Label], originals: tuple[Label, ...], moved: set[int]
+) -> tuple[list[Label | None], list[Collapse]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault((label.query_id, label.key), []).append(i)
-    kept: list[Judgment | None] = list(labels)
+    kept: list[Label | None] = list(labels)
     collapses = []
     for (query_id, key), members in groups.items():
         if len(members) < 2 or not moved.intersection(members):
@@ -188,7 +188,7 @@ def _collapse(
     return kept, collapses
 
 
-def _comments_after(comments: dict[int, tuple[str, ...]], kept: list[Judgment | None]) -> dict[int, tuple[str, ...]]:
+def _comments_after(comments: dict[int, tuple[str, ...]], kept: list[Label | None]) -> dict[int, tuple[str, ...]]:
     """Move each comment block to the position it has once absorbed labels are gone."""
     survivors_before = [0]
     for label in kept:
@@ -201,7 +201,7 @@ def _comments_after(comments: dict[int, tuple[str, ...]], kept: list[Judgment | 
 
 def plan_fix(result: DriftResult, comments: dict[int, tuple[str, ...]] | None = None) -> FixPlan:
     """The repaired judgment set for ``result``, and what changed on the way."""
-    repaired: list[Judgment] = []
+    repaired: list[Label] = []
     changes: list[Change] = []
     for label, finding in result.pairs():
         new, change = _repair(label, finding)
@@ -221,5 +221,5 @@ def plan_fix(result: DriftResult, comments: dict[int, tuple[str, ...]] | None = 
     return FixPlan(judgments, tuple(changes), tuple(collapses), still_broken, tuple(replaced))
 
 
-def _count_needs_human(findings: Iterable[Finding], kept: list[Judgment | None]) -> int:
+def _count_needs_human(findings: Iterable[Finding], kept: list[Label | None]) -> int:
     return sum(1 for finding, label in zip(findings, kept) if label is not None and finding.status in NEEDS_HUMAN)

@@ -1,4 +1,4 @@
-"""The margin over a floor run: how far the run is above a lexical baseline, and how surely.
+"""The margin over a floor run: how far the run is above a lexical floor, and how surely.
 
 A retriever is only as good as its margin over a floor (BM25 on the same corpus, say).
 Both runs are scored against the same judgments, so every scored query has a value on

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .aliases import canonical_metric
-from .comparison import Comparison, MetricDelta
+from .comparison import Deltas, MetricDelta
 from .errors import UsageError
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
@@ -270,7 +270,7 @@ class GateContext:
     metrics: Mapping[str, float]
     strata: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     judged: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    comparison: Comparison | None = None
+    comparison: Deltas | None = None
     scored: bool = True
     floor: Floor | None = None  # the report's floor section, when a floor run was asked for
     bounded: bool = False  # the unjudged policy is "bounded": gates read both bounds

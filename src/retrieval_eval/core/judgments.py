@@ -61,7 +61,7 @@ _LABEL_FIELDS = ("doc_uri", "chunk_id", "relevance")
 
 
 @dataclass(frozen=True)
-class Judgment:
+class Label:
     query_id: str
     doc_uri: str
     relevance: int
@@ -109,12 +109,12 @@ class JudgmentSet:
     ``no_answer`` holds the no-answer lines as read.
     """
 
-    labels: tuple[Judgment, ...]
+    labels: tuple[Label, ...]
     comments: dict[int, tuple[str, ...]] = field(default_factory=dict)
     no_answer: tuple[NoAnswer, ...] = ()
 
-    def by_query(self) -> dict[str, list[Judgment]]:
-        grouped: dict[str, list[Judgment]] = {}
+    def by_query(self) -> dict[str, list[Label]]:
+        grouped: dict[str, list[Label]] = {}
         for label in self.labels:
             grouped.setdefault(label.query_id, []).append(label)
         return grouped
@@ -144,10 +144,10 @@ def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:
 
 def judgment_from_record(
     record: dict[str, Any], line: int, *, source: str = "judgments", path: str | None = None
-) -> Judgment:
-    """Check one object against the judgments schema and build a :class:`Judgment`."""
+) -> Label:
+    """Check one object against the judgments schema and build a :class:`Label`."""
     query_id, doc_uri, relevance, chunk = check_judgment_record(record, line, source=source, path=path)
-    return Judgment(query_id, doc_uri, relevance, chunk, record, line)
+    return Label(query_id, doc_uri, relevance, chunk, record, line)
 
 
 def check_judgment_record(

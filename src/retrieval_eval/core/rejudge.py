@@ -19,14 +19,14 @@ from typing import Any
 
 from .corpus import Corpus
 from .drift import NEEDS_HUMAN, DriftResult, Finding
-from .judgments import QUEUE_PLACEHOLDER, Judgment
+from .judgments import QUEUE_PLACEHOLDER, Label
 
 # Candidates offered for an orphaned label when nothing says where its text went: the document's first chunks.
 DOCUMENT_CANDIDATES = 20
 REJUDGE = "rejudge"
 
 
-def candidates(label: Judgment, finding: Finding, corpus: Corpus) -> list[str]:
+def candidates(label: Label, finding: Finding, corpus: Corpus) -> list[str]:
     """The live chunks a person should read for ``label``, in reading order."""
     if finding.covering:
         return list(finding.covering)
@@ -44,7 +44,7 @@ def queue_lines(result: DriftResult, corpus: Corpus) -> list[dict[str, Any]]:
     return lines
 
 
-def _lines_for(label: Judgment, finding: Finding, corpus: Corpus) -> Iterable[dict[str, Any]]:
+def _lines_for(label: Label, finding: Finding, corpus: Corpus) -> Iterable[dict[str, Any]]:
     before = _before(label, finding)
     for key in candidates(label, finding, corpus):
         position = corpus.position[key]
@@ -61,7 +61,7 @@ def _lines_for(label: Judgment, finding: Finding, corpus: Corpus) -> Iterable[di
         yield line
 
 
-def _before(label: Judgment, finding: Finding) -> dict[str, Any]:
+def _before(label: Label, finding: Finding) -> dict[str, Any]:
     before: dict[str, Any] = {
         "line": label.line,
         "status": finding.status,
@@ -75,7 +75,7 @@ def _before(label: Judgment, finding: Finding) -> dict[str, Any]:
     return before
 
 
-def replaced_by(label: Judgment) -> tuple[str, str] | None:
+def replaced_by(label: Label) -> tuple[str, str] | None:
     """(query, old key) a filled re-judge line stands in for, or None for any other label."""
     before = label.get(REJUDGE)
     if isinstance(before, dict) and isinstance(before.get("from"), str):

@@ -240,7 +240,7 @@ def unjudged_section(scores: Scores, new_keys: int | None) -> Unjudged:
 
 def config_section(config: ScoreConfig) -> Config:
     cutoffs: tuple[int | str, ...] = (*config.k, ALL) if config.full_depth else tuple(config.k)
-    return Config(k=cutoffs, threshold=config.threshold, gain=config.gain, unjudged=config.unjudged)
+    return Config(k=cutoffs, threshold=config.threshold, gain=config.gain, unjudged=config.unjudged_policy)
 
 
 def _query_lists(scores: Scores) -> QueryLists:

@@ -36,6 +36,7 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .errors import UsageError
 from .labelindex import LabelIndex
@@ -55,8 +56,20 @@ from .precision import DECIMALS
 from .runs import Run
 
 ALL = "all"  # the cutoff list's word for the whole ranking: full-depth ndcg, map and mrr
-ASSUME_IRRELEVANT, BOUNDED, CONDENSED = "assume-irrelevant", "bounded", "condensed"
-UNJUDGED_POLICIES = (ASSUME_IRRELEVANT, BOUNDED, CONDENSED)
+# The unjudged policy (the setting ``unjudged``): what scoring and gates make of unjudged keys.
+UnjudgedPolicy = Literal["assume-irrelevant", "bounded", "condensed"]
+ASSUME_IRRELEVANT: UnjudgedPolicy = "assume-irrelevant"
+BOUNDED: UnjudgedPolicy = "bounded"
+CONDENSED: UnjudgedPolicy = "condensed"
+UNJUDGED_POLICIES: tuple[UnjudgedPolicy, ...] = (ASSUME_IRRELEVANT, BOUNDED, CONDENSED)
+
+
+def unjudged_policy_named(name: str) -> UnjudgedPolicy:
+    """The unjudged policy spelled ``name``; a UsageError for any other word."""
+    for policy in UNJUDGED_POLICIES:
+        if name == policy:
+            return policy
+    raise UsageError(f"unjudged must be one of {', '.join(UNJUDGED_POLICIES)}")
 
 
 def parse_cutoffs(text: str) -> tuple[int, ...]:
@@ -81,7 +94,7 @@ class ScoreConfig:
     threshold: int = 1
     gain: str = "exponential"
     full_depth: bool = False  # -k all: ndcg, map and mrr over the whole ranking, which is kept whole
-    unjudged: str = ASSUME_IRRELEVANT
+    unjudged_policy: UnjudgedPolicy = ASSUME_IRRELEVANT
 
     def __post_init__(self) -> None:
         if not (self.k or self.full_depth) or any(
@@ -92,7 +105,7 @@ class ScoreConfig:
             raise UsageError("threshold must be a positive integer (the lowest relevant grade)")
         if self.gain not in GAINS:
             raise UsageError(f"gain must be one of {', '.join(GAINS)}")
-        if self.unjudged not in UNJUDGED_POLICIES:
+        if self.unjudged_policy not in UNJUDGED_POLICIES:
             raise UsageError(f"unjudged must be one of {', '.join(UNJUDGED_POLICIES)}")
 
     @property
@@ -108,7 +121,7 @@ class ScoreConfig:
 
     @property
     def condensed(self) -> bool:
-        return self.unjudged == CONDENSED
+        return self.unjudged_policy == CONDENSED
 
     @property
     def primary(self) -> str:
@@ -117,7 +130,7 @@ class ScoreConfig:
 
     def as_dict(self) -> dict[str, object]:
         cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
-        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged}
+        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged_policy}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The tokenizer of the lexical baselines (BM25, TF-IDF), documented so a floor can be rebuilt.
+"""The tokenizer of the floor runs (BM25, TF-IDF), documented so a floor can be rebuilt.
 
 A text becomes terms in four steps, always in this order:
 
@@ -43,7 +43,7 @@ Stemmer = Callable[[str], str]
 
 @dataclass(frozen=True)
 class TokenizerSpec:
-    """What the tokenizer does, as recorded beside a baseline run."""
+    """What the tokenizer does, as recorded beside a floor run."""
 
     stem: bool = False
     stopwords: str = "none"

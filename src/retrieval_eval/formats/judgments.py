@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from ..core.judgments import (
-    Judgment,
     JudgmentFields,
     JudgmentSet,
+    Label,
     NoAnswer,
     canonical_line,
     check_judgment_line,
@@ -69,7 +69,7 @@ def iter_judgment_lines(
 
 def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     """Read and check a judgments JSONL file, keeping every record and comment."""
-    labels: list[Judgment] = []
+    labels: list[Label] = []
     comments: dict[int, list[str]] = {}
     no_answer: list[NoAnswer] = []
     with open_binary(path) as handle:
@@ -80,7 +80,7 @@ def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
                 no_answer.append(fields)
                 comments.setdefault(len(labels), []).append(canonical_line(item))
             else:
-                labels.append(Judgment(fields[0], fields[1], fields[2], fields[3], item, line))
+                labels.append(Label(fields[0], fields[1], fields[2], fields[3], item, line))
     if not labels and not no_answer:
         raise no_judgment_error(source, path)
     return JudgmentSet(tuple(labels), {at: tuple(lines) for at, lines in comments.items()}, tuple(no_answer))

@@ -33,7 +33,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..core.errors import InputError, UsageError
-from ..core.judgments import SCHEMA_ORDER, Judgment, JudgmentSet, judgment_from_record, write_judgments
+from ..core.judgments import SCHEMA_ORDER, JudgmentSet, Label, judgment_from_record, write_judgments
 from ..core.runs import RunRows
 from .fileio import open_binary, reads_once, sha256_file
 from .judgments import judgments_file_format, parse_judgments
@@ -76,7 +76,7 @@ JUDGMENTS_HINT = (
 )
 
 
-def _judgment_set(labels: Iterator[Judgment]) -> JudgmentSet:
+def _judgment_set(labels: Iterator[Label]) -> JudgmentSet:
     held = tuple(labels)
     if not held:
         raise InputError("judgments", None, "no label was given")
@@ -94,18 +94,18 @@ def _row_hint(row: int) -> str:
     return f"fix label {row} of the judgments given (counted from 1, in the order given)"
 
 
-def _label(record: dict[str, Any], row: int) -> Judgment:
+def _label(record: dict[str, Any], row: int) -> Label:
     try:
         return judgment_from_record(record, row)
     except InputError as error:
         raise InputError("judgments", row, error.problem, hint=_row_hint(row)) from None
 
 
-def _qrels_label(query_id: object, doc_id: object, relevance: object, row: int) -> Judgment:
+def _qrels_label(query_id: object, doc_id: object, relevance: object, row: int) -> Label:
     return _label({"query_id": query_id, "doc_uri": doc_id, "relevance": _qrels_grade(relevance, row)}, row)
 
 
-def _from_qrels_dict(qrels: Mapping[Any, Any]) -> Iterator[Judgment]:
+def _from_qrels_dict(qrels: Mapping[Any, Any]) -> Iterator[Label]:
     row = 0
     for query_id, docs in qrels.items():
         if not isinstance(docs, Mapping):
@@ -120,7 +120,7 @@ def _from_qrels_dict(qrels: Mapping[Any, Any]) -> Iterator[Judgment]:
             yield _qrels_label(query_id, doc_id, relevance, row)
 
 
-def _from_rows(rows: Iterable[Any]) -> Iterator[Judgment]:
+def _from_rows(rows: Iterable[Any]) -> Iterator[Label]:
     for row, item in enumerate(rows, 1):
         if isinstance(item, Mapping):
             yield _label(dict(item), row)
@@ -134,7 +134,7 @@ def _from_rows(rows: Iterable[Any]) -> Iterator[Judgment]:
             )
 
 
-def _from_frame_records(records: list[dict[str, Any]]) -> Iterator[Judgment]:
+def _from_frame_records(records: list[dict[str, Any]]) -> Iterator[Label]:
     for row, record in enumerate(records, 1):
         kept = {name: value for name, value in record.items() if name in _RECORD_FIELDS and not _missing(value)}
         kept["relevance"] = _qrels_grade(record.get("relevance"), row)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.judgments import Judgment, JudgmentSet, judgment_from_record
+from ..core.judgments import JudgmentSet, Label, judgment_from_record
 from ..core.labelindex import QRELS_ITERATION
 from .fileio import open_binary
 from .jsonl import iter_lines
@@ -79,7 +79,7 @@ def read_trec_qrels(path: str, *, source: str = "qrels", warn: Callable[[str], N
 
 
 def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
-    labels: list[Judgment] = []
+    labels: list[Label] = []
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle, source=source, path=path):
             fields = _decode(raw, source, line, path).split("\t")
@@ -97,7 +97,7 @@ def read_beir_qrels(path: str, *, source: str = "qrels") -> JudgmentSet:
     return _non_empty(labels, source, path)
 
 
-def _non_empty(labels: list[Judgment], source: str, path: str) -> JudgmentSet:
+def _non_empty(labels: list[Label], source: str, path: str) -> JudgmentSet:
     if not labels:
         raise InputError(source, None, "the file holds no label", path=path)
     return JudgmentSet(tuple(labels))
@@ -115,7 +115,7 @@ def check_token(value: str, what: str, source: str, line: int | None) -> str:
     return value
 
 
-def qrels_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
+def qrels_lines(labels: Iterable[Label], *, source: str = "judgments") -> Iterator[str]:
     """``query iteration key relevance`` per label, in file order; the key is the chunk id when there is
     one, the iteration ``0`` unless the label kept one from a qrels file (``qrels_iteration``)."""
     for label in labels:
@@ -125,7 +125,7 @@ def qrels_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Ite
         yield f"{query_id} {iteration} {key} {label.relevance}"
 
 
-def beir_lines(labels: Iterable[Judgment], *, source: str = "judgments") -> Iterator[str]:
+def beir_lines(labels: Iterable[Label], *, source: str = "judgments") -> Iterator[str]:
     yield "query-id\tcorpus-id\tscore"
     for label in labels:
         query_id = check_token(label.query_id, "query_id", source, label.line)

@@ -1,4 +1,4 @@
-"""The numeric baseline lanes (BM25, TF-IDF): the only code that needs the ``lanes`` extra.
+"""The numeric floor lanes (BM25, TF-IDF): the only code that needs the ``lanes`` extra.
 
 ``pip install 'retrieval-eval[lanes]'`` brings numpy, scipy, bm25s and
 PyStemmer. Nothing else in the package imports them: a command that needs a
@@ -32,7 +32,7 @@ def require_lanes(*, stem: bool = False) -> None:
             missing.append(distribution)
     if missing:
         raise UsageError(
-            f"the baseline lanes need the lanes extra, and {', '.join(missing)} cannot be imported",
+            f"the floor lanes need the lanes extra, and {', '.join(missing)} cannot be imported",
             hint=INSTALL,
         )
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.comparison import Comparison
+from ..core.comparison import Deltas
 from ..core.corpus import Corpus
 from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
@@ -41,7 +41,7 @@ from ..core.report import (
 )
 from ..core.report_model import CorpusInfo, Drift, Floor, MachineLabels, Report, StaleLabel
 from ..core.runs import RunRows
-from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments
+from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments, unjudged_policy_named
 from ..core.sensitivity import Thresholds
 from ..core.unjudged import MACHINE
 from ..core.validate import validate
@@ -103,7 +103,7 @@ def parse_gates(request: ScoreRequest) -> list[Gate]:
 
 
 def gate_context(
-    scores: Scores, request: ScoreRequest, comparison: Comparison | None, floor: Floor | None = None
+    scores: Scores, request: ScoreRequest, comparison: Deltas | None, floor: Floor | None = None
 ) -> GateContext:
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
     metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
@@ -114,7 +114,7 @@ def gate_context(
         comparison,
         bool(scores.per_query),
         floor,
-        bounded=request.config.unjudged == BOUNDED,
+        bounded=request.config.unjudged_policy == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
         lower=scores.lower,
@@ -124,7 +124,7 @@ def gate_context(
     )
 
 
-def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
+def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
     """Score a run against judgments (files, or held in memory) and decide the verdict.
 
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
@@ -143,10 +143,10 @@ def evaluate(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
             corpus_path=corpus,
             floor=floor or request.floor,
         )
-        return _evaluate(copies, workers)
+        return _run_pipeline(copies, workers)
 
 
-def _evaluate(request: ScoreRequest, workers: int) -> Evaluation:
+def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     gates = parse_gates(request)  # usage errors surface before any file is read
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
@@ -236,7 +236,7 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(base: Mapping[str, Any], body: Report, index: LabelIndex, workers: int, power: float) -> Comparison:
+def _compare(base: Mapping[str, Any], body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
@@ -306,7 +306,7 @@ def request_from_settings(
             threshold=settings.threshold,
             gain=settings.gain,
             full_depth=settings.full_depth,
-            unjudged=BOUNDED if settings.unjudged == MACHINE else settings.unjudged,
+            unjudged_policy=BOUNDED if settings.unjudged == MACHINE else unjudged_policy_named(settings.unjudged),
         ),
         gates=settings.gates,
         run_format=settings.run_format,

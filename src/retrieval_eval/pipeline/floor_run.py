@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from .._version import __version__
 from ..core.errors import InputError, UsageError
 from ..core.identity import normalize
-from ..core.judgments import Judgment, JudgmentSet, NoAnswer
+from ..core.judgments import JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
@@ -105,7 +105,7 @@ def query_texts(judgments: JudgmentSet | LabelIndex) -> QueryTexts:
     if isinstance(judgments, LabelIndex):
         seen = {query_id: list(query.texts) for query_id, query in judgments.queries.items()}
     else:
-        lines: list[Judgment | NoAnswer] = [*judgments.labels, *judgments.no_answer]
+        lines: list[Label | NoAnswer] = [*judgments.labels, *judgments.no_answer]
         for item in sorted(lines, key=lambda item: item.line):
             texts = seen.setdefault(item.query_id, [])
             text = item.query

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..comparison.idspace import ids_changed, translate
-from ..core.comparison import Comparison
+from ..core.comparison import Deltas
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
 from ..core.lenient import mapping, number
@@ -132,7 +132,7 @@ def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str) -> dict[str,
     return {"count": len(queue), "top": [dict(line) for line in queue[:EXCERPT]], "command": command}
 
 
-def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: int | None) -> str | None:
+def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:
     """The note a reviewer needs when judged@k fell: part of any drop may be unlabeled keys."""
     if comparison is None or not scores.config.k or scores.config.condensed:
         return None
@@ -154,7 +154,7 @@ def judged_drop_note(comparison: Comparison | None, scores: Scores, new_keys: in
     if new_keys is not None:
         keys = f"{new_keys} key{'' if new_keys == 1 else 's'}"
         fell += f"; {keys} in the head's top {k} are unjudged and were not in the base's"
-    if scores.config.unjudged == BOUNDED:  # the gates already read both bounds: advise only the labeling
+    if scores.config.unjudged_policy == BOUNDED:  # the gates already read both bounds: advise only the labeling
         return f"{fell}: the gates read the bounds over their labelings; label them (retrieval-eval holes)"
     return (
         f"{fell}: unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "

@@ -1,6 +1,6 @@
 """What an evaluation and a comparison give back: the library's result objects.
 
-:class:`Evaluation` is what :func:`.evaluate.evaluate` returns, so the CLI, the action and the
+:class:`Evaluation` is what :func:`.evaluate.run_pipeline` returns, so the CLI, the action and the
 Python API report from one object. :class:`Comparison` is a read-only view of a comparison
 document (what ``retrieval-eval compare`` writes).
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..core.aliases import canonical_metric
 from ..core.lenient import primary_metric
+from ..formats.report import report_to_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
     import pandas
 
-    from ..core.comparison import Comparison as GateComparison
+    from ..core.comparison import Deltas
     from ..core.gates import Verdict
     from ..core.report_model import Report
     from ..core.scoring import Scores
@@ -112,7 +113,7 @@ class Evaluation(Frozen):
     scores: Scores
     validation: Validation
     verdict: Verdict
-    comparison: GateComparison | None
+    comparison: Deltas | None
     corpus_changes: tuple[str, ...]
     queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
 
@@ -122,7 +123,7 @@ class Evaluation(Frozen):
         scores: Scores,
         validation: Validation,
         verdict: Verdict,
-        comparison: GateComparison | None,
+        comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
         queue: tuple[dict[str, Any], ...] = (),
     ) -> None:
@@ -143,8 +144,6 @@ class Evaluation(Frozen):
     @property
     def report(self) -> dict[str, Any]:
         """The report as ``retrieval-eval score --json`` prints it (a new dict each time)."""
-        from ..formats.report import report_to_json  # the JSON boundary, loaded when JSON is asked for
-
         return report_to_json(self.typed_report)
 
     @property

@@ -26,7 +26,7 @@ from typing import Any
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
 from .charts import StratumPoint, stratum_chart
 from .escape import HIDDEN_CLASS, shorten
-from .html_inputs import QueryLabels, read_chunk_texts, read_query_labels
+from .html_inputs import PageLabels, read_chunk_texts, read_page_labels
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .power import power_view
@@ -52,7 +52,7 @@ class HtmlInputs:
     """What the page shows beyond the head report and the comparison."""
 
     base: Mapping[str, Any] | None = None  # the base report: its rankings and per-query values
-    labels: Mapping[str, QueryLabels] = field(default_factory=dict)
+    labels: Mapping[str, PageLabels] = field(default_factory=dict)
     texts: Mapping[str, str] = field(default_factory=dict)  # key -> chunk text
     judgments_given: bool = False
     corpus_given: bool = False
@@ -104,7 +104,7 @@ def html_report(
     expected = section(report, "inputs").get("judgments_sha256")
     inputs = HtmlInputs(
         base=base,
-        labels=read_query_labels(judgments, set(shown), expected_sha256=expected if isinstance(expected, str) else None)
+        labels=read_page_labels(judgments, set(shown), expected_sha256=expected if isinstance(expected, str) else None)
         if judgments
         else {},
         texts=read_chunk_texts(corpus, keys_shown(report, base, shown)) if corpus else {},

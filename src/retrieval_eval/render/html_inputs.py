@@ -21,7 +21,7 @@ from ..formats.jsonl import decode_line, expect_object, iter_lines
 
 
 @dataclass
-class QueryLabels:
+class PageLabels:
     """One query's labels as the page shows them: every key labeled, grade 0 included."""
 
     text: str | None = None
@@ -29,9 +29,9 @@ class QueryLabels:
     grades: dict[str, int] = field(default_factory=dict)  # key -> highest grade given
 
 
-def read_query_labels(
+def read_page_labels(
     path: str, wanted: Collection[str], *, expected_sha256: str | None = None
-) -> dict[str, QueryLabels]:
+) -> dict[str, PageLabels]:
     """The labels of the ``wanted`` queries, every line checked as ``score`` checks it.
 
     With ``expected_sha256`` a line that plainly names another query is not decoded: the file
@@ -40,7 +40,7 @@ def read_query_labels(
     once and no backslash at all; any other line is decoded and checked, as ``score`` reads it.
     """
     digest = hashlib.sha256()
-    found: dict[str, QueryLabels] = {}
+    found: dict[str, PageLabels] = {}
     others = _named_elsewhere({query.encode("utf-8") for query in wanted}) if expected_sha256 else None
     with open_binary(path) as handle:
         for line, raw in iter_lines(handle, digest, source="judgments", path=path):
@@ -51,7 +51,7 @@ def read_query_labels(
             query_id = fields.query_id if isinstance(fields, NoAnswer) else fields[0]
             if query_id not in wanted:
                 continue
-            labels = found.setdefault(query_id, QueryLabels())
+            labels = found.setdefault(query_id, PageLabels())
             if not isinstance(fields, NoAnswer):  # a no-answer line labels no key
                 _query, doc_uri, relevance, chunk_id = fields
                 key = chunk_id if chunk_id is not None else doc_uri
