@@ -17,9 +17,9 @@ import pytest
 from helpers import run_cli
 from hostile.cases_io import REPORT as HOSTILE_REPORT
 from retrieval_eval.core import report_model
-from retrieval_eval.core.report_model import NULL, Report
+from retrieval_eval.core.report_model import NULL, OTHERS, Report
 from retrieval_eval.core.shapes import REPORT
-from retrieval_eval.formats.report import checked_report, dump_report, report_from_json, report_to_json
+from retrieval_eval.formats.report import checked_report, dump_report, report_to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "src" / "retrieval_eval" / "demo"
@@ -27,10 +27,6 @@ NOW = "2026-01-01T00:00:00Z"
 
 # JSON Schema's type words for the Python types the model uses.
 _TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
-
-# A required field the model leaves optional, and why: the body a comparison reads is the report
-# before its verdict is decided (core/report.py); every report read or written has one.
-_REQUIRED_YET_OPTIONAL = {("Report", "verdict")}
 
 
 def _resolve(shape: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -110,20 +106,21 @@ def _compatible(hint: Any, shape: Mapping[str, Any], where: str, problems: list[
 
 
 def _dataclass_against(kind: type, shape: Mapping[str, Any], where: str, problems: list[str]) -> None:
+    """Every property a field and every field a property (but the one keeping the keys the model does not
+    name, which the shape must then let through), with compatible types. Every field is optional: the
+    shape's ``required`` is checked when a file is read, a report handed over in memory may lack anything."""
     hints = typing.get_type_hints(kind)
-    fields = {f.name: f for f in dataclasses.fields(kind)}
+    fields = {f.name: f for f in dataclasses.fields(kind) if not f.metadata.get(OTHERS)}
+    if len(fields) < len(dataclasses.fields(kind)) and shape.get("additionalProperties", True) is not True:
+        problems.append(f"{where}: the model keeps other keys, the shape refuses them")
     properties = shape["properties"]
     if list(fields) != [name for name in fields if name in properties] or set(properties) - set(fields):
         problems.append(f"{where}: fields {sorted(fields)} against properties {sorted(properties)}")
-    required = set(shape.get("required", ()))
     for name, field in fields.items():
         if name not in properties:
             continue
-        optional = type(None) in _args(hints[name]) or _is_json(hints[name])
-        if name in required and optional and (kind.__name__, name) not in _REQUIRED_YET_OPTIONAL:
-            problems.append(f"{where}.{name}: required in the shape, optional in the model")
-        if name not in required and not optional:
-            problems.append(f"{where}.{name}: optional in the shape, required in the model")
+        if type(None) not in _args(hints[name]) and not _is_json(hints[name]):
+            problems.append(f"{where}.{name}: required in the model")
         if field.metadata.get(NULL) and "null" not in _kinds(properties[name]):
             problems.append(f"{where}.{name}: written as null, which the shape refuses")
         _compatible(hints[name], properties[name], f"{where}.{name}", problems)
@@ -161,7 +158,7 @@ def test_the_schema_test_catches_a_missing_field() -> None:
 
 
 def _assert_round_trip(document: dict[str, Any], *, same_bytes: bool = True) -> None:
-    report = report_from_json(checked_report(json.loads(json.dumps(document)), "report"))
+    report = checked_report(json.loads(json.dumps(document)), "report")
     assert isinstance(report, Report)
     assert report_to_json(report) == document
     if same_bytes:
@@ -211,7 +208,7 @@ def test_reports_the_cli_writes_round_trip_byte_for_byte(tmp_path: Path) -> None
         _score(tmp_path, "condensed", "--unjudged", "condensed", "--easy-set", "off", "--corpus", corpus),
     ]
     for text in written:
-        report = report_from_json(checked_report(json.loads(text), "report"))
+        report = checked_report(json.loads(text), "report")
         assert dump_report(report_to_json(report)) == text
     everything = json.loads(written[1])
     assert {"floor", "sensitivity", "per_query_lower"} <= everything.keys()
@@ -229,7 +226,7 @@ def test_a_report_of_another_tool_reads_with_what_it_lacks_missing() -> None:
         "verdict": {"status": "PASS"},
         "extension": {"kept": False},
     }
-    report = report_from_json(checked_report(minimal, "report"))
+    report = checked_report(minimal, "report")
     assert report.config is None and report.per_query is None
     assert report.metrics["recall@10"].value == 0.5 and report.metrics["recall@10"].n is None
     # What the model does not name is not carried (the report is never written back as another tool's).

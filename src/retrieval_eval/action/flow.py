@@ -17,6 +17,7 @@ from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
 from ..core.report import blocking_findings
+from ..core.report_model import Report
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import holes_command, request_from_settings, run_pipeline
@@ -52,8 +53,8 @@ class Outcome:
     skipped_gates: tuple[str, ...]
 
     @property
-    def report(self) -> dict[str, Any]:
-        return self.evaluation.report
+    def report(self) -> Report:
+        return self.evaluation.typed_report
 
     @property
     def verdict(self) -> Verdict:

@@ -16,12 +16,13 @@ knows how to pay.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from ..comparison.history import Point, build_history, history_metrics
 from ..core.errors import InputError
+from ..core.report_model import Report
 from ..formats.jsondoc import parse_document
+from ..formats.report import as_report
 from .baseline import Baseline
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import LATEST_TIME, FileHistory, Git
@@ -32,7 +33,7 @@ FETCH_HINT = "set fetch-depth: 0 in actions/checkout to chart the base branch's 
 
 
 def base_history(
-    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Mapping[str, Any], now: str
+    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Report, now: str
 ) -> dict[str, Any] | None:
     """The history document for the summary, or None when it is off or there is no base branch."""
     if settings.history == 0 or event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
@@ -55,7 +56,7 @@ def _points(found: FileHistory) -> tuple[list[Point], int]:
             unreadable += 1
             continue
         if isinstance(document, dict):
-            points.append(Point(version.commit[:7], _day(version.timestamp), document))
+            points.append(Point(version.commit[:7], _day(version.timestamp), as_report(document)))
         else:
             unreadable += 1
     return points, unreadable

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
@@ -12,6 +11,7 @@ from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
 from ..core.power import DEFAULT_POWER
+from ..core.report_model import Report
 from ..core.significance import DEFAULT_SEED
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
@@ -22,7 +22,7 @@ from ..render import comparison_text
 from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
 
 
-def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
+def load_head_judgments(path: str, head: Report) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
 
     index = read_label_index(path)

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
 from ..comparison.document import KIND
 from ..core.errors import InputError, UsageError
+from ..core.report_model import Report
 from ..core.shapes import comparison_problem
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.jsondoc import named, read_document
-from ..formats.report import load_report
+from ..formats.report import as_report, load_report
 from ..render import render
 from ..render.html import html_report
 from ._common import handles_errors
 
 
-def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
+def load_comparison(path: str, report: Report | Mapping[str, Any]) -> dict[str, Any]:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
+    inputs = as_report(report).inputs
 
     document = read_document(path, "comparison")
     if not isinstance(document, dict) or document.get("kind") != KIND:
@@ -34,7 +37,7 @@ def load_comparison(path: str, report: dict[str, Any]) -> dict[str, Any]:
     if problem is not None:
         raise InputError(named("comparison", path), None, str(problem), path=path)
     head_run = document["head"].get("run_sha256")
-    if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
+    if head_run and head_run != (inputs.run_sha256 if inputs is not None else None):
         raise InputError(
             "comparison",
             None,
@@ -56,12 +59,12 @@ def template_inputs(template_dir: str | None) -> list[tuple[str, str | None]]:
     return [("template", os.path.join(template_dir, name)) for name in names]
 
 
-def load_base(path: str, comparison: dict[str, Any] | None) -> dict[str, Any]:
+def load_base(path: str, comparison: dict[str, Any] | None) -> Report:
     """The base report, refused when the comparison was made against another one."""
 
     base = load_report(path, source="base")
     compared = ((comparison or {}).get("base") or {}).get("run_sha256")
-    if compared and compared != (base.get("inputs") or {}).get("run_sha256"):
+    if compared and compared != (base.inputs.run_sha256 if base.inputs is not None else None):
         raise InputError(
             "base",
             None,

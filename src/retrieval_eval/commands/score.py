@@ -76,7 +76,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     )
     evaluation = run_pipeline(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:
-        write_report(str(settings.resolve(settings.report)), evaluation.report)
+        write_report(str(settings.resolve(settings.report)), evaluation.typed_report)
     if as_json:
         print_json(evaluation.report)
     else:

@@ -13,18 +13,17 @@ gate asks to have labeled.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import mapping
 from ..core.precision import DECIMALS
-from .sides import Pairing, PerQuery, Sides, per_query
+from ..core.report_model import Report
+from .sides import Pairing, PerQuery, Sides, as_table
 
 
-def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
+def upper_table(report: Report, side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
-    return per_query({"per_query": report.get(f"per_query_{side}")}) or {}
+    return as_table(report.per_query_upper if side == "upper" else report.per_query_lower) or {}
 
 
 def add_bounds(
@@ -75,12 +74,12 @@ def unjudged_in_top(sides: Sides, ids: list[str], k: int | None) -> int:
     assert index is not None
     count = 0
     for report in (sides.base, sides.head):
-        rankings = mapping(report.get("rankings"))
+        rankings = report.rankings or {}
         for query_id in ids:
             ranking = rankings.get(query_id)
-            if not isinstance(ranking, list):
+            if ranking is None:
                 continue
             query = index.queries.get(query_id)
             grades = query.grades if query is not None else {}
-            count += sum(1 for key in ranking[:k] if isinstance(key, str) and key not in grades)
+            count += sum(1 for key in ranking[:k] if key not in grades)
     return count

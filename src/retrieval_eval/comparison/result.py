@@ -16,6 +16,7 @@ from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number, section
 from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
+from ..core.report_model import Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from .document import build_comparison
 from .findings import CONFOUNDS
@@ -23,8 +24,8 @@ from .power import GATE_METHOD, gate_design
 
 
 def compare_reports(
-    base: Mapping[str, Any],
-    head: Mapping[str, Any],
+    base: Report | Mapping[str, Any],
+    head: Report | Mapping[str, Any],
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -85,9 +86,9 @@ def _ci(value: Any) -> tuple[float, float] | None:
     return None
 
 
-def check_head_judgments(sha256: str | None, head: Mapping[str, Any], path: str) -> None:
+def check_head_judgments(sha256: str | None, head: Report, path: str) -> None:
     """Refuse judgments that are not the ones the head report was scored with."""
-    recorded = section(head, "inputs").get("judgments_sha256")
+    recorded = head.inputs.judgments_sha256 if head.inputs is not None else None
     if recorded and sha256 != recorded:
         raise InputError(
             "judgments",

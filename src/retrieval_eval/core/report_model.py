@@ -12,8 +12,11 @@ reading and writing handles the report as a dict. The JSON follows the dataclass
 - ``Json`` marks the few values whose content is the producer's business (a floor's parameters,
   as a run's sidecar describes them).
 
-A field that :data:`retrieval_eval.core.shapes.REPORT` does not require is optional here, so a
-spec-v1 report another tool wrote (or an older one of ours) reads back: missing is ``None``.
+Every field is optional, as the readers of reports have always had them: a report file is
+checked against :data:`retrieval_eval.core.shapes.REPORT` when read, but a spec-v1 report another
+tool wrote (or an older one of ours) lacks what the spec does not require, and a report handed
+over in memory (the library's, a test's) may lack anything; missing is ``None``, and the
+formats layer reads such a report leniently (what does not fit the type is missing).
 ``tests/test_report_model.py`` holds the shape and these classes to each other.
 """
 
@@ -23,11 +26,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
 
+from .metrics import primary_metric_at
+
 # A value whose content the report does not define (JSON of any shape).
 Json: TypeAlias = Union[None, bool, int, float, str, tuple["Json", ...], Mapping[str, "Json"]]  # noqa: UP007 (a recursive alias is evaluated at import, where `|` cannot join a string)
 
 # The field metadata key of :func:`nullable`: True, or the sibling field whose presence asks for the null.
 NULL = "json_null"
+# The field metadata key of :func:`others`.
+OTHERS = "json_others"
 
 
 def nullable(when: str | None = None) -> Any:
@@ -37,10 +44,16 @@ def nullable(when: str | None = None) -> Any:
     return field(default=None, metadata={NULL: when or True})
 
 
+def others() -> Any:
+    """A field holding the keys of its JSON object that the model does not name, written after the
+    named ones as they were: what another version (or tool) records beside them."""
+    return field(default=None, metadata={OTHERS: True})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tool:
-    name: str
-    version: str
+    name: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +62,8 @@ class Config:
     threshold: int | None = None
     gain: str | None = None
     unjudged: str | None = None  # absent: assume-irrelevant (reports before the policy existed)
+    # Any other entry is a policy too: a history breaks its line where one changes (comparison/history.py).
+    others: Mapping[str, Json] | None = others()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,9 +111,9 @@ class Drift:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JudgmentsSummary:
-    queries: int
+    queries: int | None = None
     queries_scored: int | None = None
-    labels: int
+    labels: int | None = None
     fingerprint: str | None = nullable()
     human_labels: int | None = None
     synthetic_labels: int | None = None
@@ -110,7 +125,7 @@ class Measurement:
     """A value over ``n`` queries; ``lower``/``upper`` its least and most favourable values over the
     labelings of the unjudged keys; ``stdev``/``ci`` a judged metric's spread (not deterministic)."""
 
-    value: float
+    value: float | None = None
     lower: float | None = None
     upper: float | None = None
     n: int | None = None
@@ -121,9 +136,12 @@ class Measurement:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StratumEntry:
-    n: int
+    n: int | None = None
     queries: int | None = None
     metrics: Mapping[str, Measurement] | None = None
+
+    def measured(self, metric: str) -> float | None:
+        return _value(self.metrics, metric)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,8 +168,8 @@ class Detectable:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GateEntry:
-    expression: str
-    status: str
+    expression: str | None = None
+    status: str | None = None
     observed: float | None = None
     baseline: float | None = None
     reason: str | None = None
@@ -160,7 +178,7 @@ class GateEntry:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VerdictSection:
-    status: str
+    status: str | None = None
     reasons: tuple[str, ...] | None = None
     gates: tuple[GateEntry, ...] | None = None
 
@@ -316,10 +334,10 @@ class HitRate:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SensitivityWarning:
-    code: str
+    code: str | None = None
     severity: str | None = None
     subject: str | None = None
-    message: str
+    message: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -338,17 +356,17 @@ class Sensitivity:
 class Report:
     """One report, in the order its JSON is written."""
 
-    spec_version: str
-    tool: Tool
-    generated_at: str
+    spec_version: str | None = None
+    tool: Tool | None = None
+    generated_at: str | None = None
     config: Config | None = None
     inputs: Inputs | None = None
-    corpus: CorpusInfo
-    judgments: JudgmentsSummary
-    metrics: Mapping[str, Measurement]
+    corpus: CorpusInfo | None = None
+    judgments: JudgmentsSummary | None = None
+    metrics: Mapping[str, Measurement] | None = None
     per_stratum: Mapping[str, StratumEntry] | None = None
     worst_stratum: WorstStratum | None = None
-    verdict: VerdictSection | None = None  # None only in the body compared before the verdict is decided
+    verdict: VerdictSection | None = None  # None also in the body compared before the verdict is decided
     machine_labels: MachineLabels | None = None  # decided with the verdict, so written beside it
     queries: QueryLists | None = None
     validation: ValidationSummary | None = None
@@ -360,3 +378,40 @@ class Report:
     per_query_lower: Mapping[str, Mapping[str, float]] | None = None
     per_query_upper: Mapping[str, Mapping[str, float]] | None = None
     rankings: Mapping[str, tuple[str, ...]] | None = None
+
+    # What readers ask of any report, ours or another tool's, whatever it lacks.
+
+    def measured(self, metric: str) -> float | None:
+        """The value the report gives ``metric``."""
+        return _value(self.metrics, metric)
+
+    def cutoffs(self) -> list[int]:
+        """The cutoffs recorded, ignoring ``all`` (see :meth:`full_depth`) and anything not positive."""
+        ks = self.config.k if self.config is not None and self.config.k is not None else ()
+        return [k for k in ks if isinstance(k, int) and k > 0]
+
+    def full_depth(self) -> bool:
+        """Whether the cutoffs include ``all`` (full-depth ndcg, map and mrr)."""
+        return self.config is not None and "all" in (self.config.k or ())
+
+    def unjudged_policy(self) -> str:
+        """The policy for unjudged keys it was scored under; a report that records none assumed irrelevance."""
+        policy = self.config.unjudged if self.config is not None else None
+        return policy if policy in ("assume-irrelevant", "bounded", "condensed") else "assume-irrelevant"
+
+    def primary_metric(self) -> str:
+        """The metric a one-number summary uses, as ``ScoreConfig.primary`` (the default cutoffs when
+        the report records none; map when its only cutoff is ``all``)."""
+        ks = self.cutoffs()
+        if not ks and self.full_depth():
+            return "map"
+        return primary_metric_at(ks)
+
+    def status(self) -> str | None:
+        """The verdict's status, when there is one."""
+        return self.verdict.status if self.verdict is not None else None
+
+
+def _value(metrics: Mapping[str, Measurement] | None, metric: str) -> float | None:
+    measurement = (metrics or {}).get(metric)
+    return measurement.value if measurement is not None else None

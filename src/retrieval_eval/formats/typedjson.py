@@ -1,11 +1,13 @@
 """Frozen dataclasses to JSON and back, led by their type hints (the report's, core/report_model.py).
 
 The rules are the model's: a key per field in the field's order, None left out unless the field
-is declared nullable, tuples as arrays, ``Json`` kept as written. A reader trusts what it is
-given to have been checked against its shape already (core/shapes.py): it converts, it does
-not validate. Each type's converter is made once and cached, and a map or array of plain
-values is copied whole rather than value by value: a report holds tens of thousands of
-per-query rows.
+is declared nullable, tuples as arrays, ``Json`` kept as written. :func:`from_json` trusts what it
+is given to have been checked against its shape already (core/shapes.py): it converts, it does
+not validate. :func:`from_json_lenient` reads what may hold anything (a report handed over in
+memory): a value that does not fit its type is missing, down to one entry of a map or one item
+of a list, as the lenient readers of core/lenient.py have always had it. Each type's converter
+is made once and cached, and a map or array of plain values is copied whole rather than value
+by value: a report holds tens of thousands of per-query rows.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Union
 
-from ..core.report_model import NULL, Json
+from ..core.report_model import NULL, OTHERS, Json
+from ..core.shapes import MAX_MAGNITUDE
 
 T = TypeVar("T")
 Convert = Callable[[Any], Any]
@@ -46,6 +49,13 @@ _JSON_SCALARS = typing.get_args(Json)[:5]
 def _is_json(hint: Any) -> bool:
     args = typing.get_args(hint)
     return _is_union(hint) and len(args) == len(typing.get_args(Json)) and args[:5] == _JSON_SCALARS
+
+
+def from_json_lenient(kind: type[T], data: Any) -> T | None:
+    """A ``kind`` from JSON that may hold anything; None when ``data`` is no object at all."""
+    hint: Any = kind
+    result = _lenient(hint)(data)
+    return None if result is MISSING else result
 
 
 def _identity(value: Any) -> Any:
@@ -107,7 +117,8 @@ def _writer(hint: Any) -> Convert:
 
 
 def _object_writer(kind: type) -> Convert:
-    fields = [(f.name, f.metadata.get(NULL), _writer(hint)) for f, hint in _hints(kind)]
+    fields = [(f.name, f.metadata.get(NULL), _writer(hint)) for f, hint in _hints(kind) if not f.metadata.get(OTHERS)]
+    rest = _others_field(kind)
 
     def write(value: Any) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -117,6 +128,8 @@ def _object_writer(kind: type) -> Convert:
                 data[name] = write_field(item)
             elif null is True or (null is not None and getattr(value, null) is not None):
                 data[name] = None
+        if rest is not None:
+            data.update(_thaw(getattr(value, rest) or {}))
         return data
 
     return write
@@ -160,13 +173,29 @@ def _reader(hint: Any) -> Convert:
 
 
 def _object_reader(kind: type) -> Convert:
-    fields = [(f.name, _reader(hint)) for f, hint in _hints(kind)]
+    fields = [(f.name, _reader(hint)) for f, hint in _hints(kind) if not f.metadata.get(OTHERS)]
+    rest = _others_field(kind)
+    named = frozenset(name for name, _ in fields)
 
     def read(data: Mapping[str, Any]) -> Any:
-        # A key the model does not name is another tool's (or a later version's): not carried.
-        return kind(**{name: read_field(data[name]) for name, read_field in fields if name in data})
+        # A key the model does not name is another tool's (or a later version's): not carried,
+        # unless the object keeps such keys (see report_model.others).
+        found = {name: read_field(data[name]) for name, read_field in fields if name in data}
+        if rest is not None:
+            found.update(_others(data, named, rest))
+        return kind(**found)
 
     return read
+
+
+def _others_field(kind: type) -> str | None:
+    """The field of ``kind`` that keeps the keys the model does not name, if it has one."""
+    return next((f.name for f, _ in _hints(kind) if f.metadata.get(OTHERS)), None)
+
+
+def _others(data: Mapping[str, Any], named: frozenset[str], rest: str) -> dict[str, Any]:
+    kept = {key: _freeze(value) for key, value in data.items() if key not in named and isinstance(key, str)}
+    return {rest: kept} if kept else {}
 
 
 def _freeze(value: Any) -> Any:
@@ -175,3 +204,70 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_freeze(item) for item in value)
     return value
+
+
+# -- reading what may hold anything ------------------------------------------------------------
+
+MISSING: Any = object()  # what a value that does not fit its type reads as
+
+
+def _fits(value: Any, kind: type) -> bool:
+    """``value`` is a ``kind`` as a report holds one: a bool is no number, a number is finite and bounded."""
+    if kind is bool or kind is str:
+        return isinstance(value, kind)
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        return False
+    return -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE  # false for NaN, exact for an integer of any size
+
+
+@functools.cache
+def _lenient(hint: Any) -> Convert:
+    if _is_json(hint):
+        return _freeze
+    if _is_plain(hint):
+        kinds = [arg for arg in _args(hint) if arg is not type(None)]
+        return lambda value: value if any(_fits(value, kind) for kind in kinds) else MISSING
+    inner = _optional_of(hint)
+    if inner is not None:
+        read = _lenient(inner)
+        return lambda value: None if value is None else read(value)
+    if dataclasses.is_dataclass(hint):
+        return _lenient_object(hint)  # type: ignore[arg-type]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple:
+        item = _lenient(args[0])
+        return lambda values: _kept(item(v) for v in values) if isinstance(values, list) else MISSING
+    if origin is Mapping:
+        entry = _lenient(args[1])
+        return lambda values: _kept_entries(entry, values) if isinstance(values, Mapping) else MISSING
+    raise TypeError(f"no lenient JSON reader for {hint!r}")
+
+
+def _args(hint: Any) -> tuple[Any, ...]:
+    return typing.get_args(hint) if _is_union(hint) else (hint,)
+
+
+def _kept(values: Any) -> tuple[Any, ...]:
+    return tuple(value for value in values if value is not MISSING)
+
+
+def _kept_entries(entry: Convert, values: Mapping[Any, Any]) -> dict[str, Any]:
+    read = ((key, entry(value)) for key, value in values.items() if isinstance(key, str))
+    return {key: value for key, value in read if value is not MISSING}
+
+
+def _lenient_object(kind: type) -> Convert:
+    fields = [(f.name, _lenient(hint)) for f, hint in _hints(kind) if not f.metadata.get(OTHERS)]
+    rest = _others_field(kind)
+    named = frozenset(name for name, _ in fields)
+
+    def read(data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return MISSING
+        found = ((name, read_field(data[name])) for name, read_field in fields if name in data)
+        kept = {name: value for name, value in found if value is not MISSING}
+        if rest is not None:
+            kept.update(_others(data, named, rest))
+        return kind(**kept)
+
+    return read

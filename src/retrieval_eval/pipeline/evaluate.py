@@ -29,7 +29,6 @@ from ..core.gates import (
 )
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.lenient import section
 from ..core.power import DEFAULT_POWER
 from ..core.report import (
     ReportInputs,
@@ -48,9 +47,8 @@ from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.machine_labels import read_machine_labels
-from ..formats.report import load_report_hashed, report_to_json
+from ..formats.report import as_report, load_report_hashed
 from ..formats.samples import read_samples
-from ..formats.typedjson import to_json
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
@@ -69,7 +67,7 @@ class ScoreRequest:
     config: ScoreConfig = field(default_factory=ScoreConfig)
     gates: Sequence[str] = ()
     run_format: str = "auto"
-    baseline: Mapping[str, Any] | None = None
+    baseline: Report | Mapping[str, Any] | None = None  # JSON (the library's callers') is read as as_report reads it
     judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     generated_at: str = "1970-01-01T00:00:00Z"
     corpus_path: str | None = None  # adds the drift summary; maps chunks to documents
@@ -148,6 +146,7 @@ def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
 
 def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     gates = parse_gates(request)  # usage errors surface before any file is read
+    base = None if request.baseline is None else as_report(request.baseline)
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
         request.run_path,
@@ -170,7 +169,7 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
         reading.close()
     validation = validate(index, threshold=request.config.threshold)
     corpus = stage.report_corpus()
-    changes = _corpus_changes(index.fingerprints, corpus, request) if stage.drift else []
+    changes = _corpus_changes(index.fingerprints, corpus, base) if stage.drift else []
     lexical = lexical_checks(
         LexicalRequest(request.floor, request.corpus_path, request.sensitivity),
         index,
@@ -182,7 +181,7 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     wanted = request.baseline is not None or request.label_queue or request.machine_labels_path
     indexed = index_judgments(index, request.config) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
-    alike = comparable_base(request.baseline, index, to_json(corpus))
+    alike = comparable_base(base, index, corpus)
     queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
     new_keys = new_unjudged_keys(indexed, scores, alike, index)
     inputs = ReportInputs(
@@ -201,7 +200,7 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers, request.power)
+    comparison = None if base is None else _compare(base, body, index, workers, request.power)
     context = gate_context(scores, request, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, context) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
@@ -236,18 +235,17 @@ def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
     return index
 
 
-def _compare(base: Mapping[str, Any], body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
+def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
-    head = report_to_json(body)
-    return compare_reports(base, head, judgments=index, map_blocks=shared_map(workers), power=power)
+    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
-def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, request: ScoreRequest) -> list[str]:
+def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:
     labeled = next(iter(fingerprints)) if len(fingerprints) == 1 else None
-    return corpus_changes(labeled, to_json(corpus), section(request.baseline, "corpus"))
+    return corpus_changes(labeled, corpus, base.corpus if base is not None else None)
 
 
 # The stale labels a report names (the first ones in the file); the list command shows them all.
@@ -290,7 +288,7 @@ def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult
 def request_from_settings(
     settings: Settings,
     *,
-    baseline: Mapping[str, Any] | None,
+    baseline: Report | None,
     generated_at: str,
     baseline_sha256: str | None = None,
 ) -> ScoreRequest:
@@ -343,7 +341,7 @@ def repair_command(judgments: str, corpus: str) -> str:
     return f"retrieval-eval drift -j {shlex.quote(judgments)} -c {shlex.quote(corpus)} --fix"
 
 
-def local_baseline(settings: Settings) -> tuple[Mapping[str, Any] | None, str | None]:
+def local_baseline(settings: Settings) -> tuple[Report | None, str | None]:
     """The base report outside a workflow, and the sha256 of its bytes as read: a path, or
     none (``auto`` has no base branch to ask)."""
     spec = settings.baseline

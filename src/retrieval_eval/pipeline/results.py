@@ -159,7 +159,8 @@ class Evaluation(Frozen):
     @property
     def metrics(self) -> dict[str, float]:
         """Each metric's mean over the scored queries (a new dict each time)."""
-        return {name: float(m.value) for name, m in self.typed_report.metrics.items()}
+        metrics = self.typed_report.metrics or {}
+        return {name: float(m.value) for name, m in metrics.items() if m.value is not None}
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
@@ -171,7 +172,7 @@ class Evaluation(Frozen):
         """Each scored stratum's means, worst first on the primary metric."""
         strata = self.typed_report.per_stratum or {}
         return {
-            name: {metric: m.value for metric, m in entry.metrics.items()}
+            name: {metric: m.value for metric, m in entry.metrics.items() if m.value is not None}
             for name, entry in strata.items()
             if entry.metrics is not None
         }

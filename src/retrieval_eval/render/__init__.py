@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.report_model import Report
+from ..formats.report import as_report, report_to_json
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .escape import escape_markdown
 from .history import history_text, history_view
@@ -53,7 +55,7 @@ __all__ = [
 def render(
     kind: str,
     *,
-    report: Mapping[str, Any],
+    report: Report | Mapping[str, Any],
     comparison: Mapping[str, Any] | Any | None = None,
     template_dir: str | None = None,
     comment_id: str = "default",
@@ -77,6 +79,7 @@ def render(
         raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
     marker = comment_marker(comment_id)
     comparison = _document(comparison)
+    report = report_to_json(as_report(report))  # until the views read the typed report
     if kind == "text":
         return render_text(report, comparison)
     view = build_view(report, comparison, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)

@@ -24,6 +24,8 @@ from importlib.resources import files
 from typing import Any
 
 from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
+from ..core.report_model import Report
+from ..formats.report import as_report, report_to_json
 from .charts import StratumPoint, stratum_chart
 from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import PageLabels, read_chunk_texts, read_page_labels
@@ -91,15 +93,17 @@ def keys_shown(report: Mapping[str, Any], base: Mapping[str, Any] | None, querie
 
 
 def html_report(
-    report: Mapping[str, Any],
+    report: Report | Mapping[str, Any],
     comparison: Mapping[str, Any] | None = None,
     *,
-    base: Mapping[str, Any] | None = None,
+    base: Report | Mapping[str, Any] | None = None,
     judgments: str | None = None,
     corpus: str | None = None,
     query_limit: int = QUERY_LIMIT,
 ) -> str:
     """The page, reading the labels and chunk texts of the queries it shows from the files named."""
+    report = report_to_json(as_report(report))  # until the page reads the typed report
+    base = None if base is None else report_to_json(as_report(base))
     shown = shown_queries(report, base, query_limit)
     expected = section(report, "inputs").get("judgments_sha256")
     inputs = HtmlInputs(
