@@ -17,7 +17,6 @@ the API on first use instead. pandas, an optional extra, is imported where a fra
 from __future__ import annotations
 
 from ..core.aliases import canonical_metric
-from ..core.lenient import primary_metric
 from ..formats.report import report_to_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
@@ -180,7 +179,7 @@ class Evaluation(Frozen):
     @property
     def primary(self) -> str:
         """The metric one-number summaries use: recall at the first cutoff."""
-        return primary_metric(self.report)
+        return self.typed_report.primary_metric()
 
     @property
     def baseline_comparison(self) -> Comparison | None:

@@ -34,6 +34,6 @@ def fmt_bound(value: Any) -> str:
 
 
 def fmt_interval(ci: Any) -> str:
-    if not isinstance(ci, list) or len(ci) != 2:
+    if not isinstance(ci, (list, tuple)) or len(ci) != 2:
         return "—"
     return f"[{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]"

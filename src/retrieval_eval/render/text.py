@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.lenient import integer, items, mapping, section
+from ..core.report_model import Report
 from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
@@ -52,6 +53,6 @@ def comparison_text(comparison: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_text(report: Mapping[str, Any], comparison: Mapping[str, Any] | None) -> str:
+def render_text(report: Report, comparison: Mapping[str, Any] | None) -> str:
     """What ``score`` prints: the comparison goes in the metric table, the strata and the movers."""
     return render_score(report, comparison)
