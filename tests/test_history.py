@@ -234,3 +234,15 @@ def test_a_history_setting_out_of_range_is_refused(tmp_path: Path, fake: FakeGit
     ws = make_workspace(tmp_path)
     code, _ = run_action(ws, fake, history="-1")
     assert code == 2
+
+
+def test_which_optional_measures_were_computed_breaks_no_line() -> None:
+    from retrieval_eval.comparison.history import break_reason
+
+    inputs = {"judgments_sha256": "a" * 64, "query_set_sha256": "b" * 64}
+    config = {"k": [5], "threshold": 1, "gain": "exponential", "unjudged": "assume-irrelevant"}
+    older = {"config": config, "inputs": inputs}
+    newer = {"config": {**config, "computed": ["bounds"]}, "inputs": inputs}
+    assert break_reason(older, newer) is None
+    other = {"config": {**config, "computed": ["bounds"], "unjudged": "bounded"}, "inputs": inputs}
+    assert break_reason(newer, other) == "unjudged assume-irrelevant → bounded"

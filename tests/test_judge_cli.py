@@ -339,3 +339,20 @@ def test_the_judge_labels_the_union_of_base_and_head_holes(tmp_path: Path) -> No
     machine = read_jsonl(tmp_path / "machine.jsonl")
     assert {line["chunk_id"] for line in machine} == set(sides)
     assert all(line["status"] == "labeled" and line["grade"] == 1 for line in machine)
+
+
+def test_a_pair_queued_twice_is_asked_once_and_the_labels_file_reads_back(tmp_path: Path) -> None:
+    texts = [f"hole passage {n}" for n in range(3)]
+    fake = FakeChat({text: 2 for text in texts})
+    queue = tmp_path / "queue.jsonl"
+    lines = queue_lines(texts)
+    write_jsonl(queue, [*lines, lines[1]])  # two queues concatenated: the second pair again
+    with serve(fake) as url:
+        base = ["--queue", str(queue), "--endpoint", url, "--batch", "10", "--samples", "1"]
+        first = judge(tmp_path, *base, "--model", "m1")
+        assert first.code == 0
+        assert passages_of(fake.requests[0]["messages"][1]["content"]) == texts  # each pair once
+        labels = read_jsonl(tmp_path / "machine.jsonl")
+        assert sorted(line["doc_uri"] for line in labels) == ["hole0", "hole1", "hole2"]
+        again = judge(tmp_path, *base, "--model", "m1")  # reads its own file back: one label per pair
+        assert again.code == 0 and json.loads(again.stdout)["answers_reused"] == 3

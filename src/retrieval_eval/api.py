@@ -236,6 +236,7 @@ def evaluate(
     easy_set: float | None = 0.95,
     answer_in_query: int | None = 8,
     machine_labels: PathLike | None = None,
+    bounds: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``judgments`` and decide the verdict, as ``retrieval-eval score`` does.
 
@@ -257,6 +258,9 @@ def evaluate(
     (ISO 8601; default SOURCE_DATE_EPOCH, else the clock). ``power``: at which each delta's
     minimum detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is
     below it is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
+    ``bounds``: compute every metric's lower and upper bound even when nothing reads them (the
+    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``config.computed``
+    says whether they were).
     """
     texts = _setting_texts(
         k=k,
@@ -269,6 +273,7 @@ def evaluate(
         unjudged=unjudged,
         power=power,
         require_detectable=require_detectable,
+        bounds=bounds,
         run_format=run_format,
         judged=judged,
         floor=floor,
@@ -313,7 +318,7 @@ def _argument(name: str) -> str:
 
 # The keyword arguments that are settings, by kind: each becomes the text the settings table reads.
 _CHOICES = ("gain", "unjudged", "run-format")
-_SWITCHES = ("collapse-to-documents", "require-detectable")
+_SWITCHES = ("collapse-to-documents", "require-detectable", "bounds")
 _PATHS = ("corpus", "floor", "machine-labels")
 _CHECKS_OFF = ("easy-set", "answer-in-query")  # None turns the check off
 

@@ -45,6 +45,25 @@ CASES: list[HostileCase] = [
         _label().replace(b'"temperature": null', b'"temperature": 1e999'),
         "machine labels:1: temperature must be 0-2 or null",
     ),
+    # one pair labeled twice: whichever came last would be read, so the file is refused; the
+    # same grade twice, the pair by its doc_uri alone, and a label 40 lines on are refused alike
+    _score_case(
+        "score-machine-pair-labeled-twice-other-grade",
+        _label() + _label(grade=0, majority=0, samples=[0, 0, 0]),
+        "machine labels:2: query 'q1', key 'd1' (hole) is labeled again (first on line 1)",
+    ),
+    _score_case(
+        "score-machine-pair-labeled-twice-same-grade",
+        _label() + _label(),
+        "machine labels:2: query 'q1', key 'd1' (hole) is labeled again",
+    ),
+    _score_case(
+        "score-machine-pair-labeled-twice-far-apart",
+        _label()
+        + b"".join(_label(doc_uri=f"other{i}") for i in range(40))
+        + _label(grade=3, majority=3, samples=[3, 3, 3]),
+        "machine labels:42: query 'q1', key 'd1' (hole) is labeled again (first on line 1)",
+    ),
     _score_case(
         "score-machine-temperature-negative",
         _label(temperature=-0.5),

@@ -121,7 +121,7 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         baseline=baseline.report,
         generated_at=deps.now(),
         baseline_sha256=baseline.sha256,
-    ).with_queue()
+    ).with_queue(settings.queue_limit)  # counted always, built on demand (docs/action.md#the-label-queue)
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
     evaluation = run_pipeline(request, workers=deps.workers)
@@ -196,7 +196,9 @@ def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any]
     )
     comparison = outcome.comparison
 
-    queue = queue_excerpt(outcome.evaluation.queue, holes_command(settings))
+    evaluation = outcome.evaluation
+    # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
+    queue = queue_excerpt(evaluation.queue, holes_command(settings), getattr(evaluation, "queued", None))
 
     def draw(kind: str) -> str:
         return render(
@@ -295,7 +297,7 @@ def outputs(settings: Settings, outcome: Outcome, posted: Posted) -> dict[str, s
         breached="\n".join(breached),
         drift="" if ratio is None else f"{ratio:.12g}",
         queue=settings.queue_file if outcome.evaluation.queue else "",
-        queue_count=str(len(outcome.evaluation.queue)),
+        queue_count=str(outcome.evaluation.queued),
     )
 
 

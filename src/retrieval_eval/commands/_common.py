@@ -170,7 +170,7 @@ def print_json(data: Any) -> None:
 # -- the shared settings as options ---------------------------------------------------------
 
 _FLAGS = frozenset({"collapse-to-documents"})  # given or not
-_SWITCHES = frozenset({"fail-on-indeterminate", "require-detectable"})  # --x / --no-x
+_SWITCHES = frozenset({"fail-on-indeterminate", "require-detectable", "bounds"})  # --x / --no-x
 _REPEATED = frozenset({"gates", "judged"})  # repeat the option, or separate with commas
 
 

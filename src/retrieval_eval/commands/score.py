@@ -51,6 +51,7 @@ SCORE_SETTINGS = (
     "max-drift",
     "power",
     "require-detectable",
+    "bounds",
     "fail-on-indeterminate",
     "config",
 )
@@ -83,5 +84,5 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
         colour = use_colour(color)
         compared = evaluation.comparison
         document = None if compared is None else compared.document
-        click.echo(render_score(evaluation.report, document, colour=colour), nl=False, color=colour)
+        click.echo(render_score(evaluation.typed_report, document, colour=colour), nl=False, color=colour)
     raise SystemExit(exit_code(evaluation.verdict.status, fail_on_indeterminate=settings.fail_on_indeterminate))

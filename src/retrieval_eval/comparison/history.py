@@ -26,8 +26,11 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 HISTORY_KIND = "retrieval-eval history"
-# Config entries that say how a report was scored; the cutoffs only add or remove metrics.
-_NOT_POLICY = frozenset({"k", "threshold", "gain", "others"})
+# Config entries that break no line of their own: the yardstick's (cutoffs, threshold, gain) are
+# said by yardstick_changes, and ``computed`` (which optional measures were computed) only
+# adds or removes bounds, never changes a value. ``others`` holds the entries the model does not
+# name: each of those is a policy of its own.
+_NOT_POLICY = frozenset({"k", "threshold", "gain", "computed", "others"})
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,13 @@ comparison of two reports on one yardstick never needs it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ..core.errors import UsageError
-from ..core.metrics import FULL, is_positive_decimal
+from ..core.metrics import FULL, is_positive_decimal, metric_names
 from ..core.report_model import Report
 from ..core.scoring import CONDENSED, ScoreConfig, condense, index_judgments, score_rankings, unjudged_policy_named
-from .sides import PerQuery, Sides
+from .sides import PerQuery, Sides, as_table, per_query
 
 
 def score_config(report: Report) -> ScoreConfig | None:
@@ -65,22 +66,65 @@ def rescore_base(
     if rankings is None:
         rankings = stored
     indexed = index_judgments(sides.judgments, config)
-    scores = score_rankings(sides.judgments, rankings, config, indexed=indexed)
+    reused = head_values(sides, rankings, config)
+    # The head's own values stand for every base ranking that is the head's very list.
+    to_score = {q: labels for q, labels in indexed.items() if q not in reused.per_query}
+    scores = score_rankings(sides.judgments, rankings, config, indexed=to_score)
     # A query the base report kept no ranking for was never scored there (it had no positive
     # label then): scoring it now would count the missing ranking as misses. It is left to
     # the head side, where it shows as added.
-    per_query = {q: row for q, row in scores.per_query.items() if q in rankings}  # rounded by scoring
+    per_query = {
+        q: row for q, row in {**scores.per_query, **reused.per_query}.items() if q in rankings
+    }  # rounded by scoring
     base_depth = FULL if sides.base.full_depth() else max(sides.base.cutoffs(), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     if config.condensed:  # what a condensed list keeps of each stored ranking
         rankings = {q: condense(indexed[q], keys) if q in indexed else keys for q, keys in rankings.items()}
-    upper = {q: row for q, row in scores.per_query_upper.items() if q in rankings}
-    lower = {q: row for q, row in scores.per_query_lower.items() if q in rankings}
-    shallow = shallow_metrics(list(scores.metrics), stored, needs, base_depth=base_depth, kept=rankings)
+    upper = {q: row for q, row in {**scores.per_query_upper, **reused.upper}.items() if q in rankings}
+    lower = {q: row for q, row in {**scores.per_query_lower, **reused.lower}.items() if q in rankings}
+    # Scoring names every metric once a query is scored; the reused ones were scored in the head.
+    names = list(scores.metrics) or (metric_names(config.k, config.full_depth) if reused.per_query else [])
+    shallow = shallow_metrics(names, stored, needs, base_depth=base_depth, kept=rankings)
     if sides.base.unjudged_policy() == CONDENSED and not config.condensed:
         reason = "the base report kept condensed rankings (its unjudged keys removed), too few keys to score again"
         shallow = {name: reason for name in scores.metrics}
     return per_query, shallow, upper, lower
+
+
+@dataclass(frozen=True)
+class Reused:
+    """The head report's values of the queries whose base ranking is the head's very list."""
+
+    per_query: PerQuery
+    upper: PerQuery
+    lower: PerQuery
+
+
+def head_values(sides: Sides, rankings: Mapping[str, list[str]], config: ScoreConfig) -> Reused:
+    """What scoring the base rankings would give, read from the head report where it must be the same.
+
+    Scoring a query reads its labels, the configuration and its kept ranking, nothing else:
+    with the head's judgments and configuration (rescoring's yardstick), a base ranking equal to
+    the head's kept one scores to the head's values and bounds, as the head report holds them
+    (rounded by the same scoring). Not reused: a condensed policy (the kept list is
+    condensed from a longer one), a head report without its bounds tables (made before they
+    existed), or a query the head did not score.
+    """
+    head = sides.head
+    kept, values = head.rankings, per_query(head)
+    if config.condensed or kept is None or values is None:
+        return Reused({}, {}, {})
+    if head.per_query_upper is None or head.per_query_lower is None:
+        return Reused({}, {}, {})
+    upper, lower = as_table(head.per_query_upper) or {}, as_table(head.per_query_lower) or {}
+    same = [
+        q for q, keys in rankings.items() if q in values and tuple(keys) == kept.get(q) and (q in upper) == (q in lower)
+    ]
+    return Reused(
+        {q: values[q] for q in same},
+        {q: upper[q] for q in same if q in upper},
+        {q: lower[q] for q in same if q in lower},
+    )
 
 
 def shallow_metrics(

@@ -240,7 +240,13 @@ def unjudged_section(scores: Scores, new_keys: int | None) -> Unjudged:
 
 def config_section(config: ScoreConfig) -> Config:
     cutoffs: tuple[int | str, ...] = (*config.k, ALL) if config.full_depth else tuple(config.k)
-    return Config(k=cutoffs, threshold=config.threshold, gain=config.gain, unjudged=config.unjudged_policy)
+    return Config(
+        k=cutoffs,
+        threshold=config.threshold,
+        gain=config.gain,
+        unjudged=config.unjudged_policy,
+        computed=tuple(config.computed),
+    )
 
 
 def _query_lists(scores: Scores) -> QueryLists:
@@ -307,7 +313,8 @@ def report_body(
         floor=inputs.floor,
         sensitivity=inputs.sensitivity,
         per_query=dict(scores.per_query),  # scoring keeps them rounded to DECIMALS
-        per_query_lower=dict(scores.per_query_lower),
-        per_query_upper=dict(scores.per_query_upper),
+        # Absent when not computed (config.computed says so), never an empty claim.
+        per_query_lower=dict(scores.per_query_lower) if scores.config.bounds else None,
+        per_query_upper=dict(scores.per_query_upper) if scores.config.bounds else None,
         rankings={query: tuple(keys) for query, keys in scores.rankings.items()},
     )

@@ -62,6 +62,7 @@ class Config:
     threshold: int | None = None
     gain: str | None = None
     unjudged: str | None = None  # absent: assume-irrelevant (reports before the policy existed)
+    computed: tuple[str, ...] | None = None  # the optional measures computed (absent: reports before they were)
     # Any other entry is a policy too: a history breaks its line where one changes (comparison/history.py).
     others: Mapping[str, Json] | None = others()
 

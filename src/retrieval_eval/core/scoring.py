@@ -72,6 +72,13 @@ def unjudged_policy_named(name: str) -> UnjudgedPolicy:
     raise UsageError(f"unjudged must be one of {', '.join(UNJUDGED_POLICIES)}")
 
 
+# The measures computed only when something reads them, as a report's ``config.computed``
+# names them: "bounds" are the lower and upper bounds (metrics' ``lower`` and ``upper``, the
+# per-stratum ones, ``per_query_lower`` and ``per_query_upper``).
+BOUNDS = "bounds"
+OPTIONAL_MEASURES = (BOUNDS,)
+
+
 def parse_cutoffs(text: str) -> tuple[int, ...]:
     """``"5,10,20"`` -> (5, 10, 20), repeats dropped; ValueError for anything else."""
     parts = [part.strip() for part in text.split(",")]
@@ -95,6 +102,11 @@ class ScoreConfig:
     gain: str = "exponential"
     full_depth: bool = False  # -k all: ndcg, map and mrr over the whole ranking, which is kept whole
     unjudged_policy: UnjudgedPolicy = ASSUME_IRRELEVANT
+    # Each metric's lower and upper bound over labelings of the unjudged keys, per query and
+    # as means (see core/metrics.py). Scoring alone computes them; the pipeline turns them
+    # off when nothing reads them (pipeline/evaluate.py: ``needs_bounds``), since they cost
+    # about a fifth of ``score``. ``as_dict`` says which were computed (``computed``).
+    bounds: bool = True
 
     def __post_init__(self) -> None:
         if not (self.k or self.full_depth) or any(
@@ -130,7 +142,18 @@ class ScoreConfig:
 
     def as_dict(self) -> dict[str, object]:
         cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
-        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged_policy}
+        return {
+            "k": cutoffs,
+            "threshold": self.threshold,
+            "gain": self.gain,
+            "unjudged": self.unjudged_policy,
+            "computed": self.computed,
+        }
+
+    @property
+    def computed(self) -> list[str]:
+        """The optional measures this configuration computes (:data:`OPTIONAL_MEASURES`)."""
+        return [BOUNDS] if self.bounds else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +183,13 @@ def index_judgments(index: LabelIndex, config: ScoreConfig) -> dict[str, QueryLa
     depth = config.max_k
     threshold = config.threshold
     indexed: dict[str, QueryLabels] = {}
+    at_least = threshold.__le__
+    gain = gain_of.__getitem__
     for query_id, query in index.queries.items():
         grades = query.grades
-        n_relevant = sum(1 for grade in grades.values() if grade >= threshold)
-        ideal = sorted((gain_of[g] for g in grades.values() if g > 0), reverse=True)[:depth]
+        values = grades.values()
+        n_relevant = sum(map(at_least, values))
+        ideal = sorted(map(gain, filter(None, values)), reverse=True)[:depth]  # grades are >= 0
         indexed[query_id] = QueryLabels(
             grades, n_relevant, tuple(ideal), query.stratum, query.no_answer, len(grades) - n_relevant
         )
@@ -349,12 +375,15 @@ class HeadScorer:
         self.ks = config.k
         self.full_depth = config.full_depth
         self.condensed = config.condensed
+        self.bounds = config.bounds
         names = metric_names(config.k, config.full_depth)
         self.columns = Columns(names)
         self.upper_columns = Columns(names)
         self.lower_columns = Columns(names)
         self.uppers: dict[str, dict[str, float]] = {}
         self.lowers: dict[str, dict[str, float]] = {}
+        # Scored queries whose ranking kept holds an unjudged key: how many in each top k, then in all of it.
+        self.unjudged_counts: dict[str, list[int]] = {}
         self.pool: dict[float, float] = {}
         self.early: dict[str, tuple[list[str], dict[str, float]]] = {}
 
@@ -376,6 +405,15 @@ class HeadScorer:
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         values = score_query(query, self.ks, self.full_depth)
         self.columns.add(query_id, values)
+        if all(query.judged):
+            self.unjudged_counts.pop(query_id, None)
+        else:  # the unjudged keys in the top k, read off the flags scoring already made
+            judged = query.judged
+            counts = [min(k, len(judged)) - sum(judged[:k]) for k in self.ks]
+            counts.append(len(judged) - sum(judged))
+            self.unjudged_counts[query_id] = counts
+        if not self.bounds:
+            return rounded(values, self.pool)
         bounds = bounds_query(query, values, self.ks, self.full_depth)
         self.upper_columns.add(query_id, values if bounds is None else {**values, **bounds.upper})
         self.lower_columns.add(query_id, values if bounds is None else {**values, **bounds.lower})
@@ -390,7 +428,7 @@ class HeadScorer:
     def unscored_bounds(self, labels: QueryLabels, ranking: list[str]) -> dict[str, tuple[float, float]]:
         """A query with no relevant label yet: each metric's (lowest, highest) over the labelings
         that make it scored, for the metrics with an unjudged key in their top k."""
-        if self.condensed:
+        if self.condensed or not self.bounds:
             return {}  # its unjudged keys are removed before scoring: labeling them changes nothing here
         query = rank_query(labels, ranking, self.gain_of, self.threshold, self.flip_gain)
         bounds = bounds_query(query, None, self.ks, self.full_depth)
@@ -415,6 +453,8 @@ def score_rankings(
     scores = Scores(config, queries=len(indexed), labels=index.labels)
     columns = scorer.columns
     unscored: dict[str, dict[str, tuple[float, float]]] = {}  # queries a labeling could make scored
+    cutoff_names = [*map(str, config.k), ALL]  # the unjudged keys' cutoffs, in the scorer's order
+    unjudged_keys = scores.unjudged_keys
     for query_id in sorted(indexed):
         labels = indexed[query_id]
         if labels.no_answer:
@@ -441,23 +481,18 @@ def score_rankings(
             ranking = ranking[:depth]
         scores.rankings[query_id] = ranking
         scores.per_query[query_id] = scorer.scored(query_id, labels, ranking)
-        if query_id in scorer.uppers:
-            scores.per_query_upper[query_id] = scorer.uppers[query_id]
-            scores.per_query_lower[query_id] = scorer.lowers[query_id]
-            count_unjudged(scores.unjudged_keys, labels, ranking, config)
+        counts = scorer.unjudged_counts.get(query_id)
+        if counts is not None:
+            if config.bounds:
+                scores.per_query_upper[query_id] = scorer.uppers[query_id]
+                scores.per_query_lower[query_id] = scorer.lowers[query_id]
+            for position, cutoff in enumerate(cutoff_names):
+                unjudged_keys[cutoff] = unjudged_keys.get(cutoff, 0) + counts[position]
     scores.metrics = columns.means()
-    scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
+    if config.bounds:
+        scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
     scores.strata = stratum_scores(indexed, columns, config.primary, scorer, unscored)
     return scores
-
-
-def count_unjudged(counts: dict[str, int], labels: QueryLabels, ranking: list[str], config: ScoreConfig) -> None:
-    """Add one query's unjudged keys in the top k, for every cutoff ("all": the ranking kept)."""
-    grades = labels.grades
-    unjudged = [position for position, key in enumerate(ranking) if key not in grades]
-    for k in config.k:
-        counts[str(k)] = counts.get(str(k), 0) + sum(1 for position in unjudged if position < k)
-    counts[ALL] = counts.get(ALL, 0) + len(unjudged)
 
 
 def mean_bounds(
@@ -512,7 +547,7 @@ def stratum_scores(
         scored = [q for q in query_ids if q in columns.position]
         lowers: dict[str, float] = {}
         uppers: dict[str, float] = {}
-        if scorer is not None and scored:
+        if scorer is not None and scorer.bounds and scored:
             reachable = {q: b for q, b in (unscored or {}).items() if q in query_ids}
             lowers, uppers = mean_bounds(scorer, scored, reachable)
         result[name] = StratumScores(len(scored), len(query_ids), columns.means(scored), uppers, lowers)

@@ -140,6 +140,8 @@ REPORT: dict[str, Any] = _object(
                 "threshold": {**NUMBER, "type": "integer"},
                 "gain": STRING,
                 "unjudged": STRING,
+                # The optional measures computed (absent in reports made before they were optional).
+                "computed": {"type": "array", "items": STRING},
             }
         ),
         "inputs": _object(

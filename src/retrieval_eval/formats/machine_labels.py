@@ -235,9 +235,29 @@ def _label_from(record: dict[str, Any], where: tuple[str, int, str]) -> MachineL
 def read_machine_labels(path: str, *, source: str = "machine labels") -> list[MachineLabel]:
     """A machine-labels file, every line checked (a hand-edited line is named, not trusted)."""
     labels = []
+    first_line: dict[tuple[str, str, str], int] = {}  # (query, key, role) -> the line labeling it
     with open_binary(path) as handle:
         for line, record in iter_objects(handle, source, path=path):
             if not isinstance(record, dict):
                 continue
-            labels.append(_label_from(record, (source, line, path)))
+            label = _label_from(record, (source, line, path))
+            _refuse_second_label(label, line, first_line, (source, path))
+            labels.append(label)
     return labels
+
+
+def _refuse_second_label(
+    label: MachineLabel, line: int, first_line: dict[tuple[str, str, str], int], where: tuple[str, str]
+) -> None:
+    """The judge writes one label per pair and role; a second one (two files concatenated, a hand
+    edit) would be read as whichever came last, so it is refused, naming both lines."""
+    pair = (label.query_id, label.key, label.role)
+    if pair in first_line:
+        raise InputError(
+            where[0],
+            line,
+            f"query {label.query_id!r}, key {label.key!r} ({label.role}) is labeled again (first on line "
+            f"{first_line[pair]}); a machine-labels file holds one label per pair: keep one of the two lines",
+            path=where[1] or None,
+        )
+    first_line[pair] = line

@@ -52,11 +52,12 @@ from ..formats.samples import read_samples
 from .corpus_stage import CorpusStage
 from .floor import LexicalRequest, lexical_checks
 from .forking import shared_map
-from .holes import build_queue, comparable_base, judged_drop_note, new_unjudged_keys
+from .holes import build_queue, comparable_base, judged_drop_note, new_unjudged_keys, queue_length
 from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
+from .score_run import with_base_bounds
 from .settings import Settings
 
 
@@ -81,14 +82,16 @@ class ScoreRequest:
     judgments_set: JudgmentSet | None = None
     judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
     run_rows: RunRows | None = None
-    label_queue: bool = False  # build the label queue (the action writes it beside the report)
+    label_queue: bool = False  # count the label queue, and build it (the action writes it beside the report)
+    queue_limit: int | None = None  # with label_queue: build it only when it has at most this many lines
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
     machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
     power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
+    bounds: bool = False  # compute the bounds even when nothing else reads them (see needs_bounds)
 
-    def with_queue(self) -> ScoreRequest:
-        return replace(self, label_queue=True)
+    def with_queue(self, limit: int | None = None) -> ScoreRequest:
+        return replace(self, label_queue=True, queue_limit=limit)
 
 
 def parse_gates(request: ScoreRequest) -> list[Gate]:
@@ -144,7 +147,22 @@ def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         return _run_pipeline(copies, workers)
 
 
+def needs_bounds(request: ScoreRequest) -> bool:
+    """Whether the bounds are computed: when asked for, when the gates read them (the bounded
+    policy, and the machine policy built on it), when a comparison does (a base report), and
+    for the action's label queue (its report is committed as the next base). Otherwise
+    nothing reads them and they are left out (a fifth of ``score``; docs/benchmarks.md)."""
+    return bool(
+        request.bounds
+        or request.config.unjudged_policy == BOUNDED
+        or request.baseline is not None
+        or request.label_queue
+        or request.machine_labels_path
+    )
+
+
 def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
+    request = replace(request, config=replace(request.config, bounds=needs_bounds(request)))
     gates = parse_gates(request)  # usage errors surface before any file is read
     base = None if request.baseline is None else as_report(request.baseline)
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
@@ -182,7 +200,13 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     indexed = index_judgments(index, request.config) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
     alike = comparable_base(base, index, corpus)
-    queue = build_queue(index, indexed, scores, alike, stage.corpus) if request.label_queue else None
+    queue, queued = None, 0
+    if request.label_queue:
+        # Counting is cheap; ranking every unjudged key and making its line is not: a queue
+        # longer than the request wants is counted only.
+        queued = queue_length(index, indexed, scores, alike)
+        if request.queue_limit is None or queued <= request.queue_limit:
+            queue = build_queue(index, indexed, scores, alike, stage.corpus)
     new_keys = new_unjudged_keys(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
@@ -219,7 +243,9 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
         machine_labels = machine.report_section()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
     report = with_verdict(body, verdict, machine_labels=machine_labels)
-    return Evaluation(report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()))
+    return Evaluation(
+        report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
+    )
 
 
 def machine_inputs(
@@ -240,6 +266,7 @@ def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power:
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
+    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
@@ -322,6 +349,7 @@ def request_from_settings(
         machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
         power=settings.power,
         require_detectable=settings.require_detectable,
+        bounds=settings.bounds,
     )
 
 

@@ -14,7 +14,7 @@ from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Deltas
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
-from ..core.metrics import FULL, gain_function
+from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
@@ -108,6 +108,29 @@ def build_queue(
     return lines
 
 
+def queue_length(
+    index: LabelIndex,
+    indexed: Mapping[str, QueryLabels],
+    scores: Scores,
+    baseline: Report | None,
+) -> int:
+    """How many lines :func:`build_queue` would write, without ranking or writing any.
+
+    The same (query, key) pairs: an unjudged key in the top k of the head's or the base's
+    ranking of a scored query, each pair once, none when the primary metric has no bounds.
+    """
+    if BY_NAME[scores.config.primary.partition("@")[0]].bounds is None:
+        return 0
+    k = primary_cutoff(scores)
+    base = {q: r for q, r in base_rankings(baseline, index).items() if q in scores.per_query}
+    pairs: dict[str, set[str]] = {}
+    for rankings in (scores.rankings, base):
+        for query_id, ranking in rankings.items():
+            grade = indexed[query_id].grades.get
+            pairs.setdefault(query_id, set()).update(key for key in ranking[:k] if grade(key, -1) < 0)
+    return sum(len(keys) for keys in pairs.values())
+
+
 def new_unjudged_keys(
     indexed: Mapping[str, QueryLabels],
     scores: Scores,
@@ -123,9 +146,16 @@ def new_unjudged_keys(
     return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
-def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str) -> dict[str, Any]:
-    """What the summary and the comment show of the queue: its length, its first lines, the command for all."""
-    return {"count": len(queue), "top": [dict(line) for line in queue[:EXCERPT]], "command": command}
+def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> dict[str, Any]:
+    """What the summary and the comment show of the queue: its length, its first lines, the command for all.
+
+    ``count``: the queue's length when it was counted but not built (``queue`` is then empty).
+    """
+    return {
+        "count": len(queue) if count is None else count,
+        "top": [dict(line) for line in queue[:EXCERPT]],
+        "command": command,
+    }
 
 
 def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:

@@ -101,12 +101,18 @@ class Outcome:
 
 
 def hole_pairs(items: Sequence[QueueItem]) -> tuple[list[Pair], list[QueueItem]]:
-    """Queue lines as pairs; lines without a query text or a chunk text cannot be judged."""
+    """Queue lines as pairs; lines without a query text or a chunk text cannot be judged.
+    A pair on several lines (two queues concatenated) is asked once, as its first line says:
+    the labels file holds one label per pair."""
     pairs, without = [], []
+    seen: set[tuple[str, str]] = set()
     for item in items:
         if item.query is None or item.chunk_text is None:
             without.append(item)
             continue
+        if (item.query_id, item.key) in seen:
+            continue
+        seen.add((item.query_id, item.key))
         pairs.append(
             Pair(item.query_id, item.doc_uri, item.chunk_id, HOLE, item.query, item.chunk_text, None, item.record)
         )

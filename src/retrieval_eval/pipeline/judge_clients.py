@@ -252,44 +252,80 @@ class _Output:
     failure: str | None = None  # the whole group's error: ran too long, or wrote too much
 
 
+# After the command exits, how long its output may still take to arrive: a background process
+# it left behind can hold its stdout open for ever, and what it writes later is no answer.
+EXIT_GRACE = 2.0
+
+
 def _run_capped(argv: list[str], data: bytes, timeout: float) -> _Output:
     """Run the command with ``data`` on stdin; read its stdout to a cap, under a deadline.
 
     ``subprocess.run(capture_output=True)`` would hold all the command writes in memory (an
     endless writer fills it) and keep its stderr, where a command may print the environment:
-    stderr goes nowhere, stdout is cut off at the cap and the command killed.
+    stderr goes nowhere, stdout is cut off at the cap and the command killed. The command runs
+    in a session of its own, so that killing it (past the deadline, past the cap, or when it
+    exited and left a process holding its stdout) kills what it started too.
     """
     process = subprocess.Popen(  # noqa: S603 (the user's own command)
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    expired = threading.Event()
-
-    def expire() -> None:
-        expired.set()
-        process.kill()
-
-    timer = threading.Timer(timeout, expire)
+    reader = _Reader(process)
     feeder = threading.Thread(target=_feed, args=(process, data), daemon=True)
-    timer.start()
     feeder.start()
-    chunks: list[bytes] = []
-    size = 0
-    assert process.stdout is not None  # noqa: S101 (Popen was given stdout=PIPE)
+    reader.start()
     try:
-        while chunk := os.read(process.stdout.fileno(), READ_STEP):
-            size += len(chunk)
-            if size > MAX_COMMAND_OUTPUT:
-                process.kill()
-                process.wait()
-                return _Output(b"", -1, f"the judge command wrote more than {MAX_COMMAND_OUTPUT // (1024 * 1024)} MB")
-            chunks.append(chunk)
-        returncode = process.wait()
-    finally:
-        timer.cancel()
-        process.stdout.close()
-    if expired.is_set():
-        return _Output(b"", returncode, f"the judge command ran past {timeout:g}s")
-    return _Output(b"".join(chunks), returncode)
+        returncode = process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _kill_session(process)
+        return _Output(b"", process.wait(), f"the judge command ran past {timeout:g}s")
+    reader.join(EXIT_GRACE)
+    if reader.is_alive():  # a process the command started still holds its stdout
+        _kill_session(process)
+        reader.join(EXIT_GRACE)
+    if reader.too_much:
+        return _Output(b"", -1, f"the judge command wrote more than {MAX_COMMAND_OUTPUT // (1024 * 1024)} MB")
+    return _Output(reader.output(), returncode)
+
+
+class _Reader(threading.Thread):
+    """Reads the command's stdout to the cap, in a thread, so that the caller keeps the clock."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.process = process
+        self.chunks: list[bytes] = []
+        self.too_much = False
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None  # noqa: S101 (Popen was given stdout=PIPE)
+        size = 0
+        try:
+            while chunk := os.read(stream.fileno(), READ_STEP):
+                size += len(chunk)
+                if size > MAX_COMMAND_OUTPUT:
+                    self.too_much = True
+                    _kill_session(self.process)
+                    return
+                with self._lock:
+                    self.chunks.append(chunk)
+        except (OSError, ValueError):
+            return
+        finally:
+            stream.close()
+
+    def output(self) -> bytes:
+        with self._lock:
+            return b"".join(self.chunks)
+
+
+def _kill_session(process: subprocess.Popen[bytes]) -> None:
+    """Kill the command and every process of its session; one already gone is no error."""
+    try:
+        os.killpg(process.pid, 9)  # SIGKILL, spelled as a number for platforms without the name
+    except (ProcessLookupError, PermissionError, AttributeError, OSError):
+        process.kill()
 
 
 def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:

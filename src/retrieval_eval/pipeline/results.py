@@ -107,7 +107,7 @@ class Evaluation(Frozen):
     the report as JSON holds it (a new dict each time), ``typed_report`` the same as typed values.
     """
 
-    __slots__ = ("typed_report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue")
+    __slots__ = ("typed_report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue", "queued")
     typed_report: Report
     scores: Scores
     validation: Validation
@@ -115,6 +115,7 @@ class Evaluation(Frozen):
     comparison: Deltas | None
     corpus_changes: tuple[str, ...]
     queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
+    queued: int  # the label queue's length, counted when asked for even if not built
 
     def __init__(
         self,
@@ -125,6 +126,8 @@ class Evaluation(Frozen):
         comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
         queue: tuple[dict[str, Any], ...] = (),
+        *,
+        queued: int | None = None,
     ) -> None:
         self._set(
             typed_report=report,
@@ -134,6 +137,7 @@ class Evaluation(Frozen):
             comparison=comparison,
             corpus_changes=corpus_changes,
             queue=queue,
+            queued=len(queue) if queued is None else queued,
         )
 
     def __repr__(self) -> str:

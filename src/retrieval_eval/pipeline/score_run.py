@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.labelindex import LabelIndex
+from ..core.report_model import Report
 from ..core.runs import Run
 from ..core.scoring import (
+    BOUNDS,
     HeadScorer,
     ScoreConfig,
     Scores,
@@ -43,3 +47,36 @@ def score_run_file(
     )  # which stops the workers, whatever happens
     scores = score_rankings(index, run.rankings, config, indexed=indexed, scorer=scorer)
     return with_run_findings(scores, run), run
+
+
+def with_base_bounds(base: Report, index: LabelIndex) -> Report:
+    """The base report with its per-query bounds, computed here when it did not compute them.
+
+    A report says in ``config.computed`` whether it computed its bounds; one that did not
+    (nothing read them when it was scored) carries no ``per_query_lower`` and
+    ``per_query_upper``, and a comparison would read each of its bounds as its value. When
+    the base was scored with these very judgments (its ``judgments_sha256`` is the head's),
+    its stored rankings scored again under its own configuration give exactly the bounds it
+    would have written, so they are computed. Under other judgments the comparison scores
+    the base rankings again under the head's, bounds included, and reads none from the
+    base; a report from before ``computed`` existed is left as it is.
+    """
+    computed = base.config.computed if base.config is not None else None
+    if computed is None or BOUNDS in computed:
+        return base
+    recorded = base.inputs.judgments_sha256 if base.inputs is not None else None
+    rankings = base.rankings
+    if not recorded or recorded != index.sha256 or rankings is None:
+        return base
+    from ..comparison.rescore import score_config  # what reads a report's configuration
+
+    scoring = score_config(base)
+    if scoring is None:
+        return base
+    stored = {q: list(keys) for q, keys in rankings.items()}
+    scores = score_rankings(index, stored, replace(scoring, bounds=True))
+    return replace(
+        base,
+        per_query_lower={q: row for q, row in scores.per_query_lower.items() if q in stored},
+        per_query_upper={q: row for q, row in scores.per_query_upper.items() if q in stored},
+    )

@@ -35,6 +35,10 @@ from .judge_clients import endpoint_problem, shown_url
 DEFAULT_CONFIG = ".retrieval-eval.yml"
 MODES = ("evaluate", "post-comment")
 COMMENT_CHOICES = ("auto", "always", "off")
+QUEUE_CHOICES = ("auto", "write", "off")
+# label-queue: auto writes a queue up to this many lines, about what one labeler does in a day;
+# a longer one costs a second of CPU on 10k queries for a file nobody labels from a pull request.
+QUEUE_AUTO_LIMIT = 1_000
 DEFAULT_API_URL = "https://api.github.com"
 CLI, ACTION, CONFIG = "cli", "action", "config"
 _EVERYWHERE = frozenset({CLI, ACTION, CONFIG})
@@ -223,6 +227,14 @@ SETTINGS: tuple[Setting, ...] = (
         "--require-detectable/--no-require-detectable",
     ),
     Setting(
+        "bounds",
+        "false",
+        "Also compute each metric's lower and upper bound over labelings of the unjudged keys when "
+        "nothing reads them (`unjudged: bounded`, a base report and the action compute them anyway)",
+        "--bounds/--no-bounds",
+        where=frozenset({CLI, CONFIG}),
+    ),
+    Setting(
         "report",
         "",
         "Where the JSON report is written",
@@ -238,6 +250,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Templates that override named blocks of the built-in ones",
         where=_WORKFLOW,
         shown_default="built-in",
+    ),
+    Setting(
+        "label-queue",
+        "auto",
+        "The label queue beside the report: `auto` (written when it holds at most "
+        f"{QUEUE_AUTO_LIMIT:,} lines or a judge reads it), `write` (always) or `off`; "
+        "`label-queue-count` is counted either way",
+        where=_WORKFLOW,
     ),
     Setting("comment", "auto", "`auto`, `always` or `off`: the sticky PR comment", where=_WORKFLOW),
     Setting("comment-id", "default", "Tells two instances apart in one pull request", where=_WORKFLOW),
@@ -354,6 +374,7 @@ class Settings:
     history: int = 20  # base-branch reports in the summary's history; 0: none
     power: float = 0.8  # at which each minimum detectable effect is stated
     require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
+    bounds: bool = False  # compute the bounds even when nothing reads them
     full_depth: bool = False  # "all" among the cutoffs
     machine_labels: str = ""  # the judge's labels, read under the machine policy
     judge_endpoint: str = ""  # in a workflow: a judge labels the queue (machine policy)
@@ -362,6 +383,14 @@ class Settings:
     judge_max_calls: int | None = 200
     judge_max_tokens: int | None = None
     judge_key: str = field(repr=False, default="")  # read from judge_key_env by the action
+    label_queue: str = "auto"  # in a workflow: when the label queue is built and written
+
+    @property
+    def queue_limit(self) -> int | None:
+        """The longest label queue built and written; None: any (asked for, or a judge labels it)."""
+        if self.label_queue == "write" or self.judge_endpoint:
+            return None
+        return 0 if self.label_queue == "off" else QUEUE_AUTO_LIMIT
 
     @property
     def machine_labels_out(self) -> str:
@@ -512,6 +541,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         # The summary and comment files are written beside the report: it must stay inside too.
         report=values.parse("report", path(ACTION_REPORT_DEFAULT), ""),
         comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
+        label_queue=values.parse("label-queue", _choice(QUEUE_CHOICES), "auto"),
         comment_id=values.parse("comment-id", check_comment_id, "default"),
         fail_on_indeterminate=values.parse("fail-on-indeterminate", _boolean, True),
         api_url=values.parse("api-url", _url, DEFAULT_API_URL),
@@ -522,6 +552,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         history=values.parse("history", _history, 20),
         power=values.parse("power", parse_power, 0.8),
         require_detectable=values.parse("require-detectable", _boolean, False),
+        bounds=values.parse("bounds", _boolean, False),
         full_depth=full_depth,
         machine_labels=values.parse("machine-labels", _optional(path("machine-labels.jsonl")), ""),
         judge_endpoint=values.parse("judge-endpoint", _optional(_judge_url), ""),

@@ -13,6 +13,15 @@ from typing import Any
 from ..core.lenient import integer, mapping, number, section
 from ..core.report_model import Detectable, GateEntry, Report
 
+# Every metric lies in [0, 1], so no change is larger than 1: a detectable effect past it (a
+# stratum of three noisy queries) means this set sees no change at all, and says so.
+WHOLE_RANGE = 1.0
+
+
+def detectable_text(mde: float, digits: int) -> str:
+    """``0.038``; ``none (> 1)`` when even the largest possible change would go unseen."""
+    return "none (> 1)" if mde > WHOLE_RANGE else f"{mde:.{digits}f}"
+
 
 def detectable_sentence(gate: GateEntry, name: str) -> str | None:
     """``with 120 queries this set detects drops of recall@5 of 0.038 or more (80% power, 5% level); ...``."""
@@ -21,8 +30,12 @@ def detectable_sentence(gate: GateEntry, name: str) -> str | None:
     if mde is None or n is None or tolerance is None or power is None or alpha is None:
         return None
     direction = seen.direction if seen.direction in DIRECTIONS else "changes"
-    text = f"with {n} queries this set detects {direction} of {name} of {mde:.3f} or more "
-    text += f"({power:.0%} power, {alpha:.0%} level)"
+    if mde > WHOLE_RANGE:
+        text = f"with {n} queries this set detects no {direction} of {name} at all: the smallest it could "
+        text += f"see, {mde:.3f}, is more than the metric's whole range ({power:.0%} power, {alpha:.0%} level)"
+    else:
+        text = f"with {n} queries this set detects {direction} of {name} of {mde:.3f} or more "
+        text += f"({power:.0%} power, {alpha:.0%} level)"
     needed = seen.needed
     if seen.seen is True:
         return f"{text}: a breach of {tolerance:g} would be seen"
@@ -49,7 +62,7 @@ def comparison_power_lines(comparison: Mapping[str, Any], clean: Callable[[Any],
         if mde is None:
             continue
         counts = " ".join(f"{integer(moved.get(k)) or 0} {k}" for k in ("improved", "tied", "worsened"))
-        rows.append(f"  {clean(name):<16}{mde:>8.4f}   {counts}")
+        rows.append(f"  {clean(name):<16}{detectable_text(mde, 4):>8}   {counts}")
     if not rows or power is None or alpha is None:
         return []
     return [f"detectable effect ({power:.0%} power, {alpha:.0%} level) and queries moved", *rows]

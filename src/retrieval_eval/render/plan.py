@@ -7,6 +7,7 @@ from typing import Any
 
 from ..comparison.plan import WHOLE_SET
 from ..core.lenient import items, mapping, number
+from .detectable import WHOLE_RANGE
 from .terminal import clean
 
 NAME_WIDTH = 24
@@ -46,14 +47,20 @@ def _line(row: Mapping[str, Any]) -> str:
     if row.get("source") == BORROWED:
         name += " *"
     needed = [_count(mapping(cell).get("queries")) for cell in items(row.get("needed"))]
-    seen = [_num(mapping(cell).get("change")) for cell in items(row.get("detectable"))]
-    cells = [clean(row.get("n")), _num(row.get("sd_diff")), _num(row.get("mde")), *needed, *seen]
+    seen = [_change(mapping(cell).get("change")) for cell in items(row.get("detectable"))]
+    cells = [clean(row.get("n")), _num(row.get("sd_diff")), _change(row.get("mde")), *needed, *seen]
     return f"{name[:NAME_WIDTH]:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
 
 
 def _num(value: Any) -> str:
     found = number(value)
     return "—" if found is None else f"{found:.4f}".rstrip("0").rstrip(".")
+
+
+def _change(value: Any) -> str:
+    """A detectable change: ``none (> 1)`` past the metric's whole range."""
+    found = number(value)
+    return "—" if found is None else "none (> 1)" if found > WHOLE_RANGE else _num(found)
 
 
 def _count(value: Any) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from ..core.gates import gate_metric
 from ..core.lenient import integer, mapping, number, section
 from ..core.report_model import Report
-from .detectable import detectable_gates, detectable_sentence
+from .detectable import detectable_gates, detectable_sentence, detectable_text
 from .escape import escape_markdown, escape_name
 from .numbers import fmt_delta, fmt_interval
 
@@ -48,7 +48,7 @@ def stratum_reach(comparison: Mapping[str, Any] | None, text: Callable[[Any], st
     for name, row in section(comparison, "per_stratum").items():
         mde, n = number(mapping(row).get("mde")), integer(mapping(row).get("n"))
         if mde is not None and n is not None:
-            parts.append(f"{text(name)} {mde:.3f} ({n} queries)")
+            parts.append(f"{text(name)} {detectable_text(mde, 3)} ({n} queries)")
     return ", ".join(parts) or None
 
 
@@ -82,7 +82,7 @@ def effect_rows(
                 "metric": name(metric),
                 "delta": fmt_delta(row.get("delta")),
                 "interval": fmt_interval(row.get("ci")),
-                "mde": "—" if mde is None else f"{mde:.3f}",
+                "mde": "—" if mde is None else detectable_text(mde, 3),
                 "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
             }
         )

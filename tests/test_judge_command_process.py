@@ -1,0 +1,70 @@
+"""The judge command's process: its answers are read when it exits, whatever it left behind.
+
+A command may start a process that keeps its stdout open (a server, a `sleep &` in a shell
+script). Reading stdout to its end would then wait for that process, up to the whole timeout
+and past it; the command's answers are what it wrote before it exited, and what it started
+dies with it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.pipeline.judge_clients import EXIT_GRACE, _run_capped
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="process sessions are POSIX")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A killed child of the shell is reaped by init; until then it is a zombie, which is gone too.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(") ", 1)[1].startswith("Z")
+
+
+def _wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_command_that_leaves_a_process_holding_stdout_is_read_when_it_exits(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    script = f"sleep 300 & echo $! > {pidfile}; echo answer-line"
+    started = time.monotonic()
+    output = _run_capped(["sh", "-c", script], b"", timeout=120)
+    took = time.monotonic() - started
+    assert output.failure is None and output.returncode == 0
+    assert output.stdout == b"answer-line\n"
+    assert took < 120 / 4, f"waited {took:.1f}s for a process the command left behind"
+    assert took < 2 * EXIT_GRACE + 10
+    assert _wait_gone(int(pidfile.read_text())), "the process the command started outlived it"
+
+
+def test_a_command_past_its_deadline_is_killed_with_what_it_started(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    script = f"sleep 300 & echo $! > {pidfile}; echo partial; wait"
+    started = time.monotonic()
+    output = _run_capped(["sh", "-c", script], b"", timeout=1.5)
+    took = time.monotonic() - started
+    assert output.failure == "the judge command ran past 1.5s"
+    assert output.stdout == b""  # nothing half-written is read as answers
+    assert took < 1.5 + 10
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_a_quick_command_gives_all_of_its_output_and_its_exit_status() -> None:
+    lines = b"".join(b'{"id": "r%d"}\n' % i for i in range(20_000))  # several pipe buffers
+    output = _run_capped(["sh", "-c", "cat; exit 3"], lines, timeout=60)
+    assert output.failure is None and output.returncode == 3
+    assert output.stdout == lines
