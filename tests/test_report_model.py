@@ -18,8 +18,8 @@ from helpers import run_cli
 from hostile.cases_io import REPORT as HOSTILE_REPORT
 from retrieval_eval.core import report_model
 from retrieval_eval.core.report_model import NULL, OTHERS, Report
-from retrieval_eval.core.shapes import REPORT
 from retrieval_eval.formats.report import checked_report, dump_report, report_to_json
+from retrieval_eval.formats.shapes import REPORT
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "src" / "retrieval_eval" / "demo"

@@ -11,10 +11,10 @@ import click
 from ..comparison.document import KIND
 from ..core.errors import InputError, UsageError
 from ..core.report_model import Report
-from ..core.shapes import comparison_problem
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.jsondoc import named, read_document
 from ..formats.report import as_report, load_report
+from ..formats.shapes import comparison_problem
 from ..render import render
 from ..render.html import html_report
 from ._common import handles_errors

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .shapes import MAX_MAGNITUDE
+from .precision import MAX_MAGNITUDE
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

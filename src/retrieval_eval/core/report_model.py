@@ -13,7 +13,7 @@ reading and writing handles the report as a dict. The JSON follows the dataclass
   as a run's sidecar describes them).
 
 Every field is optional, as the readers of reports have always had them: a report file is
-checked against :data:`retrieval_eval.core.shapes.REPORT` when read, but a spec-v1 report another
+checked against :data:`retrieval_eval.formats.shapes.REPORT` when read, but a spec-v1 report another
 tool wrote (or an older one of ours) lacks what the spec does not require, and a report handed
 over in memory (the library's, a test's) may lack anything; missing is ``None``, and the
 formats layer reads such a report leniently (what does not fit the type is missing).

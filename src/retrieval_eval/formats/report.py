@@ -14,9 +14,9 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.report_model import Report
-from ..core.shapes import report_problem
 from .jsondoc import named, parse_document, read_document_bytes
 from .jsonout import write_json_atomic
+from .shapes import report_problem
 from .typedjson import from_json, from_json_lenient, to_json
 
 

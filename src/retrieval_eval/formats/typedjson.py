@@ -2,7 +2,7 @@
 
 The rules are the model's: a key per field in the field's order, None left out unless the field
 is declared nullable, tuples as arrays, ``Json`` kept as written. :func:`from_json` trusts what it
-is given to have been checked against its shape already (core/shapes.py): it converts, it does
+is given to have been checked against its shape already (formats/shapes.py): it converts, it does
 not validate. :func:`from_json_lenient` reads what may hold anything (a report handed over in
 memory): a value that does not fit its type is missing, down to one entry of a map or one item
 of a list, as the lenient readers of core/lenient.py have always had it. Each type's converter
@@ -19,8 +19,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Union
 
+from ..core.precision import MAX_MAGNITUDE
 from ..core.report_model import NULL, OTHERS, Json
-from ..core.shapes import MAX_MAGNITUDE
 
 T = TypeVar("T")
 Convert = Callable[[Any], Any]

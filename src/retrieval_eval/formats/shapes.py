@@ -1,10 +1,14 @@
 """The shapes of the documents we read back: a report and a comparison.
 
+They are the JSON boundary's: a document read from a file is checked against its shape
+before it is converted (formats/report.py), so they live with the readers.
+
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
 ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
 ``unjudged``, ``rankings``, ``worst_stratum``, the drift, machine-label, collapse, floor and
 sensitivity sections) typed as ``core/report.py`` writes them (every field, so that a report read
-back is whole as :mod:`.report_model` types it: tests/test_report_model.py holds the two together),
+back is whole as :mod:`retrieval_eval.core.report_model` types it: tests/test_report_model.py holds
+the two together),
 and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
 ``COMPARISON`` is the document ``compare`` writes (comparison/document.py).
@@ -17,11 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .docshape import Checker, ShapeError
-
-# Larger than any metric, count or judged score a real report holds (a double is exact to 2**53),
-# small enough that sums, squares and percentages of such values stay finite.
-MAX_MAGNITUDE = 1e15
+from ..core.docshape import Checker, ShapeError
+from ..core.precision import MAX_MAGNITUDE
 
 NUMBER: dict[str, Any] = {"type": "number", "minimum": -MAX_MAGNITUDE, "maximum": MAX_MAGNITUDE}
 NUMBER_OR_NULL: dict[str, Any] = {**NUMBER, "type": ["number", "null"]}
