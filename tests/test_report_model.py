@@ -18,7 +18,7 @@ from helpers import run_cli
 from hostile.cases_io import REPORT as HOSTILE_REPORT
 from retrieval_eval.core import report_model
 from retrieval_eval.core.report_model import NULL, OTHERS, Report
-from retrieval_eval.formats.report import checked_report, dump_report, report_to_json
+from retrieval_eval.formats.report import as_report, checked_report, dump_report, report_to_json
 from retrieval_eval.formats.shapes import REPORT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -233,3 +233,36 @@ def test_a_report_of_another_tool_reads_with_what_it_lacks_missing() -> None:
     written = report_to_json(report)
     assert "extension" not in written and "unknown" not in written["judgments"]
     assert written["judgments"] == {"queries": 2, "labels": 3, "fingerprint": None}
+
+
+def test_a_report_handed_over_in_memory_reads_as_the_file_would_when_it_has_the_shape() -> None:
+    document = json.loads((DEMO / "baseline.json").read_text(encoding="utf-8"))
+    assert as_report(document) == checked_report(document, "report")
+    assert report_to_json(as_report(document)) == document
+
+
+def test_what_does_not_fit_its_type_reads_as_missing_down_to_one_entry() -> None:
+    """The lenient reading, by construction: each damaged value is dropped, its neighbours kept."""
+    damaged = {
+        "spec_version": 1,  # not a string: missing
+        "tool": "retrieval-eval",  # not an object: missing
+        "metrics": {"recall@5": {"value": True, "n": 3}, "ndcg@5": {"value": 0.5}, "map": [0.1]},
+        "per_query": {
+            "q1": {"recall@5": 1, "ndcg@5": float("nan"), "map": 1e16, "mrr": False, "p": 0.25},
+            "q2": [1.0],
+        },
+        "rankings": {"q1": ["a", 7, None, "b", ["c"]], "q2": "a b"},
+        "verdict": {"status": "PASS", "gates": [{"expression": "recall@5:0.5", "status": 3}, "gate"]},
+        "config": {"k": [5, "all", "ten", True], "threshold": 1.5, "policy": "x"},
+    }
+    report = as_report(damaged)
+    assert report.spec_version is None and report.tool is None
+    assert report.metrics is not None and report.metrics["recall@5"].value is None
+    assert report.metrics["recall@5"].n == 3 and report.metrics["ndcg@5"].value == 0.5 and "map" not in report.metrics
+    assert report.per_query == {"q1": {"recall@5": 1, "p": 0.25}}  # NaN, past the bound, a bool: dropped
+    assert report.rankings == {"q1": ("a", "b")}
+    assert report.verdict is not None and report.verdict.gates is not None
+    assert [(g.expression, g.status) for g in report.verdict.gates] == [("recall@5:0.5", None)]
+    assert report.config is not None and report.config.k == (5, "all", "ten") and report.config.threshold is None
+    assert report.config.others == {"policy": "x"}  # kept: a history breaks its line where it changes
+    assert as_report(["not", "a", "report"]) == Report()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -235,12 +236,56 @@ def _lenient(hint: Any) -> Convert:
         return _lenient_object(hint)  # type: ignore[arg-type]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is tuple:
-        item = _lenient(args[0])
-        return lambda values: _kept(item(v) for v in values) if isinstance(values, list) else MISSING
+        return _lenient_items(args[0])
     if origin is Mapping:
-        entry = _lenient(args[1])
-        return lambda values: _kept_entries(entry, values) if isinstance(values, Mapping) else MISSING
+        return _lenient_entries(args[1])
     raise TypeError(f"no lenient JSON reader for {hint!r}")
+
+
+def _lenient_items(hint: Any) -> Convert:
+    item, fit = _lenient(hint), _bulk_fit(hint)
+
+    def read(values: Any) -> Any:
+        if not isinstance(values, list):
+            return MISSING
+        if fit is not None and fit(values):
+            return tuple(values)  # every item fits: a ranking of a thousand keys is copied whole
+        return _kept(item(value) for value in values)
+
+    return read
+
+
+def _lenient_entries(hint: Any) -> Convert:
+    entry, fit = _lenient(hint), _bulk_fit(hint)
+
+    def read(values: Any) -> Any:
+        if not isinstance(values, Mapping):
+            return MISSING
+        if fit is not None and fit(values.values()) and all(type(key) is str for key in values):
+            return dict(values)  # every value fits: a query's row is copied whole
+        return _kept_entries(entry, values)
+
+    return read
+
+
+def _bulk_fit(hint: Any) -> Callable[[Any], bool] | None:
+    """For a plain hint, a test that every one of many values fits it, decided without a call per
+    value (the types counted at once, numbers bounded by their least and greatest); else None."""
+    if not _is_plain(hint):
+        return None
+    kinds = {arg for arg in _args(hint) if arg is not type(None)}
+    allowed = {int, float} if float in kinds else set(kinds)
+
+    def fit(values: Any) -> bool:
+        values = values if type(values) is list else list(values)
+        if not set(map(type, values)) <= allowed:
+            return False
+        numbers = [value for value in values if type(value) in (int, float)]
+        if not numbers:
+            return True
+        return -MAX_MAGNITUDE <= min(numbers) and max(numbers) <= MAX_MAGNITUDE and math.isfinite(sum(numbers))
+
+    return fit
 
 
 def _args(hint: Any) -> tuple[Any, ...]:
