@@ -266,3 +266,16 @@ def test_what_does_not_fit_its_type_reads_as_missing_down_to_one_entry() -> None
     assert report.config is not None and report.config.k == (5, "all", "ten") and report.config.threshold is None
     assert report.config.others == {"policy": "x"}  # kept: a history breaks its line where it changes
     assert as_report(["not", "a", "report"]) == Report()
+
+
+@pytest.mark.slow
+def test_a_report_with_machine_labels_round_trips_byte_for_byte(tmp_path: Path) -> None:
+    """The machine-label policy's section, as the pipeline writes it (test_judge_policy's world)."""
+    from test_judge_policy import Behaviour, label_holes, score, world
+
+    truth, true_precision, _holes = world(tmp_path)
+    label_holes(tmp_path, truth, Behaviour(noise=0.1, leniency=0.1, seed=2))
+    _code, written = score(tmp_path, f"precision@10:{round(true_precision - 0.1, 2)}")
+    assert written["machine_labels"]["gates"]  # the section this test is about, with a gate
+    text = (tmp_path / "report.json").read_text(encoding="utf-8")
+    assert dump_report(checked_report(json.loads(text), "report")) == text
