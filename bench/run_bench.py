@@ -74,6 +74,7 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 class Sample:
     wall: float
     rss_mb: float
+    cpu: float = 0.0  # user + system seconds of the process and every child it waited for
 
 
 @dataclass
@@ -96,6 +97,10 @@ class Row:
         return statistics.median(s.wall for s in self.samples)
 
     @property
+    def cpu(self) -> float:
+        return statistics.median(s.cpu for s in self.samples)
+
+    @property
     def rss(self) -> float:
         return statistics.median(s.rss_mb for s in self.samples)
 
@@ -111,16 +116,17 @@ class Row:
 _RUSAGE_CHILD = (
     "import resource, subprocess, sys\n"
     "code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(usage.ru_maxrss, usage.ru_utime, usage.ru_stime)\n"
     "sys.exit(code)\n"
 )
 
 
 def run_once(command: Sequence[str], ok: Callable[[int], bool] = lambda code: code == 0) -> Sample:
-    """Spawn ``command`` once; its wall time and peak RSS."""
+    """Spawn ``command`` once; its wall time, peak RSS and CPU time (its workers' included)."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file:
         if TIME:
-            full = [TIME, "-f", "%M", "-o", rss_file.name, *command]
+            full = [TIME, "-f", "%M %U %S", "-o", rss_file.name, *command]
         else:
             full = [PYTHON, "-c", _RUSAGE_CHILD, *command]
         started = time.perf_counter()
@@ -132,8 +138,8 @@ def run_once(command: Sequence[str], ok: Callable[[int], bool] = lambda code: co
             raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr[-2000:]}")
         text = rss_file.read() if TIME else done.stdout
     # /usr/bin/time puts a status line first when the exit code is not 0.
-    rss_kb = int(text.strip().splitlines()[-1])
-    return Sample(wall, rss_kb / 1024)
+    rss_kb, user, system = text.strip().splitlines()[-1].split()
+    return Sample(wall, int(rss_kb) / 1024, float(user) + float(system))
 
 
 def _children() -> dict[int, list[int]]:
@@ -466,6 +472,27 @@ def leanest_peer(results: dict[str, list[Row]]) -> list[str]:
     return lines + [""]
 
 
+def cpu_table(results: dict[str, list[Row]]) -> list[str]:
+    """The same rounds in CPU seconds, which a loaded machine inflates far less than wall time."""
+    rows = {row.name: row for row in results.get("M", []) if row.samples}
+    reference, floor = rows.get("pytrec_eval top-k"), rows.get("floor")
+    if reference is None:
+        return []
+    lines = [
+        "In CPU seconds (M; user + system of every process a program ran, median of the same rounds; "
+        "`score` is charged for its worker, the peers run in one process; not a target):",
+        "",
+        "| program | CPU (s) | CPU / pytrec_eval top-k | CPU / floor |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in rows.values():
+        lines.append(
+            f"| {row.name} | {row.cpu:.2f} | {fmt_ratio(ratio(row, reference, 'cpu'))} "
+            f"| {fmt_ratio(ratio(row, floor, 'cpu'))} |"
+        )
+    return lines + [""]
+
+
 def markdown(results: dict[str, list[Row]], info: dict[str, str], command: str, extra: list[str]) -> str:
     lines = [
         f"Measured {time.strftime('%Y-%m-%d')} with `{command}`.",
@@ -481,6 +508,7 @@ def markdown(results: dict[str, list[Row]], info: dict[str, str], command: str, 
         *(target.line() for target in targets(results)),
         "",
         *leanest_peer(results),
+        *cpu_table(results),
     ]
     titles = {
         "S": "S: 1k queries x 1k ids",

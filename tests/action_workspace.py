@@ -87,12 +87,13 @@ def base_report(judgments: Path, run: Path) -> str:
     """The base branch's report, made by the same pipeline the action runs."""
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.formats.report import dump_report
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=str(judgments),
         run_path=str(run),
-        config=ScoreConfig(k=(5, 10)),
+        scoring=ScoreConfig(k=(5, 10)),
         generated_at="2025-12-31T00:00:00Z",
     )
     return dump_report(run_pipeline(request).report)

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 NOW = "2026-01-01T00:00:00Z"
 STRATA = ("faq", "howto", "billing")
@@ -61,12 +63,12 @@ def score(
     """Score through the same pipeline as ``retrieval-eval score``; files are named after ``name``."""
     judgments = write_jsonl(directory / f"{name}-judgments.jsonl", judgment_rows)
     run_path = write_jsonl(directory / f"{name}-run.jsonl", run_rows)
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(judgments),
         str(run_path),
         ScoreConfig(k=k, threshold=threshold, gain=gain),
-        gates=list(gates),
         baseline=baseline,
         generated_at=NOW,
+        gating=Gating(gates=list(gates)),
     )
     return run_pipeline(request).report

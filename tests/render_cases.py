@@ -160,17 +160,19 @@ def _floored(
     directory: Path, rows: list[dict[str, Any]], head_run: list[dict[str, Any]], gates: list[str], floor: bool
 ) -> dict[str, Any]:
     from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
     floor_path = str(write_jsonl(directory / "floor-run.jsonl", run(misses=range(12)))) if floor else ""
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(directory / "head-judgments.jsonl", rows)),
         str(write_jsonl(directory / "head-run.jsonl", head_run)),
         ScoreConfig(k=(5, 10)),
-        gates=gates,
         generated_at=NOW,
         floor=floor_path,
+        gating=Gating(gates=gates),
     )
     return run_pipeline(request).report
 
@@ -246,9 +248,11 @@ def judged_drop_with_queue(directory: Path) -> Case:
     from dataclasses import replace
 
     from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.holes import queue_excerpt
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
     rows = labels(12)
     # Every noise document of the base run is labeled not relevant (from each query's z label).
@@ -262,15 +266,15 @@ def judged_drop_with_queue(directory: Path) -> Case:
         }
         for i in range(12)
     ]
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(directory / "head-judgments.jsonl", rows + noise)),
         str(write_jsonl(directory / "head-run.jsonl", fresh)),
         ScoreConfig(k=(3, 10)),
-        gates=["recall@3:-0.05"],
         baseline=base,
         generated_at=NOW,
         holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json "
         "--out label-queue.jsonl",
+        gating=Gating(gates=["recall@3:-0.05"]),
     )
     evaluation = run_pipeline(replace(request, label_queue=True))
     head = evaluation.report
@@ -328,18 +332,19 @@ def undetectable_tolerance(directory: Path) -> Case:
     drops of 0.070 or more; with require-detectable that gate is INDETERMINATE. A gate allowing
     0.1 can see its breach and passes."""
     from compare_data import NOW, write_jsonl
+    from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
     base = score(directory, "base", labels(), run())
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(directory / "head-judgments.jsonl", labels())),
         str(write_jsonl(directory / "head-run.jsonl", run(misses=[5]))),
         ScoreConfig(k=(5, 10)),
-        gates=["recall@5:-0.05", "recall@5:-0.1"],
         baseline=base,
         generated_at=NOW,
-        require_detectable=True,
+        gating=Gating(gates=["recall@5:-0.05", "recall@5:-0.1"], require_detectable=True),
     )
     head = run_pipeline(request).report
     return head, _compare(directory, base, head)

@@ -11,13 +11,14 @@ import pytest
 from compare_data import write_jsonl
 from helpers import run_cli
 from retrieval_eval.core.errors import InputError, UsageError
-from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateContext, evaluate_gate, parse_gate
+from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateReadings, Gating, evaluate_gate, parse_gate
 from retrieval_eval.core.judgments import write_judgments
 from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.judgments import parse_judgments, read_label_index
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 KS = (5, 10)
 
@@ -54,11 +55,11 @@ RUN = [
 def scored(
     tmp_path: Path, rows: list[dict[str, Any]] = ROWS, run: list[dict[str, Any]] = RUN, gates: tuple[str, ...] = ()
 ):  # type: ignore[no-untyped-def]
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(tmp_path / "j.jsonl", rows)),
         str(write_jsonl(tmp_path / "r.jsonl", run)),
         ScoreConfig(k=KS),
-        gates=gates,
+        gating=Gating(gates=gates),
     )
     return run_pipeline(request)
 
@@ -141,7 +142,9 @@ def test_a_no_answer_query_with_a_positive_label_makes_the_set_unsound(tmp_path:
     assert "no-positives" not in {i.code for i in result.issues}  # expected of a no-answer query
     assert "labels d9 relevant" in result.errors[0].message
     assert (
-        run_pipeline(ScoreRequest(str(tmp_path / "j.jsonl"), str(write_jsonl(tmp_path / "r.jsonl", [])))).verdict.status
+        run_pipeline(
+            EvaluationRequest(str(tmp_path / "j.jsonl"), str(write_jsonl(tmp_path / "r.jsonl", [])))
+        ).verdict.status
         == INDETERMINATE
     )
 
@@ -176,9 +179,9 @@ def test_a_set_without_no_answer_queries_reports_no_rate(tmp_path: Path) -> None
 def test_at_most_is_written_with_a_less_or_equal_sign_for_any_absolute_gate() -> None:
     gate = parse_gate("false_abstention_rate:<=0.02", ks=KS)
     assert gate.at_most and gate.threshold == 0.02
-    context = GateContext({"false_abstention_rate": 0.02, "recall@5": 0.91})
+    context = GateReadings({"false_abstention_rate": 0.02, "recall@5": 0.91})
     assert evaluate_gate(gate, context).status == PASS  # at the bound exactly
-    assert evaluate_gate(gate, GateContext({"false_abstention_rate": 0.0200001})).status == FAIL
+    assert evaluate_gate(gate, GateReadings({"false_abstention_rate": 0.0200001})).status == FAIL
     assert evaluate_gate(parse_gate("recall@5:<=0.9", ks=KS), context).status == FAIL
     with pytest.raises(UsageError):
         parse_gate("recall@5:<=high", ks=KS)

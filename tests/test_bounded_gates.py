@@ -10,8 +10,10 @@ import json
 import math
 from pathlib import Path
 
+from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 
 def run_gates(
@@ -25,11 +27,11 @@ def run_gates(
     judgments.write_text("".join(json.dumps(line) + "\n" for line in labels))
     run_path = tmp / "run.jsonl"
     run_path.write_text("".join(json.dumps(line) + "\n" for line in run))
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=str(judgments),
         run_path=str(run_path),
-        config=ScoreConfig(unjudged_policy="bounded", **config),  # type: ignore[arg-type]
-        gates=gates,
+        scoring=ScoreConfig(unjudged_policy="bounded", **config),  # type: ignore[arg-type]
+        gating=Gating(gates),
     )
     return run_pipeline(request)
 

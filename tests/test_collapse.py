@@ -11,7 +11,8 @@ from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.corpus_stage import collapse_ranking
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 DOCS = {"d1": ["d1 first", "d1 second"], "d2": ["d2 only"], "d3": ["d3 first", "d3 second"]}
 D1A, D1B = cid("d1", 0, "d1 first"), cid("d1", 1, "d1 second")
@@ -52,10 +53,10 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 def score(files: dict[str, Path], run: str, *, k: int = 2, corpus_path: bool = True, collapse: bool = True):  # type: ignore[no-untyped-def]
     return run_pipeline(
-        ScoreRequest(
+        EvaluationRequest(
             judgments_path=str(files["judgments"]),
             run_path=str(files[run]),
-            config=ScoreConfig(k=(k,)),
+            scoring=ScoreConfig(k=(k,)),
             corpus_path=str(files["corpus"]) if corpus_path else None,
             collapse_to_documents=collapse,
         )

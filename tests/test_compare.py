@@ -15,7 +15,7 @@ from compare_data import labels, ranking, run, score, write_jsonl
 from helpers import run_cli
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.comparison.result import comparison_from_document
-from retrieval_eval.core.gates import GateContext, evaluate_gate, parse_gate
+from retrieval_eval.core.gates import GateReadings, evaluate_gate, parse_gate
 from retrieval_eval.formats.judgments import parse_judgments
 
 
@@ -25,7 +25,7 @@ def codes(document: dict[str, Any]) -> dict[str, str]:
 
 def gate_status(document: dict[str, Any], expression: str, head: dict[str, Any]) -> str:
     metrics = {name: m["value"] for name, m in head["metrics"].items()}
-    context = GateContext(metrics, comparison=comparison_from_document(document))
+    context = GateReadings(metrics, comparison=comparison_from_document(document))
     return evaluate_gate(parse_gate(expression, ks=(5, 10)), context).status
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from helpers import expected, fixture_path, run_cli
 from retrieval_eval.core.errors import InputError
+from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.identity import chunk_id, normalize, text_sha
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.summarize import summarize_samples
@@ -13,7 +14,8 @@ from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
 from retrieval_eval.formats.runs import parse_run
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 TOLERANCE = 1e-10
 # Fixture per-query names -> our metric names at cutoff k.
@@ -28,11 +30,11 @@ PER_QUERY_NAMES = {
 
 
 def score_case(case: str, *, k: tuple[int, ...], threshold: int = 1, gates: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=fixture_path(case, "judgments.jsonl"),
         run_path=fixture_path(case, "run.jsonl"),
-        config=ScoreConfig(k=k, threshold=threshold),
-        gates=gates,
+        scoring=ScoreConfig(k=k, threshold=threshold),
+        gating=Gating(gates=gates),
     )
     return run_pipeline(request)
 

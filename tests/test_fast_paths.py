@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.core.judgments import _check_in_order, common_judgment_fields
 from retrieval_eval.core.labelindex import LabelIndex
-from retrieval_eval.formats import jsonl
-from retrieval_eval.formats.jsonout import dumps_indented, write_json_atomic
+from retrieval_eval.formats import jsonl, jsonout
+from retrieval_eval.formats.jsonout import dumps_indented, iter_indented_fast, write_json_atomic
 from retrieval_eval.formats.judgments import parse_judgments, read_label_index
 from retrieval_eval.formats.runs import read_run_record
 
@@ -94,6 +94,13 @@ RUN_LINES = [
     b'{"query_id": "q1", "ranking": ["a", ""], "score": 1e400}',
     b'{"query_id": "q1", "ranking": ["\\ud800", "b"]}',
     b'{"query_id": 12345678901234567890123, "ranking": []}',
+    # Without orjson a line whose strings are all ASCII skips the search for an escape: these are not.
+    b'{"\\ud800": 1, "query_id": "q1", "ranking": ["a"]}',
+    b'{"query_id": "q1", "ranking": ["a"], "note": "\\udc00"}',
+    b'{"query_id": "q\\ud800", "ranking": ["a"]}',
+    b'{"query_id": "q\\u00e9", "ranking": ["\\u00e9", "b"]}',
+    b'{"query_id": "q1", "ranking": ["caf\xc3\xa9", "\\ud83d\\ude00"]}',
+    b'{"query_id": "q1", "ranking": ["a\\u0062"], "n": 5, "f": 0.5, "t": true, "z": null}',
 ]
 
 
@@ -210,6 +217,66 @@ json_values = st.recursive(
 @given(json_values)
 def test_indented_output_is_byte_for_byte_what_json_dumps_writes(value: Any) -> None:
     assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+# Rows as a report holds them, with the values orjson writes otherwise than json: floats below
+# 1e-4 (1e-05, 5e-07), NaN and infinities, integers past 64 bits, keys that are not strings.
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.floats(min_value=-1e-3, max_value=1e-3),
+    st.sampled_from([1e-05, 5e-07, 2.5e-05, 1e16, 1.5e16, 0.0001, -0.0]),
+    st.text(max_size=3),
+)
+_rows = st.one_of(
+    _scalars,
+    st.dictionaries(st.text(max_size=3), _scalars, max_size=4),
+    st.dictionaries(st.one_of(st.integers(), st.none()), _scalars, max_size=2),
+    st.lists(_scalars, max_size=4),
+)
+report_like = st.dictionaries(
+    st.text(max_size=3),
+    st.one_of(_scalars, st.dictionaries(st.text(max_size=3), _rows, max_size=7), st.lists(_rows, max_size=7)),
+    max_size=5,
+)
+
+
+@pytest.mark.skipif(jsonout._orjson is None, reason="the fast extra (orjson) is not installed")
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(report_like, json_values))
+def test_rows_written_by_orjson_are_byte_for_byte_what_json_dumps_writes(value: Any) -> None:
+    previous = jsonout.ROWS_PER_BLOCK
+    jsonout.ROWS_PER_BLOCK = 2  # several blocks in one container, joined
+    try:
+        text = "".join(iter_indented_fast(value))
+    finally:
+        jsonout.ROWS_PER_BLOCK = previous
+    assert text == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.skipif(jsonout._orjson is None, reason="the fast extra (orjson) is not installed")
+def test_orjson_writes_the_clean_blocks_and_json_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[Any] = []
+    dumps = jsonout._orjson.dumps
+    monkeypatch.setattr(
+        jsonout,
+        "_orjson",
+        type(
+            "Spy",
+            (),
+            {
+                "dumps": staticmethod(lambda v, option: written.append(v) or dumps(v, option=option)),
+                "OPT_INDENT_2": jsonout._orjson.OPT_INDENT_2,
+            },
+        ),
+    )
+    clean = {f"q{i}": {"recall@10": i / 7, "ndcg@10": 0.0} for i in range(5)}
+    tiny = {"q": {"recall@10": 1e-05}}  # json writes 1e-05, orjson 0.00001
+    report = {"per_query": clean, "other": tiny, "nan": {"q": {"v": float("nan")}}}
+    assert "".join(iter_indented_fast(report)) == json.dumps(report, indent=2, ensure_ascii=False)
+    assert written == [clean]
 
 
 def test_the_report_file_is_what_dump_report_would_write(tmp_path: Path) -> None:

@@ -11,12 +11,13 @@ import pytest
 
 from compare_data import labels, run, write_jsonl
 from helpers import run_cli
-from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateContext, evaluate_gate, parse_gate
+from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateReadings, Gating, evaluate_gate, parse_gate
 from retrieval_eval.core.report_model import Floor, Margin
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.sensitivity import Thresholds, answer_in_query_issues, longest_common_run
 from retrieval_eval.core.significance import paired_bootstrap
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 KS = (5, 10)
 RESAMPLES = 500
@@ -27,7 +28,7 @@ def evaluated(tmp_path: Path, head_misses: list[int], floor_misses: list[int] | 
     judgments = write_jsonl(tmp_path / "j.jsonl", labels())
     head = write_jsonl(tmp_path / "head.jsonl", run(misses=head_misses))
     floor = "" if floor_misses is None else str(write_jsonl(tmp_path / "floor.jsonl", run(misses=floor_misses)))
-    request = ScoreRequest(str(judgments), str(head), ScoreConfig(k=KS), gates=gates, floor=floor)
+    request = EvaluationRequest(str(judgments), str(head), ScoreConfig(k=KS), floor=floor, gating=Gating(gates=gates))
     return run_pipeline(request)
 
 
@@ -62,7 +63,7 @@ def test_a_floor_run_s_sidecar_says_how_it_was_made_when_it_describes_those_byte
     sha = hashlib.sha256(floor_run.read_bytes()).hexdigest()
     meta = {"method": "bm25", "parameters": {"k1": 1.5}, "tokenizer": {"stemmer": None}, "run": {"sha256": sha}}
     (tmp_path / "floor.jsonl.meta.json").write_text(json.dumps(meta))
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(tmp_path / "j.jsonl", labels())),
         str(write_jsonl(tmp_path / "h.jsonl", run())),
         floor=str(floor_run),
@@ -75,18 +76,18 @@ def test_a_floor_run_s_sidecar_says_how_it_was_made_when_it_describes_those_byte
 # -- the floor gate ---------------------------------------------------------------------------
 
 
-def floor_context(margin: float, ci: list[float] | None = None) -> GateContext:
+def floor_context(margin: float, ci: list[float] | None = None) -> GateReadings:
     row = Margin(floor=0.6, head=0.6 + margin, margin=margin, ci=None if ci is None else tuple(ci))
-    return GateContext({"recall@10": 0.6 + margin}, floor=Floor(metrics={"recall@10": row}))
+    return GateReadings({"recall@10": 0.6 + margin}, floor=Floor(metrics={"recall@10": row}))
 
 
 def test_the_floor_gate_reads_the_margin() -> None:
     gate = parse_gate("floor:recall@10:+0.05", ks=KS)
     assert evaluate_gate(gate, floor_context(0.05)).status == PASS  # at the margin exactly
     assert evaluate_gate(gate, floor_context(0.0499)).status == FAIL
-    result = evaluate_gate(gate, GateContext({"recall@10": 0.7}))
+    result = evaluate_gate(gate, GateReadings({"recall@10": 0.7}))
     assert result.status == INDETERMINATE and "no floor run was given" in result.reason
-    missing = GateContext({"recall@10": 0.7}, floor=Floor(source="bm25", unavailable="install the lanes"))
+    missing = GateReadings({"recall@10": 0.7}, floor=Floor(source="bm25", unavailable="install the lanes"))
     assert evaluate_gate(gate, missing).status == INDETERMINATE
 
 
@@ -233,7 +234,7 @@ def test_computing_the_bm25_floor_leaves_no_thread_behind(tmp_path: Path) -> Non
 
     demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
     before = threading.active_count()
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), corpus_path=str(demo / "corpus.json"), floor="bm25"
     )
     assert run_pipeline(request).report["floor"]["source"] == "bm25"

@@ -14,8 +14,9 @@ from retrieval_eval.core.gates import (
     INDETERMINATE,
     PASS,
     WORST_STRATUM,
-    GateContext,
+    GateReadings,
     GateResult,
+    Gating,
     decide,
     evaluate_gate,
     parse_gate,
@@ -42,10 +43,10 @@ def test_bad_gates_are_usage_errors(text: str) -> None:
         parse_gate(text, ks=KS)
 
 
-def context(**kwargs: object) -> GateContext:
+def context(**kwargs: object) -> GateReadings:
     base = {"metrics": {"recall@5": 0.7}, "strata": {"a": {"recall@5": 0.9}, "b": {"recall@5": 0.4}}}
     base.update(kwargs)
-    return GateContext(**base)  # type: ignore[arg-type]
+    return GateReadings(**base)  # type: ignore[arg-type]
 
 
 def test_absolute_gate_passes_at_the_threshold_exactly() -> None:
@@ -80,9 +81,10 @@ def test_significant_delta_gate_ignores_noise() -> None:
 
 def test_ci_lower_gate() -> None:
     gate = parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness": {}})
-    assert evaluate_gate(gate, context(judged={"faithfulness": {"ci": [0.81, 0.9]}})).status == PASS
-    assert evaluate_gate(gate, context(judged={"faithfulness": {"ci": [0.79, 0.9]}})).status == FAIL
-    assert evaluate_gate(gate, context(judged={"faithfulness": {"n": 1}})).status == INDETERMINATE
+    # The judged measurements are the request's (its gating slice), not the run's readings.
+    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"ci": [0.81, 0.9]}})).status == PASS
+    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"ci": [0.79, 0.9]}})).status == FAIL
+    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"n": 1}})).status == INDETERMINATE
 
 
 def test_verdict_order_fail_over_indeterminate_over_pass() -> None:

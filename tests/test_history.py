@@ -242,7 +242,52 @@ def test_which_optional_measures_were_computed_breaks_no_line() -> None:
     inputs = {"judgments_sha256": "a" * 64, "query_set_sha256": "b" * 64}
     config = {"k": [5], "threshold": 1, "gain": "exponential", "unjudged": "assume-irrelevant"}
     older = {"config": config, "inputs": inputs}
-    newer = {"config": {**config, "computed": ["bounds"]}, "inputs": inputs}
+    newer = {"config": config, "inputs": inputs, "computed": ["bounds"]}
     assert break_reason(older, newer) is None
-    other = {"config": {**config, "computed": ["bounds"], "unjudged": "bounded"}, "inputs": inputs}
-    assert break_reason(newer, other) == "unjudged assume-irrelevant → bounded"
+    other = {"config": {**config, "unjudged": "condensed"}, "inputs": inputs, "computed": ["bounds"]}
+    assert (break_reason(newer, other) or "").endswith("unjudged assume-irrelevant → condensed")
+
+
+def test_the_bounded_policy_scores_as_assume_irrelevant_and_breaks_no_line(tmp_path: Path) -> None:
+    """The truth from the CLI itself: the same run under both policies has the same values."""
+    from compare_data import write_jsonl
+    from helpers import run_cli
+    from retrieval_eval.comparison.history import break_reason
+
+    judgments = write_jsonl(tmp_path / "judgments.jsonl", labels())
+    ranked = write_jsonl(tmp_path / "run.jsonl", run(misses=[1, 2]))
+    reports = {}
+    for policy in ("assume-irrelevant", "bounded", "condensed"):
+        out = tmp_path / f"{policy}.json"
+        done = run_cli(
+            "score", "-j", str(judgments), "-r", str(ranked), "-k", "5", "--unjudged", policy, "--out", str(out)
+        )
+        assert done.code == 0, done.stderr
+        reports[policy] = json.loads(out.read_text())
+    values = {p: {m: v["value"] for m, v in r["metrics"].items()} for p, r in reports.items()}
+    assert values["bounded"] == values["assume-irrelevant"]
+    assert break_reason(reports["assume-irrelevant"], reports["bounded"]) is None
+    assert break_reason(reports["bounded"], reports["assume-irrelevant"]) is None
+
+
+def test_reports_that_differ_only_in_what_they_computed_stay_on_one_line(tmp_path: Path) -> None:
+    # A report committed from `score --out` leaves its bounds out; the action's report computes
+    # them. Every value is the same either way, so the line must not break between them.
+    from compare_data import write_jsonl
+    from helpers import run_cli
+
+    judgments = write_jsonl(tmp_path / "judgments.jsonl", labels())
+    runs = {"lean": run(misses=[1, 2]), "bounded": run(misses=[3])}
+    paths = []
+    for name, rows in runs.items():
+        out = tmp_path / f"{name}.json"
+        flag = "--bounds" if name == "bounded" else "--no-bounds"
+        result = run_cli("score", "-j", str(judgments), "-r", str(write_jsonl(tmp_path / f"{name}.jsonl", rows)),
+                         "-k", "5", flag, "--out", str(out))  # fmt: skip
+        assert result.code == 0, result.stderr
+        paths.append(out)
+    reports = [json.loads(path.read_text()) for path in paths]
+    assert reports[0]["computed"] != reports[1]["computed"]
+    assert break_reason(reports[0], reports[1]) is None
+    shown = run_cli("history", *map(str, paths))
+    assert shown.code == 0 and "break" not in shown.stdout, shown.stdout

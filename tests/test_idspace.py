@@ -171,3 +171,32 @@ def test_an_old_chunk_is_carried_only_where_its_own_grade_agrees_and_into_every_
     judged = with_judged(index, translation.judged)
     assert judged.queries["q1"].grades[OLD_ID + old["N"]] == 0
     assert OLD_ID + old["N"] not in index.queries["q1"].grades  # the head's own labels are untouched
+
+
+def test_a_reason_counts_every_label_that_blocks_the_translation_not_only_those_the_report_lists(
+    tmp_path: Path,
+) -> None:
+    # 36 labels, none repaired: the head report lists 20 of them, the reason names 5 and must
+    # say 31 more, the number the drift counts give (the list command shows them all).
+    import json
+
+    from helpers import run_cli
+    from rechunk_scenarios import make_scenario
+
+    files = make_scenario("sentences", "same").write(tmp_path)
+    base, head = tmp_path / "base.json", tmp_path / "head.json"
+    assert run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+        "-k", "5", "--out", str(base),
+    ).code == 0  # fmt: skip
+    gated = run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.head_run), "--corpus", str(files.head_corpus),
+        "-k", "5", "--baseline", str(base), "-g", "recall@5:-0.02", "--out", str(head),
+    )  # fmt: skip
+    assert gated.code == 1
+    drift = json.loads(head.read_text())["judgments"]["drift"]
+    blocking = sum(drift[name] for name in ("re_anchorable", "merged", "split", "orphaned"))
+    assert blocking == 36 and len(drift["stale"]) < blocking
+    (gate,) = json.loads(head.read_text())["verdict"]["gates"]
+    assert gate["status"] == "INDETERMINATE"
+    assert f"and {blocking - 5} more;" in gate["reason"]

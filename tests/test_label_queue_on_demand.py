@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from action_workspace import REPO, Workspace, make_workspace
+from action_workspace import REPO, Workspace, make_workspace, worse_run
 from fake_github import FakeGitHub
 from retrieval_eval.action.main import main
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline import settings as settings_module
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 GATES = "recall@5:0.8\nrecall@5:-0.05\nndcg@10:0.7"  # as the action's integration tests
 
@@ -56,12 +57,12 @@ def test_the_count_is_the_length_of_the_queue_it_stands_for(tmp_path: Path, seed
     k = rng.choice([3, 5, 10])
     config = ScoreConfig(k=(k,), unjudged_policy=policy)
     base = run_pipeline(
-        ScoreRequest(judgments_path=judgments, run_path=_write(tmp_path / "base.jsonl", base_run), config=config)
+        EvaluationRequest(judgments_path=judgments, run_path=_write(tmp_path / "base.jsonl", base_run), scoring=config)
     )
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=judgments,
         run_path=_write(tmp_path / "head.jsonl", head_run),
-        config=config,
+        scoring=config,
         baseline=base.report,
     )
     built = run_pipeline(request.with_queue())
@@ -124,3 +125,25 @@ def test_an_unknown_label_queue_value_is_refused(tmp_path: Path, fake: FakeGitHu
     outputs = _act(ws, fake, **{"label-queue": "sometimes"})
     assert outputs["verdict"] == "ERROR"
     assert "label-queue" in ws.summary() and "'sometimes' is not one of auto, write, off" in ws.summary()
+
+
+def test_the_summary_command_for_the_whole_queue_writes_the_queue_the_action_wrote(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    # The base report is a file of the base commit, not of the workspace: the command the summary
+    # gives must still bring in the base's holes, or it writes a shorter queue than the one counted.
+    import re
+    import subprocess
+    import sys
+
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    outputs = _act(ws, fake, **{"label-queue": "write"})
+    action_queue = (ws.root / outputs["label-queue-path"]).read_text()
+    assert any('"surfaced_by":"base"' in line for line in action_queue.splitlines())
+    (command,) = re.findall(r"```sh\n(.*?)\n```", ws.summary().split("The whole queue")[1])[:1]
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(["bash", "-c", command], cwd=ws.root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    written = (ws.root / "label-queue.jsonl").read_text()
+    assert len(written.splitlines()) == int(outputs["label-queue-count"])
+    assert written == action_queue

@@ -18,8 +18,10 @@ import pytest
 
 from compare_data import NOW, labels, run, score, write_jsonl
 from retrieval_eval.comparison.document import build_comparison
+from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 MDE = 0.134584
 SD = 0.303822
@@ -72,14 +74,13 @@ def _index(path: Path) -> Any:
 
 
 def gate(directory: Path, base: dict[str, Any], expression: str, *, require: bool = False) -> dict[str, Any]:
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(directory / "j.jsonl", labels())),
         str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        gates=[expression],
         baseline=base,
         generated_at=NOW,
-        require_detectable=require,
+        gating=Gating(gates=[expression], require_detectable=require),
     )
     found: dict[str, Any] = run_pipeline(request).report["verdict"]["gates"][0]
     return found
@@ -147,13 +148,13 @@ def test_the_gate_field_follows_the_schema(tmp_path: Path, sides: Sides) -> None
 
 
 def notes(directory: Path, base: dict[str, Any], expression: str) -> list[str]:
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(directory / "j.jsonl", labels())),
         str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        gates=[expression],
         baseline=base,
         generated_at=NOW,
+        gating=Gating(gates=[expression]),
     )
     return [r for r in run_pipeline(request).report["verdict"]["reasons"] if r.startswith("strata too small")]
 
@@ -188,13 +189,13 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
     from retrieval_eval.render.terminal import render_score
 
     base = sides[0]
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(write_jsonl(tmp_path / "j.jsonl", labels())),
         str(write_jsonl(tmp_path / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        gates=["recall@5:-0.12"],
         baseline=base,
         generated_at=NOW,
+        gating=Gating(gates=["recall@5:-0.12"]),
     )
     evaluation = run_pipeline(request)
     line = "with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level)"

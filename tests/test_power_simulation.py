@@ -33,7 +33,7 @@ import pytest
 
 from retrieval_eval.comparison.power import gate_design
 from retrieval_eval.core.comparison import Deltas, MetricDelta
-from retrieval_eval.core.gates import FAIL, GateContext, evaluate_gate, parse_gate
+from retrieval_eval.core.gates import FAIL, GateReadings, evaluate_gate, parse_gate
 from retrieval_eval.core.power import detectable_effect, queries_needed
 from retrieval_eval.core.significance import paired_bootstrap
 
@@ -68,7 +68,7 @@ def detects(rng: random.Random, draw: Draw, n: int, change: float) -> bool:
     boot = paired_bootstrap(base, head, [METRIC], resamples=RESAMPLES, seed=rng.randrange(2**31))[METRIC]
     mean_head = math.fsum(row[METRIC] for row in head.values()) / n
     moved = MetricDelta(METRIC, 0.5, mean_head, (boot.low, boot.high), boot.p_value, boot.significant, n=n)
-    context = GateContext({METRIC: mean_head}, comparison=Deltas(metrics={METRIC: moved}))
+    context = GateReadings({METRIC: mean_head}, comparison=Deltas(metrics={METRIC: moved}))
     return evaluate_gate(GATE, context).status == FAIL
 
 

@@ -19,7 +19,8 @@ from rechunk_scenarios import CHUNKERS, OUTCOMES, Scenario, make_scenario
 from retrieval_eval.action.main import main
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.report import dump_report
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 TOLERANCE = 0.02
 
@@ -45,10 +46,10 @@ def rechunk_workspace(tmp: Path, scenario: Scenario, *, without_quotes: int = 0)
     shutil.copy(files.base_corpus, root / "corpus.json")
     shutil.copy(files.judgments, root / "judgments.jsonl")
     shutil.copy(files.base_run, root / "run.jsonl")
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=str(root / "judgments.jsonl"),
         run_path=str(root / "run.jsonl"),
-        config=ScoreConfig(k=(5, 10)),
+        scoring=ScoreConfig(k=(5, 10)),
         corpus_path=str(root / "corpus.json"),
         generated_at="2025-12-31T00:00:00Z",
     )

@@ -94,3 +94,60 @@ def test_the_summary_and_the_comment_point_at_the_queue(tmp_path: Path) -> None:
         shown = run_cli("render", "--report", str(report), "--format", kind).stdout
         assert "write them as a queue" in shown
         assert f"retrieval-eval drift -j {files.judgments} -c {files.head_corpus} --queue rejudge.jsonl" in shown
+
+
+def test_a_re_judged_line_that_meets_a_repaired_label_collapses_into_it(tmp_path: Path) -> None:
+    # Two paragraphs cut by windows: the answer (labeled 2, no quote) spans windows A and B; the
+    # neighbour (labeled 1, with a quote inside B) is re-anchored to B. The queue asks for A and B,
+    # so the filled line for B meets the repaired neighbour's label: one query, one key, twice.
+    from retrieval_eval import chunk_id
+
+    answer = "Refunds are sent to the card that paid. They arrive within five business days of approval."
+    neighbour = "Gift cards cannot be refunded. Store credit never expires."
+    windows = [
+        "Refunds are sent to the card that paid.",
+        "They arrive within five business days of approval. Gift cards cannot be refunded.",
+        "Store credit never expires.",
+    ]
+
+    def corpus(texts: list[str], chunker: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": "help://refunds", "doc_revision": "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id("help://refunds", "r1", i, text, chunker)}
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": "help/1", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    old, new = corpus([answer, neighbour], "paragraph/v1"), corpus(windows, "window/v1")
+    (tmp_path / "corpus.json").write_text(json.dumps(new))
+    labels = [
+        {"query_id": "q1", "query": "when does my refund arrive", "doc_uri": "help://refunds",
+         "chunk_id": old["chunks"][0]["chunk_id"], "chunk_text": answer, "relevance": 2},
+        {"query_id": "q1", "query": "when does my refund arrive", "doc_uri": "help://refunds",
+         "chunk_id": old["chunks"][1]["chunk_id"], "chunk_text": neighbour,
+         "quote": "Gift cards cannot be refunded.", "relevance": 1},
+    ]  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    first = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--fix", "--queue", str(queue))
+    assert first.code == 1, first.stdout  # the answer needs a person
+    queued = _lines(queue)
+    ids = [chunk["chunk_id"] for chunk in new["chunks"]]
+    assert [line["chunk_id"] for line in queued] == ids[:2]
+    for line in queued:  # the person: the window holding "five business days" answers
+        line["relevance"] = 2 if "five business days" in line["chunk_text"] else 0
+        line["labeled_by"] = "human:re-judge"
+    # B holds the answer (2) and the neighbour (1); A only the card sentence (0).
+    assert [line["relevance"] for line in queued] == [0, 2]
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in queued))
+
+    second = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--fix", "--json")
+    assert second.code == 0, second.stdout
+    assert run_cli("validate", "-j", str(judgments)).code == 0  # no key labeled twice for q1
+    kept = {(r["query_id"], r["chunk_id"]): r for r in _lines(judgments)}
+    assert len(kept) == len(_lines(judgments)) == 2
+    assert kept[("q1", ids[1])]["relevance"] == 2  # the highest grade of the two labels of B
+    assert kept[("q1", ids[0])]["relevance"] == 0
+    (collapse,) = second.json()["fix"]["collapsed"]
+    assert collapse["query_id"] == "q1"

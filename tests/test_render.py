@@ -440,19 +440,21 @@ def test_a_worst_stratum_named_by_anything_but_a_string_still_renders(tmp_path: 
 
 def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path: Path) -> None:
     from compare_data import NOW, labels, run, write_jsonl
+    from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
     judgments = write_jsonl(tmp_path / "again-judgments.jsonl", labels())
     runs = write_jsonl(tmp_path / "again-run.jsonl", run(misses=[2, 9, 30]))
     evaluation = run_pipeline(
-        ScoreRequest(
+        EvaluationRequest(
             str(judgments),
             str(runs),
             ScoreConfig(k=(5, 10)),
-            gates=["recall@5:-0.02"],
             baseline=comparison_base(tmp_path),
             generated_at=NOW,
+            gating=Gating(gates=["recall@5:-0.02"]),
         )
     )
     assert evaluation.comparison is not None

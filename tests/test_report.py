@@ -38,13 +38,7 @@ def test_report_is_valid_against_the_schema() -> None:
 
 def test_report_records_config_inputs_and_per_query_detail() -> None:
     report = score("--threshold", "2", "--gain", "linear")
-    assert report["config"] == {
-        "k": [5, 10],
-        "threshold": 2,
-        "gain": "linear",
-        "unjudged": "assume-irrelevant",
-        "computed": [],
-    }
+    assert report["config"] == {"k": [5, 10], "threshold": 2, "gain": "linear", "unjudged": "assume-irrelevant"}
     judgments_bytes = (DEMO / "judgments.jsonl").read_bytes()
     assert report["inputs"]["judgments_sha256"] == hashlib.sha256(judgments_bytes).hexdigest()
     assert report["inputs"]["run_sha256"] == hashlib.sha256((DEMO / "run.jsonl").read_bytes()).hexdigest()

@@ -19,7 +19,8 @@ from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.judgments import read_label_index
 from retrieval_eval.formats.report import as_report
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 
 def _write(path: Path, lines: list[dict[str, Any]]) -> str:
@@ -69,10 +70,12 @@ def test_reusing_the_heads_values_gives_the_document_of_a_full_rescore(
         for q, row in enumerate(base_run)
     ]
     judgments = _write(tmp_path / "base-j.jsonl", base_labels)
-    base = run_pipeline(ScoreRequest(judgments, _write(tmp_path / "base.jsonl", base_run), base_config)).report
+    base = run_pipeline(EvaluationRequest(judgments, _write(tmp_path / "base.jsonl", base_run), base_config)).report
     head_judgments = _write(tmp_path / "head-j.jsonl", head_labels)
     # The head computes its bounds, as the pipeline has it do whenever a base report is given.
-    head_request = ScoreRequest(head_judgments, _write(tmp_path / "head.jsonl", head_run), head_config, bounds=True)
+    head_request = EvaluationRequest(
+        head_judgments, _write(tmp_path / "head.jsonl", head_run), head_config, bounds=True
+    )
     head = run_pipeline(head_request).report
     index = read_label_index(head_judgments)
 

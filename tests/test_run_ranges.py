@@ -244,15 +244,17 @@ def test_any_run_reads_the_same_by_ranges(
 
 
 def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
     demo = Path(run_ranges.__file__).parents[1] / "demo"
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(demo / "judgments.jsonl"),
         str(demo / "run.jsonl"),
         ScoreConfig(k=(1, 3)),
-        gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"],
+        gating=Gating(gates=["recall@3:0.1", "worst-stratum:recall@3:0.1"]),
     )
     one_process = run_pipeline(request, workers=0).report
     monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
@@ -272,7 +274,7 @@ def test_the_score_pipeline_gives_the_same_report_split_or_not(tmp_path: Path, m
     bad = tmp_path / "judgments.jsonl"
     bad.write_text('{"query_id": "q1"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="judgments:1"):
-        run_pipeline(ScoreRequest(str(bad), str(demo / "run.jsonl")), workers=2)
+        run_pipeline(EvaluationRequest(str(bad), str(demo / "run.jsonl")), workers=2)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
 

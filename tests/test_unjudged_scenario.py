@@ -12,8 +12,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import Evaluation, ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 QUERIES = [f"q{i:02d}" for i in range(20)]
 GATE = "recall@10:-0.2"  # recall@10 may fall at most 0.2
@@ -51,13 +53,13 @@ def write(path: Path, lines: list[dict]) -> str:  # type: ignore[type-arg]
 
 
 def score(tmp: Path, labels: list[dict], run: list[dict], policy: str, baseline: dict | None = None) -> Evaluation:  # type: ignore[type-arg]
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=write(tmp / "judgments.jsonl", labels),
         run_path=write(tmp / f"run-{len(run)}-{id(run)}.jsonl", run),
-        config=ScoreConfig(k=(10,), unjudged_policy=policy),
-        gates=(GATE,),
+        scoring=ScoreConfig(k=(10,), unjudged_policy=policy),
         baseline=baseline,
         label_queue=True,
+        gating=Gating(gates=(GATE,)),
     )
     return run_pipeline(request)
 
@@ -132,11 +134,11 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert gate(failed)[0] == "FAIL"
 
 
-def bounded_request(tmp: Path, base: dict) -> ScoreRequest:  # type: ignore[type-arg]
-    return ScoreRequest(
+def bounded_request(tmp: Path, base: dict) -> EvaluationRequest:  # type: ignore[type-arg]
+    return EvaluationRequest(
         judgments_path=str(tmp / "judgments.jsonl"),
         run_path=write(tmp / "head.jsonl", head_run()),
-        config=ScoreConfig(k=(10,), unjudged_policy="bounded"),
-        gates=(GATE,),
+        scoring=ScoreConfig(k=(10,), unjudged_policy="bounded"),
         baseline=base,
+        gating=Gating(gates=(GATE,)),
     )

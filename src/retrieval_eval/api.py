@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._public import API_NAMES
+from .comparison.bounds import drop_unknown_bounds
 from .comparison.document import build_comparison
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
@@ -47,7 +48,8 @@ from .formats.objects import (
 )
 from .formats.report import checked_json, dump_report, load_report_hashed, report_from_json
 from .formats.runs import run_from_rows
-from .pipeline.evaluate import request_from_settings, run_pipeline
+from .pipeline.evaluate import run_pipeline
+from .pipeline.request import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
     Comparison,
     Evaluation,
@@ -57,6 +59,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     import_pandas,
     json_copy,
 )
+from .pipeline.score_run import with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 from .render.drift import drift_payload
@@ -259,7 +262,7 @@ def evaluate(
     minimum detectable effect is stated; ``require_detectable``: a delta gate whose tolerance is
     below it is INDETERMINATE instead of PASS (docs/compare.md, What a set can detect).
     ``bounds``: compute every metric's lower and upper bound even when nothing reads them (the
-    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``config.computed``
+    ``bounded`` policy and a ``baseline`` compute them anyway; the report's ``computed``
     says whether they were).
     """
     texts = _setting_texts(
@@ -490,6 +493,8 @@ def compare(
         loaded = load_judgments(judgments)
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
+        index.sha256 = loaded.sha256
+        base_report, head_report = with_base_bounds(base_report, index), with_base_bounds(head_report, index)
     document = build_comparison(
         base_report,
         head_report,
@@ -498,6 +503,7 @@ def compare(
         seed=DEFAULT_SEED if seed is None else seed,
         power=power,
     )
+    drop_unknown_bounds(document, base_report, head_report)  # a lean report whose bounds could not be computed
     return Comparison(document)
 
 

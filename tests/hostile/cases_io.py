@@ -15,7 +15,8 @@ from typing import Any
 from hostile.case import HostileCase
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
-from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 STRATA = ROOT / "spec" / "fixtures" / "strata"
@@ -28,7 +29,7 @@ NOW = "2026-01-01T00:00:00Z"
 
 
 def _report() -> dict[str, Any]:
-    request = ScoreRequest(
+    request = EvaluationRequest(
         str(STRATA / "judgments.jsonl"), str(STRATA / "run.jsonl"), ScoreConfig(k=(3,)), generated_at=NOW
     )
     return run_pipeline(request).report

@@ -594,12 +594,13 @@ CASES.append(
 def _full_depth_report() -> bytes:
     from retrieval_eval.core.scoring import ScoreConfig
     from retrieval_eval.formats.report import dump_report
-    from retrieval_eval.pipeline.evaluate import ScoreRequest, run_pipeline
+    from retrieval_eval.pipeline.evaluate import run_pipeline
+    from retrieval_eval.pipeline.request import EvaluationRequest
 
-    request = ScoreRequest(
+    request = EvaluationRequest(
         judgments_path=str(DEMO / "judgments.jsonl"),
         run_path=str(DEMO / "run.jsonl"),
-        config=ScoreConfig(k=(), full_depth=True),
+        scoring=ScoreConfig(k=(), full_depth=True),
         generated_at="2026-01-01T00:00:00Z",
     )
     return dump_report(run_pipeline(request).report).encode("utf-8")

@@ -11,6 +11,7 @@ exist: not finding it is an input error.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import zipfile
@@ -42,6 +43,7 @@ class Baseline:
     notes: tuple[str, ...] = ()  # sources that failed for a reason worth telling
     no_base_branch: bool = False  # the event (a push, a schedule) has nothing to compare with
     sha256: str | None = None  # of the report's bytes as read (a file, a blob, an artifact's member)
+    git_object: str = ""  # "<commit or ref>:<path>" when the report is a file of the repository's history
 
 
 @dataclass
@@ -133,18 +135,21 @@ def _from_git_commit(ctx: BaselineContext, sha: str, path: str) -> Baseline | No
     if data is None:
         _note_refused(ctx)
         return None
-    return _parsed(data, f"{path} at {sha[:12]}", source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
+    found = _parsed(data, f"{path} at {sha[:12]}", source=f"{path} at commit {sha[:12]}, {FROM_CHECKOUT}")
+    return dataclasses.replace(found, git_object=f"{sha}:{path}")
 
 
 def _from_git_ref(ctx: BaselineContext, ref: str, path: str) -> Baseline | None:
     data = ctx.git.show(ref, path)
     if data is not None:
-        return _parsed(data, f"{path} at {ref}", source=f"{path} at {ref}, {FROM_CHECKOUT}")
+        found = _parsed(data, f"{path} at {ref}", source=f"{path} at {ref}, {FROM_CHECKOUT}")
+        return dataclasses.replace(found, git_object=f"{ref}:{path}")
     _note_refused(ctx)
     if not ctx.git.has_commit(ref):
         ctx.notes.append(f"{ref} is not in the checkout")
     # GitHub knows the branch as "release", the checkout as "origin/release".
-    return _from_contents(ctx, ref.removeprefix("origin/"), path)
+    remote = _from_contents(ctx, ref.removeprefix("origin/"), path)
+    return dataclasses.replace(remote, git_object=f"{ref}:{path}") if remote is not None else None
 
 
 def _note_refused(ctx: BaselineContext) -> None:
@@ -166,7 +171,8 @@ def _from_contents(ctx: BaselineContext, ref: str, path: str) -> Baseline | None
     except GitHubError as exc:
         ctx.notes.append(f"the Contents API could not be read ({exc})")
         return None
-    return _parsed(data, f"{path} at {ref[:12]}", source=f"{path} at {ref[:12]}, read through the Contents API")
+    found = _parsed(data, f"{path} at {ref[:12]}", source=f"{path} at {ref[:12]}, read through the Contents API")
+    return dataclasses.replace(found, git_object=f"{ref}:{path}")
 
 
 def _from_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | None:

@@ -9,20 +9,22 @@ half of the fork recipe, posting a comment another run rendered.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
-from ..core.gates import DELTA, FAIL, INDETERMINATE, Verdict, parse_gate
+from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.report import blocking_findings
 from ..core.report_model import Report
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import holes_command, request_from_settings, run_pipeline
+from ..pipeline.evaluate import run_pipeline
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
+from ..pipeline.request import EvaluationRequest, holes_command, request_from_settings
 from ..pipeline.results import Evaluation
 from ..render import BaselineNote, comment_marker, render
 from ..render.escape import code_fence
@@ -41,7 +43,7 @@ from .publish import (
     emit_annotations,
     write_text,
 )
-from .settings import Runner, Settings, SettingsError
+from .settings import BaselineSpec, Runner, Settings, SettingsError
 
 
 @dataclass(frozen=True)
@@ -115,13 +117,11 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
 def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     """The shared pipeline, with the baseline the action found and the gates a push can check."""
     baseline = resolve_baseline(BaselineContext(settings, event, deps.git, deps.github))
-    gates, skipped = applicable_gates(settings, baseline)
     request = request_from_settings(
-        dataclasses.replace(settings, gates=tuple(gates)),
-        baseline=baseline.report,
-        generated_at=deps.now(),
-        baseline_sha256=baseline.sha256,
+        settings, baseline=baseline.report, generated_at=deps.now(), baseline_sha256=baseline.sha256
     ).with_queue(settings.queue_limit)  # counted always, built on demand (docs/action.md#the-label-queue)
+    gating, skipped = applicable_gates(request, baseline)
+    request = dataclasses.replace(request, gating=gating)
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
     evaluation = run_pipeline(request, workers=deps.workers)
@@ -153,26 +153,16 @@ def machine_labels(settings: Settings, evaluation: Evaluation, deps: Deps) -> st
     return str(settings.resolve(settings.machine_labels_out))
 
 
-def applicable_gates(settings: Settings, baseline: Baseline) -> tuple[list[str], tuple[str, ...]]:
+def applicable_gates(request: EvaluationRequest, baseline: Baseline) -> tuple[Gating, tuple[str, ...]]:
     """Delta gates need a base branch. On a push (baseline auto, no PR) there is none by
     design, so they are set aside and said so, instead of making every push INDETERMINATE."""
+    gating = request.gating
     if not baseline.no_base_branch:
-        return list(settings.gates), ()
-    kept: list[str] = []
-    skipped: list[str] = []
-    for text in settings.gates:
-        (
-            skipped
-            if parse_gate(
-                text,
-                ks=settings.k,
-                judged=dict.fromkeys(n for n, _ in settings.judged),
-                full_depth=settings.full_depth,
-            ).kind
-            == DELTA
-            else kept
-        ).append(text)
-    return kept, tuple(skipped)
+        return gating, ()
+    parsed = gating.parse(ks=request.scoring.k, full_depth=request.scoring.full_depth)
+    kept = tuple(text for text, gate in zip(gating.gates, parsed) if gate.kind != DELTA)
+    skipped = tuple(text for text, gate in zip(gating.gates, parsed) if gate.kind == DELTA)
+    return dataclasses.replace(gating, gates=kept), skipped
 
 
 @dataclass(frozen=True)
@@ -180,6 +170,18 @@ class Rendered:
     summary: str
     comment: str
     html: str = ""  # the HTML report, drawn by run_evaluate only: it reads the judgments and corpus again
+
+
+BASE_COPY = "base-report.json"
+
+
+def queue_command(settings: Settings, baseline: Baseline) -> str:
+    """The command that writes the whole label queue, base's holes included: a base report read
+    from the repository's history is first copied out of it, as ``holes --baseline`` reads a file."""
+    if baseline.report is None or not baseline.git_object or settings.baseline.kind == "path":
+        return holes_command(settings)
+    local = dataclasses.replace(settings, baseline=BaselineSpec("path", BASE_COPY))
+    return f"git show {shlex.quote(baseline.git_object)} > {BASE_COPY} && {holes_command(local)}"
 
 
 def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any] | None = None) -> Rendered:
@@ -198,7 +200,7 @@ def render_outcome(settings: Settings, outcome: Outcome, history: dict[str, Any]
 
     evaluation = outcome.evaluation
     # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
-    queue = queue_excerpt(evaluation.queue, holes_command(settings), getattr(evaluation, "queued", None))
+    queue = queue_excerpt(evaluation.queue, queue_command(settings, baseline), getattr(evaluation, "queued", None))
 
     def draw(kind: str) -> str:
         return render(

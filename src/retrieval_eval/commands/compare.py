@@ -6,6 +6,7 @@ import os
 
 import click
 
+from ..comparison.bounds import drop_unknown_bounds
 from ..comparison.document import build_comparison
 from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
@@ -17,6 +18,7 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
 from ..formats.report import dump_report, load_report
 from ..pipeline.forking import shared_map, worker_count, workers_override
+from ..pipeline.score_run import with_base_bounds
 from ..pipeline.settings import check_number
 from ..render import comparison_text
 from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
@@ -85,6 +87,8 @@ def command(
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
+    if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
+        base, head = with_base_bounds(base, judgment_set), with_base_bounds(head, judgment_set)
     document = build_comparison(
         base,
         head,
@@ -94,6 +98,7 @@ def command(
         map_blocks=shared_map(worker_count(workers_override(os.environ))),
         power=power,
     )
+    drop_unknown_bounds(document, base, head)  # a lean report whose bounds could not be computed here
     if out:
         write_atomic(out, dump_report(document))
     if as_json:

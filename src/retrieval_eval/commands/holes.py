@@ -12,7 +12,8 @@ import click
 
 from ..formats.fileio import refuse_output_over_input
 from ..formats.queue import queue_text, write_queue
-from ..pipeline.evaluate import local_baseline, request_from_settings, run_pipeline
+from ..pipeline.evaluate import run_pipeline
+from ..pipeline.request import local_baseline, request_from_settings
 from ..pipeline.settings import inputs_of
 from ..render.terminal import clean_json_text
 from ._common import generated_at, handles_errors, say, settings_from_options, settings_options

@@ -5,7 +5,10 @@ bound, the most favourable head upper bound less base lower bound, each averaged
 over the paired queries. A query a report lists no bound for has that bound equal
 to its value (nothing in its ranking was unjudged); so does every query of a
 report made before bounds existed (a report made before lower bounds existed has
-its lower bounds read as its values). With the head's judgments at hand, each
+its lower bounds read as its values). A report that says it left its bounds out
+(``computed`` without ``bounds``) would read the same way, claiming the delta
+cannot move: a caller that could not compute them drops the rows' bounds
+(:func:`drop_unknown_bounds`). With the head's judgments at hand, each
 metric also counts the unjudged keys in its top k on both sides: what a bounded
 gate asks to have labeled.
 """
@@ -16,14 +19,32 @@ import math
 from typing import Any
 
 from ..core.labelindex import LabelIndex
+from ..core.lenient import mapping
 from ..core.precision import DECIMALS
 from ..core.report_model import Report
+from ..core.scoring import BOUNDS
 from .sides import Pairing, PerQuery, Sides, as_table
 
 
 def upper_table(report: Report, side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
     return as_table(report.per_query_upper if side == "upper" else report.per_query_lower) or {}
+
+
+def left_out_bounds(report: Report) -> bool:
+    """Whether a report says it did not compute its bounds (one made before ``computed`` existed has them)."""
+    return report.computed is not None and BOUNDS not in report.computed
+
+
+def drop_unknown_bounds(document: dict[str, Any], base: Report, head: Report) -> None:
+    """Leave out every delta's bounds when a side left its own out: they were read from its values.
+
+    A rescored (or translated) base has its bounds from the rescoring, whatever its report kept."""
+    rescored = document.get("yardstick") in ("rescored", "translated")
+    if left_out_bounds(head) or (not rescored and left_out_bounds(base)):
+        for row in mapping(document.get("metrics")).values():
+            if isinstance(row, dict):
+                row.pop("bounds", None)
 
 
 def add_bounds(

@@ -26,11 +26,10 @@ from .sides import Sides
 from .yardstick import yardstick_changes
 
 HISTORY_KIND = "retrieval-eval history"
-# Config entries that break no line of their own: the yardstick's (cutoffs, threshold, gain) are
-# said by yardstick_changes, and ``computed`` (which optional measures were computed) only
-# adds or removes bounds, never changes a value. ``others`` holds the entries the model does not
-# name: each of those is a policy of its own.
-_NOT_POLICY = frozenset({"k", "threshold", "gain", "computed", "others"})
+# Config entries that say how a report was scored; the cutoffs only add or remove metrics. (Which
+# optional measures a report computed is not in its config, and breaks no line: ``computed``.)
+# ``others`` holds the entries the model does not name: each of those is a policy of its own.
+_NOT_POLICY = frozenset({"k", "threshold", "gain", "others"})
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ def break_reason(older: Report | Mapping[str, Any], newer: Report | Mapping[str,
     old_policies, new_policies = _policies(older.config), _policies(newer.config)
     for key in sorted(set(old_policies) | set(new_policies)):
         before, after = old_policies.get(key), new_policies.get(key)
-        if before != after:
+        if _values_of(key, before) != _values_of(key, after):
             reasons.append(f"{key} {_shown(before)} → {_shown(after)}")
     return "; ".join(reasons) or None
 
@@ -90,6 +89,16 @@ def _policies(config: Config | None) -> dict[str, Any]:
     named = {f.name: getattr(config, f.name) for f in fields(Config) if f.name not in _NOT_POLICY}
     found = {name: value for name, value in named.items() if value is not None}
     return {**found, **(config.others or {})}
+
+
+# The bounded policy scores exactly as assume-irrelevant does and adds the bounds beside each
+# value, so a switch between the two moves no point; condensed lists change the values.
+_SAME_VALUES = {("unjudged", "bounded"): "assume-irrelevant"}
+
+
+def _values_of(key: str, setting: Any) -> Any:
+    """The setting as far as the values depend on it."""
+    return _SAME_VALUES.get((key, setting), setting) if isinstance(setting, str) else setting
 
 
 def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]]:

@@ -100,7 +100,7 @@ def _migration_blocker(head: Report) -> str | None:
     broken = (drift.split or 0) + (drift.orphaned or 0)
     if not unrepaired and not broken:
         return None
-    named = _named(drift.stale or ())
+    named = _named(drift.stale or (), unrepaired + broken)
     parts = []
     if broken:
         parts.append(f"{broken} label(s) broke in the re-chunk (SPLIT or ORPHANED: a person must judge them again)")
@@ -113,13 +113,15 @@ def _migration_blocker(head: Report) -> str | None:
     return "; ".join(parts) + (f": {named}" if named else "") + lists
 
 
-def _named(stale: tuple[StaleLabel, ...]) -> str:
+def _named(stale: tuple[StaleLabel, ...], total: int) -> str:
+    """The first labels of ``stale`` (the report keeps only its first few), and how many of the
+    ``total`` that block the translation are left unnamed."""
     shown = [
         f"{entry.query_id} (line {entry.line}, {entry.status})"
         for entry in stale[:STALE_NAMED]
         if entry != StaleLabel()  # an entry that says nothing is not named
     ]
-    more = len(stale) - len(shown)
+    more = max(total, len(stale)) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 

@@ -12,7 +12,8 @@ Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
   creates ground truth. Once a person has re-judged one (the re-judge queue's
   lines, filled in and appended, name it in ``rejudge.from``), it is dropped:
   the new lines stand in for it.
-- When repairs make two labels of one query name the same key, they become
+- When repairs (a re-anchored label, a filled re-judge line) make two labels
+  of one query name the same key, they become
   one label with the highest grade; the others' original records are kept
   under ``collapsed_from`` so no provenance is lost, and the collapse is
   reported. Without this, the repaired file would hold duplicate labels and
@@ -166,10 +167,13 @@ def _collapse(
     groups: dict[tuple[str, str], list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault((label.query_id, label.key), []).append(i)
+    # A filled re-judge line is the repair's too: it may name a chunk another label of its query
+    # was re-anchored to (a window holding the split answer and a neighbour's quote).
+    repair = moved | {i for i, label in enumerate(labels) if isinstance(label.record.get("rejudge"), dict)}
     kept: list[Label | None] = list(labels)
     collapses = []
     for (query_id, key), members in groups.items():
-        if len(members) < 2 or not moved.intersection(members):
+        if len(members) < 2 or not repair.intersection(members):
             continue  # duplicates the repair did not cause are validate's to report
         keep = _survivor(members, labels, moved)
         absorbed = [i for i in members if i != keep]

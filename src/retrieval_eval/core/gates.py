@@ -264,25 +264,49 @@ def split_gate_list(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class GateContext:
-    """What gates read: this run's numbers, and the comparison when there is a baseline."""
+class Gating:
+    """The gates one evaluation asks for: the gate slice of its request, built with the rest of
+    the request from the settings table and read here as it is, never translated again.
+
+    ``judged`` holds each judged metric's measurement (its samples' n, mean and interval), read
+    from the files the ``judged`` setting names; ``require_detectable`` makes a delta gate that
+    cannot see its own tolerance INDETERMINATE instead of PASS.
+    """
+
+    gates: Sequence[str] = ()
+    judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    require_detectable: bool = False
+
+    def parse(self, *, ks: tuple[int, ...], full_depth: bool = False) -> list[Gate]:
+        """Every gate expression parsed against the cutoffs scored; UsageError for the first bad one."""
+        for name in self.judged:
+            check_judged_name(name)
+        return [parse_gate(text, ks=ks, judged=self.judged, full_depth=full_depth) for text in self.gates]
+
+
+@dataclass(frozen=True)
+class GateReadings:
+    """What gates read: this run's numbers, and the comparison when there is a baseline.
+
+    Only measurements: what the gates are and how they read them is the request's
+    :class:`Gating`. ``bounded``: the numbers were scored under the ``bounded`` unjudged
+    policy, so each has a lower and an upper bound and gates read both.
+    """
 
     metrics: Mapping[str, float]
     strata: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-    judged: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     comparison: Deltas | None = None
     scored: bool = True
     floor: Floor | None = None  # the report's floor section, when a floor run was asked for
-    bounded: bool = False  # the unjudged policy is "bounded": gates read both bounds
+    bounded: bool = False  # scored under the "bounded" policy: gates read both bounds
     upper: Mapping[str, float] = field(default_factory=dict)  # each metric's mean upper bound
     strata_upper: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     lower: Mapping[str, float] = field(default_factory=dict)  # each metric's mean lower bound
     strata_lower: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     unjudged_keys: Mapping[str, int] = field(default_factory=dict)  # cutoff ("10", "all") -> unjudged keys in the top k
-    require_detectable: bool = False  # a delta gate that cannot see its own tolerance is INDETERMINATE, not PASS
 
-    def most_favourable(self) -> GateContext:
-        """This context with every unjudged key labeled as favourably as it could be."""
+    def most_favourable(self) -> GateReadings:
+        """These readings with every unjudged key labeled as favourably as it could be."""
         comparison = self.comparison
         if comparison is not None:
             comparison = replace(comparison, metrics={m: _at_bound(d, 1) for m, d in comparison.metrics.items()})
@@ -290,8 +314,8 @@ class GateContext:
             self, metrics={**self.metrics, **self.upper}, strata=self.strata_upper or self.strata, comparison=comparison
         )
 
-    def least_favourable(self) -> GateContext:
-        """This context with every unjudged key labeled as unfavourably as it could be (which,
+    def least_favourable(self) -> GateReadings:
+        """These readings with every unjudged key labeled as unfavourably as it could be (which,
         for nDCG and AP, may label some relevant: R and the ideal ranking grow)."""
         comparison = self.comparison
         if comparison is not None:
@@ -345,18 +369,18 @@ def _not_measured(gate: Gate) -> GateResult:
     return _not_scored(gate)
 
 
-def _absolute(gate: Gate, context: GateContext) -> GateResult:
-    if gate.metric not in context.metrics:
+def _absolute(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
+    if gate.metric not in readings.metrics:
         return _not_measured(gate)
     if gate.at_most:
-        return _at_most(gate, context.metrics[gate.metric])
-    return _at_least(gate, context.metrics[gate.metric], gate.metric)
+        return _at_most(gate, readings.metrics[gate.metric])
+    return _at_least(gate, readings.metrics[gate.metric], gate.metric)
 
 
-def _worst_stratum(gate: Gate, context: GateContext) -> GateResult:
-    values = [(m[gate.metric], name) for name, m in context.strata.items() if gate.metric in m]
+def _worst_stratum(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
+    values = [(m[gate.metric], name) for name, m in readings.strata.items() if gate.metric in m]
     if not values:
-        if not context.scored:
+        if not readings.scored:
             return _not_scored(gate)
         return GateResult(
             gate.expression,
@@ -368,8 +392,8 @@ def _worst_stratum(gate: Gate, context: GateContext) -> GateResult:
     return _at_least(gate, value, f"{gate.metric} in stratum {name}")
 
 
-def _ci_lower(gate: Gate, context: GateContext) -> GateResult:
-    measurement = context.judged[gate.metric]
+def _ci_lower(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
+    measurement = gating.judged[gate.metric]
     ci = measurement.get("ci")
     if not ci:
         return GateResult(
@@ -381,9 +405,9 @@ def _ci_lower(gate: Gate, context: GateContext) -> GateResult:
     return _at_least(gate, ci[0], f"the lower end of {gate.metric}'s 95% interval")
 
 
-def _delta(gate: Gate, context: GateContext) -> GateResult:
-    comparison = context.comparison
-    if gate.metric not in context.metrics:
+def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
+    comparison = readings.comparison
+    if gate.metric not in readings.metrics:
         return _not_measured(gate)
     if comparison is None:
         return GateResult(
@@ -426,7 +450,7 @@ def _delta(gate: Gate, context: GateContext) -> GateResult:
         result = _delta_beyond(gate, moved, what)
     seeing = detectable(gate, moved, comparison.design)
     if result.status == PASS:
-        return _told_detectable(gate, result, seeing, context)
+        return _told_detectable(gate, result, seeing, gating)
     return replace(result, detectable=seeing)
 
 
@@ -439,12 +463,12 @@ def detectable(gate: Gate, moved: MetricDelta, design: Design) -> Detectable | N
     return Detectable(gate.metric, moved.n, moved.mde, tolerance, needed, design.power, design.alpha, _direction(gate))
 
 
-def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, context: GateContext) -> GateResult:
+def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, gating: Gating) -> GateResult:
     """A PASS that could not have seen a breach of its tolerance says so, or (when asked) is INDETERMINATE."""
     if seeing is None or seeing.seen:
         return replace(passed, detectable=seeing)
     told = f"{passed.reason}; but {seeing.sentence()}"
-    status = INDETERMINATE if context.require_detectable else PASS
+    status = INDETERMINATE if gating.require_detectable else PASS
     return replace(passed, status=status, reason=told, detectable=seeing)
 
 
@@ -487,10 +511,10 @@ def _delta_beyond(gate: Gate, moved: MetricDelta, what: str) -> GateResult:
     )
 
 
-def _floor(gate: Gate, context: GateContext) -> GateResult:
-    if gate.metric not in context.metrics:
+def _floor(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
+    if gate.metric not in readings.metrics:
         return _not_scored(gate)
-    floor = context.floor
+    floor = readings.floor
     if floor is None:
         return GateResult(
             gate.expression,
@@ -538,27 +562,30 @@ _EVALUATORS = {
 }
 
 
-def evaluate_gate(gate: Gate, context: GateContext) -> GateResult:
-    if context.bounded and gate.kind != CI_LOWER:
-        return _bounded(gate, context)
-    return _EVALUATORS[gate.kind](gate, context)
+def evaluate_gate(gate: Gate, readings: GateReadings, gating: Gating | None = None) -> GateResult:
+    """One gate's result from the run's readings; ``gating`` is the request's gate slice (the
+    judged metrics' measurements, ``require_detectable``), none when the gate needs neither."""
+    gating = Gating() if gating is None else gating
+    if readings.bounded and gate.kind != CI_LOWER:
+        return _bounded(gate, readings, gating)
+    return _EVALUATORS[gate.kind](gate, readings, gating)
 
 
-def _bounded(gate: Gate, context: GateContext) -> GateResult:
+def _bounded(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     """The gate at both bounds (module docstring): agreeing ends decide, disagreeing ones do not.
 
     The reason states the two bounds compared, never a value read at one of them as if it
     were the head's (a delta placed at a bound is not a move anyone measured).
     """
     evaluator = _EVALUATORS[gate.kind]
-    low = evaluator(gate, context.least_favourable())
-    high = evaluator(gate, context.most_favourable())
+    low = evaluator(gate, readings.least_favourable(), gating)
+    high = evaluator(gate, readings.most_favourable(), gating)
     if INDETERMINATE in (low.status, high.status):
         return low if low.status == INDETERMINATE else high
     span = _span(gate, low, high)
     if span is None:  # nothing the bounds moved (a floor's margin): the plain reason says it all
         return low if low.status == high.status else replace(low, status=INDETERMINATE)
-    count = _unjudged_count(gate, context)
+    count = _unjudged_count(gate, readings)
     cutoff = gate.metric.partition("@")[2]
     where = f"the top {cutoff}" if cutoff else "the rankings"
     keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "the unjudged keys"
@@ -594,13 +621,13 @@ def _span(gate: Gate, low: GateResult, high: GateResult) -> str | None:
     return f"{what} lies between {_fmt(low.observed)} (lower bound) and {_fmt(high.observed)} (upper bound)"
 
 
-def _unjudged_count(gate: Gate, context: GateContext) -> int | None:
+def _unjudged_count(gate: Gate, readings: GateReadings) -> int | None:
     """The unjudged keys a gate's result hangs on: the head's, and for a delta the base's too."""
     if gate.kind == DELTA:
-        moved = context.comparison.get(gate.metric) if context.comparison is not None else None
+        moved = readings.comparison.get(gate.metric) if readings.comparison is not None else None
         return moved.unjudged if moved is not None else None
     cutoff = gate.metric.partition("@")[2] or "all"
-    return context.unjudged_keys.get(cutoff, 0)
+    return readings.unjudged_keys.get(cutoff, 0)
 
 
 @dataclass(frozen=True)

@@ -240,13 +240,7 @@ def unjudged_section(scores: Scores, new_keys: int | None) -> Unjudged:
 
 def config_section(config: ScoreConfig) -> Config:
     cutoffs: tuple[int | str, ...] = (*config.k, ALL) if config.full_depth else tuple(config.k)
-    return Config(
-        k=cutoffs,
-        threshold=config.threshold,
-        gain=config.gain,
-        unjudged=config.unjudged_policy,
-        computed=tuple(config.computed),
-    )
+    return Config(k=cutoffs, threshold=config.threshold, gain=config.gain, unjudged=config.unjudged_policy)
 
 
 def _query_lists(scores: Scores) -> QueryLists:
@@ -291,6 +285,7 @@ def report_body(
         tool=Tool(name=TOOL_NAME, version=__version__),
         generated_at=inputs.generated_at,
         config=config_section(scores.config),
+        computed=tuple(scores.config.computed),
         inputs=Inputs(
             judgments_sha256=inputs.judgments_sha256,
             run_sha256=inputs.run_sha256,
@@ -313,7 +308,7 @@ def report_body(
         floor=inputs.floor,
         sensitivity=inputs.sensitivity,
         per_query=dict(scores.per_query),  # scoring keeps them rounded to DECIMALS
-        # Absent when not computed (config.computed says so), never an empty claim.
+        # Absent when not computed (``computed`` says so), never an empty claim.
         per_query_lower=dict(scores.per_query_lower) if scores.config.bounds else None,
         per_query_upper=dict(scores.per_query_upper) if scores.config.bounds else None,
         rankings={query: tuple(keys) for query, keys in scores.rankings.items()},

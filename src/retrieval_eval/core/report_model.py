@@ -62,7 +62,6 @@ class Config:
     threshold: int | None = None
     gain: str | None = None
     unjudged: str | None = None  # absent: assume-irrelevant (reports before the policy existed)
-    computed: tuple[str, ...] | None = None  # the optional measures computed (absent: reports before they were)
     # Any other entry is a policy too: a history breaks its line where one changes (comparison/history.py).
     others: Mapping[str, Json] | None = others()
 
@@ -361,6 +360,9 @@ class Report:
     tool: Tool | None = None
     generated_at: str | None = None
     config: Config | None = None
+    # The optional measures computed (absent: reports made before they were optional); beside the
+    # config, not in it: what was computed is no policy, so reports that differ there compare as one.
+    computed: tuple[str, ...] | None = None
     inputs: Inputs | None = None
     corpus: CorpusInfo | None = None
     judgments: JudgmentsSummary | None = None

@@ -72,7 +72,7 @@ def unjudged_policy_named(name: str) -> UnjudgedPolicy:
     raise UsageError(f"unjudged must be one of {', '.join(UNJUDGED_POLICIES)}")
 
 
-# The measures computed only when something reads them, as a report's ``config.computed``
+# The measures computed only when something reads them, as a report's ``computed``
 # names them: "bounds" are the lower and upper bounds (metrics' ``lower`` and ``upper``, the
 # per-stratum ones, ``per_query_lower`` and ``per_query_upper``).
 BOUNDS = "bounds"
@@ -105,7 +105,7 @@ class ScoreConfig:
     # Each metric's lower and upper bound over labelings of the unjudged keys, per query and
     # as means (see core/metrics.py). Scoring alone computes them; the pipeline turns them
     # off when nothing reads them (pipeline/evaluate.py: ``needs_bounds``), since they cost
-    # about a fifth of ``score``. ``as_dict`` says which were computed (``computed``).
+    # about a fifth of ``score``. :attr:`computed` says which were computed.
     bounds: bool = True
 
     def __post_init__(self) -> None:
@@ -142,17 +142,13 @@ class ScoreConfig:
 
     def as_dict(self) -> dict[str, object]:
         cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
-        return {
-            "k": cutoffs,
-            "threshold": self.threshold,
-            "gain": self.gain,
-            "unjudged": self.unjudged_policy,
-            "computed": self.computed,
-        }
+        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged_policy}
 
     @property
     def computed(self) -> list[str]:
-        """The optional measures this configuration computes (:data:`OPTIONAL_MEASURES`)."""
+        """The optional measures this configuration computes (:data:`OPTIONAL_MEASURES`), as a
+        report's ``computed`` lists them (beside ``config``, not in it: what was computed is
+        no policy, so two reports that differ only there still chart and compare as one)."""
         return [BOUNDS] if self.bounds else []
 
 

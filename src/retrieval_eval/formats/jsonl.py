@@ -41,6 +41,13 @@ except ImportError:  # pragma: no cover - depends on the environment
     _orjson = None
 
 BOM = b"\xef\xbb\xbf"
+
+
+def orjson_installed() -> bool:
+    """Whether lines are read by orjson first (the fast extra)."""
+    return _orjson is not None
+
+
 # Values orjson reads exactly as json does; it reads integers past 64 bits as
 # floats, so a record holding a float (or a container that may hide one) is
 # read again by json when its numbers matter.
@@ -91,6 +98,19 @@ def _decode_fast(raw: bytes | memoryview, numbers_matter: bool) -> Any:
         return _SLOW
     # Lines come stripped, so json.loads would accept exactly when the value fills the line.
     return value if end == len(text) else _SLOW
+
+
+def scan_deferring_escapes(raw: bytes | memoryview) -> tuple[Any, str] | None:
+    """Without orjson: the line's value and text by the C scanner, or None when only
+    ``json.loads`` may decide. Unlike :func:`_decode_fast` it does not look for a ``\\u``
+    escape (a lone surrogate must be refused): the caller does, and may skip that search
+    of the whole line when every string it read is ASCII, which no surrogate is."""
+    try:
+        text = str(raw, "utf-8")
+        value, end = _scan(text, 0)
+    except (ValueError, StopIteration, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return (value, text) if end == len(text) else None
 
 
 def decode_line(

@@ -12,10 +12,18 @@ the newline and indentation ``indent=2`` would have put there.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 from typing import Any
 
 from .fileio import atomic_writer
+
+_orjson: Any
+try:  # the fast extra; without it every piece is written as below
+    import orjson as _orjson
+except ImportError:
+    _orjson = None
 
 INDENT = "  "
 _SCALARS = frozenset((str, int, float, bool, type(None)))
@@ -106,12 +114,110 @@ def dumps_indented(value: Any) -> str:
     return "".join(iter_indented(value))
 
 
+# -- with orjson: the same bytes, a block of rows at a time ---------------------------
+#
+# orjson writes indented JSON as json.dumps(indent=2, ensure_ascii=False) does (same
+# separators, same string escapes, same shortest float digits) except for a few values: a
+# float below 1e-4 in magnitude (orjson "0.00001" and "5e-7", json "1e-05" and "5e-07"),
+# NaN and infinities (orjson writes null), and what orjson refuses (integers past 64 bits,
+# keys that are not strings, lone surrogates). A block is handed to orjson only when none of
+# those can be in it, which is checked in bulk; any other block is written as above.
+
+ROWS_PER_BLOCK = 2048  # rows handed to orjson at once: the text of one block is all that is held
+_PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
+_NUMBERS = frozenset((int, float))
+
+
+def _numbers_alike(values: list[Any]) -> bool:
+    """Whether orjson writes every number among these scalars as json does."""
+    kinds = set(map(type, values))
+    if not kinds & _NUMBERS:
+        return True
+    numbers = values if kinds <= _NUMBERS else [v for v in values if type(v) is int or type(v) is float]
+    magnitudes = list(map(abs, numbers))
+    return (
+        math.isfinite(sum(magnitudes))  # no NaN, no infinity
+        and max(magnitudes) < 1e16  # integers past 64 bits, and large floats, left to json
+        and min(filter(None, magnitudes), default=1.0) >= 1e-4
+    )
+
+
+def _rows_alike(rows: list[Any]) -> bool:
+    """Whether orjson writes this list of rows (scalars, or containers of scalars) as json does."""
+    kinds = set(map(type, rows))
+    if kinds <= _PLAIN_TYPES:
+        scalars = rows
+    elif kinds == {dict}:
+        if not set(map(type, chain.from_iterable(rows))) <= {str}:  # every row's keys
+            return False
+        scalars = list(chain.from_iterable(map(dict.values, rows)))
+    elif kinds == {list}:
+        scalars = list(chain.from_iterable(rows))
+    else:
+        return False
+    return set(map(type, scalars)) <= _PLAIN_TYPES and _numbers_alike(scalars)
+
+
+def _is_rows(container: dict[Any, Any] | list[Any]) -> bool:
+    """A container of scalars, or of containers of scalars: written in blocks of rows."""
+    values = list(container.values()) if type(container) is dict else container
+    kinds = set(map(type, values))
+    if kinds <= _PLAIN_TYPES:
+        return True
+    if kinds == {dict}:
+        return set(map(type, chain.from_iterable(map(dict.values, values)))) <= _PLAIN_TYPES
+    if kinds == {list}:
+        return set(map(type, chain.from_iterable(values))) <= _PLAIN_TYPES
+    return False
+
+
+def _block_text(block: dict[Any, Any] | list[Any], depth: int) -> str:
+    """The indented text of a container of rows at this depth, by orjson when it writes the same."""
+    if isinstance(block, dict):
+        rows = list(block.values()) if set(map(type, block)) <= {str} else None
+    else:
+        rows = block
+    if rows is None or not _rows_alike(rows):
+        return "".join(iter_indented(block, depth))
+    text: str = _orjson.dumps(block, option=_orjson.OPT_INDENT_2).decode()
+    return text.replace("\n", "\n" + INDENT * depth) if depth else text
+
+
+def iter_indented_fast(value: Any, depth: int = 0) -> Iterator[str]:
+    """:func:`iter_indented`'s text, its containers of rows written by orjson a block at a time."""
+    kind = type(value)
+    if _orjson is None or (kind is not dict and kind is not list) or not value:
+        yield from iter_indented(value, depth)
+        return
+    opening, closing = ("{", "}") if kind is dict else ("[", "]")
+    if _is_rows(value):
+        items = iter(value.items()) if kind is dict else iter(value)
+        first = True
+        while block := list(islice(items, ROWS_PER_BLOCK)):
+            text = _block_text(dict(block) if kind is dict else block, depth)
+            # "{<items>\n<indent>}": each block's items, joined as one container's.
+            yield (opening if first else ",") + text[1 : -(len(INDENT) * depth + 2)]
+            first = False
+        yield "\n" + INDENT * depth + closing
+        return
+    inner = "\n" + INDENT * (depth + 1)
+    yield opening
+    for position, item in enumerate(value.items() if kind is dict else value):
+        prefix = "," + inner if position else inner
+        if kind is dict:
+            key, item = item
+            prefix += _plain.encode(_key_text(key)) + ": "
+        yield prefix
+        yield from iter_indented_fast(item, depth + 1)
+    yield "\n" + INDENT * depth + closing
+
+
 def write_json_atomic(path: str, value: Any, *, chunk: int = 1 << 16) -> None:
     """Write ``value`` as indented JSON and a final newline, atomically, in bounded memory."""
     with atomic_writer(path) as handle:
         pending: list[str] = []
         size = 0
-        for piece in iter_indented(value):
+        for piece in iter_indented_fast(value):
             pending.append(piece)
             size += len(piece)
             if size >= chunk:

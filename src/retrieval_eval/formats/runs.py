@@ -17,7 +17,16 @@ from typing import Any, BinaryIO
 from ..core.errors import InputError, UsageError
 from ..core.runs import Run, RunRows, dedupe_head
 from .fileio import open_binary, reads_once
-from .jsonl import BOM, decode_exactly, decode_line, expect_object, iter_lines, iter_raw_lines
+from .jsonl import (
+    BOM,
+    decode_exactly,
+    decode_line,
+    expect_object,
+    iter_lines,
+    iter_raw_lines,
+    orjson_installed,
+    scan_deferring_escapes,
+)
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
 
@@ -56,6 +65,38 @@ def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tup
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
+def _plain_run_record(raw: bytes | memoryview) -> tuple[str, list[str]] | None:
+    """Without orjson: (query_id, ranking) of a common line, checked, or None for the other readings.
+
+    The line is scanned once; the ranking's entries are checked by one join, whose
+    result also says whether any string can hold a lone surrogate (none is ASCII), so
+    the search of the line for a ``\\u`` escape is made only for a line with non-ASCII text.
+    """
+    scanned = scan_deferring_escapes(raw)
+    if scanned is None:
+        return None
+    value, text = scanned
+    if type(value) is not dict:
+        return None
+    query_id = value.get("query_id")
+    ranking = value.get("ranking")
+    if type(query_id) is not str or not query_id or type(ranking) is not list:
+        return None
+    rest = [v for k, v in value.items() if k != "ranking"]
+    if not all(type(v) in _SCALARS for v in rest):
+        return None
+    try:
+        joined = "".join(ranking)  # refuses any entry that is not a string
+    except TypeError:
+        return None
+    if not all(ranking):
+        return None
+    others = "".join([*value, *(v for v in rest if type(v) is str)])  # the keys and the other strings
+    if not (joined.isascii() and others.isascii()) and "\\u" in text:
+        return None  # a surrogate may hide in an escape: json.loads and the checks decide
+    return query_id, ranking
+
+
 def read_run_record(raw: bytes | memoryview, line: int, path: str | None) -> tuple[str, list[str]]:
     """(query_id, ranking) of one run line, read on the fast path when that cannot change the outcome.
 
@@ -63,6 +104,10 @@ def read_run_record(raw: bytes | memoryview, line: int, path: str | None) -> tup
     of strings (the common line). Anything else, and any line the checks
     refuse, is read again by json, so the refusal is the one json would lead to.
     """
+    if not orjson_installed():
+        plain = _plain_run_record(raw)
+        if plain is not None:
+            return plain
     value = decode_line(raw, "run", line, path, numbers_matter=False)
     if type(value) is dict and all(type(v) in _SCALARS for k, v in value.items() if k != "ranking"):
         try:

@@ -4,11 +4,11 @@ They are the JSON boundary's: a document read from a file is checked against its
 before it is converted (formats/report.py), so they live with the readers.
 
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
-``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
-``unjudged``, ``rankings``, ``worst_stratum``, the drift, machine-label, collapse, floor and
-sensitivity sections) typed as ``core/report.py`` writes them (every field, so that a report read
-back is whole as :mod:`retrieval_eval.core.report_model` types it: tests/test_report_model.py holds
-the two together),
+``computed``, ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``,
+``per_query_upper``, ``unjudged``, ``rankings``, ``worst_stratum``, the drift, machine-label,
+collapse, floor and sensitivity sections) typed as ``core/report.py`` writes them (every field,
+so that a report read back is whole as :mod:`retrieval_eval.core.report_model` types it:
+tests/test_report_model.py holds the two together),
 and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
 ``COMPARISON`` is the document ``compare`` writes (comparison/document.py).
@@ -141,8 +141,6 @@ REPORT: dict[str, Any] = _object(
                 "threshold": {**NUMBER, "type": "integer"},
                 "gain": STRING,
                 "unjudged": STRING,
-                # The optional measures computed (absent in reports made before they were optional).
-                "computed": {"type": "array", "items": STRING},
             }
         ),
         "inputs": _object(
@@ -154,6 +152,8 @@ REPORT: dict[str, Any] = _object(
                 "floor_sha256": STRING_OR_NULL,
             }
         ),
+        # The optional measures computed (absent in reports made before they were optional).
+        "computed": STRINGS,
         "corpus": _object(
             {
                 "fingerprint": STRING_OR_NULL,

@@ -8,28 +8,15 @@ assembled once and never patched. Pure apart from reading the input files it is 
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Collection, Mapping
+from dataclasses import replace
 
 from ..core.comparison import Deltas
 from ..core.corpus import Corpus
-from ..core.errors import UsageError
 from ..core.fingerprints import corpus_changes
-from ..core.gates import (
-    Gate,
-    GateContext,
-    GateResult,
-    check_judged_name,
-    decide,
-    evaluate_gate,
-    max_drift_gate,
-    parse_gate,
-)
+from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.power import DEFAULT_POWER
 from ..core.report import (
     ReportInputs,
     blocking_findings,
@@ -39,93 +26,45 @@ from ..core.report import (
     with_verdict,
 )
 from ..core.report_model import CorpusInfo, Drift, Floor, MachineLabels, Report, StaleLabel
-from ..core.runs import RunRows
-from ..core.scoring import BOUNDED, QueryLabels, ScoreConfig, Scores, index_judgments, unjudged_policy_named
-from ..core.sensitivity import Thresholds
-from ..core.unjudged import MACHINE
+from ..core.scoring import BOUNDED, QueryLabels, Scores, index_judgments
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.machine_labels import read_machine_labels
-from ..formats.report import as_report, load_report_hashed
-from ..formats.samples import read_samples
+from ..formats.report import as_report
 from .corpus_stage import CorpusStage
-from .floor import LexicalRequest, lexical_checks
+from .floor import lexical_checks
 from .forking import shared_map
 from .holes import build_queue, comparable_base, judged_drop_note, new_unjudged_keys, queue_length
 from .machine_policy import PolicyInputs, apply_machine_policy
 from .reach import small_strata_notes
+from .request import EvaluationRequest
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
 from .score_run import with_base_bounds
-from .settings import Settings
 
 
-@dataclass(frozen=True)
-class ScoreRequest:
-    judgments_path: str
-    run_path: str
-    config: ScoreConfig = field(default_factory=ScoreConfig)
-    gates: Sequence[str] = ()
-    run_format: str = "auto"
-    baseline: Report | Mapping[str, Any] | None = None  # JSON (the library's callers') is read as as_report reads it
-    judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
-    generated_at: str = "1970-01-01T00:00:00Z"
-    corpus_path: str | None = None  # adds the drift summary; maps chunks to documents
-    collapse_to_documents: bool = False
-    max_drift: float | None = None  # with a corpus: the share of stale labels that fails the verdict
-    repair_command: str = ""  # with a corpus: the command that re-anchors what can be, as the user would type it
-    baseline_sha256: str | None = None  # of the base report's bytes as read (the report records it)
-    floor: str = ""  # a floor run's path, or "bm25" (computed over the corpus)
-    sensitivity: Thresholds = field(default_factory=Thresholds)  # with a corpus: the eval-set checks
-    # Inputs held in memory (the library's): the paths above then only name them in messages.
-    judgments_set: JudgmentSet | None = None
-    judgments_sha256: str | None = None  # of judgments_set's text: its file's bytes, or its canonical JSONL
-    run_rows: RunRows | None = None
-    label_queue: bool = False  # count the label queue, and build it (the action writes it beside the report)
-    queue_limit: int | None = None  # with label_queue: build it only when it has at most this many lines
-    holes_command: str = ""  # the command that writes the whole queue, as the user would type it
-    machine_labels_path: str | None = None  # the machine policy: a judge's labels (scoring runs bounded)
-    power: float = DEFAULT_POWER  # at which each delta's minimum detectable effect is stated
-    require_detectable: bool = False  # a delta gate that cannot see its tolerance is INDETERMINATE
-    bounds: bool = False  # compute the bounds even when nothing else reads them (see needs_bounds)
-
-    def with_queue(self, limit: int | None = None) -> ScoreRequest:
-        return replace(self, label_queue=True, queue_limit=limit)
-
-
-def parse_gates(request: ScoreRequest) -> list[Gate]:
-    config = request.config
-    for name in request.judged:
-        check_judged_name(name)
-    return [
-        parse_gate(text, ks=config.k, judged=request.judged, full_depth=config.full_depth) for text in request.gates
-    ]
-
-
-def gate_context(
-    scores: Scores, request: ScoreRequest, comparison: Deltas | None, floor: Floor | None = None
-) -> GateContext:
+def gate_readings(scores: Scores, comparison: Deltas | None, floor: Floor | None) -> GateReadings:
+    """What the gates read of this run: its numbers (abstention among them), their bounds, the
+    comparison with the base report and the floor section."""
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
     metrics = {**scores.metrics, **{name: value for name, (value, _n) in scores.abstention().items()}}
-    return GateContext(
+    return GateReadings(
         metrics,
         strata,
-        request.judged,
         comparison,
         bool(scores.per_query),
         floor,
-        bounded=request.config.unjudged_policy == BOUNDED,
+        bounded=scores.config.unjudged_policy == BOUNDED,
         upper=scores.upper,
         strata_upper={name: s.upper for name, s in scores.strata.items() if s.n > 0},
         lower=scores.lower,
         strata_lower={name: s.lower for name, s in scores.strata.items() if s.n > 0},
         unjudged_keys=scores.unjudged_keys,
-        require_detectable=request.require_detectable,
     )
 
 
-def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
+def run_pipeline(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
     """Score a run against judgments (files, or held in memory) and decide the verdict.
 
     ``workers``: how many forked processes may help read the run and draw the bootstrap.
@@ -147,29 +86,32 @@ def run_pipeline(request: ScoreRequest, *, workers: int = 0) -> Evaluation:
         return _run_pipeline(copies, workers)
 
 
-def needs_bounds(request: ScoreRequest) -> bool:
+def needs_bounds(request: EvaluationRequest) -> bool:
     """Whether the bounds are computed: when asked for, when the gates read them (the bounded
     policy, and the machine policy built on it), when a comparison does (a base report), and
     for the action's label queue (its report is committed as the next base). Otherwise
     nothing reads them and they are left out (a fifth of ``score``; docs/benchmarks.md)."""
     return bool(
         request.bounds
-        or request.config.unjudged_policy == BOUNDED
+        or request.scoring.unjudged_policy == BOUNDED
         or request.baseline is not None
         or request.label_queue
         or request.machine_labels_path
     )
 
 
-def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
-    request = replace(request, config=replace(request.config, bounds=needs_bounds(request)))
-    gates = parse_gates(request)  # usage errors surface before any file is read
+def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
+    # What the request asked for decides what is computed: the scoring definition, refined.
+    request = replace(request, scoring=replace(request.scoring, bounds=needs_bounds(request)))
+    scoring = request.scoring
+    # Usage errors surface before any file is read.
+    gates = request.gating.parse(ks=scoring.k, full_depth=scoring.full_depth)
     base = None if request.baseline is None else as_report(request.baseline)
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
         request.run_path,
         request.run_format,
-        None if request.collapse_to_documents else request.config.read_depth,
+        None if request.collapse_to_documents else scoring.read_depth,
         split_for(workers),
         rows=request.run_rows,
     )
@@ -180,16 +122,14 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
         stage = CorpusStage.load(
             request.corpus_path, request.judgments_path, collapse=request.collapse_to_documents, judgments=judgments
         )
-        scores, run = stage.score_run(
-            index, request.run_path, request.config, run_format=request.run_format, reading=reading
-        )
+        scores, run = stage.score_run(index, request.run_path, scoring, run_format=request.run_format, reading=reading)
     finally:
         reading.close()
-    validation = validate(index, threshold=request.config.threshold)
+    validation = validate(index, threshold=scoring.threshold)
     corpus = stage.report_corpus()
     changes = _corpus_changes(index.fingerprints, corpus, base) if stage.drift else []
     lexical = lexical_checks(
-        LexicalRequest(request.floor, request.corpus_path, request.sensitivity),
+        request,
         index,
         stage,
         scores,
@@ -197,7 +137,7 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     )
     # Only the base and the queue need the labels by query again.
     wanted = request.baseline is not None or request.label_queue or request.machine_labels_path
-    indexed = index_judgments(index, request.config) if wanted else {}
+    indexed = index_judgments(index, scoring) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
     alike = comparable_base(base, index, corpus)
     queue, queued = None, 0
@@ -212,7 +152,7 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
-        judged={name: judged_measurement(summary) for name, summary in request.judged.items()},
+        judged={name: judged_measurement(summary) for name, summary in request.gating.judged.items()},
         corpus=corpus,
         collapse=stage.report_collapse(),
         floor=lexical.floor,
@@ -225,8 +165,8 @@ def _run_pipeline(request: ScoreRequest, workers: int) -> Evaluation:
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
     comparison = None if base is None else _compare(base, body, index, workers, request.power)
-    context = gate_context(scores, request, comparison, lexical.floor if request.floor else None)
-    results = [evaluate_gate(g, context) for g in gates]
+    readings = gate_readings(scores, comparison, lexical.floor if request.floor else None)
+    results = [evaluate_gate(g, readings, request.gating) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     notes += small_strata_notes(index, scores, gates, request.power)
@@ -255,7 +195,7 @@ def machine_inputs(
     return PolicyInputs(labels, sha256_file(path), index, indexed, scores, corpus)
 
 
-def _held_index(request: ScoreRequest, judgments: JudgmentSet) -> LabelIndex:
+def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelIndex:
     index = LabelIndex.from_judgments(judgments)
     index.sha256 = request.judgments_sha256
     return index
@@ -307,77 +247,3 @@ def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult
     if stage.drift is None or max_drift is None:
         return []
     return [max_drift_gate(stage.drift.invalid_ratio, max_drift)]
-
-
-# -- from settings to a request: the one translation the CLI, the action and the library share --
-
-
-def request_from_settings(
-    settings: Settings,
-    *,
-    baseline: Report | None,
-    generated_at: str,
-    baseline_sha256: str | None = None,
-) -> ScoreRequest:
-    """The request for ``settings``; ``baseline`` is the base report, found by the caller
-    (a path on the command line; git, the Contents API or an artifact in the action), and
-    ``baseline_sha256`` the hash of its bytes as read."""
-    judged = {name: read_samples(name, str(settings.resolve(path))) for name, path in settings.judged}
-    return ScoreRequest(
-        judgments_path=str(settings.resolve(settings.judgments)),
-        run_path=str(settings.resolve(settings.run)),
-        config=ScoreConfig(
-            k=settings.k,
-            threshold=settings.threshold,
-            gain=settings.gain,
-            full_depth=settings.full_depth,
-            unjudged_policy=BOUNDED if settings.unjudged == MACHINE else unjudged_policy_named(settings.unjudged),
-        ),
-        gates=settings.gates,
-        run_format=settings.run_format,
-        baseline=baseline,
-        judged=judged,
-        generated_at=generated_at,
-        corpus_path=str(settings.resolve(settings.corpus)) if settings.corpus else None,
-        collapse_to_documents=settings.collapse_to_documents,
-        max_drift=settings.max_drift,
-        repair_command=repair_command(settings.judgments, settings.corpus) if settings.corpus else "",
-        baseline_sha256=baseline_sha256,
-        floor=settings.floor if settings.floor in ("", "bm25") else str(settings.resolve(settings.floor)),
-        sensitivity=Thresholds(settings.easy_set, settings.answer_in_query),
-        holes_command=holes_command(settings),
-        machine_labels_path=str(settings.resolve(settings.machine_labels)) if settings.machine_labels else None,
-        power=settings.power,
-        require_detectable=settings.require_detectable,
-        bounds=settings.bounds,
-    )
-
-
-def holes_command(settings: Settings) -> str:
-    """The command that writes the whole label queue, with the paths as the user gave them."""
-    k = ",".join([*map(str, settings.k), *(["all"] if settings.full_depth else [])])
-    parts = ["retrieval-eval", "holes", "-j", settings.judgments, "-r", settings.run, "-k", k]
-    if settings.baseline.kind == "path":
-        parts += ["--baseline", settings.baseline.path]
-    if settings.corpus:
-        parts += ["--corpus", settings.corpus]
-    return " ".join(shlex.quote(part) for part in [*parts, "--out", "label-queue.jsonl"])
-
-
-def repair_command(judgments: str, corpus: str) -> str:
-    """What re-anchors the labels that provably survived, with the paths as the user gave them."""
-    return f"retrieval-eval drift -j {shlex.quote(judgments)} -c {shlex.quote(corpus)} --fix"
-
-
-def local_baseline(settings: Settings) -> tuple[Report | None, str | None]:
-    """The base report outside a workflow, and the sha256 of its bytes as read: a path, or
-    none (``auto`` has no base branch to ask)."""
-    spec = settings.baseline
-    if spec.kind in ("git", "artifact"):
-        raise UsageError(
-            f"baseline {spec.describe()!r} is found by the action, which knows the base branch",
-            hint="give the base report's path, e.g. --baseline base-report.json",
-        )
-    if spec.kind != "path":
-        return None, None
-    return load_report_hashed(str(settings.resolve(spec.path)))

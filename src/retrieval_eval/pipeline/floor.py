@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..core.corpus import Corpus
     from ..core.significance import BlockMap
     from .corpus_stage import CorpusStage
+    from .request import EvaluationRequest
 
 BM25 = "bm25"
 LANES_NOTICE = "install retrieval-eval[lanes] for the floor: pip install 'retrieval-eval[lanes]'"
@@ -149,35 +150,30 @@ class Lexical:
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class LexicalRequest:
-    floor: str  # "", "bm25" or a run path
-    corpus_path: str | None
-    thresholds: Thresholds
-
-
 def lexical_checks(
-    request: LexicalRequest,
+    request: EvaluationRequest,
     index: LabelIndex,
     stage: CorpusStage,
     scores: Scores,
     *,
     map_blocks: BlockMap = map,
 ) -> Lexical:
+    """The floor (``request.floor``) and the eval-set checks (``request.sensitivity``, with a corpus),
+    scored as the run was (``request.scoring`` is ``request.scoring``)."""
     corpus = stage.corpus
     if request.floor == BM25 and corpus is None:
         raise UsageError("the bm25 floor is computed over a corpus; give one", hint="--corpus corpus.json --floor bm25")
-    wants_bm25 = request.floor == BM25 or (corpus is not None and request.thresholds.easy_set is not None)
+    wants_bm25 = request.floor == BM25 or (corpus is not None and request.sensitivity.easy_set is not None)
     missing = lanes_missing() if wants_bm25 else None
     bm25 = (
-        bm25_floor(index, corpus, request.corpus_path or "", scores.config)
+        bm25_floor(index, corpus, request.corpus_path or "", request.scoring)
         if wants_bm25 and missing is None and corpus is not None
         else None
     )
     result = Lexical()
     floor = bm25 if request.floor == BM25 else None
     if request.floor and request.floor != BM25:
-        floor = file_floor(request.floor, index, stage, scores.config)
+        floor = file_floor(request.floor, index, stage, request.scoring)
     if floor is not None:
         members = strata_members(index, scores)
         result.floor = floor_section(scores, floor.scores, members, about=floor.about, map_blocks=map_blocks)
@@ -186,7 +182,7 @@ def lexical_checks(
         result.floor = unavailable_floor(BM25, f"the bm25 floor was not computed: {missing}")
         result.notes.append(f"the bm25 floor was not computed: {missing}")
     if corpus is not None:
-        result.sensitivity = sensitivity_section(index, corpus, scores.config, request.thresholds, bm25, missing)
+        result.sensitivity = sensitivity_section(index, corpus, request.scoring, request.sensitivity, bm25, missing)
     return result
 
 

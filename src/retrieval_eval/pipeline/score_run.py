@@ -50,9 +50,10 @@ def score_run_file(
 
 
 def with_base_bounds(base: Report, index: LabelIndex) -> Report:
-    """The base report with its per-query bounds, computed here when it did not compute them.
+    """The base report (or a head, read by ``compare``) with its per-query bounds, computed
+    here when it did not compute them, and saying so in ``computed``.
 
-    A report says in ``config.computed`` whether it computed its bounds; one that did not
+    A report says in ``computed`` whether it computed its bounds; one that did not
     (nothing read them when it was scored) carries no ``per_query_lower`` and
     ``per_query_upper``, and a comparison would read each of its bounds as its value. When
     the base was scored with these very judgments (its ``judgments_sha256`` is the head's),
@@ -61,7 +62,7 @@ def with_base_bounds(base: Report, index: LabelIndex) -> Report:
     the base rankings again under the head's, bounds included, and reads none from the
     base; a report from before ``computed`` existed is left as it is.
     """
-    computed = base.config.computed if base.config is not None else None
+    computed = base.computed
     if computed is None or BOUNDS in computed:
         return base
     recorded = base.inputs.judgments_sha256 if base.inputs is not None else None
@@ -77,6 +78,7 @@ def with_base_bounds(base: Report, index: LabelIndex) -> Report:
     scores = score_rankings(index, stored, replace(scoring, bounds=True))
     return replace(
         base,
+        computed=(*computed, BOUNDS),
         per_query_lower={q: row for q, row in scores.per_query_lower.items() if q in stored},
         per_query_upper={q: row for q, row in scores.per_query_upper.items() if q in stored},
     )
