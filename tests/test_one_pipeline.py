@@ -32,6 +32,10 @@ SETTINGS = {
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """Judgments, a worse run, the base branch's report made on the old corpus, and a re-chunked corpus."""
+    return make_workspace(tmp_path)
+
+
+def make_workspace(tmp_path: Path) -> Path:
     (tmp_path / "labels").mkdir()
     shutil.copy(DEMO / "judgments.jsonl", tmp_path / "labels" / "judgments.jsonl")
     shutil.copy(DEMO / "run.jsonl", tmp_path / "base-run.jsonl")
@@ -253,20 +257,28 @@ def requests_of(workspace: Path, given: list[tuple[str, str, Any]]) -> dict[str,
 CASES = [(name, index) for name, givens in GIVEN.items() for index in range(len(givens))]
 
 
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace, made once: the requests are caught before any file is written."""
+    workspace = make_workspace(tmp_path_factory.mktemp("inputs"))
+    (workspace / "labels" / "copy.jsonl").write_bytes((workspace / "labels" / "judgments.jsonl").read_bytes())
+    (workspace / "faith.json").write_text("[0.9, 0.7, 0.8, 0.95]")
+    (workspace / "machine.jsonl").write_text("")  # read by the pipeline, past the request
+    return workspace
+
+
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{name}-{index}" for name, index in CASES])
 def test_each_setting_changes_the_request_alike_from_the_cli_the_action_and_the_api(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch, name: str, index: int
+    inputs: Path, monkeypatch: pytest.MonkeyPatch, name: str, index: int
 ) -> None:
     import retrieval_eval.pipeline.evaluate as pipeline
 
     def capture(request: Any, workers: int) -> Any:
         raise Captured(request)
 
+    workspace = inputs
     monkeypatch.setattr(pipeline, "_run_pipeline", capture)
     monkeypatch.chdir(workspace)
-    (workspace / "labels" / "copy.jsonl").write_bytes((workspace / "labels" / "judgments.jsonl").read_bytes())
-    (workspace / "faith.json").write_text("[0.9, 0.7, 0.8, 0.95]")
-    (workspace / "machine.jsonl").write_text("")  # read by the pipeline, past the request
 
     case = GIVEN[name][index]
     beside = {n: (n, text, value) for n, text, value in (*REQUIRED, *case.beside)}

@@ -44,11 +44,13 @@ def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: 
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off while a large corpus is read and checked.
+    """Keep the cyclic garbage collector off while a large corpus is read and checked, and
+    while the findings are written.
 
     Nothing drift builds forms a reference cycle, so the collector finds
     nothing; on a million chunks it would still re-walk every live object
-    many times, which costs seconds.
+    many times, which costs seconds (0.6 s of CPU on 500k chunks for the
+    100,000 entries of the JSON output alone).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -56,6 +58,10 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # What was made meanwhile is left out of later collections: re-enabled, the collector
+            # would walk all of it at the next allocation (0.4 s of CPU on 500k chunks), to find
+            # no cycle, just before the command ends.
+            gc.freeze()
             gc.enable()
 
 
@@ -135,27 +141,27 @@ def command(
             )
         with ProgressBar("checking labels") as bar:
             result = check_drift(judgments, corpus, progress=bar)
-    plan = plan_fix(result, judgments.comments) if fix else None
-    written = None
-    if plan is not None and not dry_run and (plan.changed or out):
-        written = out or judgments_path
-        write_atomic(written, write_judgments(plan.judgments))
-    queue = queue_lines(result, corpus) if queue_path else None
-    if queue_path and queue is not None:
-        write_queue(queue_path, queue)
-    payload = drift_payload(
-        result,
-        corpus,
-        judgments_path=judgments_path,
-        corpus_path=corpus_path,
-        plan=plan,
-        written=written,
-        dry_run=dry_run,
-        max_invalid_ratio=max_invalid_ratio,
-        queue=None if queue is None else (queue_path or "", len(queue)),
-    )
-    if as_json:
-        print_json(payload)
-    else:
-        click.echo(render_drift(payload, colour=use_colour(color)), nl=False)
+        plan = plan_fix(result, judgments.comments) if fix else None
+        written = None
+        if plan is not None and not dry_run and (plan.changed or out):
+            written = out or judgments_path
+            write_atomic(written, write_judgments(plan.judgments))
+        queue = queue_lines(result, corpus) if queue_path else None
+        if queue_path and queue is not None:
+            write_queue(queue_path, queue)
+        payload = drift_payload(
+            result,
+            corpus,
+            judgments_path=judgments_path,
+            corpus_path=corpus_path,
+            plan=plan,
+            written=written,
+            dry_run=dry_run,
+            max_invalid_ratio=max_invalid_ratio,
+            queue=None if queue is None else (queue_path or "", len(queue)),
+        )
+        if as_json:
+            print_json(payload)
+        else:
+            click.echo(render_drift(payload, colour=use_colour(color)), nl=False)
     raise SystemExit(EXIT_OK if payload["ok"] else EXIT_BAD_ANSWER)

@@ -35,6 +35,11 @@ class Corpus:
         """The document's chunks in reading order: by ordinal, file order for ties or gaps."""
         members = self.documents.get(doc_uri, [])
         ordinals = self.ordinals
+        order = [ordinals[i] for i in members]
+        # Members are in file order: when every ordinal is there and already ascends, that
+        # order is the sorted one (ties keep file order), and no key needs building.
+        if None not in order and sorted(order) == order:  # type: ignore[type-var]  # no None, as checked
+            return list(members)
         return sorted(members, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
 
     def describe(self) -> dict[str, Any]:

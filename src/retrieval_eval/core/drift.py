@@ -144,13 +144,22 @@ class DriftResult:
 # first STRIDE offsets, so the label's text need only be probed every STRIDE characters.
 HEAD = 12
 STRIDE = 4
+# Searching a text for each chunk of a document beats probing it (see DocumentIndex.inside)
+# up to this many chunks per probe.
+SCANS_PER_PROBE = 2
 # Overlaps are looked up through the last _PROBE characters of a chunk.
 _PROBE = 16
 _SEPARATOR = "\x00"
 
 
+# What str.split() splits on, among ASCII characters: deleted in one pass by str.translate.
+_ASCII_SPACE = str.maketrans(dict.fromkeys(c for c in map(chr, range(128)) if c.isspace()))
+
+
 def squeeze(text: str) -> str:
     """The text without white space: chunk boundaries drop the space between chunks."""
+    if text.isascii():
+        return text.translate(_ASCII_SPACE)
     return "".join(text.split())
 
 
@@ -167,7 +176,16 @@ def overlap(left: str, right: str) -> int:
         if left.endswith(right[: end + size]):
             return end + size
         end = right.rfind(probe, 0, end + size - 1)
-    return next((n for n in range(size - 1, 0, -1) if left.endswith(right[:n])), 0)
+    # A shorter one starts at an occurrence of right's first character in left's last
+    # ``size - 1`` characters: the leftmost that holds is the longest.
+    tail = left[len(left) - size + 1 :]
+    first = right[0]
+    pos = tail.find(first)
+    while pos != -1:
+        if right.startswith(tail[pos:]):
+            return len(tail) - pos
+        pos = tail.find(first, pos + 1)
+    return 0
 
 
 class DocumentIndex:
@@ -176,9 +194,11 @@ class DocumentIndex:
     - ``joined``: the chunk texts in reading order, joined by a separator,
       with each chunk's start offset: "which chunks contain this text" is a
       ``str.find`` plus a binary search;
-    - ``heads``: each chunk under the ``HEAD`` characters at each of its
-      first ``STRIDE`` offsets: "which chunks lie inside this text" probes
-      the text every ``STRIDE`` characters, whatever the document's size;
+    - ``heads`` (built on first use, for documents of many chunks): each chunk
+      under the ``HEAD`` characters at each of its first ``STRIDE`` offsets:
+      "which chunks lie inside this text" probes the text every ``STRIDE``
+      characters, whatever the document's size. A document of few chunks
+      against the text's probes is searched chunk by chunk instead;
     - white-space-blind views of the whole document (built on first use),
       to name the chunks a quote straddles.
     """
@@ -193,22 +213,31 @@ class DocumentIndex:
             self.starts.append(offset)
             offset += len(text) + len(_SEPARATOR)
         self.joined = _SEPARATOR.join(self.texts)
-        self.shorts = [k for k, text in enumerate(self.texts) if len(text) < HEAD + STRIDE - 1]
-        # HEAD characters -> chunk * STRIDE + offset; built in one go because HEAD
-        # characters rarely repeat, and only repeats get a list (in ``more``).
-        probes = [
-            (text[offset : offset + HEAD], k * STRIDE + offset)
-            for k, text in enumerate(self.texts)
-            if len(text) >= HEAD + STRIDE - 1
-            for offset in range(STRIDE)
-        ]
-        self.heads: dict[str, int] = dict(probes)
-        self.more: dict[str, list[int]] = {}
-        if len(self.heads) < len(probes):
-            for key, code in probes:
-                if self.heads[key] != code:
-                    self.more.setdefault(key, []).append(code)
+        self._heads: tuple[dict[str, int], dict[str, list[int]], list[int]] | None = None
+        self._firsts: list[str] | None = None
+        self._squeezed: list[str] | None = None
         self._views: dict[bool, tuple[str, list[int], list[int]]] = {}
+
+    def _head_index(self) -> tuple[dict[str, int], dict[str, list[int]], list[int]]:
+        """(HEAD characters -> chunk * STRIDE + offset, the repeats of a key, the chunks too
+        short to index), built in one go because HEAD characters rarely repeat."""
+        if self._heads is None:
+            texts = self.texts
+            probes = [
+                (text[offset : offset + HEAD], k * STRIDE + offset)
+                for k, text in enumerate(texts)
+                if len(text) >= HEAD + STRIDE - 1
+                for offset in range(STRIDE)
+            ]
+            heads: dict[str, int] = dict(probes)
+            more: dict[str, list[int]] = {}
+            if len(heads) < len(probes):
+                for key, code in probes:
+                    if heads[key] != code:
+                        more.setdefault(key, []).append(code)
+            shorts = [k for k, text in enumerate(texts) if len(text) < HEAD + STRIDE - 1]
+            self._heads = (heads, more, shorts)
+        return self._heads
 
     def containing(self, needle: str) -> list[int]:
         """Chunks (positions in reading order) whose text contains ``needle``."""
@@ -228,18 +257,34 @@ class DocumentIndex:
 
     def inside(self, text: str) -> list[int]:
         """Chunks whose whole text is a substring of ``text``, in reading order."""
+        # Searching the text once a chunk costs less than probing it, and builds no index,
+        # unless the document has many more chunks than the text has probes.
+        if len(self.texts) <= SCANS_PER_PROBE * (len(text) // STRIDE + 1):
+            return self.inside_by_scan(text)
+        return self.inside_by_heads(text)
+
+    def inside_by_scan(self, text: str) -> list[int]:
+        """:meth:`inside`, one search of ``text`` per chunk (its head first: most chunks stop there)."""
+        if self._firsts is None:
+            self._firsts = [chunk[:HEAD] for chunk in self.texts]
+        texts = self.texts
+        return [k for k, first in enumerate(self._firsts) if first in text and texts[k] in text]
+
+    def inside_by_heads(self, text: str) -> list[int]:
+        """:meth:`inside` through the head index: ``text`` probed every STRIDE characters."""
         # A chunk at position p of the text covers a probe at one of p .. p+STRIDE-1,
         # and is indexed under the HEAD characters found there.
-        heads, texts = self.heads, self.texts
+        heads, more, shorts = self._head_index()
+        texts = self.texts
         hits = [pos for pos in range(0, len(text) - HEAD + 1, STRIDE) if text[pos : pos + HEAD] in heads]
         found: set[int] = set()
         for pos in hits:
             key = text[pos : pos + HEAD]
-            for code in (heads[key], *self.more.get(key, ())):
+            for code in (heads[key], *more.get(key, ())):
                 k, offset = divmod(code, STRIDE)
                 if pos >= offset and text.startswith(texts[k], pos - offset):
                     found.add(k)
-        found.update(k for k in self.shorts if texts[k] in text)
+        found.update(k for k in shorts if texts[k] in text)
         return sorted(found)
 
     def touched(self, needle: str) -> list[int]:
@@ -250,38 +295,62 @@ class DocumentIndex:
         shares with the previous one removed. The first is right for
         chunkers without overlap, the second for chunkers with it; a
         boundary where two chunks merely happen to end and start alike
-        fools only the second.
+        fools only the second. A document whose chunks share no edge has
+        one view, searched once.
         """
         probe = squeeze(needle)
-        found: set[int] = set()
-        for dedupe in (False, True):
-            squeezed, starts, ends = self._view(dedupe)
-            pos = squeezed.find(probe) if probe else -1
-            while pos != -1:
-                found.update(range(bisect_right(ends, pos), bisect_left(starts, pos + len(probe))))
-                pos = squeezed.find(probe, pos + 1)
-            if found:
-                break  # the second view is only built when the first finds nothing
-        return sorted(found)
+        if not probe:
+            return []
+        plain = self._view(False)
+        found = _touching(plain, probe)
+        if found:
+            return found
+        deduped = self._view(True)
+        return [] if deduped is plain else _touching(deduped, probe)
+
+    def _pieces(self) -> list[str]:
+        """Each chunk's text without white space, in reading order."""
+        if self._squeezed is None:
+            # One split of the joined document, cut at the separators, when no text holds one.
+            pieces = squeeze(self.joined).split(_SEPARATOR)
+            if len(pieces) != len(self.texts):
+                pieces = [squeeze(text) for text in self.texts]
+            self._squeezed = pieces
+        return self._squeezed
 
     def _view(self, dedupe: bool) -> tuple[str, list[int], list[int]]:
         view = self._views.get(dedupe)
-        if view is None:
-            parts: list[str] = []
-            starts: list[int] = []
-            ends: list[int] = []
-            length = 0
-            previous = ""
-            for text in self.texts:
-                piece = squeeze(text)
-                shared = overlap(previous, piece) if dedupe else 0
-                starts.append(length - shared)
-                parts.append(piece[shared:])
-                length += len(piece) - shared
-                ends.append(length)
-                previous = piece
-            view = self._views[dedupe] = ("".join(parts), starts, ends)
+        if view is not None:
+            return view
+        pieces = self._pieces()
+        shared = [0] * len(pieces)
+        if dedupe:
+            shared[1:] = [overlap(previous, piece) for previous, piece in zip(pieces, pieces[1:])]
+            if not any(shared):  # the same view as without dedupe
+                view = self._views[True] = self._view(False)
+                return view
+        parts: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        length = 0
+        for piece, edge in zip(pieces, shared):
+            starts.append(length - edge)
+            parts.append(piece[edge:])
+            length += len(piece) - edge
+            ends.append(length)
+        view = self._views[dedupe] = ("".join(parts), starts, ends)
         return view
+
+
+def _touching(view: tuple[str, list[int], list[int]], probe: str) -> list[int]:
+    """The chunks of a white-space-blind view that the matches of ``probe`` run over."""
+    squeezed, starts, ends = view
+    found: set[int] = set()
+    pos = squeezed.find(probe)
+    while pos != -1:
+        found.update(range(bisect_right(ends, pos), bisect_left(starts, pos + len(probe))))
+        pos = squeezed.find(probe, pos + 1)
+    return sorted(found)
 
 
 # --- resolution ---------------------------------------------------------------
@@ -527,7 +596,9 @@ def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, co
 def _wanted_hashes(labels: Iterable[Label]) -> set[str]:
     wanted = set()
     for label in labels:
-        sha = _label_sha(label, _normalized(label, "chunk_text"))
+        sha = label.get("text_sha")
+        if not isinstance(sha, str):  # only then is the text hashed (as _label_sha does)
+            sha = _label_sha(label, _normalized(label, "chunk_text"))
         if sha:
             wanted.add(sha)
     return wanted

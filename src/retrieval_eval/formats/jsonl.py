@@ -52,6 +52,7 @@ def orjson_installed() -> bool:
 # floats, so a record holding a float (or a container that may hide one) is
 # read again by json when its numbers matter.
 _PLAIN_TYPES = frozenset((str, int, bool, type(None)))
+PLAIN_TYPES = _PLAIN_TYPES  # for readers that check a record's values themselves
 
 
 def _refuse_constant(name: str) -> Any:
