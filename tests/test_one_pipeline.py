@@ -213,7 +213,6 @@ def _captured(call: Any) -> Any:
 def _normalised(request: Any) -> Any:
     """The request with its paths made real: the CLI anchors them at the working directory,
     the action at the workspace and the API leaves them as given."""
-    from dataclasses import replace
 
     def real(path: str | None) -> str | None:
         return path if path in (None, "", "bm25") else os.path.realpath(path)
@@ -272,6 +271,7 @@ def test_each_setting_changes_the_request_alike_from_the_cli_the_action_and_the_
     inputs: Path, monkeypatch: pytest.MonkeyPatch, name: str, index: int
 ) -> None:
     import retrieval_eval.pipeline.evaluate as pipeline
+    from retrieval_eval.pipeline.settings import ACTION, BY_NAME
 
     def capture(request: Any, workers: int) -> Any:
         raise Captured(request)
@@ -290,8 +290,6 @@ def test_each_setting_changes_the_request_alike_from_the_cli_the_action_and_the_
         if adapter in after:  # the action has no input for a CLI-only setting
             assert before[adapter] == before["cli"], adapter
             assert after[adapter] == after["cli"], f"{name}: the {adapter} asks otherwise than the CLI"
-    from retrieval_eval.pipeline.settings import ACTION, BY_NAME
-
     assert ("action" in after) == (ACTION in BY_NAME[name].where), name
 
 
