@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from retrieval_eval.core.docshape import Checker, ShapeError
-from retrieval_eval.core.shapes import NUMBER, STRINGS
+from retrieval_eval.formats.shapes import NUMBER, STRINGS
 
 SHAPE: dict[str, Any] = {
     "type": "object",
