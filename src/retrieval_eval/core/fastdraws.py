@@ -25,6 +25,7 @@ point whatever the summation order; :func:`fits` says when that holds.
 
 from __future__ import annotations
 
+import ctypes
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -145,8 +146,6 @@ def keep_freed_memory() -> None:
     glibc, or when the call is not there, nothing is done.
     """
     try:
-        import ctypes
-
         mallopt = ctypes.CDLL(None).mallopt
         mallopt(_M_TRIM_THRESHOLD, 2 * _KEPT)  # what the heap keeps free before giving memory back
         mallopt(_M_MMAP_THRESHOLD, _KEPT)
