@@ -575,6 +575,7 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     from retrieval_eval.action.baseline import Baseline
     from retrieval_eval.action.flow import Outcome, render_outcome
     from retrieval_eval.action.settings import Runner, parse_settings
+    from retrieval_eval.formats.report import checked_report
     from retrieval_eval.render import COMMENT_LIMIT, render
 
     ws = make_workspace(tmp_path, history="none")
@@ -597,7 +598,7 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     assert n is not None
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
     outcome = Outcome(
-        SimpleNamespace(report=with_reasons(n), comparison=None, queue=()),  # type: ignore[arg-type]
+        SimpleNamespace(typed_report=checked_report(with_reasons(n), "report"), comparison=None, queue=()),  # type: ignore[arg-type]
         Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150),
         (),
     )

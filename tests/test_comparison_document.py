@@ -5,7 +5,7 @@ them into JSON and back. Two things must hold for that to change nothing:
 
 - every comparison the tests make, read into records and written again, is the same JSON
   byte for byte (key order included), and every record the types allow is accepted by
-  ``core.shapes.COMPARISON`` and read back equal;
+  ``formats.shapes.COMPARISON`` and read back equal;
 - the shape and the records name the same fields, both ways: a field added to one and not
   the other would be written unchecked, or checked and never read.
 """
@@ -46,10 +46,11 @@ from retrieval_eval.core.comparison_document import (
     Tool,
 )
 from retrieval_eval.core.power import Moved
-from retrieval_eval.core.shapes import COMPARISON, MAX_MAGNITUDE, comparison_problem
+from retrieval_eval.core.precision import MAX_MAGNITUDE
 from retrieval_eval.formats.comparison import comparison_from_json, comparison_to_json, read_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.report import dump_report
+from retrieval_eval.formats.shapes import COMPARISON, comparison_problem
 
 # -- the shape and the records name the same fields -------------------------------------
 

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from retrieval_eval.core.docshape import Checker, ShapeError
-from retrieval_eval.core.shapes import NUMBER, STRINGS
+from retrieval_eval.formats.shapes import NUMBER, STRINGS
 
 SHAPE: dict[str, Any] = {
     "type": "object",
@@ -67,3 +67,25 @@ def test_a_bad_row_is_refused_where_json_schema_refuses_it(
 def test_a_nan_in_a_row_is_refused() -> None:
     with pytest.raises(ShapeError, match="ndcg@10"):
         Checker(SHAPE).check(spoiled(("per_query", "q3", "ndcg@10"), float("nan")))
+
+
+@pytest.mark.parametrize(
+    ("shape", "value"),
+    [
+        ({"const": 1}, True),
+        ({"const": 0}, False),
+        ({"const": True}, 1),
+        ({"enum": [1, 2]}, True),
+    ],
+)
+def test_a_boolean_is_not_the_number_a_constant_names(shape: dict[str, Any], value: Any) -> None:
+    # JSON Schema tells true from 1 (Python's True == 1 does not): a comparison with "version": true is refused.
+    assert not jsonschema.Draft202012Validator(shape).is_valid(value)
+    with pytest.raises(ShapeError, match="must be"):
+        Checker(shape).check(value)
+
+
+@pytest.mark.parametrize(("shape", "value"), [({"const": 1}, 1), ({"const": 1}, 1.0), ({"enum": ["a", 1]}, 1)])
+def test_an_equal_value_of_the_same_kind_meets_the_constant(shape: dict[str, Any], value: Any) -> None:
+    assert jsonschema.Draft202012Validator(shape).is_valid(value)
+    Checker(shape).check(value)

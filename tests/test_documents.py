@@ -20,9 +20,9 @@ from retrieval_eval.action.baseline import _parse
 from retrieval_eval.action.event import load_event
 from retrieval_eval.commands.render import load_comparison
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.core.shapes import COMPARISON, REPORT, comparison_problem, report_problem
 from retrieval_eval.formats.jsondoc import parse_document
 from retrieval_eval.formats.report import checked_report
+from retrieval_eval.formats.shapes import COMPARISON, REPORT, comparison_problem, report_problem
 from retrieval_eval.render import comparison_text, render
 
 ROOT = Path(__file__).resolve().parent.parent

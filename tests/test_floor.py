@@ -12,6 +12,7 @@ import pytest
 from compare_data import labels, run, write_jsonl
 from helpers import run_cli
 from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateReadings, Gating, evaluate_gate, parse_gate
+from retrieval_eval.core.report_model import Floor, Margin
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.sensitivity import Thresholds, answer_in_query_issues, longest_common_run
 from retrieval_eval.core.significance import paired_bootstrap
@@ -76,10 +77,8 @@ def test_a_floor_run_s_sidecar_says_how_it_was_made_when_it_describes_those_byte
 
 
 def floor_context(margin: float, ci: list[float] | None = None) -> GateReadings:
-    row: dict[str, Any] = {"floor": 0.6, "head": 0.6 + margin, "margin": margin}
-    if ci is not None:
-        row["ci"] = ci
-    return GateReadings({"recall@10": 0.6 + margin}, floor={"metrics": {"recall@10": row}})
+    row = Margin(floor=0.6, head=0.6 + margin, margin=margin, ci=None if ci is None else tuple(ci))
+    return GateReadings({"recall@10": 0.6 + margin}, floor=Floor(metrics={"recall@10": row}))
 
 
 def test_the_floor_gate_reads_the_margin() -> None:
@@ -88,7 +87,7 @@ def test_the_floor_gate_reads_the_margin() -> None:
     assert evaluate_gate(gate, floor_context(0.0499)).status == FAIL
     result = evaluate_gate(gate, GateReadings({"recall@10": 0.7}))
     assert result.status == INDETERMINATE and "no floor run was given" in result.reason
-    missing = GateReadings({"recall@10": 0.7}, floor={"source": "bm25", "unavailable": "install the lanes"})
+    missing = GateReadings({"recall@10": 0.7}, floor=Floor(source="bm25", unavailable="install the lanes"))
     assert evaluate_gate(gate, missing).status == INDETERMINATE
 
 

@@ -10,6 +10,7 @@ from retrieval_eval.comparison.idspace import OLD_ID, translate, translate_per_q
 from retrieval_eval.core.identity import chunk_id
 from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
 from retrieval_eval.core.labelindex import LabelIndex
+from retrieval_eval.formats.report import as_report
 
 
 def c(name: str) -> str:
@@ -69,8 +70,9 @@ def test_document_labels_do_not_see_a_rechunk() -> None:
     labels = JudgmentSet((judgment_from_record({"query_id": "q1", "doc_uri": "help://a", "relevance": 1}, 1),))
     base = {"corpus": {"chunker_fingerprint": "para/v1"}, "rankings": {"q1": ["help://a"]}}
     head = {"corpus": {"chunker_fingerprint": "sentences/v2"}}
-    assert not decide_id_space(Sides(base, head, LabelIndex.from_judgments(labels))).changed
-    assert decide_id_space(Sides(base, head, None)).changed  # without the labels, the chunker decides
+    base_report, head_report = as_report(base), as_report(head)
+    assert not decide_id_space(Sides(base_report, head_report, LabelIndex.from_judgments(labels))).changed
+    assert decide_id_space(Sides(base_report, head_report, None)).changed  # without the labels, the chunker decides
 
 
 def test_two_labeled_paragraphs_merged_into_one_chunk_keep_the_first_rank(tmp_path: Path) -> None:
@@ -121,7 +123,8 @@ def test_a_damaged_base_report_is_read_leniently() -> None:
         (judgment_from_record(_label(1, "new-1", reanchored={"rule": "text_sha", "from": c("old-1")}), 1),)
     )
     base = {"rankings": {"q1": [[1], {"a": 1}, 7, c("old-1")], "q2": "not a list"}, "per_query": {"q1": [1]}}
-    space = decide_id_space(Sides(base, {}, LabelIndex.from_judgments(labels)))
+    # Read as a report handed over in memory is: what does not fit its type reads as missing.
+    space = decide_id_space(Sides(as_report(base), as_report({}), LabelIndex.from_judgments(labels)))
     assert space.changed and "1 chunk id(s)" in space.detail
 
 

@@ -136,6 +136,7 @@ def test_a_detectable_change_past_the_metrics_range_says_none() -> None:
     the default design's (1.95996 + 0.84162) x 1 / sqrt(2) = 1.981, more than any change of a
     metric in [0, 1]; every rendering says the set sees none rather than printing 1.981."""
     from retrieval_eval.core.power import Design, detectable_effect
+    from retrieval_eval.core.report_model import Detectable, GateEntry
     from retrieval_eval.render.detectable import detectable_sentence, detectable_text
     from retrieval_eval.render.plan import _line
 
@@ -143,7 +144,8 @@ def test_a_detectable_change_past_the_metrics_range_says_none() -> None:
     assert mde is not None and round(mde, 3) == 1.981
     assert detectable_text(mde, 3) == "none (> 1)" and detectable_text(0.25, 3) == "0.250"
     assert detectable_text(1.0, 3) == "1.000"  # a change of the whole range is still a change
-    gate = {"detectable": {"mde": mde, "n": 2, "tolerance": 0.05, "power": 0.8, "alpha": 0.05, "direction": "drops"}}
+    seen = Detectable(mde=mde, n=2, tolerance=0.05, power=0.8, alpha=0.05, direction="drops")
+    gate = GateEntry(expression="recall@5:-0.05", status="PASS", detectable=seen)
     sentence = detectable_sentence(gate, "recall@5")
     assert sentence is not None and sentence.startswith("with 2 queries this set detects no drops of recall@5 at all")
     seen = [{"queries": 2, "change": mde}]

@@ -18,6 +18,7 @@ from retrieval_eval.comparison import rescore
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.judgments import read_label_index
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -99,8 +100,9 @@ def test_reusing_the_heads_values_gives_the_document_of_a_full_rescore(
 
 def test_a_head_report_without_bounds_tables_reuses_nothing() -> None:
     head = {"rankings": {"q": ["a"]}, "per_query": {"q": {"recall@1": 1.0}}}
-    sides = rescore.Sides({}, head, None)
+    sides = rescore.Sides(as_report({}), as_report(head), None)
     assert rescore.head_values(sides, {"q": ["a"]}, ScoreConfig(k=(1,))).per_query == {}
     head |= {"per_query_upper": {}, "per_query_lower": {}}
-    found = rescore.head_values(rescore.Sides({}, head, None), {"q": ["a"], "r": ["a"]}, ScoreConfig(k=(1,)))
+    sides = rescore.Sides(as_report({}), as_report(head), None)
+    found = rescore.head_values(sides, {"q": ["a"], "r": ["a"]}, ScoreConfig(k=(1,)))
     assert found.per_query == {"q": {"recall@1": 1.0}}

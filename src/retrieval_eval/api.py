@@ -36,6 +36,7 @@ from .core.identity import text_sha as digest
 from .core.labelindex import LabelIndex
 from .core.metrics import describe_known, known_metric
 from .core.power import Design
+from .core.report_model import Report
 from .core.significance import DEFAULT_SEED
 from .formats.comparison import comparison_to_json
 from .formats.corpus import read_corpus
@@ -48,7 +49,7 @@ from .formats.objects import (
     read_run_file,
     run_from_object,
 )
-from .formats.report import checked_report, dump_report, load_report_hashed
+from .formats.report import checked_json, dump_report, load_report_hashed, report_from_json
 from .formats.runs import run_from_rows
 from .pipeline.evaluate import run_pipeline
 from .pipeline.request import request_from_settings
@@ -439,11 +440,11 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
     return loaded._rows, loaded.source
 
 
-def _report_of(side: object, what: str) -> dict[str, Any] | None:
+def _report_of(side: object, what: str) -> Report | None:
     return _hashed_report_of(side, what)[0]
 
 
-def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, str | None]:
+def _hashed_report_of(side: object, what: str) -> tuple[Report | None, str | None]:
     """A report from an Evaluation, a report dict or a report file's path, and the SHA-256 of
     its bytes: the file's, or (held in memory) those of the file ``score --report`` writes for it."""
     if side is None:
@@ -453,13 +454,12 @@ def _hashed_report_of(side: object, what: str) -> tuple[dict[str, Any] | None, s
         return load_report_hashed(path, source=what)
 
     if isinstance(side, Evaluation):
-        report = side.report
-    elif isinstance(side, Mapping):
-        report = checked_report(dict(side), what)
-    else:
-        raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
-
-    return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
+        text = dump_report(side.typed_report)
+        return side.typed_report, hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if isinstance(side, Mapping):
+        data = checked_json(dict(side), what)  # hashed as given: the bytes score --report would write for it
+        return report_from_json(data), hashlib.sha256(dump_report(data).encode("utf-8")).hexdigest()
+    raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
 
 
 def compare(
@@ -496,10 +496,7 @@ def compare(
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
         index.sha256 = loaded.sha256
-        base_report, head_report = (
-            dict(with_base_bounds(base_report, index)),
-            dict(with_base_bounds(head_report, index)),
-        )
+        base_report, head_report = with_base_bounds(base_report, index), with_base_bounds(head_report, index)
     document = build_document(
         base_report,
         head_report,

@@ -18,9 +18,9 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
 from ..core.errors import InputError
+from ..core.report_model import Report
 from ..formats.report import load_report_hashed, parse_report
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import Git
@@ -37,7 +37,7 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class Baseline:
-    report: dict[str, Any] | None
+    report: Report | None
     source: str = ""  # where the report came from, in words
     reason: str = ""  # why there is none
     notes: tuple[str, ...] = ()  # sources that failed for a reason worth telling
@@ -273,6 +273,6 @@ def _parsed(data: bytes, where: str, *, source: str) -> Baseline:
     return Baseline(_parse(data, where), source=source, sha256=hashlib.sha256(data).hexdigest())
 
 
-def _parse(data: bytes, where: str) -> dict[str, Any]:
+def _parse(data: bytes, where: str) -> Report:
     """The same reading and checks as load_report, for bytes that never were a file here."""
     return parse_report(data, "baseline", where=f"{where}: ")

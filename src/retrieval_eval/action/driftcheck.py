@@ -9,38 +9,36 @@ words the annotation, from the report.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..core.lenient import items, number, section
+from ..core.report_model import Drift, Report
 from .publish import Annotation
 
 
-def drift_of(report: Mapping[str, Any]) -> Mapping[str, Any]:
-    return section(section(report, "judgments"), "drift")
+def drift_of(report: Report) -> Drift:
+    judgments = report.judgments
+    return (judgments.drift if judgments is not None else None) or Drift()
 
 
-def invalid_ratio(report: Mapping[str, Any]) -> float | None:
-    return number(drift_of(report).get("invalid_ratio"))
+def invalid_ratio(report: Report) -> float | None:
+    return drift_of(report).invalid_ratio
 
 
-def drift_message(report: Mapping[str, Any]) -> str | None:
+def drift_message(report: Report) -> str | None:
     """The one sentence an annotation carries, or None when there is nothing to say."""
     ratio = invalid_ratio(report)
-    changes = [str(change) for change in items(drift_of(report).get("changes"))]
+    changes = list(drift_of(report).changes or ())
     if ratio is None or (ratio == 0 and not changes):
         return None
     why = f" ({'; '.join(changes)})" if changes else ""
     if ratio == 0:
         return f"The corpus changed{why}, and every label still points at it."
-    command = drift_of(report).get("repair_command") or "retrieval-eval drift --fix"
+    command = drift_of(report).repair_command or "retrieval-eval drift --fix"
     return (
         f"Label drift: {ratio:.1%} of the labels no longer point at the corpus{why}. "
         f"Re-anchor the recoverable ones with: {command}"
     )
 
 
-def drift_annotation(report: Mapping[str, Any]) -> Annotation | None:
+def drift_annotation(report: Report) -> Annotation | None:
     message = drift_message(report)
     if message is None:
         return None

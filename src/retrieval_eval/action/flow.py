@@ -12,7 +12,6 @@ import dataclasses
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.comparison_document import ComparisonDocument
 from ..core.errors import RetrievalEvalError
@@ -20,6 +19,7 @@ from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.history import History
 from ..core.report import blocking_findings
+from ..core.report_model import Report
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import run_pipeline
@@ -56,8 +56,8 @@ class Outcome:
     skipped_gates: tuple[str, ...]
 
     @property
-    def report(self) -> dict[str, Any]:
-        return self.evaluation.report
+    def report(self) -> Report:
+        return self.evaluation.typed_report
 
     @property
     def verdict(self) -> Verdict:

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from ..comparison.history import Point, history_metrics, history_of
 from ..core.errors import InputError
 from ..core.history import History
+from ..core.report_model import Report
 from ..formats.history import history_to_json
 from ..formats.jsondoc import parse_document
+from ..formats.report import as_report
 from .baseline import Baseline
 from .event import PULL_REQUEST_EVENTS, Event
 from .git import LATEST_TIME, FileHistory, Git
@@ -35,7 +36,7 @@ FETCH_HINT = "set fetch-depth: 0 in actions/checkout to chart the base branch's 
 
 
 def base_history(
-    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Mapping[str, Any], now: str
+    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Report, now: str
 ) -> dict[str, Any] | None:
     """:func:`base_history_records` in its JSON form (``build_history``'s)."""
     history = base_history_records(settings, event, git, baseline, report, now)
@@ -43,7 +44,7 @@ def base_history(
 
 
 def base_history_records(
-    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Mapping[str, Any], now: str
+    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Report, now: str
 ) -> History | None:
     """The history for the summary, or None when it is off or there is no base branch."""
     if settings.history == 0 or event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
@@ -70,7 +71,7 @@ def _points(found: FileHistory, baseline: Baseline) -> tuple[list[Point], int]:
             unreadable += 1
             continue
         if isinstance(document, dict):
-            points.append(Point(version.commit[:7], _day(version.timestamp), document))
+            points.append(Point(version.commit[:7], _day(version.timestamp), as_report(document)))
         else:
             unreadable += 1
     return points, unreadable

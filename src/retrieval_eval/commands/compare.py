@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import click
 
@@ -13,6 +12,7 @@ from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
 from ..core.power import DEFAULT_POWER
+from ..core.report_model import Report
 from ..core.significance import DEFAULT_SEED
 from ..formats.comparison import comparison_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
@@ -25,7 +25,7 @@ from ..render import comparison_text
 from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
 
 
-def load_head_judgments(path: str, head: dict[str, Any]) -> LabelIndex:
+def load_head_judgments(path: str, head: Report) -> LabelIndex:
     """The head's judgments, refused when they are not the file the head report was scored with."""
 
     index = read_label_index(path)
@@ -89,7 +89,7 @@ def command(
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
     if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
-        base, head = dict(with_base_bounds(base, judgment_set)), dict(with_base_bounds(head, judgment_set))
+        base, head = with_base_bounds(base, judgment_set), with_base_bounds(head, judgment_set)
     document = build_document(
         base,
         head,

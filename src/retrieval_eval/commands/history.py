@@ -44,7 +44,7 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     reports = [load_report(path, source="report") for path in report_paths]
     names = [os.path.basename(path) for path in report_paths]
     labels = names if len(set(names)) == len(names) else list(report_paths)
-    points = [Point(label, _date(report.get("generated_at")), report) for label, report in zip(labels, reports)]
+    points = [Point(label, _date(report.generated_at), report) for label, report in zip(labels, reports)]
     history = history_of(points, list(metrics) or history_metrics(reports[-1]))
     text = render_history(history, kind)
     text = text if text.endswith("\n") else text + "\n"

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
 from ..core.comparison_document import ComparisonDocument
 from ..core.errors import InputError, UsageError
+from ..core.report_model import Report
 from ..formats.comparison import read_comparison
 from ..formats.fileio import refuse_output_over_input, write_atomic
-from ..formats.report import load_report
+from ..formats.report import as_report, load_report
 from ..render import render
 from ._common import handles_errors
 
 
-def load_comparison(path: str, report: dict[str, Any]) -> ComparisonDocument:
+def load_comparison(path: str, report: Report | Mapping[str, Any]) -> ComparisonDocument:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
+    inputs = as_report(report).inputs
 
     document = read_comparison(path)
     head_run = document.head.run_sha256
-    if head_run and head_run != (report.get("inputs") or {}).get("run_sha256"):
+    if head_run and head_run != (inputs.run_sha256 if inputs is not None else None):
         raise InputError(
             "comparison",
             None,
@@ -43,12 +46,12 @@ def template_inputs(template_dir: str | None) -> list[tuple[str, str | None]]:
     return [("template", os.path.join(template_dir, name)) for name in names]
 
 
-def load_base(path: str, comparison: ComparisonDocument | None) -> dict[str, Any]:
+def load_base(path: str, comparison: ComparisonDocument | None) -> Report:
     """The base report, refused when the comparison was made against another one."""
 
     base = load_report(path, source="base")
     compared = None if comparison is None else comparison.base.run_sha256
-    if compared and compared != (base.get("inputs") or {}).get("run_sha256"):
+    if compared and compared != (base.inputs.run_sha256 if base.inputs is not None else None):
         raise InputError(
             "base",
             None,

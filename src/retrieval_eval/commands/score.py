@@ -78,12 +78,12 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     )
     evaluation = run_pipeline(request, workers=worker_count(workers_override(os.environ)))
     if settings.report:
-        write_report(str(settings.resolve(settings.report)), evaluation.report)
+        write_report(str(settings.resolve(settings.report)), evaluation.typed_report)
     if as_json:
         print_json(evaluation.report)
     else:
         colour = use_colour(color)
         compared = evaluation.comparison
         document = None if compared is None else compared.document
-        click.echo(render_score(evaluation.report, document, colour=colour), nl=False, color=colour)
+        click.echo(render_score(evaluation.typed_report, document, colour=colour), nl=False, color=colour)
     raise SystemExit(exit_code(evaluation.verdict.status, fail_on_indeterminate=settings.fail_on_indeterminate))

@@ -66,8 +66,8 @@ def _eval_set_issues(
     # As in score: the easy-set check reads hit_rate at the first cutoff; -k all alone skips it.
     config = ScoreConfig(k=k, threshold=threshold, full_depth=full_depth)
     found = check_eval_set(LabelIndex.from_judgments(judgments), corpus_path, config, thresholds)
-    issues = [Issue(w["code"], w["subject"], w["message"]) for w in found["warnings"]]
-    return issues, found.get("skipped")
+    issues = [Issue(w.code or "", w.subject or "", w.message or "") for w in found.warnings or ()]
+    return issues, found.skipped
 
 
 @click.command()

@@ -34,9 +34,9 @@ def command(reports: tuple[str, ...]) -> None:
     for path in reports:
         data = read_document_bytes(path, path)
         report = checked_report(parse_document(data, path, path=path), path, path=path)
-        inputs = report.get("inputs")
-        claimed = inputs.get("baseline_sha256") if isinstance(inputs, dict) else None
-        floor = inputs.get("floor_sha256") if isinstance(inputs, dict) else None
+        inputs = report.inputs
+        claimed = inputs.baseline_sha256 if inputs is not None else None
+        floor = inputs.floor_sha256 if inputs is not None else None
         read.append((path, hashlib.sha256(data).hexdigest(), claimed, floor))
     breaks = 0
     for number, (path, sha, claimed, floor) in enumerate(read, 1):

@@ -18,32 +18,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.labelindex import LabelIndex
-from ..core.lenient import mapping
 from ..core.precision import DECIMALS
+from ..core.report_model import Report
 from ..core.scoring import BOUNDS
-from .sides import Pairing, PerQuery, Sides, per_query
+from .sides import Pairing, PerQuery, Sides, as_table
 
 _NONE: dict[str, float] = {}  # a query a report lists no bound for
 
 
-def upper_table(report: Mapping[str, Any], side: str = "upper") -> PerQuery:
+def upper_table(report: Report, side: str = "upper") -> PerQuery:
     """A report's per-query upper (or lower) bounds (queries with an unjudged key only); {} when it has none."""
-    return per_query({"per_query": report.get(f"per_query_{side}")}) or {}
+    return as_table(report.per_query_upper if side == "upper" else report.per_query_lower) or {}
 
 
-def left_out_bounds(report: Mapping[str, Any]) -> bool:
+def left_out_bounds(report: Report) -> bool:
     """Whether a report says it did not compute its bounds (one made before ``computed`` existed has them)."""
-    computed = report.get("computed")
-    return isinstance(computed, list) and BOUNDS not in computed
+    return report.computed is not None and BOUNDS not in report.computed
 
 
-def drop_unknown_bounds(
-    document: ComparisonDocument, base: Mapping[str, Any], head: Mapping[str, Any]
-) -> ComparisonDocument:
+def drop_unknown_bounds(document: ComparisonDocument, base: Report, head: Report) -> ComparisonDocument:
     """The document without any delta's bounds when a side left its own out: they were read from its values.
 
     A rescored (or translated) base has its bounds from the rescoring, whatever its report kept."""
@@ -113,12 +109,12 @@ def unjudged_in_top(sides: Sides, ids: list[str], k: int | None) -> int:
     assert index is not None
     count = 0
     for report in (sides.base, sides.head):
-        rankings = mapping(report.get("rankings"))
+        rankings = report.rankings or {}
         for query_id in ids:
             ranking = rankings.get(query_id)
-            if not isinstance(ranking, list):
+            if ranking is None:
                 continue
             query = index.queries.get(query_id)
             grades = query.grades if query is not None else {}
-            count += sum(1 for key in ranking[:k] if isinstance(key, str) and key not in grades)
+            count += sum(1 for key in ranking[:k] if key not in grades)
     return count

@@ -9,13 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.comparison import difference
 from ..core.comparison_document import Mover, Movers, StratumRow, StratumTest
 from ..core.labelindex import LabelIndex
-from ..core.lenient import measured, section
 from ..core.precision import DECIMALS
+from ..core.report_model import Report
 from ..core.significance import Bootstrap
 from .deltas import adjust_family
 from .sides import Pairing, Sides
@@ -57,7 +56,7 @@ def stratum_rows(
     ``stratum_members``), with Holm's adjustment over the strata. A rescored
     base has no stratum averages of its own, so without pairing its strata are left out.
     """
-    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
+    names = _stratum_names(sides)
     paired = bool(facts) and pairing.available
     rows = {}
     for name in names:
@@ -70,15 +69,21 @@ def stratum_rows(
     return adjust_family(rows) if paired else rows
 
 
-def _stratum_value(report: Mapping[str, Any], name: str, metric: str) -> float | None:
-    return measured(section(report, "per_stratum").get(name), metric)
+def _stratum_value(report: Report, name: str, metric: str) -> float | None:
+    entry = (report.per_stratum or {}).get(name)
+    return entry.measured(metric) if entry is not None else None
+
+
+def _stratum_names(sides: Sides) -> list[str]:
+    """Every stratum either side reports, the head's first."""
+    return list(dict.fromkeys([*(sides.head.per_stratum or {}), *(sides.base.per_stratum or {})]))
 
 
 def stratum_members(sides: Sides, pairing: Pairing, primary: str, facts: Facts) -> dict[str, tuple[str, list[str]]]:
     """Each reported stratum's paired queries, to bootstrap its primary metric: empty without membership."""
     if not facts or not pairing.available:
         return {}
-    names = [str(n) for n in dict.fromkeys([*section(sides.head, "per_stratum"), *section(sides.base, "per_stratum")])]
+    names = _stratum_names(sides)
     by_stratum: dict[str | None, list[str]] = {}
     for q in pairing.ids:
         by_stratum.setdefault(facts.get(q, NO_FACT).stratum, []).append(q)

@@ -15,7 +15,6 @@ from typing import TypeVar
 
 from ..core.comparison import difference
 from ..core.comparison_document import Holm, MetricRow, SignificanceMethod, StratumRow
-from ..core.lenient import measured
 from ..core.precision import DECIMALS
 from ..core.significance import (
     CONFIDENCE,
@@ -84,12 +83,12 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
     """Base and head values of one metric (see the module's note). A rescored base has no
     number of its own beyond what was rescored."""
     if pairing.base is None or pairing.head is None:
-        return measured(sides.base, metric), measured(sides.head, metric)
+        return sides.base.measured(metric), sides.head.measured(metric)
     whole = not pairing.added and not pairing.removed and not rescored
     if whole or not pairing.ids and not rescored:
-        return measured(sides.base, metric), measured(sides.head, metric)
+        return sides.base.measured(metric), sides.head.measured(metric)
     if not pairing.ids:
-        return None, measured(sides.head, metric)
+        return None, sides.head.measured(metric)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
 
 

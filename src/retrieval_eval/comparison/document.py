@@ -13,10 +13,11 @@ from .._version import __version__
 from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
-from ..core.lenient import primary_metric, section
 from ..core.power import DEFAULT_POWER
+from ..core.report_model import Inputs, Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from ..formats.comparison import KIND, comparison_to_json
+from ..formats.report import as_report
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
@@ -30,8 +31,8 @@ __all__ = ["DOCUMENT_VERSION", "KIND", "build_comparison", "build_document", "si
 
 
 def build_comparison(
-    base_report: Mapping[str, Any],
-    head_report: Mapping[str, Any],
+    base_report: Report | Mapping[str, Any],
+    head_report: Report | Mapping[str, Any],
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -53,8 +54,8 @@ def build_comparison(
 
 
 def build_document(
-    base_report: Mapping[str, Any],
-    head_report: Mapping[str, Any],
+    base_report: Report | Mapping[str, Any],
+    head_report: Report | Mapping[str, Any],
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -68,12 +69,14 @@ def build_document(
     scored with; callers check its hash). They give query text and strata,
     and allow rescoring the base rankings when the yardstick changed.
     ``power`` is the power at which each minimum detectable effect (``mde``) is stated.
+    Reports may be given as JSON (read as :func:`~retrieval_eval.formats.report.as_report` reads it).
     """
+    base_report, head_report = as_report(base_report), as_report(head_report)
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
     yardstick = decide_yardstick(sides, metric_names(sides))
     pairing = pair_queries(yardstick.base_per_query, per_query(head_report))
-    primary = primary_metric(head_report)
+    primary = head_report.primary_metric()
     facts = query_facts(sides.judgments)
     findings = [*yardstick.findings, *further_findings(sides, pairing)]
     members = stratum_members(sides, pairing, primary, facts)
@@ -106,19 +109,15 @@ def build_document(
     )
 
 
-def side_summary(report: Mapping[str, Any]) -> SideSummary:
-    """What identifies one side; anything but a string in the file is recorded as unknown."""
-    inputs = section(report, "inputs")
+def side_summary(report: Report) -> SideSummary:
+    """What identifies one side; what the report does not hold as a string is recorded as unknown."""
+    inputs = report.inputs or Inputs()
     return SideSummary(
-        generated_at=_text(report.get("generated_at")),
-        tool_version=_text(section(report, "tool").get("version")),
-        judgments_sha256=_text(inputs.get("judgments_sha256")),
-        run_sha256=_text(inputs.get("run_sha256")),
-        query_set_sha256=_text(inputs.get("query_set_sha256")),
-        corpus_fingerprint=_text(section(report, "corpus").get("fingerprint")),
-        verdict=_text(section(report, "verdict").get("status")),
+        generated_at=report.generated_at,
+        tool_version=report.tool.version if report.tool is not None else None,
+        judgments_sha256=inputs.judgments_sha256,
+        run_sha256=inputs.run_sha256,
+        query_set_sha256=inputs.query_set_sha256,
+        corpus_fingerprint=report.corpus.fingerprint if report.corpus is not None else None,
+        verdict=report.status(),
     )
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

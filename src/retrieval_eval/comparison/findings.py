@@ -13,7 +13,6 @@ from typing import Any
 from ..core.comparison_document import Finding
 
 __all__ = ["CONFOUNDS", "LIMITS", "NOTE", "RESOLVED", "Finding", "distinct", "further_findings", "short"]
-from ..core.lenient import cutoffs, section
 from .sides import Pairing, Sides
 
 # How a finding bears on the deltas.
@@ -102,7 +101,7 @@ def missing_per_query(pairing: Pairing) -> list[Finding]:
 
 
 def cutoff_findings(sides: Sides) -> list[Finding]:
-    base_k, head_k = cutoffs(sides.base), cutoffs(sides.head)
+    base_k, head_k = sides.base.cutoffs(), sides.head.cutoffs()
     if not base_k or not head_k or sorted(set(base_k)) == sorted(set(head_k)):
         return []
     only = sorted(set(head_k) - set(base_k))
@@ -114,8 +113,8 @@ def cutoff_findings(sides: Sides) -> list[Finding]:
 
 
 def corpus_findings(sides: Sides) -> list[Finding]:
-    base = section(sides.base, "corpus").get("fingerprint")
-    head = section(sides.head, "corpus").get("fingerprint")
+    base = sides.base.corpus.fingerprint if sides.base.corpus is not None else None
+    head = sides.head.corpus.fingerprint if sides.head.corpus is not None else None
     if not base or not head or base == head:
         return []
     return [
@@ -131,8 +130,8 @@ def corpus_findings(sides: Sides) -> list[Finding]:
 
 
 def tool_findings(sides: Sides) -> list[Finding]:
-    base = section(sides.base, "tool").get("version")
-    head = section(sides.head, "tool").get("version")
+    base = sides.base.tool.version if sides.base.tool is not None else None
+    head = sides.head.tool.version if sides.head.tool is not None else None
     if not base or not head or base == head:
         return []
     return [

@@ -14,13 +14,14 @@ different rulers, so joining them would show a move that nobody made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..core.gates import gate_metric
 from ..core.history import HISTORY_KIND, History, HistoryPoint, line_segments
-from ..core.lenient import items, mapping, measured, primary_metric, section
+from ..core.report_model import Config, Report
 from ..formats.history import history_to_json, point_from_json
+from ..formats.report import as_report
 from .findings import short
 from .sides import Sides
 from .yardstick import yardstick_changes
@@ -28,7 +29,8 @@ from .yardstick import yardstick_changes
 __all__ = ["HISTORY_KIND", "Point", "break_reason", "build_history", "history_metrics", "history_of", "segments"]
 # Config entries that say how a report was scored; the cutoffs only add or remove metrics. (Which
 # optional measures a report computed is not in its config, and breaks no line: ``computed``.)
-_NOT_POLICY = frozenset({"k", "threshold", "gain"})
+# ``others`` holds the entries the model does not name: each of those is a policy of its own.
+_NOT_POLICY = frozenset({"k", "threshold", "gain", "others"})
 
 
 @dataclass(frozen=True)
@@ -37,27 +39,34 @@ class Point:
 
     label: str
     date: str | None
-    report: Mapping[str, Any]
+    report: Report | Mapping[str, Any]  # JSON is read as as_report reads it
+
+    @property
+    def typed(self) -> Report:
+        return as_report(self.report)
 
 
-def history_metrics(report: Mapping[str, Any]) -> list[str]:
+def history_metrics(report: Report | Mapping[str, Any]) -> list[str]:
     """The primary metric, then every metric a gate of ``report`` reads, in gate order."""
-    gated = [gate_metric(str(mapping(g).get("expression", ""))) for g in items(section(report, "verdict").get("gates"))]
-    return list(dict.fromkeys([primary_metric(report), *(m for m in gated if m)]))
+    report = as_report(report)
+    gates = report.verdict.gates if report.verdict is not None else None
+    gated = [gate_metric(gate.expression or "") for gate in gates or ()]
+    return list(dict.fromkeys([report.primary_metric(), *(m for m in gated if m)]))
 
 
 def history_of(points: Sequence[Point], metrics: Sequence[str], *, note: str | None = None) -> History:
     """Each point's value of each metric, and a break where it is not comparable with the one before."""
+    reports = [point.typed for point in points]
     return History(
         metrics=tuple(metrics),
         points=tuple(
             HistoryPoint(
                 point.label,
                 point.date,
-                {metric: measured(point.report, metric) for metric in metrics},
-                None if i == 0 else break_reason(points[i - 1].report, point.report),
+                {metric: report.measured(metric) for metric in metrics},
+                None if i == 0 else break_reason(reports[i - 1], report),
             )
-            for i, point in enumerate(points)
+            for i, (point, report) in enumerate(zip(points, reports))
         ),
         note=note,
     )
@@ -68,14 +77,26 @@ def build_history(points: Sequence[Point], metrics: Sequence[str]) -> dict[str, 
     return history_to_json(history_of(points, metrics))
 
 
-def break_reason(older: Mapping[str, Any], newer: Mapping[str, Any]) -> str | None:
+def break_reason(older: Report | Mapping[str, Any], newer: Report | Mapping[str, Any]) -> str | None:
     """Why ``newer`` cannot be joined to ``older`` on one line, or None when it can."""
+    older, newer = as_report(older), as_report(newer)
     reasons = [_said(code, older, newer) for code, _ in yardstick_changes(Sides(older, newer, None))]
-    old_config, new_config = section(older, "config"), section(newer, "config")
-    for key in sorted((set(old_config) | set(new_config)) - _NOT_POLICY):
-        if _values_of(key, old_config.get(key)) != _values_of(key, new_config.get(key)):
-            reasons.append(f"{key} {_shown(old_config.get(key))} → {_shown(new_config.get(key))}")
+    old_policies, new_policies = _policies(older.config), _policies(newer.config)
+    for key in sorted(set(old_policies) | set(new_policies)):
+        before, after = old_policies.get(key), new_policies.get(key)
+        if _values_of(key, before) != _values_of(key, after):
+            reasons.append(f"{key} {_shown(before)} → {_shown(after)}")
     return "; ".join(reasons) or None
+
+
+def _policies(config: Config | None) -> dict[str, Any]:
+    """The entries of ``config`` that say how a report was scored beside its threshold and gain
+    (the unjudged policy, and any a later version records), those it holds."""
+    if config is None:
+        return {}
+    named = {f.name: getattr(config, f.name) for f in fields(Config) if f.name not in _NOT_POLICY}
+    found = {name: value for name, value in named.items() if value is not None}
+    return {**found, **(config.others or {})}
 
 
 # The bounded policy scores exactly as assume-irrelevant does and adds the bounds beside each
@@ -93,14 +114,15 @@ def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]
     return line_segments([point_from_json(point) for point in points], metric)
 
 
-def _said(code: str, older: Mapping[str, Any], newer: Mapping[str, Any]) -> str:
+def _said(code: str, older: Report, newer: Report) -> str:
     if code == "judgments-changed":
-        before = section(older, "inputs").get("judgments_sha256")
-        after = section(newer, "inputs").get("judgments_sha256")
+        before = older.inputs.judgments_sha256 if older.inputs is not None else None
+        after = newer.inputs.judgments_sha256 if newer.inputs is not None else None
         return f"judgments changed ({short(before)} → {short(after)})"
     if code in ("threshold-changed", "gain-changed"):
         name = code.removesuffix("-changed")
-        return f"{name} {_shown(section(older, 'config').get(name))} → {_shown(section(newer, 'config').get(name))}"
+        before, after = getattr(older.config, name, None), getattr(newer.config, name, None)
+        return f"{name} {_shown(before)} → {_shown(after)}"
     if code == "judgments-unknown":
         return "a report does not record its judgments"
     return "a report does not record its threshold and gain"

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import integer, items, mapping, number, primary_metric, section
+from ..core.report_model import CorpusInfo, Report, StaleLabel
 from .sides import Sides
 
 # Below this share of the base's hits still naming a head label, the ids are taken to have changed.
@@ -48,46 +47,39 @@ def decide_id_space(sides: Sides) -> IdSpace:
     return IdSpace(True, detail, _migration_blocker(sides.head))
 
 
-def ids_changed(base: Mapping[str, Any], head_corpus: Mapping[str, Any], labels: LabelIndex) -> bool:
+def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
     """Whether ``base`` ranks chunks in other ids than a head on ``head_corpus`` with ``labels``
     (before the head is scored: its unjudged keys are only told apart from the base's in one id space)."""
-    return _change_seen(Sides(base, {"corpus": head_corpus}, labels)) is not None
+    return _change_seen(Sides(base, Report(corpus=head_corpus), labels)) is not None
+
+
+def _chunker(report: Report) -> str | None:
+    return report.corpus.chunker_fingerprint if report.corpus is not None else None
 
 
 def _change_seen(sides: Sides) -> str | None:
-    base_chunker = section(sides.base, "corpus").get("chunker_fingerprint")
-    head_chunker = section(sides.head, "corpus").get("chunker_fingerprint")
-    if isinstance(base_chunker, str) and isinstance(head_chunker, str) and base_chunker != head_chunker:
+    base_chunker, head_chunker = _chunker(sides.base), _chunker(sides.head)
+    if base_chunker is not None and head_chunker is not None and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
     # Read in place, not copied: a large base report holds a million ranked keys.
-    rankings = section(sides.base, "rankings")
+    rankings = sides.base.rankings or {}
     if sides.judgments is None or not rankings:
         return None
     moved = sides.judgments.moved
-    stale = (
-        sum(1 for keys in rankings.values() for key in items(keys) if isinstance(key, str) and key in moved)
-        if moved
-        else 0
-    )
+    stale = sum(1 for keys in rankings.values() for key in keys if key in moved) if moved else 0
     if stale:
         return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
     return _barely_overlapping(sides, rankings, sides.judgments)
 
 
-def _barely_overlapping(sides: Sides, rankings: Mapping[str, Any], labels: LabelIndex) -> str | None:
+def _barely_overlapping(sides: Sides, rankings: Mapping[str, tuple[str, ...]], labels: LabelIndex) -> str | None:
     """The base's own hits, when few of them name a key the head labels: another id space."""
-    primary = primary_metric(sides.base)
-    own = section(sides.base, "per_query")  # only the primary value of each row is read
-    hits = [
-        q
-        for q, row in own.items()
-        if (number(mapping(row).get(primary)) or 0) > 0 and q in rankings and q in labels.queries
-    ]
+    primary = sides.base.primary_metric()
+    own = sides.base.per_query or {}  # only the primary value of each row is read
+    hits = [q for q, row in own.items() if row.get(primary, 0) > 0 and q in rankings and q in labels.queries]
     if not hits:
         return None
-    named = sum(
-        1 for q in hits if any(isinstance(key, str) and key in labels.queries[q].grades for key in items(rankings[q]))
-    )
+    named = sum(1 for q in hits if any(key in labels.queries[q].grades for key in rankings[q]))
     if named >= OVERLAP_FLOOR * len(hits):
         return None
     return (
@@ -96,50 +88,46 @@ def _barely_overlapping(sides: Sides, rankings: Mapping[str, Any], labels: Label
     )
 
 
-def _migration_blocker(head: Mapping[str, Any]) -> str | None:
+def _migration_blocker(head: Report) -> str | None:
     """Why the head's labels do not carry the base over soundly, or None when every one did."""
-    drift = mapping(section(head, "judgments").get("drift"))
-    if not drift:
+    drift = head.judgments.drift if head.judgments is not None else None
+    if drift is None:
         return (
             "the head was scored without its corpus, so which labels survived the re-chunk is unknown "
             "(score the head with --corpus, the corpus its run ranks)"
         )
-    unrepaired = sum(integer(drift.get(name)) or 0 for name in ("re_anchorable", "merged"))
-    broken = sum(integer(drift.get(name)) or 0 for name in ("split", "orphaned"))
+    unrepaired = (drift.re_anchorable or 0) + (drift.merged or 0)
+    broken = (drift.split or 0) + (drift.orphaned or 0)
     if not unrepaired and not broken:
         return None
-    named = _named(items(drift.get("stale")), unrepaired + broken)
+    named = _named(drift.stale or (), unrepaired + broken)
     parts = []
     if broken:
         parts.append(f"{broken} label(s) broke in the re-chunk (SPLIT or ORPHANED: a person must judge them again)")
     if unrepaired:
-        repair = drift.get("repair_command")
-        how = f"'{repair}'" if isinstance(repair, str) and repair else "'retrieval-eval drift --fix'"
+        repair = drift.repair_command
+        how = f"'{repair}'" if repair else "'retrieval-eval drift --fix'"
         parts.append(f"{unrepaired} label(s) still name removed chunks (repair them with {how})")
-    listing = drift.get("list_command")
-    lists = f"; list them with '{listing}'" if isinstance(listing, str) and listing else ""
+    listing = drift.list_command
+    lists = f"; list them with '{listing}'" if listing else ""
     return "; ".join(parts) + (f": {named}" if named else "") + lists
 
 
-def _named(stale: list[Any], total: int) -> str:
+def _named(stale: tuple[StaleLabel, ...], total: int) -> str:
     """The first labels of ``stale`` (the report keeps only its first few), and how many of the
     ``total`` that block the translation are left unnamed."""
-    entries = [mapping(entry) for entry in stale]
     shown = [
-        f"{entry.get('query_id')} (line {entry.get('line')}, {entry.get('status')})"
-        for entry in entries[:STALE_NAMED]
-        if entry
+        f"{entry.query_id} (line {entry.line}, {entry.status})"
+        for entry in stale[:STALE_NAMED]
+        if entry != StaleLabel()  # an entry that says nothing is not named
     ]
-    more = max(total, len(entries)) - len(shown)
+    more = max(total, len(stale)) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
-def base_rankings(report: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The base report's stored rankings (anything not in our shape reads as none)."""
-    stored = report.get("rankings")
-    if not isinstance(stored, Mapping):
-        return {}
-    return {str(q): [str(key) for key in keys] for q, keys in stored.items() if isinstance(keys, list)}
+def base_rankings(report: Report) -> dict[str, list[str]]:
+    """The base report's stored rankings (none when it keeps none)."""
+    return {q: list(keys) for q, keys in (report.rankings or {}).items()}
 
 
 # Marks a base key that names an old chunk whose id a head chunk may reuse (see translate).

@@ -17,7 +17,6 @@ from typing import Any
 from ..core.aliases import canonical_metric
 from ..core.comparison import difference
 from ..core.errors import UsageError
-from ..core.lenient import primary_metric, section
 from ..core.planning import PlanRecord, PlanRow
 from ..core.power import (
     ASSUMPTIONS,
@@ -30,6 +29,7 @@ from ..core.power import (
     queries_needed,
     sample_sd,
 )
+from ..core.report_model import Report
 from ..formats.plan import plan_to_json
 from .sides import PerQuery, pair_queries, per_query
 
@@ -57,10 +57,10 @@ class PlanRequest:
 
 
 def plan(
-    report: Mapping[str, Any],
+    report: Report,
     request: PlanRequest,
     *,
-    baseline: Mapping[str, Any] | None = None,
+    baseline: Report | None = None,
     strata: Mapping[str, str | None] | None = None,
     names: tuple[str, str] = ("the report", "the base report"),
 ) -> Plan:
@@ -74,7 +74,7 @@ def plan(
             hint="plan from a report written by retrieval-eval score --report",
         )
     paired = _paired(values, baseline, names)
-    metrics = tuple(_our_name(m) for m in request.metrics) or (primary_metric(report),)
+    metrics = tuple(_our_name(m) for m in request.metrics) or (report.primary_metric(),)
     rows = []
     for metric in metrics:
         whole = _row(metric, None, paired or values, list(paired or values), request, paired is not None)
@@ -94,7 +94,7 @@ def _our_name(metric: str) -> str:
         return metric
 
 
-def _paired(head: PerQuery, baseline: Mapping[str, Any] | None, names: tuple[str, str]) -> PerQuery | None:
+def _paired(head: PerQuery, baseline: Report | None, names: tuple[str, str]) -> PerQuery | None:
     """Per query, head - base of every metric both hold; None without a base report."""
     if baseline is None:
         return None
@@ -144,22 +144,19 @@ def _sized(metric: str, stratum: str | None, n: int, sd: float | None, source: s
 
 def _stratum_rows(
     metric: str,
-    report: Mapping[str, Any],
+    report: Report,
     whole: PlanRow,
     table: PerQuery,
     strata: Mapping[str, str | None] | None,
     request: PlanRequest,
     paired: bool,
 ) -> list[PlanRow]:
-    names = [str(name) for name in section(report, "per_stratum")]
+    per_stratum = report.per_stratum or {}
+    names = list(per_stratum)
     if strata:
         members: dict[str, list[str]] = {}
         for q in table:
             members.setdefault(str(strata.get(q)), []).append(q)
         return [_row(metric, name, table, members.get(name, []), request, paired) for name in names]
-    sizes = {name: section(section(report, "per_stratum"), name).get("n") for name in names}
-    return [
-        _sized(metric, name, n, whole.sd_diff, WHOLE_SET, request)
-        for name, n in sizes.items()
-        if isinstance(n, int) and not isinstance(n, bool)
-    ]
+    sizes = {name: entry.n for name, entry in per_stratum.items()}
+    return [_sized(metric, name, n, whole.sd_diff, WHOLE_SET, request) for name, n in sizes.items() if n is not None]

@@ -11,26 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.errors import UsageError
-from ..core.lenient import cutoffs, full_depth, section, unjudged_policy
 from ..core.metrics import FULL, is_positive_decimal, metric_names
+from ..core.report_model import Report
 from ..core.scoring import CONDENSED, ScoreConfig, condense, index_judgments, score_rankings, unjudged_policy_named
-from .sides import PerQuery, Sides, per_query
+from .sides import PerQuery, Sides, as_table, per_query
 
 
-def score_config(report: Mapping[str, Any]) -> ScoreConfig | None:
+def score_config(report: Report) -> ScoreConfig | None:
     """The report's configuration as a ScoreConfig, or None when it is not one we can score with."""
-
-    config = section(report, "config")
+    config = report.config
+    if config is None or config.threshold is None or config.gain is None:
+        return None
     try:
         return ScoreConfig(
-            k=tuple(cutoffs(report)),
-            threshold=config.get("threshold"),  # type: ignore[arg-type]
-            gain=config.get("gain"),  # type: ignore[arg-type]
-            full_depth=full_depth(report),
-            unjudged_policy=unjudged_policy_named(unjudged_policy(report)),
+            k=tuple(report.cutoffs()),
+            threshold=config.threshold,
+            gain=config.gain,
+            full_depth=report.full_depth(),
+            unjudged_policy=unjudged_policy_named(report.unjudged_policy()),
         )
     except UsageError:
         return None
@@ -40,7 +40,7 @@ def rescore_blocker(sides: Sides) -> str | None:
     """Why the base rankings cannot be scored again under the head's yardstick, or None."""
     if sides.judgments is None:
         return "the head's judgments file was not given (pass --judgments, the file the head report was scored with)"
-    if not isinstance(sides.base.get("rankings"), Mapping):
+    if sides.base.rankings is None:
         return "the base report does not carry its rankings, so they cannot be scored again"
     if score_config(sides.head) is None:
         return "the head report does not record a configuration (cutoffs, threshold, gain) to score with"
@@ -62,9 +62,7 @@ def rescore_base(
     assert sides.judgments is not None and config is not None  # what rescore_blocker checked
     # What the base report stored decides which rankings may have been cut; ``rankings`` (a
     # translation into the head's ids) is what gets scored.
-    stored = {
-        str(q): [str(key) for key in keys] for q, keys in sides.base["rankings"].items() if isinstance(keys, list)
-    }
+    stored = {q: list(keys) for q, keys in (sides.base.rankings or {}).items()}
     if rankings is None:
         rankings = stored
     indexed = index_judgments(sides.judgments, config)
@@ -78,7 +76,7 @@ def rescore_base(
     per_query = {
         q: row for q, row in {**scores.per_query, **reused.per_query}.items() if q in rankings
     }  # rounded by scoring
-    base_depth = FULL if full_depth(sides.base) else max(cutoffs(sides.base), default=0)
+    base_depth = FULL if sides.base.full_depth() else max(sides.base.cutoffs(), default=0)
     needs = {q: labels.n_relevant for q, labels in indexed.items()}
     if config.condensed:  # what a condensed list keeps of each stored ranking
         rankings = {q: condense(indexed[q], keys) if q in indexed else keys for q, keys in rankings.items()}
@@ -87,7 +85,7 @@ def rescore_base(
     # Scoring names every metric once a query is scored; the reused ones were scored in the head.
     names = list(scores.metrics) or (metric_names(config.k, config.full_depth) if reused.per_query else [])
     shallow = shallow_metrics(names, stored, needs, base_depth=base_depth, kept=rankings)
-    if unjudged_policy(sides.base) == CONDENSED and not config.condensed:
+    if sides.base.unjudged_policy() == CONDENSED and not config.condensed:
         reason = "the base report kept condensed rankings (its unjudged keys removed), too few keys to score again"
         shallow = {name: reason for name in scores.metrics}
     return per_query, shallow, upper, lower
@@ -113,14 +111,15 @@ def head_values(sides: Sides, rankings: Mapping[str, list[str]], config: ScoreCo
     existed), or a query the head did not score.
     """
     head = sides.head
-    kept, values = head.get("rankings"), per_query(head)
-    uppers, lowers = head.get("per_query_upper"), head.get("per_query_lower")
-    if config.condensed or not isinstance(kept, Mapping) or values is None:
+    kept, values = head.rankings, per_query(head)
+    if config.condensed or kept is None or values is None:
         return Reused({}, {}, {})
-    if not isinstance(uppers, Mapping) or not isinstance(lowers, Mapping):
+    if head.per_query_upper is None or head.per_query_lower is None:
         return Reused({}, {}, {})
-    upper, lower = per_query({"per_query": uppers}) or {}, per_query({"per_query": lowers}) or {}
-    same = [q for q, keys in rankings.items() if q in values and keys == kept.get(q) and (q in upper) == (q in lower)]
+    upper, lower = as_table(head.per_query_upper) or {}, as_table(head.per_query_lower) or {}
+    same = [
+        q for q, keys in rankings.items() if q in values and tuple(keys) == kept.get(q) and (q in upper) == (q in lower)
+    ]
     return Reused(
         {q: values[q] for q in same},
         {q: upper[q] for q in same if q in upper},

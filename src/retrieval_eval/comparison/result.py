@@ -15,8 +15,9 @@ from ..core.comparison_document import ComparisonDocument, PowerDesign
 from ..core.errors import InputError
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.lenient import number, section
+from ..core.lenient import number
 from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
+from ..core.report_model import Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from ..formats.comparison import comparison_from_json
 from .document import build_document
@@ -25,8 +26,8 @@ from .power import GATE_METHOD, gate_design
 
 
 def compare_reports(
-    base: Mapping[str, Any],
-    head: Mapping[str, Any],
+    base: Report | Mapping[str, Any],
+    head: Report | Mapping[str, Any],
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -87,9 +88,9 @@ def _ci(value: tuple[float, float] | None) -> tuple[float, float] | None:
     return None if value is None else (float(value[0]), float(value[1]))
 
 
-def check_head_judgments(sha256: str | None, head: Mapping[str, Any], path: str) -> None:
+def check_head_judgments(sha256: str | None, head: Report, path: str) -> None:
     """Refuse judgments that are not the ones the head report was scored with."""
-    recorded = section(head, "inputs").get("judgments_sha256")
+    recorded = head.inputs.judgments_sha256 if head.inputs is not None else None
     if recorded and sha256 != recorded:
         raise InputError(
             "judgments",

@@ -1,19 +1,17 @@
 """The two reports as the comparison reads them, and which queries pair up.
 
-A report may hold anything (a pull request can change it, another tool may
-have written it), so fields are read through ``lenient``: what is not in our
-shape reads as missing.
+A report may lack anything (a pull request can change it, another tool may
+have written it); it arrives typed (core/report_model.py), with what it lacks,
+or held in a shape of its own, as None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import number, section
-from ..core.shapes import MAX_MAGNITUDE
+from ..core.report_model import Config, Report
 
 PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 
@@ -22,50 +20,44 @@ PerQuery = dict[str, dict[str, float]]  # query id -> metric -> value
 class Sides:
     """Everything the comparison reads, gathered once."""
 
-    base: Mapping[str, Any]
-    head: Mapping[str, Any]
+    base: Report
+    head: Report
     judgments: LabelIndex | None  # the head's, when given
 
     @property
-    def base_config(self) -> Mapping[str, Any]:
-        return section(self.base, "config")
+    def base_config(self) -> Config:
+        return self.base.config or Config()
 
     @property
-    def head_config(self) -> Mapping[str, Any]:
-        return section(self.head, "config")
+    def head_config(self) -> Config:
+        return self.head.config or Config()
 
 
 def metric_names(sides: Sides) -> list[str]:
     """Every metric either report carries: the head's first, in report order."""
-    return [str(name) for name in dict.fromkeys([*section(sides.head, "metrics"), *section(sides.base, "metrics")])]
+    return list(dict.fromkeys([*(sides.head.metrics or {}), *(sides.base.metrics or {})]))
 
 
-def deterministic(report: Mapping[str, Any], metric: str) -> bool:
+def deterministic(report: Report, metric: str) -> bool:
     """False for a judged metric (sampled, with its own interval): it has no per-query values to pair."""
-    measurement = section(report, "metrics").get(metric)
-    return not (isinstance(measurement, Mapping) and measurement.get("deterministic") is False)
+    measurement = (report.metrics or {}).get(metric)
+    return not (measurement is not None and measurement.deterministic is False)
 
 
-def per_query(report: Mapping[str, Any]) -> PerQuery | None:
-    """The report's per-query values, or None when it carries none (or not in our shape)."""
-    table = report.get("per_query")
-    if not isinstance(table, Mapping):
+def per_query(report: Report) -> PerQuery | None:
+    """The report's per-query values, or None when it carries none."""
+    return as_table(report.per_query)
+
+
+def as_table(table: Mapping[str, Mapping[str, float]] | None) -> PerQuery | None:
+    """A per-query table as floats (a report may hold its values as JSON integers)."""
+    if table is None:
         return None
-    if not all(isinstance(row, Mapping) for row in table.values()):
-        return None
-    return {str(q): _numbers(row) for q, row in table.items()}
-
-
-def _numbers(row: Mapping[str, Any]) -> dict[str, float]:
-    found: dict[str, float] = {}
-    for name, value in row.items():
-        # A float, as nearly every value is, is its own number when within bounds (NaN is not).
-        if type(value) is float:
-            if -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
-                found[name] = value
-        elif (parsed := number(value)) is not None:
-            found[name] = parsed
-    return found
+    # A float, as nearly every value is, is kept as it is: only integers are converted.
+    return {
+        q: {name: value if type(value) is float else float(value) for name, value in row.items()}
+        for q, row in table.items()
+    }
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.lenient import section, unjudged_policy
+from ..core.report_model import Config
 from .findings import CONFOUNDS, RESOLVED, Finding, short
 from .idspace import IdSpace, base_rankings, decide_id_space, translate_per_query, with_judged
 from .rescore import rescore_base, rescore_blocker, score_config
@@ -63,8 +63,8 @@ def decide_yardstick(sides: Sides, names: Sequence[str]) -> Yardstick:
 def yardstick_changes(sides: Sides) -> list[Change]:
     """Each way the two reports' yardsticks differ or cannot be told apart."""
     changes = []
-    base_sha = section(sides.base, "inputs").get("judgments_sha256")
-    head_sha = section(sides.head, "inputs").get("judgments_sha256")
+    base_sha = sides.base.inputs.judgments_sha256 if sides.base.inputs is not None else None
+    head_sha = sides.head.inputs.judgments_sha256 if sides.head.inputs is not None else None
     if not base_sha or not head_sha:
         changes.append(("judgments-unknown", "a report does not record which judgments it was scored with"))
     elif base_sha != head_sha:
@@ -75,20 +75,16 @@ def yardstick_changes(sides: Sides) -> list[Change]:
             )
         )
     base_config, head_config = sides.base_config, sides.head_config
-    if not base_config or not head_config:
+    if base_config == Config() or head_config == Config():
         changes.append(("config-unknown", "a report does not record its threshold and gain"))
         return changes
     for name in ("threshold", "gain"):
-        if base_config.get(name) != head_config.get(name):
-            changes.append(
-                (
-                    f"{name}-changed",
-                    f"the base was scored with {name} {base_config.get(name)}, the head with {head_config.get(name)}",
-                )
-            )
+        before, after = getattr(base_config, name), getattr(head_config, name)
+        if before != after:
+            changes.append((f"{name}-changed", f"the base was scored with {name} {before}, the head with {after}"))
     # Assume-irrelevant and bounded score alike (only gates read them differently); condensed
     # lists score other rankings. A report that records no policy assumed irrelevance.
-    base_policy, head_policy = unjudged_policy(sides.base), unjudged_policy(sides.head)
+    base_policy, head_policy = sides.base.unjudged_policy(), sides.head.unjudged_policy()
     if (base_policy == "condensed") != (head_policy == "condensed"):
         changes.append(
             (

@@ -1,7 +1,7 @@
 """The comparison document as typed records: what ``compare`` writes and ``render`` reads back.
 
 Built by :mod:`retrieval_eval.comparison`, written and read as JSON by
-:mod:`retrieval_eval.formats.comparison` only (after ``core.shapes.COMPARISON`` accepted it).
+:mod:`retrieval_eval.formats.comparison` only (after ``formats.shapes.COMPARISON`` accepted it).
 A part that a comparison read from a file may lack (one made by an older version, or by hand)
 is None here and left out when written; a value the document states as null is None inside a
 part that is there. Fields marked ``inline`` are groups of keys written into their parent's

@@ -102,9 +102,9 @@ class Checker:
             kinds = [kinds] if isinstance(kinds, str) else kinds
             if not any(_is(value, kind) for kind in kinds):
                 raise ShapeError(f"{name} must be {' or '.join(_TYPE_WORDS[k] for k in kinds)}", at)
-        if "const" in shape and value != shape["const"]:
+        if "const" in shape and not _same(value, shape["const"]):
             raise ShapeError(f"{name} must be {_shown(shape['const'])}", at)
-        if "enum" in shape and value not in shape["enum"]:
+        if "enum" in shape and not any(_same(value, option) for option in shape["enum"]):
             raise ShapeError(f"{name} must be one of {', '.join(map(_shown, shape['enum']))}", at)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             self._range(value, shape, at, name)
@@ -220,3 +220,8 @@ _PLAIN: dict[str, tuple[type, ...]] = {
     "boolean": (bool,),
     "null": (type(None),),
 }
+
+
+def _same(value: Any, expected: Any) -> bool:
+    """JSON equality of a value and a constant: ``true`` is not ``1`` (Python's ``True == 1``)."""
+    return value == expected and isinstance(value, bool) == isinstance(expected, bool)

@@ -17,10 +17,11 @@ Pure: the floor's scores are computed by the pipeline.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 from .comparison import difference
 from .precision import DECIMALS
+from .report_model import Floor, FloorStratum, Margin, Significance
 from .scoring import Scores
 from .significance import CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap, Bootstrap, paired_bootstrap
 
@@ -30,17 +31,17 @@ def floor_section(
     floor: Scores,
     strata: Mapping[str, Sequence[str]],
     *,
-    about: Mapping[str, Any],
+    about: Floor,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
-) -> dict[str, Any]:
+) -> Floor:
     """The report's ``floor`` section. ``strata`` maps each stratum to its scored query ids;
-    ``about`` says what the floor is (source, method, its run's sha256...)."""
+    ``about`` says what the floor is (source, method, its run's sha256...): the section is it, completed."""
     names = [name for name in head.metrics if name in floor.metrics]
     ids = sorted(head.per_query)
 
-    def rows(members: Sequence[str], low: Mapping[str, float], high: Mapping[str, float]) -> dict[str, Any]:
+    def rows(members: Sequence[str], low: Mapping[str, float], high: Mapping[str, float]) -> dict[str, Margin]:
         boots = paired_bootstrap(
             {q: floor.per_query[q] for q in members},
             {q: head.per_query[q] for q in members},
@@ -51,39 +52,35 @@ def floor_section(
         )
         return {name: _row(low[name], high[name], len(members), boots.get(name)) for name in names}
 
-    section: dict[str, Any] = {
-        **about,
-        "queries": len(ids),
-        "significance": {
-            "name": "paired bootstrap over queries",
-            "resamples": resamples,
-            "seed": seed,
-            "confidence": CONFIDENCE,
-        },
-        "metrics": rows(ids, floor.metrics, head.metrics),
-    }
     # Strata in the report's order (worst first on the primary metric), each over its scored queries.
     per_stratum = {
         name: (sorted(strata[name]), floor.strata[name].metrics, stratum.metrics)
         for name, stratum in head.strata.items()
         if stratum.n > 0 and strata.get(name)
     }
-    if per_stratum:
-        section["per_stratum"] = {
-            name: {"n": len(members), "metrics": rows(members, low, high)}
+    return replace(
+        about,
+        queries=len(ids),
+        significance=Significance(
+            name="paired bootstrap over queries", resamples=resamples, seed=seed, confidence=CONFIDENCE
+        ),
+        metrics=rows(ids, floor.metrics, head.metrics),
+        per_stratum={
+            name: FloorStratum(n=len(members), metrics=rows(members, low, high))
             for name, (members, low, high) in per_stratum.items()
         }
-    return section
+        or None,
+    )
 
 
-def _row(floor: float, head: float, n: int, boot: Bootstrap | None) -> dict[str, Any]:
+def _row(floor: float, head: float, n: int, boot: Bootstrap | None) -> Margin:
     low, high = round(floor, DECIMALS), round(head, DECIMALS)
-    row: dict[str, Any] = {"floor": low, "head": high, "margin": difference(low, high), "n": n}
-    if boot is not None:
-        row.update(ci=[boot.low, boot.high], p_value=boot.p_value, significant=boot.significant)
-    return row
+    margin = Margin(floor=low, head=high, margin=difference(low, high), n=n)
+    if boot is None:
+        return margin
+    return replace(margin, ci=(boot.low, boot.high), p_value=boot.p_value, significant=boot.significant)
 
 
-def unavailable_floor(source: str, reason: str) -> dict[str, Any]:
+def unavailable_floor(source: str, reason: str) -> Floor:
     """The section when a floor was asked for but could not be computed (a gate on it is INDETERMINATE)."""
-    return {"source": source, "unavailable": reason}
+    return Floor(source=source, unavailable=reason)

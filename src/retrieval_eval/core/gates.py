@@ -47,11 +47,11 @@ from typing import Any
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
 from .errors import UsageError
-from .lenient import mapping, number
 from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
 from .power import Design, queries_needed
 from .precision import DECIMALS
+from .report_model import Floor, Margin
 
 PASS = "PASS"
 FAIL = "FAIL"
@@ -116,19 +116,6 @@ class Detectable:
             text += f"; about {self.needed} queries are needed to see {_fmt(self.tolerance)}"
         return text
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "n": self.n,
-            "mde": round(self.mde, DECIMALS),
-            "tolerance": round(self.tolerance, DECIMALS),
-            "needed": self.needed,
-            "power": self.power,
-            "alpha": self.alpha,
-            "seen": self.seen,
-            "direction": self.direction,
-        }
-
 
 @dataclass(frozen=True)
 class GateResult:
@@ -138,17 +125,6 @@ class GateResult:
     observed: float | None = None
     baseline: float | None = None
     detectable: Detectable | None = None  # a delta gate's: what the paired queries can see
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"expression": self.expression, "status": self.status}
-        if self.observed is not None:
-            data["observed"] = self.observed
-        if self.baseline is not None:
-            data["baseline"] = self.baseline
-        data["reason"] = self.reason
-        if self.detectable is not None:
-            data["detectable"] = self.detectable.as_dict()
-        return data
 
 
 def _number(text: str, expression: str) -> float:
@@ -321,7 +297,7 @@ class GateReadings:
     strata: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     comparison: Deltas | None = None
     scored: bool = True
-    floor: Mapping[str, Any] | None = None  # the report's floor section, when a floor run was asked for
+    floor: Floor | None = None  # the report's floor section, when a floor run was asked for
     bounded: bool = False  # scored under the "bounded" policy: gates read both bounds
     upper: Mapping[str, float] = field(default_factory=dict)  # each metric's mean upper bound
     strata_upper: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
@@ -545,10 +521,10 @@ def _floor(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
             INDETERMINATE,
             f"{gate.expression}: no floor run was given; pass --floor FLOOR_RUN (or floor: bm25 with a corpus)",
         )
-    if floor.get("unavailable"):
-        return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: {floor['unavailable']}")
-    row = mapping(mapping(floor.get("metrics")).get(gate.metric))
-    margin, head, low = number(row.get("margin")), number(row.get("head")), number(row.get("floor"))
+    if floor.unavailable:
+        return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: {floor.unavailable}")
+    row = (floor.metrics or {}).get(gate.metric) or Margin()
+    margin, head, low = row.margin, row.head, row.floor
     if margin is None or head is None or low is None:
         return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: the floor has no {gate.metric}")
     what = (
@@ -557,8 +533,7 @@ def _floor(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     if round(margin, DECIMALS) >= round(gate.threshold, DECIMALS):
         return GateResult(gate.expression, PASS, f"{what}, at or above {gate.threshold:+g}", head, low)
     if gate.significant_only:
-        ci = row.get("ci")
-        upper = number(ci[1]) if isinstance(ci, list) and len(ci) == 2 else None
+        upper = row.ci[1] if row.ci is not None and len(row.ci) == 2 else None
         if upper is None:
             return GateResult(
                 gate.expression, INDETERMINATE, f"{what}, and the margin has no interval to test", head, low
@@ -660,13 +635,6 @@ class Verdict:
     status: str
     reasons: list[str]
     gates: list[GateResult]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "reasons": list(self.reasons),
-            "gates": [gate.as_dict() for gate in self.gates],
-        }
 
 
 def decide(blocking: list[str], notes: list[str], gates: list[GateResult], *, unmatched: Sequence[str] = ()) -> Verdict:

@@ -6,20 +6,42 @@ scored), the query ids behind every count (``queries``), each scored query's
 values (``per_query``), their upper bounds where a key was unjudged (``per_query_upper``),
 the unjudged keys in the top k (``unjudged``) and each deduplicated ranking head (``rankings``).
 Numbers are rounded to 12 decimals; everything but ``generated_at`` is a
-function of the inputs. Reading and writing one is :mod:`retrieval_eval.formats.report`.
+function of the inputs. The report is built as the typed values of :mod:`.report_model`;
+reading and writing one is :mod:`retrieval_eval.formats.report`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, cast
+from dataclasses import dataclass, field, replace
 
 from .._version import __version__
-from .gates import Verdict
+from . import gates
 from .labelindex import LabelIndex
 from .precision import DECIMALS
-from .scoring import Scores
+from .report_model import (
+    Collapse,
+    Config,
+    CorpusInfo,
+    Detectable,
+    Drift,
+    Floor,
+    GateEntry,
+    Inputs,
+    JudgmentsSummary,
+    MachineLabels,
+    Measurement,
+    QueryLists,
+    Report,
+    Sensitivity,
+    StratumEntry,
+    Tool,
+    Unjudged,
+    ValidationSummary,
+    VerdictSection,
+    WorstStratum,
+)
+from .scoring import ALL, ScoreConfig, Scores
 from .validate import Validation
 
 TOOL_NAME = "retrieval-eval"
@@ -80,44 +102,74 @@ def policy_notes(scores: Scores) -> list[str]:
     return notes
 
 
-def measurement(value: float, n: int, upper: float | None = None, lower: float | None = None) -> dict[str, Any]:
+def measurement(value: float, n: int, upper: float | None = None, lower: float | None = None) -> Measurement:
     """A value over n queries; ``lower`` and ``upper``: its least and most favourable values
     over the labelings of the unjudged keys."""
-    result: dict[str, Any] = {"value": round(value, DECIMALS)}
-    if lower is not None:
-        result["lower"] = round(lower, DECIMALS)
-    if upper is not None:
-        result["upper"] = round(upper, DECIMALS)
-    result.update(n=n, deterministic=True)
-    return result
+    return Measurement(
+        value=round(value, DECIMALS),
+        lower=None if lower is None else round(lower, DECIMALS),
+        upper=None if upper is None else round(upper, DECIMALS),
+        n=n,
+        deterministic=True,
+    )
 
 
-def _labels_summary(index: LabelIndex, scores: Scores, drift: Mapping[str, Any] | None) -> dict[str, Any]:
+def judged_measurement(summary: Mapping[str, object]) -> Measurement:
+    """A judged metric's summary of its samples (core/summarize.py), as the report holds it."""
+    ci = summary.get("ci")
+    return Measurement(
+        value=_float(summary["value"]),
+        n=_int(summary.get("n")),
+        stdev=None if summary.get("stdev") is None else _float(summary["stdev"]),
+        ci=None if not isinstance(ci, (list, tuple)) else tuple(_float(end) for end in ci),
+        deterministic=bool(summary.get("deterministic", False)),
+    )
+
+
+def _float(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"a judged summary holds numbers, not {value!r}")
+    return value
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _labels_summary(index: LabelIndex, scores: Scores, drift: Drift | None) -> JudgmentsSummary:
     fingerprints = index.fingerprints
-    summary: dict[str, Any] = {
-        "queries": scores.queries,
-        "queries_scored": len(scores.per_query),
-        "labels": scores.labels,
-        "fingerprint": next(iter(fingerprints)) if len(fingerprints) == 1 else None,
-        "human_labels": index.human_labels,
-        "synthetic_labels": index.synthetic_labels,
-    }
-    if drift is not None:
-        summary["drift"] = dict(drift)
-    return summary
+    return JudgmentsSummary(
+        queries=scores.queries,
+        queries_scored=len(scores.per_query),
+        labels=scores.labels,
+        fingerprint=next(iter(fingerprints)) if len(fingerprints) == 1 else None,
+        human_labels=index.human_labels,
+        synthetic_labels=index.synthetic_labels,
+        drift=drift,
+    )
 
 
-def _per_stratum(scores: Scores) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for name, stratum in scores.strata.items():
-        entry: dict[str, Any] = {"n": stratum.n, "queries": stratum.queries}
-        if stratum.metrics:
-            entry["metrics"] = {
+def _per_stratum(scores: Scores) -> dict[str, StratumEntry]:
+    return {
+        name: StratumEntry(
+            n=stratum.n,
+            queries=stratum.queries,
+            metrics={
                 m: measurement(v, stratum.n, stratum.upper.get(m), stratum.lower.get(m))
                 for m, v in stratum.metrics.items()
             }
-        result[name] = entry
-    return result
+            or None,  # a stratum without a scored query has no metrics at all
+        )
+        for name, stratum in scores.strata.items()
+    }
+
+
+def _worst_stratum(scores: Scores) -> WorstStratum | None:
+    worst = scores.worst_stratum()
+    if worst is None:
+        return None
+    value = round(_float(worst["value"]), DECIMALS)
+    return WorstStratum(metric=str(worst["metric"]), name=str(worst["name"]), value=value)
 
 
 @dataclass(frozen=True)
@@ -127,49 +179,85 @@ class ReportInputs:
     judgments_sha256: str
     run_sha256: str | None
     generated_at: str
-    corpus: dict[str, Any] = field(default_factory=lambda: {"fingerprint": None})
-    judged: dict[str, dict[str, Any]] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-    drift: dict[str, Any] | None = None  # judgments.drift, when the labels were checked against a corpus
+    corpus: CorpusInfo = field(default_factory=CorpusInfo)
+    judged: Mapping[str, Measurement] = field(default_factory=dict)
+    collapse: Collapse | None = None  # chunk rankings collapsed to documents
+    floor: Floor | None = None
+    sensitivity: Sensitivity | None = None
+    drift: Drift | None = None  # judgments.drift, when the labels were checked against a corpus
     # Receipts: the exact bytes of the base report compared with, and of the floor run, hashed
     # (None: there was none), so reports committed on the base branch form a hash chain.
     baseline_sha256: str | None = None
     floor_sha256: str | None = None
-    unjudged: dict[str, Any] = field(default_factory=dict)  # what the base adds to "unjudged"
+    new_keys: int | None = None  # the unjudged keys new against the base's top k (None: no base)
 
 
-def with_verdict(
-    body: Mapping[str, Any], verdict: Verdict, *, beside: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """A new report: ``body`` with the verdict in its place (before ``queries``), and
-    ``beside`` (sections decided with the verdict, such as ``machine_labels``) after it."""
-    report: dict[str, Any] = {}
-    for key, value in body.items():
-        if key == "queries":
-            report["verdict"] = verdict.as_dict()
-            report.update(beside or {})
-        report[key] = value
-    return report
+def verdict_section(verdict: gates.Verdict) -> VerdictSection:
+    return VerdictSection(
+        status=verdict.status,
+        reasons=tuple(verdict.reasons),
+        gates=tuple(_gate_entry(gate) for gate in verdict.gates),
+    )
 
 
-def unjudged_section(scores: Scores, extra: Mapping[str, Any]) -> dict[str, Any]:
+def _gate_entry(result: gates.GateResult) -> GateEntry:
+    seeing = result.detectable
+    return GateEntry(
+        expression=result.expression,
+        status=result.status,
+        observed=result.observed,
+        baseline=result.baseline,
+        reason=result.reason,
+        detectable=None if seeing is None else _detectable(seeing),
+    )
+
+
+def _detectable(seeing: gates.Detectable) -> Detectable:
+    return Detectable(
+        metric=seeing.metric,
+        n=seeing.n,
+        mde=round(seeing.mde, DECIMALS),
+        tolerance=round(seeing.tolerance, DECIMALS),
+        needed=seeing.needed,
+        power=seeing.power,
+        alpha=seeing.alpha,
+        seen=seeing.seen,
+        direction=seeing.direction,
+    )
+
+
+def with_verdict(body: Report, verdict: gates.Verdict, *, machine_labels: MachineLabels | None = None) -> Report:
+    """A new report: ``body`` with the verdict, and the sections decided with it (``machine_labels``)."""
+    return replace(body, verdict=verdict_section(verdict), machine_labels=machine_labels)
+
+
+def unjudged_section(scores: Scores, new_keys: int | None) -> Unjudged:
     """The unjudged keys in the top k of the scored queries, per cutoff (``all``: the rankings
     kept), and what the base adds (``new_keys``)."""
     cutoffs = [str(k) for k in scores.config.k] + ["all"]
-    return {"keys": {k: scores.unjudged_keys.get(k, 0) for k in cutoffs}, **extra}
+    return Unjudged(keys={k: scores.unjudged_keys.get(k, 0) for k in cutoffs}, new_keys=new_keys)
 
 
-def report_body(
-    index: LabelIndex,
-    scores: Scores,
-    validation: Validation,
-    inputs: ReportInputs,
-) -> dict[str, Any]:
-    """Everything a report says but the verdict: what a comparison with the base reads.
+def config_section(config: ScoreConfig) -> Config:
+    cutoffs: tuple[int | str, ...] = (*config.k, ALL) if config.full_depth else tuple(config.k)
+    return Config(k=cutoffs, threshold=config.threshold, gain=config.gain, unjudged=config.unjudged_policy)
 
-    The verdict depends on that comparison, so the body comes first and the report is
-    assembled once the verdict is decided (:func:`with_verdict`), never patched.
-    """
+
+def _query_lists(scores: Scores) -> QueryLists:
+    abstaining = bool(scores.no_answer)  # the abstention lists only when some query expects no answer
+    return QueryLists(
+        scored=tuple(scores.scored),
+        without_positives=tuple(scores.without_positives),
+        missing_from_run=tuple(scores.missing_from_run),
+        with_duplicates=tuple(scores.with_duplicates),
+        unjudged=tuple(scores.unjudged),
+        no_answer=tuple(scores.no_answer) if abstaining else None,
+        abstained=tuple(scores.abstained) if abstaining else None,
+        false_abstentions=tuple(scores.false_abstentions) if abstaining else None,
+    )
+
+
+def _metrics(scores: Scores, judged: Mapping[str, Measurement]) -> dict[str, Measurement]:
     n = len(scores.per_query)
     metrics = {
         name: measurement(value, n, scores.upper.get(name), scores.lower.get(name))
@@ -177,51 +265,51 @@ def report_body(
     }
     for name, (value, count) in scores.abstention().items():
         metrics[name] = measurement(value, count)
-    for name, judged in inputs.judged.items():
-        metrics[name] = dict(judged)
-    report: dict[str, Any] = {
-        "spec_version": "1",
-        "tool": {"name": TOOL_NAME, "version": __version__},
-        "generated_at": inputs.generated_at,
-        "config": scores.config.as_dict(),
-        "computed": scores.config.computed,
-        "inputs": {
-            "judgments_sha256": inputs.judgments_sha256,
-            "run_sha256": inputs.run_sha256,
-            "query_set_sha256": index.query_set_sha256(),
-            "baseline_sha256": inputs.baseline_sha256,
-            "floor_sha256": inputs.floor_sha256,
-        },
-        "corpus": inputs.corpus,
-        "judgments": _labels_summary(index, scores, inputs.drift),
-        "metrics": metrics,
-    }
-    if scores.strata:
-        report["per_stratum"] = _per_stratum(scores)
-        worst = scores.worst_stratum()
-        if worst is not None:
-            report["worst_stratum"] = {**worst, "value": round(cast(float, worst["value"]), DECIMALS)}
-    report["queries"] = {
-        "scored": scores.scored,
-        "without_positives": scores.without_positives,
-        "missing_from_run": scores.missing_from_run,
-        "with_duplicates": scores.with_duplicates,
-        "unjudged": scores.unjudged,
-    }
-    if scores.no_answer:
-        report["queries"].update(
-            no_answer=scores.no_answer, abstained=scores.abstained, false_abstentions=scores.false_abstentions
-        )
-    report["validation"] = {
-        "ok": validation.ok,
-        "errors": validation.error_codes(),
-        "warnings": len(validation.warnings),
-    }
-    report["unjudged"] = unjudged_section(scores, inputs.unjudged)
-    report.update(inputs.extra)
-    report["per_query"] = dict(scores.per_query)  # scoring keeps them rounded to DECIMALS
-    if scores.config.bounds:  # absent when not computed (``computed`` says so), never an empty claim
-        report["per_query_lower"] = dict(scores.per_query_lower)
-        report["per_query_upper"] = dict(scores.per_query_upper)
-    report["rankings"] = scores.rankings
-    return report
+    metrics.update(judged)
+    return metrics
+
+
+def report_body(
+    index: LabelIndex,
+    scores: Scores,
+    validation: Validation,
+    inputs: ReportInputs,
+) -> Report:
+    """Everything a report says but the verdict: what a comparison with the base reads.
+
+    The verdict depends on that comparison, so the body comes first and the report is
+    assembled once the verdict is decided (:func:`with_verdict`), never patched.
+    """
+    return Report(
+        spec_version="1",
+        tool=Tool(name=TOOL_NAME, version=__version__),
+        generated_at=inputs.generated_at,
+        config=config_section(scores.config),
+        computed=tuple(scores.config.computed),
+        inputs=Inputs(
+            judgments_sha256=inputs.judgments_sha256,
+            run_sha256=inputs.run_sha256,
+            query_set_sha256=index.query_set_sha256(),
+            baseline_sha256=inputs.baseline_sha256,
+            floor_sha256=inputs.floor_sha256,
+        ),
+        corpus=inputs.corpus,
+        judgments=_labels_summary(index, scores, inputs.drift),
+        metrics=_metrics(scores, inputs.judged),
+        per_stratum=_per_stratum(scores) if scores.strata else None,
+        worst_stratum=_worst_stratum(scores) if scores.strata else None,
+        verdict=None,
+        queries=_query_lists(scores),
+        validation=ValidationSummary(
+            ok=validation.ok, errors=tuple(validation.error_codes()), warnings=len(validation.warnings)
+        ),
+        unjudged=unjudged_section(scores, inputs.new_keys),
+        collapse=inputs.collapse,
+        floor=inputs.floor,
+        sensitivity=inputs.sensitivity,
+        per_query=dict(scores.per_query),  # scoring keeps them rounded to DECIMALS
+        # Absent when not computed (``computed`` says so), never an empty claim.
+        per_query_lower=dict(scores.per_query_lower) if scores.config.bounds else None,
+        per_query_upper=dict(scores.per_query_upper) if scores.config.bounds else None,
+        rankings={query: tuple(keys) for query, keys in scores.rankings.items()},
+    )

@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .precision import DECIMALS
-from .shapes import MAX_MAGNITUDE
+from .precision import DECIMALS, MAX_MAGNITUDE
 
 CONFIDENCE = 0.95
 

@@ -2,7 +2,7 @@
 
 :func:`comparison_to_json` gives the very object ``compare`` has always written (same keys,
 same order, same numbers); :func:`comparison_from_json` reads one back, after
-``core.shapes.COMPARISON`` accepted it when it came from a file (:func:`read_comparison`).
+``formats.shapes.COMPARISON`` accepted it when it came from a file (:func:`read_comparison`).
 Read from a mapping that was never checked (a caller's dict), a value of another type than
 its field's reads as missing, as :mod:`retrieval_eval.core.lenient` reads reports.
 """
@@ -30,8 +30,8 @@ from ..core.comparison_document import (
 )
 from ..core.errors import InputError
 from ..core.power import Moved
-from ..core.shapes import comparison_problem
 from .jsondoc import named, read_document
+from .shapes import comparison_problem
 
 KIND = "retrieval-eval comparison"
 

@@ -1,6 +1,8 @@
 """Reports on disk: written atomically, read back only when they are one.
 
-What a report holds is built by :mod:`retrieval_eval.core.report`.
+What a report holds is built by :mod:`retrieval_eval.core.report` as the typed values of
+:mod:`retrieval_eval.core.report_model`; here, and only here, one becomes JSON
+(:func:`report_to_json`) and JSON, once its shape is checked, becomes one (:func:`report_from_json`).
 """
 
 from __future__ import annotations
@@ -11,26 +13,51 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.shapes import report_problem
+from ..core.report_model import Report
 from .jsondoc import named, parse_document, read_document_bytes
 from .jsonout import write_json_atomic
+from .shapes import report_problem
+from .typedjson import from_json, from_json_lenient, to_json
 
 
-def dump_report(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+def report_to_json(report: Report) -> dict[str, Any]:
+    """The report as its JSON holds it, byte for byte what has always been written."""
+    data: dict[str, Any] = to_json(report)
+    return data
 
 
-def write_report(path: str, report: Mapping[str, Any]) -> None:
+def report_from_json(data: Mapping[str, Any]) -> Report:
+    """The report in ``data``, which :func:`checked_json` has accepted (its shape is not checked again)."""
+    return from_json(Report, data)
+
+
+def as_report(report: Report | Mapping[str, Any]) -> Report:
+    """``report`` typed: as it is, or read from JSON handed over in memory (the library's callers',
+    a test's), which may hold anything: what does not fit its type reads as missing, as the
+    readers of reports have always had it. A file is read with :func:`load_report` instead."""
+    if isinstance(report, Report):
+        return report
+    return from_json_lenient(Report, report) or Report()
+
+
+def dump_report(report: Report | Mapping[str, Any]) -> str:
+    """A report as written (two spaces of indent, UTF-8 kept, a final new line); also its JSON
+    as :func:`report_to_json` gives it (and any JSON document written alike)."""
+    data = report_to_json(report) if isinstance(report, Report) else report
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_report(path: str, report: Report) -> None:
     """Write what ``dump_report`` returns, atomically, without holding the whole text."""
-    write_json_atomic(path, report)
+    write_json_atomic(path, report_to_json(report))
 
 
-def load_report(path: str, *, source: str = "baseline") -> dict[str, Any]:
+def load_report(path: str, *, source: str = "baseline") -> Report:
     """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
     return load_report_hashed(path, source=source)[0]
 
 
-def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[dict[str, Any], str]:
+def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[Report, str]:
     """A report and the sha256 of the very bytes it was read from (a receipt names them)."""
     try:
         data = read_document_bytes(path, source)
@@ -50,12 +77,12 @@ def _first_block(path: str) -> bytes:
         return b""
 
 
-def parse_report(data: bytes, source: str, *, where: str = "") -> dict[str, Any]:
+def parse_report(data: bytes, source: str, *, where: str = "") -> Report:
     """A report from bytes that never were a file here (a commit's blob, an artifact's member)."""
     return _report_from(data, source, where=where)
 
 
-def _report_from(data: bytes, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
+def _report_from(data: bytes, source: str, *, path: str | None = None, where: str = "") -> Report:
     """The report in ``data``; a run or judgments given instead are named as such, not as broken JSON."""
     try:
         return checked_report(parse_document(data, source, path=path, where=where), source, path=path, where=where)
@@ -91,7 +118,12 @@ def other_input(data: bytes) -> str | None:
     return "judgments" if "relevance" in record or "doc_uri" in record else None
 
 
-def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
+def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> Report:
+    """``report`` typed, when it has the shape of a report (spec v1 and our additions); else the first fault."""
+    return report_from_json(checked_json(report, source, path=path, where=where))
+
+
+def checked_json(report: Any, source: str, *, path: str | None = None, where: str = "") -> dict[str, Any]:
     """``report`` when it has the shape of a report (spec v1 and our additions); else the first fault."""
     source = named(source, path)
     if not isinstance(report, dict):

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import UsageError
 from ..core.identity import is_chunk_id
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
+from ..core.report_model import Collapse, CollapsedQuery, CorpusInfo
 from ..core.runs import Run
 from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
 from ..formats.corpus import read_corpus
@@ -58,6 +59,12 @@ class Collapsed:
             "collapsed": self.collapsed,
             "unmapped": self.unmapped,
         }
+
+    def entry(self) -> CollapsedQuery:
+        """This query's row of the report's ``collapse`` section."""
+        return CollapsedQuery(
+            received=self.received, documents=len(self.documents), collapsed=self.collapsed, unmapped=self.unmapped
+        )
 
 
 def collapse_ranking(chunks: list[str], corpus: Corpus, *, received: int | None = None) -> Collapsed:
@@ -132,17 +139,30 @@ class CorpusStage:
         rankings = {query_id: c.documents for query_id, c in self.collapsed.items()}
         return with_run_findings(score_rankings(index, rankings, config, indexed=indexed), run), run
 
-    def report_corpus(self) -> dict[str, Any]:
-        return {"fingerprint": None} if self.corpus is None else self.corpus.describe()
+    def report_corpus(self) -> CorpusInfo:
+        corpus = self.corpus
+        if corpus is None:
+            return CorpusInfo()
+        return CorpusInfo(
+            fingerprint=corpus.corpus_fingerprint,
+            chunker_fingerprint=corpus.chunker_fingerprint,
+            documents=len(corpus.documents),
+            chunks=len(corpus.ids),
+            sha256=corpus.sha256,
+        )
 
-    def report_extra(self) -> dict[str, Any]:
+    def report_collapse(self) -> Collapse | None:
+        """The report's ``collapse`` section: what folding chunks into documents did, per query and in all."""
         if not self.collapse:
-            return {}
-        per_query = {q: self.collapsed[q].as_dict() for q in sorted(self.collapsed)}
-        totals = {
-            name: sum(entry[name] for entry in per_query.values()) for name in ("received", "collapsed", "unmapped")
-        }
-        return {"collapse": {"to": "documents", **totals, "per_query": per_query}}
+            return None
+        per_query = {q: self.collapsed[q].entry() for q in sorted(self.collapsed)}
+        return Collapse(
+            to="documents",
+            received=sum(self.collapsed[q].received for q in per_query),
+            collapsed=sum(self.collapsed[q].collapsed for q in per_query),
+            unmapped=sum(self.collapsed[q].unmapped for q in per_query),
+            per_query=per_query,
+        )
 
     def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
         return [note for note in (self._drift_note(), self._collapse_note()) if note]
@@ -188,13 +208,15 @@ class CorpusStage:
     def _collapse_note(self) -> str | None:
         if not self.collapse:
             return None
-        extra = self.report_extra()["collapse"]
+        collapsed = self.report_collapse()
+        if collapsed is None:
+            return None
         note = (
-            f"chunk rankings were collapsed to documents through the corpus: {extra['received']} chunks "
-            f"received, {extra['collapsed']} folded into a document ranked above them"
+            f"chunk rankings were collapsed to documents through the corpus: {collapsed.received} chunks "
+            f"received, {collapsed.collapsed} folded into a document ranked above them"
         )
-        if extra["unmapped"]:
-            unmapped = extra["unmapped"]
+        if collapsed.unmapped:
+            unmapped = collapsed.unmapped
             note += (
                 f"; {unmapped} chunk id{' is' if unmapped == 1 else 's are'} not in the corpus and "
                 f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys"

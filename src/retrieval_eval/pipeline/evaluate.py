@@ -8,25 +8,32 @@ assembled once and never patched. Pure apart from reading the input files it is 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import replace
-from typing import Any
 
 from ..core.comparison import Deltas
 from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
-from ..core.lenient import section
-from ..core.report import ReportInputs, blocking_findings, policy_notes, report_body, with_verdict
+from ..core.report import (
+    ReportInputs,
+    blocking_findings,
+    judged_measurement,
+    policy_notes,
+    report_body,
+    with_verdict,
+)
+from ..core.report_model import CorpusInfo, Drift, Floor, MachineLabels, Report, StaleLabel
 from ..core.scoring import BOUNDED, Scores, index_judgments
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
+from ..formats.report import as_report
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
-from .holes import build_queue, comparable_base, judged_drop_note, queue_length, unjudged_extra
+from .holes import build_queue, comparable_base, judged_drop_note, new_unjudged_keys, queue_length
 from .reach import small_strata_notes
 from .request import EvaluationRequest
 from .results import Evaluation
@@ -34,7 +41,7 @@ from .run_ranges import RunReading, split_for
 from .score_run import with_base_bounds
 
 
-def gate_readings(scores: Scores, comparison: Deltas | None, floor: Mapping[str, Any] | None) -> GateReadings:
+def gate_readings(scores: Scores, comparison: Deltas | None, floor: Floor | None) -> GateReadings:
     """What the gates read of this run: its numbers (abstention among them), their bounds, the
     comparison with the base report and the floor section."""
     strata = {name: s.metrics for name, s in scores.strata.items() if s.n > 0}
@@ -96,6 +103,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     scoring = request.scoring
     # Usage errors surface before any file is read.
     gates = request.gating.parse(ks=scoring.k, full_depth=scoring.full_depth)
+    base = None if request.baseline is None else as_report(request.baseline)
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
         request.run_path,
@@ -115,7 +123,8 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     finally:
         reading.close()
     validation = validate(index, threshold=scoring.threshold)
-    changes = _corpus_changes(index.fingerprints, stage.report_corpus(), request) if stage.drift else []
+    corpus = stage.report_corpus()
+    changes = _corpus_changes(index.fingerprints, corpus, base) if stage.drift else []
     lexical = lexical_checks(
         request,
         index,
@@ -127,7 +136,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     wanted = request.baseline is not None or request.label_queue or request.machine_labels_path
     indexed = index_judgments(index, scoring) if wanted else {}
     # The base's unjudged keys are only set beside the head's when both name chunks alike.
-    alike = comparable_base(request.baseline, index, stage.report_corpus())
+    alike = comparable_base(base, index, corpus)
     queue, queued = None, 0
     if request.label_queue:
         # Counting is cheap; ranking every unjudged key and making its line is not: a queue
@@ -135,33 +144,35 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
         queued = queue_length(index, indexed, scores, alike)
         if request.queue_limit is None or queued <= request.queue_limit:
             queue = build_queue(index, indexed, scores, alike, stage.corpus)
-    unjudged = unjudged_extra(indexed, scores, alike, index)
+    new_keys = new_unjudged_keys(indexed, scores, alike, index)
     inputs = ReportInputs(
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
-        judged=dict(request.gating.judged),
-        corpus=stage.report_corpus(),
-        extra={**stage.report_extra(), **lexical.sections()},
+        judged={name: judged_measurement(summary) for name, summary in request.gating.judged.items()},
+        corpus=corpus,
+        collapse=stage.report_collapse(),
+        floor=lexical.floor,
+        sensitivity=lexical.sensitivity,
         drift=_drift_section(stage, changes, request.repair_command),
         baseline_sha256=request.baseline_sha256,
         floor_sha256=lexical.floor_sha256,
-        unjudged=unjudged,
+        new_keys=new_keys,
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if request.baseline is None else _compare(request.baseline, body, index, workers, request.power)
+    comparison = None if base is None else _compare(base, body, index, workers, request.power)
     readings = gate_readings(scores, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, readings, request.gating) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     notes += small_strata_notes(index, scores, gates, request.power)
-    drop = judged_drop_note(comparison, scores, unjudged.get("new_keys"))
+    drop = judged_drop_note(comparison, scores, new_keys)
     if drop is not None:
         notes.append(drop)
     blocking = blocking_findings(scores, validation)
     unmatched = stage.mismatch(index, scores)
-    beside: dict[str, Any] = {}
+    machine_labels: MachineLabels | None = None
     if request.machine_labels_path:
         # Loaded only with machine labels: the policy and its reader are 6 ms of every score's
         # start-up otherwise (python -X importtime, the least of five runs on M).
@@ -170,9 +181,9 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
         human = decide(blocking, notes, results, unmatched=unmatched)
         policy = read_policy_inputs(request.machine_labels_path, index, indexed, scores, stage.corpus)
         results, machine = apply_machine_policy(policy, gates, results, human.status)
-        beside["machine_labels"] = machine.as_dict()
+        machine_labels = machine.report_section()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
-    report = with_verdict(body, verdict, beside=beside)
+    report = with_verdict(body, verdict, machine_labels=machine_labels)
     return Evaluation(
         report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
     )
@@ -184,7 +195,7 @@ def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelInde
     return index
 
 
-def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, workers: int, power: float) -> Deltas:
+def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
@@ -193,32 +204,37 @@ def _compare(base: Mapping[str, Any], body: dict[str, Any], index: LabelIndex, w
     return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
-def _corpus_changes(
-    fingerprints: Collection[str | None], corpus: Mapping[str, Any], request: EvaluationRequest
-) -> list[str]:
+def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:
     labeled = next(iter(fingerprints)) if len(fingerprints) == 1 else None
-    return corpus_changes(labeled, corpus, section(request.baseline, "corpus"))
+    return corpus_changes(labeled, corpus, base.corpus if base is not None else None)
 
 
 # The stale labels a report names (the first ones in the file); the list command shows them all.
 STALE_SHOWN = 20
 
 
-def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> dict[str, Any] | None:
-    if stage.drift is None:
+def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) -> Drift | None:
+    drift = stage.drift
+    if drift is None:
         return None
     stale = [
-        {"line": label.line, "query_id": label.query_id, "status": finding.status}
-        for label, finding in stage.drift.pairs()
+        StaleLabel(line=label.line, query_id=label.query_id, status=finding.status)
+        for label, finding in drift.pairs()
         if finding.status != "VALID"
     ]
-    return {
-        **stage.drift.summary(),
-        "changes": changes,
-        "repair_command": repair_command,
-        "list_command": repair_command.removesuffix(" --fix"),
-        "stale": stale[:STALE_SHOWN],
-    }
+    counts = drift.counts()
+    return Drift(
+        valid=counts["VALID"],
+        re_anchorable=counts["RE_ANCHORABLE"],
+        merged=counts["MERGED"],
+        split=counts["SPLIT"],
+        orphaned=counts["ORPHANED"],
+        invalid_ratio=drift.invalid_ratio,
+        changes=tuple(changes),
+        repair_command=repair_command,
+        list_command=repair_command.removesuffix(" --fix"),
+        stale=tuple(stale[:STALE_SHOWN]),
+    )
 
 
 def _drift_gates(stage: CorpusStage, max_drift: float | None) -> list[GateResult]:

@@ -19,12 +19,21 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
 from ..core.floor import floor_section, unavailable_floor
 from ..core.labelindex import LabelIndex
+from ..core.report_model import (
+    Floor,
+    HitRate,
+    Json,
+    Sensitivity,
+    SensitivityFloor,
+    SensitivityThresholds,
+    SensitivityWarning,
+)
 from ..core.scoring import ScoreConfig, Scores, score_rankings
 from ..core.sensitivity import Thresholds, answer_in_query_issues, easy_set_issues
 from ..core.validate import Issue, ordered
@@ -57,7 +66,11 @@ def lanes_missing() -> str | None:
 @dataclass(frozen=True)
 class FloorRun:
     scores: Scores
-    about: dict[str, Any]  # source, run_sha256 and, when known, method, parameters, tokenizer
+    about: Floor  # source, run_sha256 and, when known, method, parameters, tokenizer
+
+    @property
+    def run_sha256(self) -> str:
+        return self.about.run_sha256 or ""
 
 
 def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: ScoreConfig) -> FloorRun:
@@ -69,14 +82,28 @@ def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: Scor
     for query_id, ranking in ranked.rankings:  # the bytes `floor-run` would write
         digest.update(run_line(query_id, ranking).encode("utf-8"))
     scores = score_rankings(index, dict(ranked.rankings), config)
-    return FloorRun(scores, {"source": BM25, "run_sha256": digest.hexdigest(), **describe_floor(request, ranked)})
+    described = describe_floor(request, ranked)
+    about = Floor(
+        source=BM25,
+        run_sha256=digest.hexdigest(),
+        method=described["method"],
+        parameters=_json(described["parameters"]),
+        tokenizer=_json(described["tokenizer"]),
+    )
+    return FloorRun(scores, about)
 
 
 def file_floor(path: str, index: LabelIndex, stage: CorpusStage, config: ScoreConfig) -> FloorRun:
     """A floor run file, scored as the run is (collapsed to documents when the run is)."""
     scores, run = stage.score_run(index, path, config)
-    about: dict[str, Any] = {"source": "run", "run_sha256": run.sha256}
-    about.update(_provenance(path, run.sha256))
+    provenance = _provenance(path, run.sha256)
+    about = Floor(
+        source="run",
+        run_sha256=run.sha256,
+        method=_json(provenance.get("method")),
+        parameters=_json(provenance.get("parameters")),
+        tokenizer=_json(provenance.get("tokenizer")),
+    )
     return FloorRun(scores, about)
 
 
@@ -90,6 +117,17 @@ def _provenance(path: str, sha256: str) -> dict[str, Any]:
     if not isinstance(run, dict) or run.get("sha256") != sha256:
         return {}
     return {name: meta[name] for name in _PROVENANCE if name in meta}
+
+
+def _json(value: Any) -> Json:
+    """A described value (a sidecar's, the lanes') as the report keeps it: lists as tuples, frozen."""
+    if isinstance(value, dict):
+        return {str(key): _json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(_json(item) for item in value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"not JSON: {value!r}")
 
 
 def strata_members(index: LabelIndex, scores: Scores) -> dict[str, list[str]]:
@@ -106,15 +144,10 @@ def strata_members(index: LabelIndex, scores: Scores) -> dict[str, list[str]]:
 class Lexical:
     """What the floor and the sensitivity check add to a report."""
 
-    floor: dict[str, Any] | None = None
+    floor: Floor | None = None
     floor_sha256: str | None = None
-    sensitivity: dict[str, Any] | None = None
+    sensitivity: Sensitivity | None = None
     notes: list[str] = field(default_factory=list)
-
-    def sections(self) -> dict[str, Any]:
-        """The report's ``floor`` and ``sensitivity`` sections, those there are."""
-        found = {"floor": self.floor, "sensitivity": self.sensitivity}
-        return {name: value for name, value in found.items() if value is not None}
 
 
 def lexical_checks(
@@ -144,7 +177,7 @@ def lexical_checks(
     if floor is not None:
         members = strata_members(index, scores)
         result.floor = floor_section(scores, floor.scores, members, about=floor.about, map_blocks=map_blocks)
-        result.floor_sha256 = floor.about["run_sha256"]
+        result.floor_sha256 = floor.run_sha256
     elif request.floor == BM25 and missing is not None:
         result.floor = unavailable_floor(BM25, f"the bm25 floor was not computed: {missing}")
         result.notes.append(f"the bm25 floor was not computed: {missing}")
@@ -160,34 +193,46 @@ def sensitivity_section(
     thresholds: Thresholds,
     bm25: FloorRun | None,
     missing: str | None,
-) -> dict[str, Any]:
+) -> Sensitivity:
     """The report's ``sensitivity`` section: thresholds, the floor's hit rate, the warnings."""
     # The easy-set check reads the hit rate at the first cutoff; -k all alone names none.
     metric = f"hit_rate@{config.k[0]}" if config.k else None
-    section: dict[str, Any] = {
-        **({"metric": metric} if metric else {}),
-        "thresholds": {"easy_set": thresholds.easy_set, "answer_in_query": thresholds.answer_span},
-    }
+    section = Sensitivity(
+        metric=metric,
+        thresholds=SensitivityThresholds(easy_set=thresholds.easy_set, answer_in_query=thresholds.answer_span),
+    )
     issues: list[Issue] = []
     if thresholds.easy_set is not None:
         if metric is None:
-            section["skipped"] = "the easy-set check was skipped: it reads hit_rate at a cutoff, and -k all names none"
+            skipped = "the easy-set check was skipped: it reads hit_rate at a cutoff, and -k all names none"
+            section = replace(section, skipped=skipped)
         elif bm25 is None:
-            section["skipped"] = f"the easy-set check was skipped: {missing}"
+            section = replace(section, skipped=f"the easy-set check was skipped: {missing}")
         else:
-            floor = bm25.scores
-            section["floor"] = {key: bm25.about[key] for key in ("source", "method", "parameters", "run_sha256")}
-            section["hit_rate"] = {
-                "overall": floor.metrics.get(metric),
-                "per_stratum": {name: s.metrics[metric] for name, s in floor.strata.items() if s.n},
-            }
-            issues += easy_set_issues(floor, metric, thresholds.easy_set)
+            section = replace(section, floor=_sensitivity_floor(bm25.about), hit_rate=_hit_rate(bm25.scores, metric))
+            issues += easy_set_issues(bm25.scores, metric, thresholds.easy_set)
     if thresholds.answer_span is not None:
         issues += answer_in_query_issues(
             query_texts_of(index), relevant_keys(index, config.threshold), key_text(corpus), thresholds.answer_span
         )
-    section["warnings"] = [issue.as_dict() for issue in ordered(issues)]
-    return section
+    return replace(section, warnings=tuple(_warning(issue) for issue in ordered(issues)))
+
+
+def _sensitivity_floor(about: Floor) -> SensitivityFloor:
+    return SensitivityFloor(
+        source=about.source, method=about.method, parameters=about.parameters, run_sha256=about.run_sha256
+    )
+
+
+def _hit_rate(floor: Scores, metric: str) -> HitRate:
+    return HitRate(
+        overall=floor.metrics.get(metric),
+        per_stratum={name: s.metrics[metric] for name, s in floor.strata.items() if s.n},
+    )
+
+
+def _warning(issue: Issue) -> SensitivityWarning:
+    return SensitivityWarning(code=issue.code, severity=issue.severity, subject=issue.subject, message=issue.message)
 
 
 def query_texts_of(index: LabelIndex) -> dict[str, str]:
@@ -214,7 +259,7 @@ def key_text(corpus: Corpus) -> Callable[[str], str | None]:
     return text_of
 
 
-def check_eval_set(index: LabelIndex, corpus_path: str, config: ScoreConfig, thresholds: Thresholds) -> dict[str, Any]:
+def check_eval_set(index: LabelIndex, corpus_path: str, config: ScoreConfig, thresholds: Thresholds) -> Sensitivity:
     """The sensitivity section for a judgment set and a corpus, without a run (``validate --corpus``)."""
     corpus = read_corpus(corpus_path)
     missing = lanes_missing() if thresholds.easy_set is not None else None

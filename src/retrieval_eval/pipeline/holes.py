@@ -14,8 +14,8 @@ from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Deltas
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
-from ..core.lenient import mapping, number
 from ..core.metrics import BY_NAME, FULL, gain_function
+from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
 
@@ -25,17 +25,15 @@ if TYPE_CHECKING:
 EXCERPT = 5  # queue lines the summary and the comment show
 
 
-def base_rankings(baseline: Mapping[str, Any] | None, index: LabelIndex | None = None) -> dict[str, list[str]]:
-    """The base report's rankings, keeping only what is in our shape, in the head's chunk ids
+def base_rankings(baseline: Report | None, index: LabelIndex | None = None) -> dict[str, list[str]]:
+    """The base report's rankings, in the head's chunk ids
     (through the moves ``index``'s labels record: after a re-chunk the base names old ids)."""
     if index is None or not index.moved:
         return _stored(baseline)
     return translate(_stored(baseline), index.moved, index.opaque_keys)
 
 
-def comparable_base(
-    baseline: Mapping[str, Any] | None, index: LabelIndex, corpus: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
+def comparable_base(baseline: Report | None, index: LabelIndex, corpus: CorpusInfo) -> Report | None:
     """The base report when its keys can be set beside the head's, else None.
 
     After a re-chunk only the labeled keys of the base can be carried over; its other keys
@@ -46,20 +44,18 @@ def comparable_base(
     return baseline
 
 
-def _stored(baseline: Mapping[str, Any] | None) -> dict[str, list[str]]:
-    rankings = mapping(mapping(baseline).get("rankings"))
-    return {
-        str(q): [key for key in keys if isinstance(key, str)] for q, keys in rankings.items() if isinstance(keys, list)
-    }
+def _stored(baseline: Report | None) -> dict[str, list[str]]:
+    rankings = baseline.rankings if baseline is not None else None
+    return {q: list(keys) for q, keys in (rankings or {}).items()}
 
 
-def base_moves(baseline: Mapping[str, Any] | None, scores: Scores) -> dict[str, float]:
+def base_moves(baseline: Report | None, scores: Scores) -> dict[str, float]:
     """How far each query's primary metric moved from the base report to this run."""
     primary = scores.config.primary
-    base = mapping(mapping(baseline).get("per_query"))
+    base = (baseline.per_query if baseline is not None else None) or {}
     moved = {}
     for query_id, row in scores.per_query.items():
-        before = number(mapping(base.get(query_id)).get(primary))
+        before = base.get(query_id, {}).get(primary)
         if before is not None and primary in row:
             moved[query_id] = row[primary] - before
     return moved
@@ -73,7 +69,7 @@ def build_queue(
     index: LabelIndex,
     indexed: Mapping[str, QueryLabels],
     scores: Scores,
-    baseline: Mapping[str, Any] | None,
+    baseline: Report | None,
     corpus: Corpus | None,
 ) -> list[dict[str, Any]]:
     """Every unjudged (query, key) in the top k of the head or the base, as queue lines, most useful first."""
@@ -116,7 +112,7 @@ def queue_length(
     index: LabelIndex,
     indexed: Mapping[str, QueryLabels],
     scores: Scores,
-    baseline: Mapping[str, Any] | None,
+    baseline: Report | None,
 ) -> int:
     """How many lines :func:`build_queue` would write, without ranking or writing any.
 
@@ -135,18 +131,19 @@ def queue_length(
     return sum(len(keys) for keys in pairs.values())
 
 
-def unjudged_extra(
+def new_unjudged_keys(
     indexed: Mapping[str, QueryLabels],
     scores: Scores,
-    baseline: Mapping[str, Any] | None,
+    baseline: Report | None,
     index: LabelIndex | None = None,
-) -> dict[str, Any]:
-    """What the report's ``unjudged`` section adds to the counts: the new keys against the base."""
+) -> int | None:
+    """What the report's ``unjudged`` section adds to the counts: the new keys against the base
+    (None without a base to set the head's keys beside)."""
     if baseline is None:
-        return {}
+        return None
     grades = {q: labels.grades for q, labels in indexed.items()}
     base = base_rankings(baseline, index)
-    return {"new_keys": new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))}
+    return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
 def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
+from ..core import report_model
 from ..core.corpus import Corpus
 from ..core.gates import ABSOLUTE, INDETERMINATE, Gate, GateResult
 from ..core.judge import CALIBRATION, HOLE, MachineLabel, text_sha256
@@ -53,21 +53,20 @@ class MachineGate:
     high: float | None = None
     note: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "expression": self.expression,
-            "metric": self.metric,
-            "human_status": self.human_status,
-            "status": self.status,
-            "value": round(self.value, DECIMALS),
-            "bounds": [round(self.lower_bound, DECIMALS), round(self.upper_bound, DECIMALS)],
-        }
-        if self.estimate is not None and self.low is not None and self.high is not None:
-            data["estimate"] = round(self.estimate, DECIMALS)
-            data["interval"] = [round(self.low, DECIMALS), round(self.high, DECIMALS)]
-        if self.note:
-            data["note"] = self.note
-        return data
+    def report_entry(self) -> report_model.MachineGate:
+        """This gate as the report's ``machine_labels.gates`` lists it, rounded as reports are."""
+        estimated = self.estimate is not None and self.low is not None and self.high is not None
+        return report_model.MachineGate(
+            expression=self.expression,
+            metric=self.metric,
+            human_status=self.human_status,
+            status=self.status,
+            value=round(self.value, DECIMALS),
+            bounds=(round(self.lower_bound, DECIMALS), round(self.upper_bound, DECIMALS)),
+            estimate=_rounded(self.estimate) if estimated else None,
+            interval=(round(self.low or 0.0, DECIMALS), round(self.high or 0.0, DECIMALS)) if estimated else None,
+            note=self.note or None,
+        )
 
 
 @dataclass(frozen=True)
@@ -80,28 +79,30 @@ class MachineSection:
     human_status: str  # the verdict on the human labels alone
     gates: tuple[MachineGate, ...]
 
-    def as_dict(self) -> dict[str, Any]:
-        calibration = self.calibration
-        return {
-            "file_sha256": self.sha256,
-            "calibration": None
-            if calibration is None
-            else {
-                "status": calibration.status,
-                "pairs": calibration.labeled,
-                "kappa_binary": _rounded(calibration.kappa_binary),
-                "kappa_graded": _rounded(calibration.kappa_graded),
-                "zero_rate_human": _rounded(calibration.zero_rate_human),
-                "zero_rate_judge": _rounded(calibration.zero_rate_judge),
-                "floor": calibration.floor,
-            },
-            "holes": self.holes,
-            "machine_labeled": self.machine_labeled,
-            "machine_labeled_share": round(self.machine_labeled / self.holes, DECIMALS) if self.holes else None,
-            "invalidated": self.invalidated,
-            "human_labels_verdict": self.human_status,
-            "gates": [gate.as_dict() for gate in self.gates],
-        }
+    def report_section(self) -> report_model.MachineLabels:
+        """The report's ``machine_labels`` section."""
+        return report_model.MachineLabels(
+            file_sha256=self.sha256,
+            calibration=None if self.calibration is None else _calibration_entry(self.calibration),
+            holes=self.holes,
+            machine_labeled=self.machine_labeled,
+            machine_labeled_share=round(self.machine_labeled / self.holes, DECIMALS) if self.holes else None,
+            invalidated=self.invalidated,
+            human_labels_verdict=self.human_status,
+            gates=tuple(gate.report_entry() for gate in self.gates),
+        )
+
+
+def _calibration_entry(calibration: Calibration) -> report_model.Calibration:
+    return report_model.Calibration(
+        status=calibration.status,
+        pairs=calibration.labeled,
+        kappa_binary=_rounded(calibration.kappa_binary),
+        kappa_graded=_rounded(calibration.kappa_graded),
+        zero_rate_human=_rounded(calibration.zero_rate_human),
+        zero_rate_judge=_rounded(calibration.zero_rate_judge),
+        floor=calibration.floor,
+    )
 
 
 def _rounded(value: float | None) -> float | None:

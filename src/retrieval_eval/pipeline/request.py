@@ -27,6 +27,7 @@ from ..core.errors import UsageError
 from ..core.gates import Gating
 from ..core.judgments import JudgmentSet
 from ..core.power import DEFAULT_POWER
+from ..core.report_model import Report
 from ..core.runs import RunRows
 from ..core.scoring import BOUNDED, ScoreConfig, unjudged_policy_named
 from ..core.sensitivity import Thresholds
@@ -46,7 +47,8 @@ class EvaluationRequest:
     scoring: ScoreConfig = field(default_factory=ScoreConfig)  # k, threshold, gain, unjudged policy
     gating: Gating = field(default_factory=Gating)  # gates, judged metrics, require-detectable
     run_format: str = "auto"
-    baseline: Mapping[str, Any] | None = None  # the base report, found by the adapter
+    # The base report, found by the adapter; JSON (a library caller's, a test's) is read as as_report reads it.
+    baseline: Report | Mapping[str, Any] | None = None
     baseline_sha256: str | None = None  # of the base report's bytes as read (the report records it)
     generated_at: str = "1970-01-01T00:00:00Z"
     corpus_path: str | None = None  # adds the drift summary; maps chunks to documents
@@ -73,7 +75,7 @@ class EvaluationRequest:
 def request_from_settings(
     settings: Settings,
     *,
-    baseline: Mapping[str, Any] | None,
+    baseline: Report | None,
     generated_at: str,
     baseline_sha256: str | None = None,
 ) -> EvaluationRequest:
@@ -127,7 +129,7 @@ def repair_command(judgments: str, corpus: str) -> str:
     return f"retrieval-eval drift -j {shlex.quote(judgments)} -c {shlex.quote(corpus)} --fix"
 
 
-def local_baseline(settings: Settings) -> tuple[Mapping[str, Any] | None, str | None]:
+def local_baseline(settings: Settings) -> tuple[Report | None, str | None]:
     """The base report outside a workflow, and the sha256 of its bytes as read: a path, or
     none (``auto`` has no base branch to ask)."""
     spec = settings.baseline

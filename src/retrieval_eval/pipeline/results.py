@@ -17,7 +17,7 @@ the API on first use instead. pandas, an optional extra, is imported where a fra
 from __future__ import annotations
 
 from ..core.aliases import canonical_metric
-from ..core.lenient import primary_metric
+from ..formats.report import report_to_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..core.comparison import Deltas
     from ..core.gates import Verdict
+    from ..core.report_model import Report
     from ..core.scoring import Scores
     from ..core.validate import Validation
 
@@ -99,14 +100,15 @@ def resolve(name: str) -> str:
 
 
 class Evaluation(Frozen):
-    """Everything one evaluation found; ``report`` is assembled from the rest, once.
+    """Everything one evaluation found; ``typed_report`` is assembled from the rest, once.
 
     The attributes set in ``__init__`` are the pipeline's own (the CLI and the action read
-    them); the methods and properties below are the stable, documented surface.
+    them); the methods and properties below are the stable, documented surface. ``report`` is
+    the report as JSON holds it (a new dict each time), ``typed_report`` the same as typed values.
     """
 
-    __slots__ = ("report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue", "queued")
-    report: dict[str, Any]
+    __slots__ = ("typed_report", "scores", "validation", "verdict", "comparison", "corpus_changes", "queue", "queued")
+    typed_report: Report
     scores: Scores
     validation: Validation
     verdict: Verdict
@@ -117,7 +119,7 @@ class Evaluation(Frozen):
 
     def __init__(
         self,
-        report: dict[str, Any],
+        report: Report,
         scores: Scores,
         validation: Validation,
         verdict: Verdict,
@@ -128,7 +130,7 @@ class Evaluation(Frozen):
         queued: int | None = None,
     ) -> None:
         self._set(
-            report=report,
+            typed_report=report,
             scores=scores,
             validation=validation,
             verdict=verdict,
@@ -140,7 +142,12 @@ class Evaluation(Frozen):
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={value:.4f}" for name, value in list(self.metrics.items())[:3])
-        return f"<Evaluation {self.status}: {len(self.report['per_query'])} queries scored, {shown}>"
+        return f"<Evaluation {self.status}: {len(self.typed_report.per_query or {})} queries scored, {shown}>"
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report as ``retrieval-eval score --json`` prints it (a new dict each time)."""
+        return report_to_json(self.typed_report)
 
     @property
     def status(self) -> str:
@@ -155,27 +162,28 @@ class Evaluation(Frozen):
     @property
     def metrics(self) -> dict[str, float]:
         """Each metric's mean over the scored queries (a new dict each time)."""
-        return {name: float(m["value"]) for name, m in self.report["metrics"].items() if "value" in m}
+        metrics = self.typed_report.metrics or {}
+        return {name: float(m.value) for name, m in metrics.items() if m.value is not None}
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
         """Each scored query's values, by query id (a new dict each time)."""
-        return {query: dict(values) for query, values in self.report["per_query"].items()}
+        return {query: dict(values) for query, values in (self.typed_report.per_query or {}).items()}
 
     @property
     def strata(self) -> dict[str, dict[str, float]]:
         """Each scored stratum's means, worst first on the primary metric."""
-        strata = self.report.get("per_stratum", {})
+        strata = self.typed_report.per_stratum or {}
         return {
-            name: {metric: m["value"] for metric, m in entry["metrics"].items()}
+            name: {metric: m.value for metric, m in entry.metrics.items() if m.value is not None}
             for name, entry in strata.items()
-            if "metrics" in entry
+            if entry.metrics is not None
         }
 
     @property
     def primary(self) -> str:
         """The metric one-number summaries use: recall at the first cutoff."""
-        return primary_metric(self.report)
+        return self.typed_report.primary_metric()
 
     @property
     def baseline_comparison(self) -> Comparison | None:
@@ -194,19 +202,19 @@ class Evaluation(Frozen):
         """The ``n`` scored queries lowest on ``metric`` (the primary one by default), lowest
         first, ties by query id."""
         name = resolve(metric) if metric else self.primary
-        rows = [(values[name], query) for query, values in self.report["per_query"].items()]
+        rows = [(values[name], query) for query, values in self.per_query.items()]
         return [(query, value) for value, query in sorted(rows)[:n]]
 
     def iter_records(self) -> Iterator[Record]:
         """(query_id, measure, value) for every scored query and metric, as ir_measures'
         iter_calc yields them; measures by our names."""
-        for query, values in self.report["per_query"].items():
+        for query, values in (self.typed_report.per_query or {}).items():
             for measure, value in values.items():
                 yield Record(query, measure, value)
 
     def to_dict(self) -> dict[str, Any]:
         """The report, as ``retrieval-eval score --json`` prints it (a copy)."""
-        return dict(json_copy(self.report))
+        return self.report
 
     def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
         """(per_query, aggregate): per-query values (index ``query_id``, a column per metric)

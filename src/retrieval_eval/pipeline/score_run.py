@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from ..core.labelindex import LabelIndex
-from ..core.lenient import section
+from ..core.report_model import Report
 from ..core.runs import Run
 from ..core.scoring import (
     BOUNDS,
@@ -51,7 +49,7 @@ def score_run_file(
     return with_run_findings(scores, run), run
 
 
-def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str, Any]:
+def with_base_bounds(base: Report, index: LabelIndex) -> Report:
     """The base report (or a head, read by ``compare``) with its per-query bounds, computed
     here when it did not compute them, and saying so in ``computed``.
 
@@ -64,27 +62,23 @@ def with_base_bounds(base: Mapping[str, Any], index: LabelIndex) -> Mapping[str,
     the base rankings again under the head's, bounds included, and reads none from the
     base; a report from before ``computed`` existed is left as it is.
     """
-    computed = base.get("computed")
-    if not isinstance(computed, list) or BOUNDS in computed:
+    computed = base.computed
+    if computed is None or BOUNDS in computed:
         return base
-    recorded = section(base, "inputs").get("judgments_sha256")
-    rankings = base.get("rankings")
-    if not recorded or recorded != index.sha256 or not isinstance(rankings, Mapping):
+    recorded = base.inputs.judgments_sha256 if base.inputs is not None else None
+    rankings = base.rankings
+    if not recorded or recorded != index.sha256 or rankings is None:
         return base
     from ..comparison.rescore import score_config  # what reads a report's configuration
 
     scoring = score_config(base)
     if scoring is None:
         return base
-    stored = {
-        str(q): [str(key) for key in keys]
-        for q, keys in rankings.items()
-        if isinstance(keys, list) and all(isinstance(key, str) for key in keys)
-    }
+    stored = {q: list(keys) for q, keys in rankings.items()}
     scores = score_rankings(index, stored, replace(scoring, bounds=True))
-    return {
-        **base,
-        "computed": [*computed, BOUNDS],
-        "per_query_lower": {q: row for q, row in scores.per_query_lower.items() if q in stored},
-        "per_query_upper": {q: row for q, row in scores.per_query_upper.items() if q in stored},
-    }
+    return replace(
+        base,
+        computed=(*computed, BOUNDS),
+        per_query_lower={q: row for q, row in scores.per_query_lower.items() if q in stored},
+        per_query_upper={q: row for q, row in scores.per_query_upper.items() if q in stored},
+    )

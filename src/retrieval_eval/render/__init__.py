@@ -29,6 +29,8 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.history import History
+from ..core.report_model import Report
+from ..formats.report import as_report
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .compared import Compared, as_document
 from .escape import escape_markdown
@@ -55,7 +57,7 @@ __all__ = [
 def render(
     kind: str,
     *,
-    report: Mapping[str, Any],
+    report: Report | Mapping[str, Any],
     comparison: Compared = None,
     template_dir: str | None = None,
     comment_id: str = "default",
@@ -80,6 +82,7 @@ def render(
         raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
     marker = comment_marker(comment_id)
     document = as_document(comparison)
+    report = as_report(report)  # JSON handed over (a test's, the library's) is read as as_report reads it
     if kind == "text":
         return render_text(report, document)
     view = build_view(report, document, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)

@@ -7,12 +7,13 @@ Reads the report's ``verdict.gates[].detectable`` and the comparison's rows leni
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument
-from ..core.lenient import integer, items, mapping, number, section
+from ..core.lenient import number
 from ..core.power import Moved
+from ..core.report_model import Detectable, GateEntry, Report
 
 # Every metric lies in [0, 1], so no change is larger than 1: a detectable effect past it (a
 # stratum of three noisy queries) means this set sees no change at all, and says so.
@@ -24,22 +25,21 @@ def detectable_text(mde: float, digits: int) -> str:
     return "none (> 1)" if mde > WHOLE_RANGE else f"{mde:.{digits}f}"
 
 
-def detectable_sentence(gate: Mapping[str, Any], name: str) -> str | None:
+def detectable_sentence(gate: GateEntry, name: str) -> str | None:
     """``with 120 queries this set detects drops of recall@5 of 0.038 or more (80% power, 5% level); ...``."""
-    seen = mapping(gate.get("detectable"))
-    mde, n, tolerance = number(seen.get("mde")), integer(seen.get("n")), number(seen.get("tolerance"))
-    power, alpha = number(seen.get("power")), number(seen.get("alpha"))
+    seen = gate.detectable or Detectable()
+    mde, n, tolerance, power, alpha = seen.mde, seen.n, seen.tolerance, seen.power, seen.alpha
     if mde is None or n is None or tolerance is None or power is None or alpha is None:
         return None
-    direction = seen.get("direction") if seen.get("direction") in DIRECTIONS else "changes"
+    direction = seen.direction if seen.direction in DIRECTIONS else "changes"
     if mde > WHOLE_RANGE:
         text = f"with {n} queries this set detects no {direction} of {name} at all: the smallest it could "
         text += f"see, {mde:.3f}, is more than the metric's whole range ({power:.0%} power, {alpha:.0%} level)"
     else:
         text = f"with {n} queries this set detects {direction} of {name} of {mde:.3f} or more "
         text += f"({power:.0%} power, {alpha:.0%} level)"
-    needed = integer(seen.get("needed"))
-    if seen.get("seen") is True:
+    needed = seen.needed
+    if seen.seen is True:
         return f"{text}: a breach of {tolerance:g} would be seen"
     if needed is not None:
         return f"{text}; about {needed} queries are needed to see {tolerance:g}"
@@ -49,8 +49,9 @@ def detectable_sentence(gate: Mapping[str, Any], name: str) -> str | None:
 DIRECTIONS = ("drops", "gains", "changes")
 
 
-def detectable_gates(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [g for g in map(mapping, items(section(report, "verdict").get("gates"))) if g.get("detectable")]
+def detectable_gates(report: Report) -> list[GateEntry]:
+    gates = report.verdict.gates if report.verdict is not None else None
+    return [gate for gate in gates or () if gate.detectable is not None and gate.detectable != Detectable()]
 
 
 def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[Any], str]) -> list[str]:

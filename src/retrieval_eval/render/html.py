@@ -24,7 +24,9 @@ from importlib.resources import files
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, StratumRow
-from ..core.lenient import cutoffs, integer, items, mapping, measured, number, primary_metric, section
+from ..core.lenient import number
+from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin, Report, StratumEntry, Tool
+from ..formats.report import as_report
 from .charts import StratumPoint, stratum_chart
 from .compared import Compared, as_document
 from .escape import HIDDEN_CLASS, shorten
@@ -32,8 +34,8 @@ from .html_inputs import PageLabels, read_chunk_texts, read_page_labels
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .power import power_view
-from .sections import NO_GATES, drift_facts, sections_of
-from .tables import adjusted_mark, floor_marks, gate_marks
+from .sections import NO_GATES, drift_facts, floor_shown, sections_of
+from .tables import adjusted_mark, floor_marks, gate_marks, report_gates
 from .view import significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
@@ -53,7 +55,7 @@ Row = dict[str, Any]
 class HtmlInputs:
     """What the page shows beyond the head report and the comparison."""
 
-    base: Mapping[str, Any] | None = None  # the base report: its rankings and per-query values
+    base: Report | None = None  # the base report: its rankings and per-query values
     labels: Mapping[str, PageLabels] = field(default_factory=dict)
     texts: Mapping[str, str] = field(default_factory=dict)  # key -> chunk text
     judgments_given: bool = False
@@ -66,11 +68,14 @@ def plain(value: Any, limit: int = TEXT_LIMIT) -> str:
     return shorten(text, limit)
 
 
-def shown_queries(report: Mapping[str, Any], base: Mapping[str, Any] | None, limit: int = QUERY_LIMIT) -> list[str]:
+def shown_queries(
+    report: Report | Mapping[str, Any], base: Report | Mapping[str, Any] | None, limit: int = QUERY_LIMIT
+) -> list[str]:
     """The queries the page shows: those whose primary metric moved most against the base
     (then the lowest), or without a base the lowest first; ties by id."""
-    primary = primary_metric(report)
-    head, before = section(report, "per_query"), section(base, "per_query")
+    report = as_report(report)
+    primary = report.primary_metric()
+    head, before = _per_query(report), _per_query(None if base is None else as_report(base))
 
     def order(query_id: str) -> tuple[float, float, str]:
         now, then = _value(head, query_id, primary), _value(before, query_id, primary)
@@ -80,35 +85,29 @@ def shown_queries(report: Mapping[str, Any], base: Mapping[str, Any] | None, lim
     return sorted(dict.fromkeys([*head, *before]), key=order)[:limit]
 
 
-def keys_shown(report: Mapping[str, Any], base: Mapping[str, Any] | None, queries: Sequence[str]) -> set[str]:
+def keys_shown(report: Report, base: Report | None, queries: Sequence[str]) -> set[str]:
     """Every key in the top k of either side of the shown queries: the chunk texts to look up."""
     k = _top_k(report)
-    return {
-        key
-        for side in (report, base)
-        for query_id in queries
-        for key in items(section(side, "rankings").get(query_id))[:k]
-        if isinstance(key, str)
-    }
+    return {key for side in (report, base) for query_id in queries for key in _ranking(side, query_id, k)}
 
 
 def html_report(
-    report: Mapping[str, Any],
+    report: Report | Mapping[str, Any],
     comparison: Compared = None,
     *,
-    base: Mapping[str, Any] | None = None,
+    base: Report | Mapping[str, Any] | None = None,
     judgments: str | None = None,
     corpus: str | None = None,
     query_limit: int = QUERY_LIMIT,
 ) -> str:
     """The page, reading the labels and chunk texts of the queries it shows from the files named."""
+    report = as_report(report)
+    base = None if base is None else as_report(base)
     shown = shown_queries(report, base, query_limit)
-    expected = section(report, "inputs").get("judgments_sha256")
+    expected = (report.inputs or Inputs()).judgments_sha256
     inputs = HtmlInputs(
         base=base,
-        labels=read_page_labels(judgments, set(shown), expected_sha256=expected if isinstance(expected, str) else None)
-        if judgments
-        else {},
+        labels=read_page_labels(judgments, set(shown), expected_sha256=expected) if judgments else {},
         texts=read_chunk_texts(corpus, keys_shown(report, base, shown)) if corpus else {},
         judgments_given=bool(judgments),
         corpus_given=bool(corpus),
@@ -117,7 +116,7 @@ def html_report(
 
 
 def render_html(
-    report: Mapping[str, Any],
+    report: Report | Mapping[str, Any],
     comparison: Compared = None,
     inputs: HtmlInputs | None = None,
     *,
@@ -130,15 +129,15 @@ def render_html(
     # `render` and the action import this module for every kind.
     from .html_page import draw_page
 
-    return draw_page(build_html_view(report, as_document(comparison), inputs or HtmlInputs(), query_limit))
+    return draw_page(build_html_view(as_report(report), as_document(comparison), inputs or HtmlInputs(), query_limit))
 
 
 def build_html_view(
-    report: Mapping[str, Any], comparison: ComparisonDocument | None, inputs: HtmlInputs, query_limit: int
+    report: Report, comparison: ComparisonDocument | None, inputs: HtmlInputs, query_limit: int
 ) -> dict[str, Any]:
-    primary = primary_metric(report)
+    primary = report.primary_metric()
     style, script = _asset("report.css.j2"), _asset("report.js.j2")
-    head_judgments = section(report, "judgments")
+    head_judgments = report.judgments or JudgmentsSummary()
     return {
         "csp": (
             "default-src 'none'; "
@@ -151,8 +150,8 @@ def build_html_view(
         "primary": plain(primary, 60),
         "verdict": _verdict(report, comparison, primary),
         "scored": {
-            "queries": integer(head_judgments.get("queries")) or 0,
-            "scored": integer(head_judgments.get("queries_scored")) or 0,
+            "queries": head_judgments.queries or 0,
+            "scored": head_judgments.queries_scored or 0,
         },
         "sections": sections_of(report, comparison),
         "gates": _gates(report),
@@ -181,9 +180,9 @@ def build_html_view(
 # -- the parts ----------------------------------------------------------------------------
 
 
-def _verdict(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
-    status = plain(section(report, "verdict").get("status", "INDETERMINATE"), 20)
-    value = measured(report, primary)
+def _verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
+    status = plain(report.status() or "INDETERMINATE", 20)
+    value = report.measured(primary)
     moved = (comparison.metrics.get(primary) if comparison else None) or MetricRow()
     line = "No metric was computed." if value is None else f"{primary} {fmt(value)}"
     if value is not None and number(moved.delta) is not None:
@@ -193,32 +192,32 @@ def _verdict(report: Mapping[str, Any], comparison: ComparisonDocument | None, p
         elif fmt_interval(moved.ci) != "—":
             sure = "significant" if adjusted_mark(moved) else "not significant"
             line += f", 95% interval {fmt_interval(moved.ci)}, {sure}"
-    note = "" if items(section(report, "verdict").get("gates")) else NO_GATES
+    note = "" if report_gates(report) else NO_GATES
     return {"status": status, "tone": status.lower(), "headline": plain(line, 400), "note": note}
 
 
-def _gates(report: Mapping[str, Any]) -> list[Row]:
+def _gates(report: Report) -> list[Row]:
     rows = []
-    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
-        expression = str(gate.get("expression", ""))
-        status = plain(gate.get("status", ""), 20)
-        reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
+    for gate in report_gates(report):
+        expression = gate.expression or ""
+        status = plain(gate.status or "", 20)
+        reason = (gate.reason or "").removeprefix(expression + ": ")
         rows.append(
             {"expression": plain(expression, 80), "status": status, "tone": status.lower(), "reason": plain(reason)}
         )
     return rows
 
 
-def _metrics(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
-    marks = gate_marks(report)
+def _metrics(report: Report, comparison: ComparisonDocument | None, primary: str) -> list[Row]:
+    marks = gate_marks(report_gates(report))
     compared = comparison.metrics if comparison else {}
-    names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
+    names = [str(n) for n in dict.fromkeys([*(report.metrics or {}), *compared])]
     names.sort(key=lambda n: (n != primary, n not in marks))
     rows = []
     for name in names:
         found = compared.get(name)
         moved = found or MetricRow()
-        head = moved.head if found is not None else measured(report, name)
+        head = moved.head if found is not None else report.measured(name)
         rows.append(
             {
                 "name": plain(name, 60),
@@ -238,14 +237,14 @@ def _metrics(report: Mapping[str, Any], comparison: ComparisonDocument | None, p
     return rows
 
 
-def _strata(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
-    head, compared = section(report, "per_stratum"), (comparison.strata if comparison else {})
+def _strata(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
+    head, compared = report.per_stratum or {}, (comparison.strata if comparison else {})
     points, rows = [], []
     for name in dict.fromkeys([*head, *compared]):
-        found, entry = compared.get(name), mapping(head.get(name))
+        found, entry = compared.get(name), head.get(name) or StratumEntry()
         moved = found or StratumRow()
-        value = number(moved.head) if found is not None else measured(entry, primary)
-        n = moved.n if moved.n is not None else integer(entry.get("n"))
+        value = number(moved.head) if found is not None else entry.measured(primary)
+        n = moved.n if moved.n is not None else entry.n
         point = StratumPoint(
             name=plain(name, 200),
             head=value,
@@ -256,15 +255,15 @@ def _strata(report: Mapping[str, Any], comparison: ComparisonDocument | None, pr
         )
         points.append(point)
         rows.append({"point": point, "n": n if n is not None else "—", "base": fmt(moved.base)})
-    worst = section(report, "worst_stratum")
+    worst = report.worst_stratum.name if report.worst_stratum is not None else None
     return {
         "rows": rows,
         "chart": stratum_chart(points),
-        "worst": plain(worst.get("name"), 200) if isinstance(worst.get("name"), str) else None,
+        "worst": plain(worst, 200) if worst is not None else None,
     }
 
 
-def _drift(report: Mapping[str, Any]) -> dict[str, Any] | None:
+def _drift(report: Report) -> dict[str, Any] | None:
     """The drift section (render/sections.py decides what it says, as for the summary)."""
     facts = drift_facts(report)
     if facts is None:
@@ -280,52 +279,49 @@ def _drift(report: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _margin(name: str, row: Mapping[str, Any], gate: str = "") -> Row:
+def _margin(name: str, row: Margin, gate: str = "") -> Row:
     """One metric's margin over the floor; ``significant`` when its interval excludes 0."""
     return {
         "name": plain(name, 60),
-        "floor": fmt(row.get("floor")),
-        "head": fmt(row.get("head")),
-        "margin": fmt_delta(row.get("margin")),
-        "margin_value": number(row.get("margin")),
-        "interval": fmt_interval(row.get("ci")),
-        "significant": row.get("significant") is True,
+        "floor": fmt(row.floor),
+        "head": fmt(row.head),
+        "margin": fmt_delta(row.margin),
+        "margin_value": row.margin,
+        "interval": fmt_interval(row.ci),
+        "significant": row.significant is True,
         "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(gate, ""),
     }
 
 
-def _floor(report: Mapping[str, Any], primary: str) -> dict[str, Any] | None:
+def _floor(report: Report, primary: str) -> dict[str, Any] | None:
     """The margin over the floor run, every metric and the primary one per stratum (as the summary)."""
-    floor = section(report, "floor")
-    if not floor:
+    if not floor_shown(report):
         return None
+    floor = report.floor or Floor()
     marks = floor_marks(report)
-    source = floor.get("source")
-    name = floor.get("method") or (source if source != "run" else None) or "floor run"
-    sha = floor.get("run_sha256")
-    unavailable = floor.get("unavailable")
+    source = floor.source
+    name = floor.method or (source if source != "run" else None) or "floor run"
+    sha = floor.run_sha256
+    unavailable = floor.unavailable
     strata = []
-    for stratum, entry in section(floor, "per_stratum").items():
-        row = mapping(section(entry, "metrics").get(primary))
-        if row:
-            strata.append({**_margin(primary, row), "name": plain(stratum, 200), "n": integer(entry.get("n")) or 0})
+    for stratum, entry in (floor.per_stratum or {}).items():
+        row = (entry.metrics or {}).get(primary)
+        if row is not None and row != Margin():
+            strata.append({**_margin(primary, row), "name": plain(stratum, 200), "n": entry.n or 0})
     return {
         "source": plain(f"{name}{' ' + str(sha)[:12] if sha else ''}", 80),
-        "unavailable": plain(unavailable, 600) if isinstance(unavailable, str) else None,
-        "rows": [_margin(str(n), mapping(r), marks.get(str(n), "")) for n, r in section(floor, "metrics").items()],
+        "unavailable": plain(unavailable, 600) if unavailable is not None else None,
+        "rows": [_margin(n, r, marks.get(n, "")) for n, r in (floor.metrics or {}).items()],
         "strata": strata,
     }
 
 
-def _eval_set(report: Mapping[str, Any]) -> dict[str, Any]:
+def _eval_set(report: Report) -> dict[str, Any]:
     """The eval-set warnings (easy-set, answer-in-query), and why a check was skipped."""
-    warnings = section(report, "sensitivity").get("warnings")
+    warnings = report.sensitivity.warnings if report.sensitivity is not None else None
     skipped = notices(report).skipped
     return {
-        "rows": [
-            {"code": plain(w.get("code", ""), 40), "message": plain(w.get("message", ""), 600)}
-            for w in map(mapping, items(warnings))
-        ],
+        "rows": [{"code": plain(w.code or "", 40), "message": plain(w.message or "", 600)} for w in warnings or ()],
         "skipped": plain(skipped, 600) if skipped else None,
     }
 
@@ -361,13 +357,11 @@ def _ids_changed(comparison: ComparisonDocument | None) -> bool:
     return any(finding.code == "id-space-changed" for finding in (comparison.findings if comparison else ()))
 
 
-def _queries(
-    report: Mapping[str, Any], inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False
-) -> dict[str, Any]:
+def _queries(report: Report, inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False) -> dict[str, Any]:
     base = inputs.base
     shown = shown_queries(report, base, limit)
-    everyone = len(dict.fromkeys([*section(report, "per_query"), *section(base, "per_query")]))
-    threshold = integer(section(report, "config").get("threshold")) or DEFAULT_THRESHOLD
+    everyone = len(dict.fromkeys([*_per_query(report), *_per_query(base)]))
+    threshold = (report.config or Config()).threshold or DEFAULT_THRESHOLD
     k = _top_k(report)
     rows = [_query(query_id, report, inputs, primary, threshold, k, old_ids) for query_id in shown]
     for row in rows[:OPEN_QUERIES]:
@@ -379,7 +373,7 @@ def _queries(
         "k": k,
         "order": "moved most on" if base is not None else "lowest on",
         "has_base": base is not None,
-        "base_rankings": base is not None and isinstance(mapping(base).get("rankings"), Mapping),
+        "base_rankings": base is not None and base.rankings is not None,
         "old_ids": old_ids,
         "judgments_given": inputs.judgments_given,
         "corpus_given": inputs.corpus_given,
@@ -387,11 +381,11 @@ def _queries(
 
 
 def _query(
-    query_id: str, report: Mapping[str, Any], inputs: HtmlInputs, primary: str, threshold: int, k: int, old_ids: bool
+    query_id: str, report: Report, inputs: HtmlInputs, primary: str, threshold: int, k: int, old_ids: bool
 ) -> Row:
     labels = inputs.labels.get(query_id)
-    head_values = mapping(section(report, "per_query").get(query_id))
-    base_values = mapping(section(inputs.base, "per_query").get(query_id))
+    head_values = _per_query(report).get(query_id) or {}
+    base_values = _per_query(inputs.base).get(query_id) or {}
     head_top = _ranking(report, query_id, k)
     base_top = _ranking(inputs.base, query_id, k)
     now, then = number(head_values.get(primary)), number(base_values.get(primary))
@@ -455,32 +449,37 @@ def _entry(
     }
 
 
-def _footer(report: Mapping[str, Any], comparison: ComparisonDocument | None) -> str:
-    tool, inputs = section(report, "tool"), section(report, "inputs")
+def _footer(report: Report, comparison: ComparisonDocument | None) -> str:
+    tool, inputs = report.tool or Tool(), report.inputs or Inputs()
     parts = [
-        f"{tool.get('name', 'retrieval-eval')} {tool.get('version', '')}",
-        f"judgments {str(inputs.get('judgments_sha256') or '—')[:12]}",
-        f"run {str(inputs.get('run_sha256') or '—')[:12]}",
+        f"{'retrieval-eval' if tool.name is None else tool.name} {tool.version or ''}",
+        f"judgments {(inputs.judgments_sha256 or '—')[:12]}",
+        f"run {(inputs.run_sha256 or '—')[:12]}",
     ]
     if comparison is not None:
         parts.append(f"base run {(comparison.base.run_sha256 or '—')[:12]}")
-    parts.append(f"generated {report.get('generated_at', '—')}")
+    parts.append(f"generated {'—' if report.generated_at is None else report.generated_at}")
     return plain(" · ".join(parts), 400)
 
 
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _top_k(report: Mapping[str, Any]) -> int:
-    return (cutoffs(report) or [10])[0]
+def _top_k(report: Report) -> int:
+    return (report.cutoffs() or [10])[0]
 
 
-def _ranking(report: Mapping[str, Any] | None, query_id: str, k: int) -> list[str]:
-    return [key for key in items(section(report, "rankings").get(query_id))[:k] if isinstance(key, str)]
+def _ranking(report: Report | None, query_id: str, k: int) -> list[str]:
+    rankings = (report.rankings if report is not None else None) or {}
+    return list(rankings.get(query_id, ())[:k])
 
 
-def _value(per_query: Mapping[str, Any], query_id: str, metric: str) -> float | None:
-    return number(mapping(per_query.get(query_id)).get(metric))
+def _per_query(report: Report | None) -> Mapping[str, Mapping[str, float]]:
+    return (report.per_query if report is not None else None) or {}
+
+
+def _value(per_query: Mapping[str, Mapping[str, float]], query_id: str, metric: str) -> float | None:
+    return per_query.get(query_id, {}).get(metric)
 
 
 def _query_metric(name: str, before: Any, after: Any) -> Row:

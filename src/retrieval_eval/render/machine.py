@@ -7,10 +7,10 @@ a judge nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from ..core.lenient import integer, items, mapping, number, section
+from ..core.lenient import number
+from ..core.report_model import Calibration, MachineGate, MachineLabels, Report
 from .escape import escape_markdown
 from .numbers import fmt
 
@@ -20,39 +20,44 @@ def _share(value: Any) -> str:
     return "—" if figure is None else f"{figure:.0%}"
 
 
-def _pair(value: Any) -> str:
-    pair = items(value)
-    return f"[{fmt(pair[0])}, {fmt(pair[1])}]" if len(pair) == 2 else "—"
+def _pair(pair: tuple[float, ...] | None) -> str:
+    return f"[{fmt(pair[0])}, {fmt(pair[1])}]" if pair is not None and len(pair) == 2 else "—"
 
 
-def _gate_row(gate: Mapping[str, Any]) -> dict[str, str]:
+def _text(value: str | None, limit: int) -> str:
+    return escape_markdown("" if value is None else value, limit=limit)
+
+
+def _gate_row(gate: MachineGate) -> dict[str, str]:
     return {
-        "expression": escape_markdown(gate.get("expression", ""), limit=80),
-        "human_status": escape_markdown(gate.get("human_status", ""), limit=20),
-        "status": escape_markdown(gate.get("status", ""), limit=20),
-        "bounds": _pair(gate.get("bounds")),
-        "estimate": fmt(gate.get("estimate")),
-        "interval": _pair(gate.get("interval")),
-        "note": escape_markdown(gate.get("note", ""), limit=120),
+        "expression": _text(gate.expression, 80),
+        "human_status": _text(gate.human_status, 20),
+        "status": _text(gate.status, 20),
+        "bounds": _pair(gate.bounds),
+        "estimate": fmt(gate.estimate),
+        "interval": _pair(gate.interval),
+        "note": _text(gate.note, 120),
     }
 
 
-def machine_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    machine = section(report, "machine_labels")
-    if not machine:
+def machine_view(report: Report) -> dict[str, Any] | None:
+    machine = report.machine_labels
+    if machine is None or machine == MachineLabels():
         return None
-    calibration = mapping(machine.get("calibration"))
+    calibration = machine.calibration
+    given = calibration is not None and calibration != Calibration()
+    calibration = calibration or Calibration()
     return {
-        "human_verdict": escape_markdown(machine.get("human_labels_verdict", ""), limit=20),
-        "holes": integer(machine.get("holes")) or 0,
-        "labeled": integer(machine.get("machine_labeled")) or 0,
-        "share": _share(machine.get("machine_labeled_share")),
-        "invalidated": integer(machine.get("invalidated")) or 0,
-        "calibration": escape_markdown(calibration.get("status", "none"), limit=40) if calibration else "none",
-        "pairs": integer(calibration.get("pairs")) or 0,
-        "kappa": fmt(calibration.get("kappa_binary")),
-        "kappa_graded": fmt(calibration.get("kappa_graded")),
-        "zero_human": _share(calibration.get("zero_rate_human")),
-        "zero_judge": _share(calibration.get("zero_rate_judge")),
-        "gates": [_gate_row(mapping(gate)) for gate in items(machine.get("gates"))],
+        "human_verdict": _text(machine.human_labels_verdict, 20),
+        "holes": machine.holes or 0,
+        "labeled": machine.machine_labeled or 0,
+        "share": _share(machine.machine_labeled_share),
+        "invalidated": machine.invalidated or 0,
+        "calibration": escape_markdown(calibration.status or "none", limit=40) if given else "none",
+        "pairs": calibration.pairs or 0,
+        "kappa": fmt(calibration.kappa_binary),
+        "kappa_graded": fmt(calibration.kappa_graded),
+        "zero_human": _share(calibration.zero_rate_human),
+        "zero_judge": _share(calibration.zero_rate_judge),
+        "gates": [_gate_row(gate) for gate in machine.gates or ()],
     }

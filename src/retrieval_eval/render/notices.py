@@ -10,11 +10,9 @@ up one section at a time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from ..core.lenient import items, mapping, section
+from ..core.report_model import Report
 
 
 @dataclass(frozen=True)
@@ -22,9 +20,10 @@ class Notices:
     reasons: tuple[str, ...]  # the verdict's reasons a rendering lists (raw, not escaped)
     skipped: str | None  # why the easy-set check was skipped (raw), or None
 
-    def beyond_gates(self, report: Mapping[str, Any]) -> tuple[str, ...]:
+    def beyond_gates(self, report: Report) -> tuple[str, ...]:
         """The reasons a gate's own row does not already give (where gates are shown beside them)."""
-        said = {mapping(gate).get("reason") for gate in items(section(report, "verdict").get("gates"))}
+        gates = report.verdict.gates if report.verdict is not None else None
+        said = {gate.reason for gate in gates or ()}
         return tuple(reason for reason in self.reasons if reason not in said)
 
 
@@ -33,12 +32,12 @@ def _cause(text: str) -> str:
     return text.partition(": ")[2]
 
 
-def notices(report: Mapping[str, Any]) -> Notices:
-    unavailable = section(report, "floor").get("unavailable")
-    floor_text = unavailable if isinstance(unavailable, str) and unavailable else None
-    reasons = tuple(str(r) for r in items(section(report, "verdict").get("reasons")) if r != floor_text)
-    skipped = section(report, "sensitivity").get("skipped")
-    if not isinstance(skipped, str) or not skipped:
+def notices(report: Report) -> Notices:
+    floor_text = (report.floor.unavailable if report.floor is not None else None) or None
+    said = report.verdict.reasons if report.verdict is not None else None
+    reasons = tuple(reason for reason in said or () if reason != floor_text)
+    skipped = report.sensitivity.skipped if report.sensitivity is not None else None
+    if not skipped:
         return Notices(reasons, None)
     if floor_text and _cause(skipped) and _cause(skipped) == _cause(floor_text):
         subject = skipped.partition(": ")[0]

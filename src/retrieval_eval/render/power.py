@@ -9,20 +9,19 @@ the Markdown escaping.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.gates import gate_metric
-from ..core.lenient import number, primary_metric
+from ..core.lenient import number
+from ..core.report_model import Report
 from .detectable import detectable_gates, detectable_sentence, detectable_text
 from .escape import escape_markdown, escape_name
 from .numbers import fmt_delta, fmt_interval
 
 
-def power_view(
-    report: Mapping[str, Any], comparison: ComparisonDocument | None, *, markdown: bool = True
-) -> dict[str, Any]:
+def power_view(report: Report, comparison: ComparisonDocument | None, *, markdown: bool = True) -> dict[str, Any]:
     """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``.
 
     ``markdown``: user strings escaped for Markdown; False leaves them for an autoescaping
@@ -32,14 +31,15 @@ def power_view(
     text: Callable[[Any], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
     gates = []
     for gate in detectable_gates(report):
-        sentence = detectable_sentence(gate, name(gate_metric(str(gate.get("expression", "")))))
+        expression = gate.expression or ""
+        sentence = detectable_sentence(gate, name(gate_metric(expression)))
         if sentence is not None:
-            gates.append({"expression": text(gate.get("expression", "")), "line": sentence})
+            gates.append({"expression": text(expression), "line": sentence})
     return {
         "gates": gates,
         "effects": effect_rows(report, comparison, name),
         "strata": stratum_reach(comparison, text),
-        "metric": name((comparison.primary if comparison else None) or primary_metric(report)),
+        "metric": name((comparison.primary if comparison else None) or report.primary_metric()),
     }
 
 
@@ -62,12 +62,12 @@ def _plain_text(value: Any) -> str:
 
 
 def effect_rows(
-    report: Mapping[str, Any], comparison: ComparisonDocument | None, name: Callable[[Any], str] = escape_name
+    report: Report, comparison: ComparisonDocument | None, name: Callable[[Any], str] = escape_name
 ) -> list[dict[str, str]]:
     """The primary and the delta-gated metrics: the change, its interval, and the share of queries
     that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
     rows = comparison.metrics if comparison else {}
-    wanted = [primary_metric(report), *(gate_metric(str(g.get("expression", ""))) for g in detectable_gates(report))]
+    wanted = [report.primary_metric(), *(gate_metric(g.expression or "") for g in detectable_gates(report))]
     found = []
     for metric in dict.fromkeys(wanted):
         row = rows.get(metric) or MetricRow()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.comparison_document import Movers
-from ..core.lenient import integer, items, number, section
+from ..core.report_model import Drift, Floor, Report
+from ..formats.report import as_report
 from .compared import Compared, as_document
 from .escape import show_hidden
 from .notices import notices
@@ -60,49 +61,61 @@ class DriftFacts:
         return f"{head}; none can be re-anchored automatically: {lister} lists the labels a person must redo."
 
 
-def drift_facts(report: Mapping[str, Any]) -> DriftFacts | None:
+def drift_of(report: Report) -> Drift:
+    """The report's ``judgments.drift``; empty when the labels were not checked against a corpus."""
+    judgments = report.judgments
+    return (judgments.drift if judgments is not None else None) or Drift()
+
+
+def drift_facts(report: Report) -> DriftFacts | None:
     """None when the labels were not checked against a corpus (or the section is unreadable)."""
-    drift = section(section(report, "judgments"), "drift")
-    ratio = number(drift.get("invalid_ratio"))
+    drift = drift_of(report)
+    ratio = drift.invalid_ratio
     if ratio is None:
         return None
-    counts = tuple((name, integer(drift.get(name)) or 0) for name in COUNTED if integer(drift.get(name)) is not None)
+    found = ((name, getattr(drift, name)) for name in COUNTED)
+    counts = tuple((name, count) for name, count in found if count is not None)
     known = dict(counts)
     recoverable = sum(known.get(name, 0) for name in RECOVERABLE)
     # A report without per-status counts: the ratio alone cannot say nothing is recoverable.
     unknown = not any(name in known for name in (*RECOVERABLE, *NEEDS_PERSON))
-    command = drift.get("repair_command")
-    offered = isinstance(command, str) and bool(command) and ratio > 0 and (recoverable > 0 or unknown)
+    command = drift.repair_command
+    offered = bool(command) and ratio > 0 and (recoverable > 0 or unknown)
     return DriftFacts(
         ratio=ratio,
         counts=counts,
         recoverable=recoverable,
         needs_person=sum(known.get(name, 0) for name in NEEDS_PERSON),
-        changes=tuple(str(change) for change in items(drift.get("changes"))),
+        changes=tuple(drift.changes or ()),
         # A bidi override in a path would make the command read otherwise than it runs: shown, not kept.
-        repair_command=show_hidden(command) if offered and isinstance(command, str) else None,
+        repair_command=show_hidden(command) if offered and command else None,
     )
 
 
-def sections_of(report: Mapping[str, Any], compared: Compared) -> tuple[str, ...]:
+def floor_shown(report: Report) -> bool:
+    """A floor was asked for: the report has a floor section that says anything."""
+    return report.floor is not None and report.floor != Floor()
+
+
+def sections_of(report: Report | Mapping[str, Any], compared: Compared) -> tuple[str, ...]:
     """The sections a full rendering of ``report`` (and ``compared``) must show, in order.
 
     The summary, the terminal and the HTML page each show every one of them; the tests
     hold each rendering to this list.
     """
     comparison = as_document(compared)
-    verdict = section(report, "verdict")
-    floor = section(report, "floor")
-    sensitivity = section(report, "sensitivity")
+    report = as_report(report)
+    gates = report.verdict.gates if report.verdict is not None else None
+    warnings = report.sensitivity.warnings if report.sensitivity is not None else None
     moved = (comparison.movers if comparison else None) or Movers()
     present = {
         "verdict": True,
-        "metrics": bool(section(report, "metrics")),
+        "metrics": bool(report.metrics),
         "drift": drift_facts(report) is not None,
-        "floor": bool(floor),
-        "eval_set": bool(items(sensitivity.get("warnings"))) or bool(notices(report).skipped),
-        "gates": bool(items(verdict.get("gates"))),
-        "strata": bool(section(report, "per_stratum")),
+        "floor": floor_shown(report),
+        "eval_set": bool(warnings) or bool(notices(report).skipped),
+        "gates": bool(gates),
+        "strata": bool(report.per_stratum),
         "movers": bool(moved.drops or moved.gains),
         "reasons": bool(notices(report).beyond_gates(report)),
         "comparability": bool(comparison and comparison.findings),

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, StratumRow
 from ..core.gates import PASS, SEVERITY, gate_metric
-from ..core.lenient import integer, items, mapping, measured, number, section
+from ..core.lenient import number
+from ..core.report_model import Floor, GateEntry, Margin, Report, StratumEntry
 from .escape import escape_markdown, escape_name, mermaid_label
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 
@@ -22,18 +23,21 @@ REASON_LIMIT = 500  # characters of a reason, detail or meaning
 Row = dict[str, Any]
 
 
-def metric_rows(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
-    marks = gate_marks(report)
+def report_gates(report: Report) -> tuple[GateEntry, ...]:
+    """The verdict's gates, none when the report has no verdict or lists none."""
+    return (report.verdict.gates if report.verdict is not None else None) or ()
+
+
+def metric_rows(report: Report, comparison: ComparisonDocument | None, primary: str) -> list[Row]:
+    marks = gate_marks(report_gates(report))
     compared = comparison.metrics if comparison else {}
-    names = [str(n) for n in dict.fromkeys([*section(report, "metrics"), *compared])]
+    names = [str(n) for n in dict.fromkeys([*(report.metrics or {}), *compared])]
     # The primary metric leads; gated metrics follow; then the rest in report order.
     names.sort(key=lambda n: (n != primary, n not in marks))
     return [metric_row(n, report, compared.get(n), marks, primary) for n in names]
 
 
-def metric_row(
-    name: str, report: Mapping[str, Any], compared: MetricRow | None, marks: Mapping[str, str], primary: str
-) -> Row:
+def metric_row(name: str, report: Report, compared: MetricRow | None, marks: Mapping[str, str], primary: str) -> Row:
     """``compared``: the comparison's row of the metric, None when there is none (no base, or a metric new here)."""
     row = compared or MetricRow()
     significant = adjusted_mark(row)
@@ -42,9 +46,9 @@ def metric_row(
     return {
         "name": escape_name(name),
         "primary": name == primary,
-        "value": fmt(measured(report, name)),
+        "value": fmt(report.measured(name)),
         "base": fmt(row.base),
-        "head": fmt(row.head if compared is not None else measured(report, name)),
+        "head": fmt(row.head if compared is not None else report.measured(name)),
         "delta": f"**{delta}**" if significant and not confounded else delta + (" ⚠️" if confounded else ""),
         "interval": "confounded" if confounded else fmt_interval(row.ci),
         "p": "—" if confounded else fmt_p(row.p_value),
@@ -64,11 +68,11 @@ def adjusted_mark(compared: MetricRow | StratumRow) -> bool:
     return compared.significant is True
 
 
-def gate_marks(report: Mapping[str, Any]) -> dict[str, str]:
+def gate_marks(gates: Sequence[GateEntry]) -> dict[str, str]:
     """The worst gate status per metric name, as a mark for the metric table."""
     worst: dict[str, str] = {}
-    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
-        status, metric = str(gate.get("status")), gate_metric(str(gate.get("expression", "")))
+    for gate in gates:
+        status, metric = str(gate.status), gate_metric(gate.expression or "")
         if status in SEVERITY and SEVERITY[status] >= SEVERITY[worst.get(metric, PASS)]:
             worst[metric] = status
     return {metric: ICONS[status] for metric, status in worst.items()}
@@ -80,21 +84,21 @@ def compact_metric_rows(rows: list[Row], primary: str) -> list[Row]:
     return [r for r in rows if r["gate"] or r["primary"] or "@" not in r["name"] or r["name"].endswith("@" + cutoff)]
 
 
-def stratum_rows(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> list[Row]:
+def stratum_rows(report: Report, comparison: ComparisonDocument | None, primary: str) -> list[Row]:
     """Every stratum either side reports: the head's in report order (worst first), then the base's."""
-    head = section(report, "per_stratum")
+    head = report.per_stratum or {}
     compared = comparison.strata if comparison else {}
     return [
-        _stratum_row(name, mapping(head.get(name)), compared.get(name), primary)
+        _stratum_row(name, head.get(name) or StratumEntry(), compared.get(name), primary)
         for name in dict.fromkeys([*head, *compared])
     ]
 
 
-def _stratum_row(name: Any, entry: Mapping[str, Any], compared: StratumRow | None, primary: str) -> Row:
+def _stratum_row(name: Any, entry: StratumEntry, compared: StratumRow | None, primary: str) -> Row:
     moved = compared or StratumRow()
-    value = moved.head if compared is not None else measured(entry, primary)
+    value = moved.head if compared is not None else entry.measured(primary)
     # Paired counts when the comparison has them, so n matches the numbers beside it.
-    n = moved.n if moved.n is not None else integer(entry.get("n"))
+    n = moved.n if moved.n is not None else entry.n
     return {
         "name": escape_markdown(name, limit=80),
         "label": mermaid_label(name),
@@ -124,13 +128,13 @@ def _mover_row(mover: Mover) -> Row:
     }
 
 
-def gate_rows(report: Mapping[str, Any]) -> list[Row]:
+def gate_rows(report: Report) -> list[Row]:
     rows = []
-    for gate in map(mapping, items(section(report, "verdict").get("gates"))):
-        expression = str(gate.get("expression", ""))
+    for gate in report_gates(report):
+        expression = gate.expression or ""
         # The reason repeats the expression the row already shows.
-        reason = str(gate.get("reason", "")).removeprefix(expression + ": ")
-        status = str(gate.get("status", ""))
+        reason = (gate.reason or "").removeprefix(expression + ": ")
+        status = gate.status or ""
         rows.append(
             {
                 "expression": escape_markdown(expression, limit=80),
@@ -155,33 +159,29 @@ def finding_rows(comparison: ComparisonDocument | None) -> list[Row]:
     ]
 
 
-def floor_marks(report: Mapping[str, Any]) -> dict[str, str]:
+def floor_marks(report: Report) -> dict[str, str]:
     """The worst status of the ``floor:`` gates per metric."""
-    gates = [g for g in map(mapping, items(section(report, "verdict").get("gates")))]
-    floor_gates = [g for g in gates if str(g.get("expression", "")).startswith("floor:")]
-    return gate_marks({"verdict": {"gates": floor_gates}})
+    return gate_marks([g for g in report_gates(report) if (g.expression or "").startswith("floor:")])
 
 
-def margin_row(name: str, row: Mapping[str, Any], gate: str = "") -> Row:
+def margin_row(name: str, row: Margin, gate: str = "") -> Row:
     """One metric's margin over the floor; a bold margin has an interval that excludes 0."""
-    margin = fmt_delta(row.get("margin"))
+    margin = fmt_delta(row.margin)
     return {
         "name": escape_name(name),
-        "floor": fmt(row.get("floor")),
-        "head": fmt(row.get("head")),
-        "margin": f"**{margin}**" if row.get("significant") is True else margin,
-        "interval": fmt_interval(row.get("ci")),
+        "floor": fmt(row.floor),
+        "head": fmt(row.head),
+        "margin": f"**{margin}**" if row.significant is True else margin,
+        "interval": fmt_interval(row.ci),
         "gate": gate,
     }
 
 
-def floor_stratum_rows(floor: Mapping[str, Any], primary: str) -> list[Row]:
+def floor_stratum_rows(floor: Floor, primary: str) -> list[Row]:
     """Each stratum's margin on the primary metric, in the report's order (worst first)."""
     rows = []
-    for name, entry in section(floor, "per_stratum").items():
-        row = mapping(section(entry, "metrics").get(primary))
-        if row:
-            rows.append(
-                {**margin_row(primary, row), "name": escape_markdown(name, limit=80), "n": integer(entry.get("n")) or 0}
-            )
+    for name, entry in (floor.per_stratum or {}).items():
+        row = (entry.metrics or {}).get(primary)
+        if row is not None and row != Margin():
+            rows.append({**margin_row(primary, row), "name": escape_markdown(name, limit=80), "n": entry.n or 0})
     return rows

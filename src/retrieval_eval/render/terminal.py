@@ -17,14 +17,25 @@ from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, SignificanceMethod
 from ..core.gates import gate_metric
-from ..core.lenient import cutoffs, items, mapping, measured, number, primary_metric, section, value_of
+from ..core.lenient import number
 from ..core.metrics import REGISTRY, SET_METRICS
+from ..core.report_model import (
+    Config,
+    Floor,
+    JudgmentsSummary,
+    Margin,
+    Measurement,
+    Report,
+    StratumEntry,
+    Tool,
+)
+from ..formats.report import as_report
 from .compared import Compared, as_document
 from .detectable import detectable_gates, detectable_sentence
 from .notices import notices
 from .numbers import fmt_bound, fmt_delta, fmt_interval
-from .sections import NO_GATES, drift_facts
-from .tables import adjusted_mark
+from .sections import NO_GATES, drift_facts, floor_shown
+from .tables import adjusted_mark, report_gates
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20
@@ -63,35 +74,35 @@ def clean_json_text(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch == "\n" else json.dumps(ch)[1:-1] for ch in text)
 
 
-def metric_table(report: Mapping[str, Any]) -> list[str]:
-    metrics = section(report, "metrics")
-    ks = cutoffs(report)
+def metric_table(report: Report) -> list[str]:
+    metrics = report.metrics or {}
+    ks = report.cutoffs()
     if not metrics:
         return ["no metric was computed"]
     rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks)]
     for metric in REGISTRY:
         if metric.at_cutoff:
-            cells = [fmt(value_of(metrics.get(f"{metric.name}@{k}"))) for k in ks]
+            cells = [fmt(report.measured(f"{metric.name}@{k}")) for k in ks]
             rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
         elif metric.name in metrics:
-            rows.append(f"{metric.name:<12}{fmt(value_of(metrics[metric.name])):>10}")
+            rows.append(f"{metric.name:<12}{fmt(metrics[metric.name].value):>10}")
     for name in SET_METRICS:
         if name in metrics:
-            measurement = mapping(metrics[name])
-            rows.append(f"{name:<22}{fmt(value_of(measurement)):>10}  n={clean(measurement.get('n'))}")
+            measurement = metrics[name]
+            rows.append(f"{name:<22}{fmt(measurement.value):>10}  n={clean(measurement.n)}")
     for name, measurement in metrics.items():
-        if mapping(measurement).get("deterministic") is False:
-            rows.append(judged_row(clean(name), mapping(measurement)))
+        if measurement.deterministic is False:
+            rows.append(judged_row(clean(name), measurement))
     return rows
 
 
-def judged_row(name: str, measurement: Mapping[str, Any]) -> str:
-    bounds = [number(v) for v in items(measurement.get("ci"))]
-    if len(bounds) == 2 and None not in bounds:
+def judged_row(name: str, measurement: Measurement) -> str:
+    bounds = measurement.ci or ()
+    if len(bounds) == 2:
         spread = f"  95% CI [{bounds[0]:.4f}, {bounds[1]:.4f}]"
     else:
         spread = "  (one sample, no interval)"
-    return f"{name:<12}{fmt(value_of(measurement)):>10}{spread}  n={clean(measurement.get('n'))}"
+    return f"{name:<12}{fmt(measurement.value):>10}{spread}  n={clean(measurement.n)}"
 
 
 def bar(value: float) -> str:
@@ -99,18 +110,18 @@ def bar(value: float) -> str:
     return "█" * filled + "░" * (BAR_WIDTH - filled)
 
 
-def strata_lines(report: Mapping[str, Any], comparison: ComparisonDocument | None, style: Style) -> list[str]:
-    strata = {clean(name): mapping(entry) for name, entry in section(report, "per_stratum").items()}
+def strata_lines(report: Report, comparison: ComparisonDocument | None, style: Style) -> list[str]:
+    strata: dict[str, StratumEntry] = {clean(name): entry for name, entry in (report.per_stratum or {}).items()}
     if not strata:
         return []
-    primary = primary_metric(report)
+    primary = report.primary_metric()
     compared = {clean(name): entry for name, entry in (comparison.strata if comparison else {}).items()}
-    worst = clean(section(report, "worst_stratum").get("name"))
+    worst = clean(report.worst_stratum.name if report.worst_stratum is not None else None)
     width = max(len(name) for name in strata)
     versus = "; base and Δ vs base" if comparison is not None else ""
     lines = [f"strata ({primary}, worst first{versus})"]
     for name, entry in strata.items():
-        value = measured(entry, primary)
+        value = entry.measured(primary)
         if value is None:
             lines.append(f"  {name:<{width}}  {'':<{BAR_WIDTH}}  {'—':>6}  n=0 (nothing to score)")
             continue
@@ -118,59 +129,56 @@ def strata_lines(report: Mapping[str, Any], comparison: ComparisonDocument | Non
         then = number(moved.base) if moved else None
         base = f"  base {'—' if then is None else f'{then:.3f}'} {fmt_delta(moved.delta):>8}" if moved else ""
         mark = style("  ← worst", "FAIL") if name == worst else ""
-        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.get('n'))}{base}{mark}")
+        lines.append(f"  {name:<{width}}  {bar(value)}  {value:6.3f}  n={clean(entry.n)}{base}{mark}")
     return lines
 
 
-def _margin(row: Mapping[str, Any]) -> str:
-    ci = [number(v) for v in items(row.get("ci"))]
-    interval = f"  [{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]" if len(ci) == 2 and None not in ci else ""
-    mark = "  significant" if row.get("significant") is True else ""
-    values = f"{fmt(number(row.get('floor')))}  {fmt(number(row.get('head')))}  {fmt_delta(row.get('margin'))}"
+def _margin(row: Margin) -> str:
+    ci = row.ci or ()
+    interval = f"  [{fmt_bound(ci[0])}, {fmt_bound(ci[1])}]" if len(ci) == 2 else ""
+    mark = "  significant" if row.significant is True else ""
+    values = f"{fmt(row.floor)}  {fmt(row.head)}  {fmt_delta(row.margin)}"
     return f"{values}{interval}{mark}"
 
 
-def floor_lines(report: Mapping[str, Any]) -> list[str]:
+def floor_lines(report: Report) -> list[str]:
     """The margin over the floor on the primary cutoff's metrics, and per stratum on the primary one."""
-    floor = section(report, "floor")
-    if not floor:
+    if not floor_shown(report):
         return []
-    if floor.get("unavailable"):
-        return [f"floor  {clean(floor.get('unavailable'))}"]
-    primary = primary_metric(report)
+    floor = report.floor or Floor()
+    if floor.unavailable:
+        return [f"floor  {clean(floor.unavailable)}"]
+    primary = report.primary_metric()
     cutoff = primary.partition("@")[2]
-    source = clean(floor.get("method") or floor.get("source"))
+    source = clean(floor.method or floor.source)
     lines = [f"margin over the floor ({source}; floor, run, margin, 95% interval)"]
-    for name, row in section(floor, "metrics").items():
+    for name, row in (floor.metrics or {}).items():
         if "@" not in name or name.endswith("@" + cutoff):
-            lines.append(f"  {clean(name):<14}{_margin(mapping(row))}")
-    strata = section(floor, "per_stratum")
+            lines.append(f"  {clean(name):<14}{_margin(row)}")
+    strata = floor.per_stratum or {}
     if strata:
         lines.append(f"  per stratum, {primary}")
         for name, entry in strata.items():
-            row = mapping(section(entry, "metrics").get(primary))
-            lines.append(f"    {clean(name):<12}{_margin(row)}  n={clean(mapping(entry).get('n'))}")
+            row = (entry.metrics or {}).get(primary) or Margin()
+            lines.append(f"    {clean(name):<12}{_margin(row)}  n={clean(entry.n)}")
     return lines
 
 
-def eval_set_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+def eval_set_lines(report: Report, style: Style) -> list[str]:
     """The eval-set sensitivity warnings, and a check that was skipped."""
-    sensitivity = section(report, "sensitivity")
-    warnings = [mapping(w) for w in items(sensitivity.get("warnings"))]
+    warnings = (report.sensitivity.warnings if report.sensitivity is not None else None) or ()
     skipped = notices(report).skipped
     if not warnings and not skipped:
         return []
     lines = ["eval set"]
     for warning in warnings:
-        lines.append(
-            f"  {style('warning', 'INDETERMINATE')}  {clean(warning.get('code'))}  {clean(warning.get('message'))}"
-        )
+        lines.append(f"  {style('warning', 'INDETERMINATE')}  {clean(warning.code)}  {clean(warning.message)}")
     if skipped:
         lines.append(f"  note     {clean(skipped)}")
     return lines
 
 
-def drift_lines(report: Mapping[str, Any], style: Style) -> list[str]:
+def drift_lines(report: Report, style: Style) -> list[str]:
     """Label drift: how many labels still fit the corpus, what moved, and the repair when one exists."""
     facts = drift_facts(report)
     if facts is None:
@@ -184,55 +192,56 @@ def drift_lines(report: Mapping[str, Any], style: Style) -> list[str]:
     return lines
 
 
-def gate_lines(report: Mapping[str, Any], style: Style) -> list[str]:
-    gates = [mapping(gate) for gate in items(section(report, "verdict").get("gates"))]
+def gate_lines(report: Report, style: Style) -> list[str]:
+    gates = report_gates(report)
     if not gates:
         return []
     lines = ["gates"]
     for gate in gates:
-        status, expression = clean(gate.get("status")), clean(gate.get("expression"))
-        detail = clean(gate.get("reason")).removeprefix(expression + ": ")
+        status, expression = clean(gate.status), clean(gate.expression)
+        detail = clean(gate.reason).removeprefix(expression + ": ")
         lines.append(f"  {style(f'{status:<13}', status)} {expression}  {style(detail, 'dim')}")
     return lines
 
 
-def power_lines(report: Mapping[str, Any]) -> list[str]:
+def power_lines(report: Report) -> list[str]:
     """What each delta gate's queries can detect, one line per gate (render/power.py)."""
     lines = []
     for gate in detectable_gates(report):
-        sentence = detectable_sentence(gate, clean(gate_metric(str(gate.get("expression", "")))))
+        sentence = detectable_sentence(gate, clean(gate_metric(gate.expression or "")))
         if sentence is not None:
-            lines.append(f"  {clean(gate.get('expression'))}  {sentence}")
+            lines.append(f"  {clean(gate.expression)}  {sentence}")
     return ["detectable", *lines] if lines else []
 
 
-def reason_lines(report: Mapping[str, Any]) -> list[str]:
+def reason_lines(report: Report) -> list[str]:
     reasons = [clean(r) for r in notices(report).beyond_gates(report)]
     return ["reasons", *(f"  - {r}" for r in reasons)] if reasons else []
 
 
-def header(report: Mapping[str, Any]) -> str:
-    config, judged, tool = section(report, "config"), section(report, "judgments"), section(report, "tool")
-    ks = ",".join(str(k) for k in cutoffs(report))
+def header(report: Report) -> str:
+    config, judged = report.config or Config(), report.judgments or JudgmentsSummary()
+    tool = report.tool or Tool()
+    ks = ",".join(str(k) for k in report.cutoffs())
+    scored = 0 if judged.queries_scored is None else judged.queries_scored
     return (
-        f"{clean(tool.get('name'))} {clean(tool.get('version'))}  ·  "
-        f"{clean(judged.get('queries_scored', 0))} of {clean(judged.get('queries', 0))} queries scored  ·  "
-        f"k={ks}  ·  threshold {clean(config.get('threshold'))}  ·  gain {clean(config.get('gain'))}"
+        f"{clean(tool.name)} {clean(tool.version)}  ·  "
+        f"{clean(scored)} of {clean(0 if judged.queries is None else judged.queries)} queries scored  ·  "
+        f"k={ks}  ·  threshold {clean(config.threshold)}  ·  gain {clean(config.gain)}"
     )
 
 
-def verdict_line(report: Mapping[str, Any], style: Style) -> str:
+def verdict_line(report: Report, style: Style) -> str:
     """The verdict; without a gate it says so, so a bare PASS is not read as a checked result."""
-    verdict = section(report, "verdict")
-    status = clean(verdict.get("status") or "INDETERMINATE")
-    gated = "" if items(verdict.get("gates")) else style(f" ({NO_GATES})", "dim")
+    status = clean(report.status() or "INDETERMINATE")
+    gated = "" if report_gates(report) else style(f" ({NO_GATES})", "dim")
     return f"verdict  {style(status, status)}{gated}"
 
 
 NO_ROW = MetricRow()  # a metric the comparison does not hold
 
 
-def comparison_table(report: Mapping[str, Any], comparison: ComparisonDocument, style: Style) -> list[str]:
+def comparison_table(report: Report, comparison: ComparisonDocument, style: Style) -> list[str]:
     """Base, head, delta and interval per metric; a metric only one side has shows a dash."""
     compared = comparison.metrics
     paired = (comparison.queries.paired if comparison.queries else None) or 0
@@ -241,11 +250,11 @@ def comparison_table(report: Mapping[str, Any], comparison: ComparisonDocument, 
         f"compared with base ({yardstick} yardstick, {paired} paired queries)",
         f"{'metric':<22}{'base':>8}{'head':>10}{'Δ':>10}  95% interval",
     ]
-    names = dict.fromkeys([*compared, *section(report, "metrics")])
+    names = dict.fromkeys([*compared, *(report.metrics or {})])
     for name in names:
         found = compared.get(name)
         row = found or NO_ROW
-        head = row.head if found is not None else measured(report, str(name))
+        head = row.head if found is not None else report.measured(str(name))
         if row.confounded:
             delta, interval = fmt_delta(row.delta), "confounded"
         else:
@@ -254,7 +263,8 @@ def comparison_table(report: Mapping[str, Any], comparison: ComparisonDocument, 
                 delta, interval = style(delta, "bold"), f"{interval}  significant"
         cells = f"{fmt(number(row.base)):>8}{fmt(number(head)):>10}{delta:>10}"
         if name in SET_METRICS:  # measured over a subset of the queries: say how many
-            interval += f"  n={clean(mapping(section(report, 'metrics').get(name)).get('n'))}"
+            measured = (report.metrics or {}).get(name)
+            interval += f"  n={clean(measured.n if measured is not None else None)}"
         lines.append(f"{clean(name):<22}{cells}  {interval}".rstrip())
     method = comparison.significance or SignificanceMethod()
     resamples = method.resamples
@@ -300,10 +310,12 @@ def finding_lines(comparison: ComparisonDocument | None) -> list[str]:
     return ["comparability", *rows]
 
 
-def render_score(report: Mapping[str, Any], compared: Compared = None, *, colour: bool = False) -> str:
+def render_score(report: Report | Mapping[str, Any], compared: Compared = None, *, colour: bool = False) -> str:
     """The text summary of a report, and its comparison with the base when there is one
-    (records, or the JSON ``compare`` writes). Reads the report leniently: ``render`` may be handed any file."""
+    (records, or the JSON ``compare`` writes). Reads both leniently: ``render`` may be handed any file,
+    and JSON is read as ``as_report`` reads it."""
     comparison = as_document(compared)
+    report = as_report(report)
     style = Style(colour)
     metrics = metric_table(report) if comparison is None else comparison_table(report, comparison, style)
     sections = [

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
+from ..core.report_model import Report
 from .compared import Compared, as_document
 from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
@@ -55,6 +56,6 @@ def comparison_text(comparison: ComparisonDocument | Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_text(report: Mapping[str, Any], comparison: Compared) -> str:
+def render_text(report: Report, comparison: Compared) -> str:
     """What ``score`` prints: the comparison goes in the metric table, the strata and the movers."""
     return render_score(report, comparison)

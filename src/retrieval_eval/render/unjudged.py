@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
-from ..core.lenient import cutoffs, integer, items, mapping, measured, number, section
+from ..core.lenient import integer, items, mapping, number
+from ..core.report_model import Report, Unjudged
 from ..core.unjudged import judged_drop
 from .escape import code_fence, escape_markdown
 from .numbers import fmt
@@ -19,18 +20,19 @@ QUERY_LIMIT = 80
 
 
 def unjudged_view(
-    report: Mapping[str, Any], comparison: ComparisonDocument | None, queue: Mapping[str, Any] | None
+    report: Report, comparison: ComparisonDocument | None, queue: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
-    ks = cutoffs(report)
+    ks = report.cutoffs()
     if not ks:
         return None
     k = ks[0]
     name = f"judged@{k}"
     moved = (comparison.metrics.get(name) if comparison else None) or MetricRow()
     base, head = number(moved.base), number(moved.head)
-    head = head if head is not None else measured(report, name)
+    head = head if head is not None else report.measured(name)
     fell = comparison is not None and not moved.confounded and judged_drop(base, head) is not None
-    extra = section(report, "unjudged")
+    extra = report.unjudged or Unjudged()
+    policy = report.config.unjudged if report.config is not None else None
     queue = mapping(queue)
     rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]
     if not fell and not rows:
@@ -43,9 +45,9 @@ def unjudged_view(
         "base": fmt(base) if comparison is not None else None,
         "head": fmt(head),
         "fell": fell,
-        "new_keys": integer(extra.get("new_keys")),
-        "count": integer(mapping(extra.get("keys")).get(str(k))) or 0,
-        "policy": escape_markdown(str(section(report, "config").get("unjudged", "assume-irrelevant")), limit=20),
+        "new_keys": extra.new_keys,
+        "count": (extra.keys or {}).get(str(k)) or 0,
+        "policy": escape_markdown(policy or "assume-irrelevant", limit=20),
         "queue": rows,
         "queued": integer(queue.get("count")) or 0,
         "command": f"{fence}sh\n{command}\n{fence}" if fence else None,

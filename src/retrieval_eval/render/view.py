@@ -14,14 +14,15 @@ from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
 from ..core.history import History
-from ..core.lenient import integer, items, mapping, measured, number, primary_metric, section
+from ..core.lenient import number
+from ..core.report_model import Floor, Inputs, JudgmentsSummary, Report, Tool, WorstStratum
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import history_view
 from .machine import machine_view
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
 from .power import power_view
-from .sections import NO_GATES, drift_facts
+from .sections import NO_GATES, drift_facts, drift_of, floor_shown
 from .tables import (
     ICONS,
     REASON_LIMIT,
@@ -34,6 +35,7 @@ from .tables import (
     margin_row,
     metric_rows,
     mover_rows,
+    report_gates,
     stratum_rows,
 )
 from .unjudged import unjudged_view
@@ -53,7 +55,7 @@ class BaselineNote:
 
 
 def build_view(
-    report: Mapping[str, Any],
+    report: Report,
     comparison: ComparisonDocument | None,
     *,
     kind: str,
@@ -62,10 +64,10 @@ def build_view(
     history: History | Mapping[str, Any] | None = None,
     queue: Mapping[str, Any] | None = None,
 ) -> View:
-    primary = primary_metric(report)
+    primary = report.primary_metric()
     rows = metric_rows(report, comparison, primary)
     shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
-    judgments = section(report, "judgments")
+    judgments = report.judgments or JudgmentsSummary()
     notes = finding_rows(comparison)
     told = [escape_markdown(reason, limit=REASON_LIMIT) for reason in notices(report).reasons]
     strata = stratum_rows(report, comparison, primary)
@@ -77,8 +79,8 @@ def build_view(
         "primary_label": mermaid_label(primary),
         "verdict": verdict(report, comparison, primary),
         "scored": {
-            "queries": integer(judgments.get("queries")) or 0,
-            "scored": integer(judgments.get("queries_scored")) or 0,
+            "queries": judgments.queries or 0,
+            "scored": judgments.queries_scored or 0,
         },
         "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
         "significance": significance_line(comparison),
@@ -109,20 +111,20 @@ def build_view(
     }
 
 
-def verdict(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
-    status = str(section(report, "verdict").get("status", "INDETERMINATE"))
+def verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
+    status = report.status() or "INDETERMINATE"
     return {
         "status": escape_markdown(status, limit=20),
         "icon": ICONS.get(status, "⚠️"),
         "headline": headline(report, comparison, primary),
         # Said beside the status, so a PASS no gate checked is not read as a checked result.
-        "note": "" if items(section(report, "verdict").get("gates")) else NO_GATES,
+        "note": "" if report_gates(report) else NO_GATES,
     }
 
 
-def headline(report: Mapping[str, Any], comparison: ComparisonDocument | None, primary: str) -> str:
+def headline(report: Report, comparison: ComparisonDocument | None, primary: str) -> str:
     """The primary metric in one sentence: its value and, against a base, how it moved and how surely."""
-    value = measured(report, primary)
+    value = report.measured(primary)
     if value is None:
         return "No metric was computed."
     text = f"{escape_name(primary)} **{fmt(value)}**"
@@ -133,7 +135,7 @@ def headline(report: Mapping[str, Any], comparison: ComparisonDocument | None, p
         return f"{text} ({fmt_delta(moved.delta)} vs base, confounded)"
     versus = f"{fmt_delta(moved.delta)} vs base"
     paired = (comparison.queries or QueryCounts()).paired
-    if paired and paired != integer(section(report, "judgments").get("queries_scored")):
+    if paired and paired != (report.judgments or JudgmentsSummary()).queries_scored:
         versus += f" on the {paired} queries scored on both sides"
     interval = fmt_interval(moved.ci)
     if interval == "—":
@@ -157,39 +159,39 @@ def significance_line(comparison: ComparisonDocument | None) -> str | None:
     )
 
 
-def floor_view(report: Mapping[str, Any], primary: str, kind: str) -> dict[str, Any]:
+def floor_view(report: Report, primary: str, kind: str) -> dict[str, Any]:
     """The margin over the floor run: every metric (the comment: the primary cutoff's and the gated
     ones), and the primary metric per stratum. ``shown`` is false when no floor was asked for."""
-    floor = section(report, "floor")
-    unavailable = floor.get("unavailable")
+    floor = report.floor or Floor()
+    unavailable = floor.unavailable
     marks = floor_marks(report)
     cutoff = primary.partition("@")[2]
     rows = [
-        margin_row(str(name), mapping(row), marks.get(str(name), ""))
-        for name, row in section(floor, "metrics").items()
-        if kind != "comment" or name in marks or "@" not in str(name) or str(name).endswith("@" + cutoff)
+        margin_row(name, row, marks.get(name, ""))
+        for name, row in (floor.metrics or {}).items()
+        if kind != "comment" or name in marks or "@" not in name or name.endswith("@" + cutoff)
     ]
-    source = floor.get("source")
-    name = escape_markdown(floor.get("method") or (source if source != "run" else None) or "floor run", limit=40)
-    sha = floor.get("run_sha256")
+    source = floor.source
+    name = escape_markdown(floor.method or (source if source != "run" else None) or "floor run", limit=40)
+    sha = floor.run_sha256
     return {
-        "shown": bool(floor),
+        "shown": floor_shown(report),
         "source": name + (f" {_short_hash(sha)}" if sha else ""),
-        "unavailable": escape_markdown(unavailable, limit=REASON_LIMIT) if isinstance(unavailable, str) else None,
+        "unavailable": escape_markdown(unavailable, limit=REASON_LIMIT) if unavailable is not None else None,
         "rows": rows,
         "strata": floor_stratum_rows(floor, primary),
     }
 
 
-def eval_set_view(report: Mapping[str, Any]) -> dict[str, Any]:
+def eval_set_view(report: Report) -> dict[str, Any]:
     """The eval-set sensitivity warnings (easy-set, answer-in-query), and why a check was skipped."""
-    sensitivity = section(report, "sensitivity")
+    warnings = report.sensitivity.warnings if report.sensitivity is not None else None
     rows = [
         {
-            "code": escape_markdown(warning.get("code", ""), limit=40),
-            "message": escape_markdown(warning.get("message", ""), limit=REASON_LIMIT),
+            "code": escape_markdown(warning.code or "", limit=40),
+            "message": escape_markdown(warning.message or "", limit=REASON_LIMIT),
         }
-        for warning in map(mapping, items(sensitivity.get("warnings")))
+        for warning in warnings or ()
     ]
     skipped = notices(report).skipped
     return {
@@ -199,28 +201,27 @@ def eval_set_view(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def worst_stratum(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    worst = section(report, "worst_stratum")
-    if not worst:
+def worst_stratum(report: Report) -> dict[str, Any] | None:
+    worst = report.worst_stratum
+    if worst is None or worst == WorstStratum():
         return None
-    name = worst.get("name")
-    # Stratum names are strings; a file may hold a list there, which no mapping can look up.
-    entry = section(section(report, "per_stratum"), name) if isinstance(name, str) else {}
+    name = worst.name
+    entry = (report.per_stratum or {}).get(name) if name is not None else None
     return {
         "name": escape_markdown(name, limit=80),
-        "metric": escape_name(worst.get("metric", "")),
-        "value": fmt(worst.get("value")),
-        "n": integer(entry.get("n")) or 0,
+        "metric": escape_name(worst.metric or ""),
+        "value": fmt(worst.value),
+        "n": (entry.n if entry is not None else None) or 0,
     }
 
 
-def drift_warning(report: Mapping[str, Any]) -> str | None:
+def drift_warning(report: Report) -> str | None:
     """One sentence when the labels were checked against the corpus and some no longer fit."""
     facts = drift_facts(report)
     return facts.sentence() if facts is not None and facts.stale else None
 
 
-def drift_clean(report: Mapping[str, Any]) -> str | None:
+def drift_clean(report: Report) -> str | None:
     """The sentence saying the labels were checked and all still fit, so a reader knows drift was looked at."""
     facts = drift_facts(report)
     if facts is None or facts.stale:
@@ -228,13 +229,13 @@ def drift_clean(report: Mapping[str, Any]) -> str | None:
     return f"{facts.sentence()} ({dict(facts.counts).get('valid', 0)} labels checked)"
 
 
-def corpus_changes(report: Mapping[str, Any]) -> list[str]:
+def corpus_changes(report: Report) -> list[str]:
     """How the corpus moved away from the labels and the base branch, one escaped line each."""
     facts = drift_facts(report)
     return [escape_markdown(change, limit=500) for change in (facts.changes if facts else ())]
 
 
-def drift_repair(report: Mapping[str, Any]) -> str | None:
+def drift_repair(report: Report) -> str | None:
     """The command that re-anchors what can be, fenced so no text in it can close the fence;
     None when nothing can be re-anchored."""
     facts = drift_facts(report)
@@ -247,12 +248,12 @@ def drift_repair(report: Mapping[str, Any]) -> str | None:
     return f"{fence}sh\n{command}\n{fence}"
 
 
-def drift_queue(report: Mapping[str, Any]) -> str | None:
+def drift_queue(report: Report) -> str | None:
     """The command that writes the labels needing a person as a re-judge queue, fenced."""
-    drift = section(section(report, "judgments"), "drift")
-    command = drift.get("list_command")
-    broken = sum(number(drift.get(name)) or 0 for name in ("split", "orphaned"))
-    if not isinstance(command, str) or not command or not broken:
+    drift = drift_of(report)
+    command = drift.list_command
+    broken = (drift.split or 0) + (drift.orphaned or 0)
+    if not command or not broken:
         return None
     command = show_hidden(f"{command} --queue rejudge.jsonl")
     fence = code_fence(command)
@@ -293,19 +294,20 @@ def queries(comparison: ComparisonDocument | None) -> dict[str, int]:
     }
 
 
-def footer(report: Mapping[str, Any], comparison: ComparisonDocument | None) -> str:
+def footer(report: Report, comparison: ComparisonDocument | None) -> str:
     """Tool, version and the hashes of what was compared, so a reader can find the exact inputs."""
-    tool = section(report, "tool")
-    inputs = section(report, "inputs")
+    tool = report.tool or Tool()
+    inputs = report.inputs or Inputs()
     parts = [
-        f"{escape_markdown(tool.get('name', 'retrieval-eval'), limit=40)} "
-        f"{escape_markdown(tool.get('version', ''), limit=20)}",
-        f"judgments {_short_hash(inputs.get('judgments_sha256'))}",
-        f"run {_short_hash(inputs.get('run_sha256'))}",
+        f"{escape_markdown('retrieval-eval' if tool.name is None else tool.name, limit=40)} "
+        f"{escape_markdown(tool.version or '', limit=20)}",
+        f"judgments {_short_hash(inputs.judgments_sha256)}",
+        f"run {_short_hash(inputs.run_sha256)}",
     ]
     if comparison is not None:
         parts.append(f"base run {_short_hash(comparison.base.run_sha256)}")
-    parts.append(f"generated {escape_markdown(report.get('generated_at', '—'), limit=40)}")
+    generated = "—" if report.generated_at is None else report.generated_at
+    parts.append(f"generated {escape_markdown(generated, limit=40)}")
     return " · ".join(parts)
 
 

@@ -1,10 +1,15 @@
 """The shapes of the documents we read back: a report and a comparison.
 
+They are the JSON boundary's: a document read from a file is checked against its shape
+before it is converted (formats/report.py), so they live with the readers.
+
 ``REPORT`` is spec/report.schema.json with our additions (``config``,
-``computed``, ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``, ``per_query_upper``,
-``unjudged``, ``rankings``, ``worst_stratum``, the drift, collapse, floor and sensitivity sections)
-typed as ``core/report.py``
-writes them, and every number bounded: a value past ``MAX_MAGNITUDE`` is no
+``computed``, ``inputs``, ``queries``, ``validation``, ``per_query``, ``per_query_lower``,
+``per_query_upper``, ``unjudged``, ``rankings``, ``worst_stratum``, the drift, machine-label,
+collapse, floor and sensitivity sections) typed as ``core/report.py`` writes them (every field,
+so that a report read back is whole as :mod:`retrieval_eval.core.report_model` types it:
+tests/test_report_model.py holds the two together),
+and every number bounded: a value past ``MAX_MAGNITUDE`` is no
 metric, and using it (a difference, a square, a percentage) could overflow.
 ``COMPARISON`` is the document ``compare`` writes (comparison/document.py).
 
@@ -16,11 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .docshape import Checker, ShapeError
-
-# Larger than any metric, count or judged score a real report holds (a double is exact to 2**53),
-# small enough that sums, squares and percentages of such values stay finite.
-MAX_MAGNITUDE = 1e15
+from ..core.docshape import Checker, ShapeError
+from ..core.precision import MAX_MAGNITUDE
 
 NUMBER: dict[str, Any] = {"type": "number", "minimum": -MAX_MAGNITUDE, "maximum": MAX_MAGNITUDE}
 NUMBER_OR_NULL: dict[str, Any] = {**NUMBER, "type": ["number", "null"]}
@@ -30,6 +32,7 @@ STRING: dict[str, Any] = {"type": "string"}
 STRING_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
 STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
 STATUS: dict[str, Any] = {"enum": ["PASS", "FAIL", "INDETERMINATE"]}
+ANY: dict[str, Any] = {}  # any JSON value: what the producer wrote is kept as written
 
 
 def _object(properties: dict[str, Any], required: tuple[str, ...] = (), **more: Any) -> dict[str, Any]:
@@ -69,6 +72,63 @@ MARGIN = _object(
     }
 )
 
+# What a delta gate's paired queries can see (core/gates.py Detectable).
+DETECTABLE = _object(
+    {
+        "metric": STRING,
+        "n": COUNT,
+        "mde": NUMBER,
+        "tolerance": NUMBER,
+        "needed": COUNT_OR_NULL,
+        "power": {"type": "number", "minimum": 0, "maximum": 1},
+        "alpha": {"type": "number", "minimum": 0, "maximum": 1},
+        "seen": {"type": "boolean"},
+        "direction": STRING,
+    }
+)
+
+# The machine-label policy's decision, beside the verdict (pipeline/machine_policy.py).
+MACHINE_LABELS = _object(
+    {
+        "file_sha256": STRING,
+        "calibration": {
+            **_object(
+                {
+                    "status": STRING,
+                    "pairs": COUNT,
+                    "kappa_binary": NUMBER_OR_NULL,
+                    "kappa_graded": NUMBER_OR_NULL,
+                    "zero_rate_human": NUMBER_OR_NULL,
+                    "zero_rate_judge": NUMBER_OR_NULL,
+                    "floor": NUMBER,
+                }
+            ),
+            "type": ["object", "null"],
+        },
+        "holes": COUNT,
+        "machine_labeled": COUNT,
+        "machine_labeled_share": NUMBER_OR_NULL,
+        "invalidated": COUNT,
+        "human_labels_verdict": STRING,
+        "gates": {
+            "type": "array",
+            "items": _object(
+                {
+                    "expression": STRING,
+                    "metric": STRING,
+                    "human_status": STRING,
+                    "status": STRING,
+                    "value": NUMBER,
+                    "bounds": {"type": "array", "items": NUMBER},
+                    "estimate": NUMBER,
+                    "interval": {"type": "array", "items": NUMBER},
+                    "note": STRING,
+                }
+            ),
+        },
+    }
+)
+
 REPORT: dict[str, Any] = _object(
     {
         "spec_version": {"const": "1"},
@@ -80,6 +140,7 @@ REPORT: dict[str, Any] = _object(
                 "k": {"type": "array", "items": {"anyOf": [COUNT, {"const": "all"}]}},
                 "threshold": {**NUMBER, "type": "integer"},
                 "gain": STRING,
+                "unjudged": STRING,
             }
         ),
         "inputs": _object(
@@ -93,7 +154,15 @@ REPORT: dict[str, Any] = _object(
         ),
         # The optional measures computed (absent in reports made before they were optional).
         "computed": STRINGS,
-        "corpus": _object({"fingerprint": STRING_OR_NULL, "documents": COUNT, "chunks": COUNT}),
+        "corpus": _object(
+            {
+                "fingerprint": STRING_OR_NULL,
+                "chunker_fingerprint": STRING_OR_NULL,
+                "documents": COUNT,
+                "chunks": COUNT,
+                "sha256": STRING,
+            }
+        ),
         "judgments": _object(
             {
                 "queries": COUNT,
@@ -134,26 +203,73 @@ REPORT: dict[str, Any] = _object(
                 "gates": {
                     "type": "array",
                     "items": _object(
-                        {"expression": STRING, "status": STATUS, "observed": NUMBER, "baseline": NUMBER_OR_NULL},
+                        {
+                            "expression": STRING,
+                            "status": STATUS,
+                            "observed": NUMBER,
+                            "baseline": NUMBER_OR_NULL,
+                            "reason": STRING,
+                            "detectable": DETECTABLE,
+                        },
                         ("expression", "status"),
                     ),
                 },
             },
             ("status",),
         ),
-        "queries": _map(STRINGS),
+        "machine_labels": MACHINE_LABELS,
+        # The query ids behind every count; keys of other tools' reports are read as string lists too.
+        "queries": _object(
+            {
+                name: STRINGS
+                for name in (
+                    "scored",
+                    "without_positives",
+                    "missing_from_run",
+                    "with_duplicates",
+                    "unjudged",
+                    "no_answer",
+                    "abstained",
+                    "false_abstentions",
+                )
+            },
+            additionalProperties=STRINGS,
+        ),
         "validation": _object({"ok": {"type": "boolean"}, "errors": STRINGS, "warnings": COUNT}),
         "unjudged": _object({"keys": _map(COUNT), "new_keys": COUNT}),
         "per_query": _map(_map(NUMBER)),
         "per_query_lower": _map(_map(NUMBER)),
         "per_query_upper": _map(_map(NUMBER)),
         "rankings": _map(STRINGS),
+        "collapse": _object(
+            {
+                "to": STRING,
+                "received": COUNT,
+                "collapsed": COUNT,
+                "unmapped": COUNT,
+                "per_query": _map(
+                    _object({"received": COUNT, "documents": COUNT, "collapsed": COUNT, "unmapped": COUNT})
+                ),
+            }
+        ),
         "floor": _object(
             {
                 "source": STRING,
                 "unavailable": STRING,
                 "run_sha256": STRING,
+                # How the floor was made, as its run's sidecar says: the report keeps it as written.
+                "method": ANY,
+                "parameters": ANY,
+                "tokenizer": ANY,
                 "queries": COUNT,
+                "significance": _object(
+                    {
+                        "name": STRING,
+                        "resamples": COUNT,
+                        "seed": {"type": "integer"},
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    }
+                ),
                 "metrics": _map({"$ref": "#/$defs/margin"}),
                 "per_stratum": _map(_object({"n": COUNT, "metrics": _map({"$ref": "#/$defs/margin"})})),
             }
@@ -161,11 +277,15 @@ REPORT: dict[str, Any] = _object(
         "sensitivity": _object(
             {
                 "metric": STRING,
+                "thresholds": _object({"easy_set": NUMBER_OR_NULL, "answer_in_query": COUNT_OR_NULL}),
                 "skipped": STRING,
+                "floor": _object({"source": STRING, "method": ANY, "parameters": ANY, "run_sha256": STRING}),
                 "hit_rate": _object({"overall": NUMBER_OR_NULL, "per_stratum": _map(NUMBER)}),
                 "warnings": {
                     "type": "array",
-                    "items": _object({"code": STRING, "subject": STRING, "message": STRING}, ("code", "message")),
+                    "items": _object(
+                        {"code": STRING, "severity": STRING, "subject": STRING, "message": STRING}, ("code", "message")
+                    ),
                 },
             }
         ),
