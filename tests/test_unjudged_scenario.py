@@ -99,7 +99,8 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert status == "INDETERMINATE" and bounded.verdict.status == "INDETERMINATE"
     assert reason == (
         GATE + ": the delta of recall@10 lies between -0.3333 (head lower bound less base upper bound) and -0.1667 "
-        "(head upper bound less base lower bound) over every labeling of 60 unjudged keys in the top 10; "
+        "(head upper bound less base lower bound) over every labeling of 60 unjudged keys in the top 10 of head "
+        "and base, a key in both counted on each side; "
         "it fails at the lower bound and passes at the upper: label them"
     )
     # The note on judged@k does not advise the policy already in force.

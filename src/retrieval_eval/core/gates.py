@@ -589,6 +589,8 @@ def _bounded(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     cutoff = gate.metric.partition("@")[2]
     where = f"the top {cutoff}" if cutoff else "the rankings"
     keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "the unjudged keys"
+    if gate.kind == DELTA:  # each side's keys, counted on each side: a key unjudged in both counts twice
+        where += " of head and base, a key in both counted on each side"
     said = f"{gate.expression}: {span} over every labeling of {keys} in {where}"
     if low.status == high.status:
         return replace(low, reason=f"{said}; it {_VERB[low.status]} at both")
