@@ -22,7 +22,8 @@ import yaml
 from action_workspace import ROOT, TOKEN, Workspace, make_workspace, parse_outputs, repack, worse_run
 from fake_github import FakeGitHub
 
-pytestmark = pytest.mark.docker
+# One worker runs them all, so the image is built once per run, not once per worker.
+pytestmark = [pytest.mark.docker, pytest.mark.xdist_group("docker")]
 IMAGE = "retrieval-eval:container-test"
 GATES = "recall@5:0.8\nrecall@5:-0.05"
 
