@@ -10,6 +10,7 @@ precision@2 lies between 0.5 - 1.0 = -0.5 (head lower less base upper) and 0.5 -
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,27 @@ def test_compare_without_judgments_states_no_bounds_a_lean_report_cannot_give(tm
     result = run_cli("compare", "--base", base, "--head", head, "--json")
     assert result.code == 0, result.stderr
     assert "bounds" not in json.loads(result.stdout)["metrics"]["precision@2"]
+
+
+def test_a_lean_base_without_rankings_gives_no_delta_bounds_to_gate_on(tmp_path: Path) -> None:
+    # A base that left its bounds out and kept no rankings cannot have them computed again: read
+    # as values they would claim the delta lies in 0 to 0 (it lies in -0.5 to 0, by hand). The
+    # comparison then states no bounds, and a bounded delta gate says it cannot decide.
+    judgments, base_run, head_run = _files(tmp_path)
+    base = _score(judgments, base_run).report
+    assert base["computed"] == []
+    trimmed = {key: value for key, value in base.items() if key != "rankings"}
+    gate = "precision@2:-0.1"
+    config = ScoreConfig(k=(2,), unjudged_policy="bounded")
+    request = EvaluationRequest(judgments, head_run, config, baseline=trimmed)
+    head = run_pipeline(replace(request, gating=replace(request.gating, gates=(gate,))))
+    comparison = head.comparison
+    assert comparison is not None
+    row = comparison.get("precision@2")
+    assert row is not None and row.bounds is None
+    found = head.report["verdict"]["gates"][0]
+    assert found["expression"] == gate and found["status"] == "INDETERMINATE", found
+    # With the rankings kept, the same base gives the bounds by hand.
+    whole = run_pipeline(replace(request, baseline=base, gating=replace(request.gating, gates=(gate,))))
+    kept = whole.comparison.get("precision@2") if whole.comparison is not None else None
+    assert kept is not None and kept.bounds == (-0.5, 0.0)

@@ -578,6 +578,9 @@ def _bounded(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     were the head's (a delta placed at a bound is not a move anyone measured).
     """
     evaluator = _EVALUATORS[gate.kind]
+    unknown = _unknown_delta_bounds(gate, readings)
+    if unknown is not None:
+        return unknown
     low = evaluator(gate, readings.least_favourable(), gating)
     high = evaluator(gate, readings.most_favourable(), gating)
     if INDETERMINATE in (low.status, high.status):
@@ -604,6 +607,22 @@ def _bounded(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
 
 
 _VERB = {PASS: "passes", FAIL: "fails"}
+
+
+def _unknown_delta_bounds(gate: Gate, readings: GateReadings) -> GateResult | None:
+    """A delta gate whose delta carries no bounds: the comparison dropped them, because a side
+    left its own out and they could not be computed again (a base that kept no rankings).
+    Read at its value, the delta would be claimed to hold whatever the unjudged keys are."""
+    if gate.kind != DELTA or readings.comparison is None:
+        return None
+    moved = readings.comparison.get(gate.metric)
+    if moved is None or moved.delta is None or moved.bounds is not None:
+        return None
+    reason = (
+        f"{gate.expression}: the bounds of the delta of {gate.metric} are unknown: the base report left "
+        "its bounds out and kept no rankings to compute them from (score the base with --bounds)"
+    )
+    return GateResult(gate.expression, INDETERMINATE, reason, moved.head, moved.base)
 
 
 def _span(gate: Gate, low: GateResult, high: GateResult) -> str | None:
