@@ -263,3 +263,31 @@ def test_converting_to_qrels_says_that_no_answer_lines_are_left_out(tmp_path: Pa
     result = run_cli("convert", str(path), "--to", "trec-qrels")
     assert result.code == 0 and result.stdout.count("\n") == 4
     assert "warning  3 no_answer lines cannot be written as qrels and are left out" in result.stderr
+
+
+def test_a_rescored_comparison_shows_the_heads_abstention_rates(tmp_path: Path) -> None:
+    # The base was scored under other judgments (a2's answer was d9), so the comparison scores its
+    # rankings again under the head's. The rates are shares of the queries, with no per-query
+    # value to pair: the head's own figures stand (2 of 3 abstain, 2 of 4 answerable abstain,
+    # by hand above), the base's over the paired queries are not known.
+    base_rows = [label("a2", "d9") if row.get("query_id") == "a2" else row for row in ROWS]
+    base = run_pipeline(
+        EvaluationRequest(
+            str(write_jsonl(tmp_path / "base-j.jsonl", base_rows)),
+            str(write_jsonl(tmp_path / "base-r.jsonl", RUN)),
+            ScoreConfig(k=KS),
+        )
+    ).report
+    request = EvaluationRequest(
+        str(write_jsonl(tmp_path / "j.jsonl", ROWS)),
+        str(write_jsonl(tmp_path / "r.jsonl", RUN)),
+        ScoreConfig(k=KS),
+        baseline=base,
+    )
+    head = run_pipeline(request)
+    assert head.comparison is not None
+    document = head.comparison.document
+    assert document is not None and document.yardstick == "rescored"
+    abstaining, answerable = document.metrics["abstention_rate"], document.metrics["false_abstention_rate"]
+    assert (abstaining.base, round(abstaining.head or 0, 6)) == (None, round(2 / 3, 6))
+    assert (answerable.base, answerable.head) == (None, 0.5)

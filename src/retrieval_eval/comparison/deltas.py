@@ -89,6 +89,10 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
         return sides.base.measured(metric), sides.head.measured(metric)
     if not pairing.ids:
         return None, sides.head.measured(metric)
+    if not any(metric in pairing.head[q] for q in pairing.ids):
+        # A share of the queries with no per-query value (the abstention rates): the head's own
+        # figure stands; the base's over the paired queries is not known.
+        return None, sides.head.measured(metric)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
 
 
