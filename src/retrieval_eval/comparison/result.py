@@ -20,6 +20,8 @@ from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
 from ..core.report_model import Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
 from ..formats.comparison import comparison_from_json
+from ..formats.report import as_report
+from .bounds import drop_unknown_bounds
 from .document import build_document
 from .findings import CONFOUNDS
 from .power import GATE_METHOD, gate_design
@@ -35,11 +37,14 @@ def compare_reports(
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
 ) -> Deltas:
-    """The full comparison, in the form gates read (its document rides along)."""
+    """The full comparison, in the form gates read (its document rides along).
+
+    A side that left its bounds out and could not have them computed (a base that kept no
+    rankings) gives the deltas no bounds: read as values they would claim a delta cannot move."""
     document = build_document(
         base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
     )
-    return comparison_from_document(document)
+    return comparison_from_document(drop_unknown_bounds(document, as_report(base), as_report(head)))
 
 
 def comparison_from_document(compared: ComparisonDocument | Mapping[str, Any]) -> Deltas:

@@ -198,15 +198,10 @@ def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelInde
 def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
-    from ..comparison.bounds import drop_unknown_bounds
-    from ..comparison.document import build_document
-    from ..comparison.result import comparison_from_document
+    from ..comparison.result import compare_reports
 
     base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
-    document = build_document(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
-    # A base that left its bounds out and could not have them computed (it kept no rankings):
-    # read as values they would claim the delta cannot move, so the deltas carry none.
-    return comparison_from_document(drop_unknown_bounds(document, base, body))
+    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
 
 
 def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:
