@@ -114,18 +114,6 @@ def measurement(value: float, n: int, upper: float | None = None, lower: float |
     )
 
 
-def judged_measurement(summary: Mapping[str, object]) -> Measurement:
-    """A judged metric's summary of its samples (core/summarize.py), as the report holds it."""
-    ci = summary.get("ci")
-    return Measurement(
-        value=_float(summary["value"]),
-        n=_int(summary.get("n")),
-        stdev=None if summary.get("stdev") is None else _float(summary["stdev"]),
-        ci=None if not isinstance(ci, (list, tuple)) else tuple(_float(end) for end in ci),
-        deterministic=bool(summary.get("deterministic", False)),
-    )
-
-
 def _float(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"a judged summary holds numbers, not {value!r}")
