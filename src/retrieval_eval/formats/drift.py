@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.drift_check import DriftCheck
+from .corpus import corpus_to_json
 
 
 def drift_to_json(check: DriftCheck) -> dict[str, Any]:
@@ -18,7 +19,7 @@ def drift_to_json(check: DriftCheck) -> dict[str, Any]:
     }
     payload: dict[str, Any] = {
         "judgments": check.judgments_path,
-        "corpus": {"path": check.corpus_path, **check.corpus.describe()},
+        "corpus": {"path": check.corpus_path, **corpus_to_json(check.corpus)},
         "summary": summary,
         "max_invalid_ratio": check.max_invalid_ratio,
         "ok": check.ok,
