@@ -17,6 +17,7 @@ from retrieval_eval.core.drift_fix import plan_fix
 from retrieval_eval.core.judgments import JudgmentSet, Label, judgment_from_record
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.corpus import Corpus
+from retrieval_eval.formats.drift import finding_to_json
 from retrieval_eval.formats.judgments import parse_judgments
 
 ANNUAL = "Annual plans may be refunded within 30 days of renewal."
@@ -91,7 +92,7 @@ def test_reference_keying_merges_the_document_labels_of_a_query() -> None:
 def test_our_document_labels_keep_their_own_status() -> None:
     result = document_labels()
     assert [f.status for f in result.findings] == [VALID, ORPHANED]
-    entries = [f.as_dict(label_) for label_, f in result.pairs()]
+    entries = [finding_to_json(label_, f) for label_, f in result.pairs()]
     assert [(e["line"], e["doc_uri"], e["status"]) for e in entries] == [
         (1, "wiki://live", VALID),
         (2, "wiki://deleted", ORPHANED),

@@ -45,19 +45,6 @@ class Change:
     old_doc: str
     new_doc: str
 
-    def as_dict(self) -> dict[str, Any]:
-        entry = {
-            "line": self.line,
-            "query_id": self.query_id,
-            "status": self.status,
-            "rule": self.rule,
-            "from": self.old_key,
-            "to": self.new_key,
-        }
-        if self.old_doc != self.new_doc:
-            entry.update({"from_doc": self.old_doc, "to_doc": self.new_doc})
-        return entry
-
 
 @dataclass(frozen=True)
 class Collapse:
@@ -69,15 +56,6 @@ class Collapse:
     absorbed_lines: tuple[int, ...]
     relevance: int
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "query_id": self.query_id,
-            "key": self.key,
-            "kept_line": self.kept_line,
-            "absorbed_lines": list(self.absorbed_lines),
-            "relevance": self.relevance,
-        }
-
 
 @dataclass(frozen=True)
 class Replaced:
@@ -87,9 +65,6 @@ class Replaced:
     query_id: str
     key: str
     status: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "query_id": self.query_id, "key": self.key, "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -114,16 +89,6 @@ class FixPlan:
         if not self.judgments.labels:
             return 0.0
         return round(self.needs_human / self.labels_after, DECIMALS)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "changes": [change.as_dict() for change in self.changes],
-            "collapsed": [collapse.as_dict() for collapse in self.collapses],
-            "replaced": [entry.as_dict() for entry in self.replaced],
-            "labels_after": self.labels_after,
-            "needs_human_after": self.needs_human,
-            "invalid_ratio_after": self.invalid_ratio_after,
-        }
 
 
 def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
