@@ -7,7 +7,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.judgments import QUEUE_PLACEHOLDER as PLACEHOLDER
 from ..core.rejudge import REJUDGE, RejudgeLine
+from ..core.unjudged import QueueEntry
 from .fileio import write_atomic
 
 
@@ -38,3 +40,28 @@ def rejudge_line_to_json(line: RejudgeLine) -> dict[str, Any]:
         trail["quote"] = before.quote
     data[REJUDGE] = trail
     return data
+
+
+def queue_line(
+    entry: QueueEntry, *, query_text: str | None, document: str | None, chunk_text: str | None, is_chunk: bool
+) -> dict[str, Any]:
+    """The judgments line a labeler completes: ``relevance`` missing, ``labeled_by`` a placeholder.
+
+    A chunk key names its chunk; its document is the corpus's when one was given,
+    else the key itself (a line needs a doc_uri; the chunk id is what scoring reads).
+    """
+    line: dict[str, Any] = {"query_id": entry.query_id}
+    if query_text:
+        line["query"] = query_text
+    if is_chunk:
+        line["doc_uri"] = document or entry.key
+        line["chunk_id"] = entry.key
+    else:
+        line["doc_uri"] = entry.key
+    line["rank"] = entry.rank
+    line["surfaced_by"] = entry.surfaced_by
+    line["move"] = entry.move
+    if chunk_text is not None:
+        line["chunk_text"] = chunk_text
+    line["labeled_by"] = PLACEHOLDER
+    return line

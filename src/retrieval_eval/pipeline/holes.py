@@ -17,7 +17,8 @@ from ..core.labelindex import LabelIndex
 from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
-from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
+from ..core.unjudged import judged_drop, label_queue, new_unjudged
+from ..formats.queue import queue_line
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
