@@ -22,14 +22,14 @@ Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from .drift import NEEDS_HUMAN, DriftResult, Finding
-from .judgments import JudgmentSet, Label, judgment_from_record
+from .judgments import JudgmentSet, Label
 from .precision import DECIMALS
 from .rejudge import superseded
+from .report_model import Json
 
 
 @dataclass(frozen=True)
@@ -91,9 +91,9 @@ class FixPlan:
         return round(self.needs_human / self.labels_after, DECIMALS)
 
 
-def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
+def _repaired_record(label: Label, finding: Finding) -> dict[str, Json]:
     record = dict(label.record)
-    trail: dict[str, Any] = {"rule": finding.rule}
+    trail: dict[str, Json] = {"rule": finding.rule}
     if finding.target is not None:
         trail["from"] = label.chunk_id
         record["chunk_id"] = finding.target
@@ -104,10 +104,22 @@ def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
     return record
 
 
+def _relabeled(label: Label, record: Mapping[str, Json]) -> Label:
+    """``label`` pointed where its repaired record says: a live chunk of the corpus (an id the
+    corpus reader accepted) and, when the text moved, that chunk's document."""
+    chunk_id, doc_uri = record.get("chunk_id"), record.get("doc_uri")
+    return replace(
+        label,
+        chunk_id=chunk_id if isinstance(chunk_id, str) else label.chunk_id,
+        doc_uri=doc_uri if isinstance(doc_uri, str) else label.doc_uri,
+        record=record,
+    )
+
+
 def _repair(label: Label, finding: Finding) -> tuple[Label, Change | None]:
     if not finding.recoverable:
         return label, None
-    repaired = judgment_from_record(_repaired_record(label, finding), label.line)
+    repaired = _relabeled(label, _repaired_record(label, finding))
     change = Change(
         label.line,
         label.query_id,
@@ -144,11 +156,11 @@ def _collapse(
         absorbed = [i for i in members if i != keep]
         record = dict(labels[keep].record)
         history = record.get("collapsed_from")
-        record["collapsed_from"] = [
-            *(history if isinstance(history, list) else []),
+        record["collapsed_from"] = (
+            *(history if isinstance(history, (list, tuple)) else ()),
             *(originals[i].record for i in absorbed),
-        ]
-        kept[keep] = judgment_from_record(record, labels[keep].line)
+        )
+        kept[keep] = replace(labels[keep], record=record)
         for i in absorbed:
             kept[i] = None
         collapses.append(
