@@ -17,6 +17,7 @@ from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec
 from retrieval_eval.formats.runs import parse_run
 from retrieval_eval.formats.samples import measurement_to_json
 from retrieval_eval.formats.typedjson import from_json
+from retrieval_eval.formats.validation import validation_to_json
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -249,7 +250,7 @@ def _issue_keys(issues: list[dict]) -> list[str]:  # type: ignore[type-arg]
 
 def test_unsorted_queries_issue_order() -> None:
     case = expected("unsorted-queries")
-    result = validate(parse_judgments(fixture_path("unsorted-queries", "judgments.jsonl"))).as_dict()
+    result = validation_to_json(validate(parse_judgments(fixture_path("unsorted-queries", "judgments.jsonl"))))
     assert _issue_keys(result["issues"]) == case["issue_order"]
     assert result["ok"] is case["ok"]
     assert (result["queries"], result["labels"]) == (case["queries"], case["labels"])
