@@ -18,8 +18,8 @@ from fake_github import FakeGitHub
 from retrieval_eval.action.git import GitObjects
 from retrieval_eval.action.main import main
 from retrieval_eval.comparison.history import Point, break_reason, build_history, history_metrics, segments
-from retrieval_eval.render import render, render_history
 from test_render import check_golden
+from typed_render import render, render_history
 
 REPORT = ".retrieval-eval/report.json"
 

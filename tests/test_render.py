@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
-from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
+from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
+from typed_render import render
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -78,7 +79,7 @@ HTML_CASES = (
 
 @pytest.mark.parametrize("case", HTML_CASES)
 def test_html_pages_match_their_golden_files(case: str, tmp_path: Path) -> None:
-    from retrieval_eval.render.html import render_html
+    from typed_render import render_html
 
     report, comparison = CASES[case](tmp_path)
     page = render_html(report, comparison, query_limit=3)  # three queries show their part; the rest is counted

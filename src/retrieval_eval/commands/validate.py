@@ -139,5 +139,5 @@ def command(
         print_json(result.as_dict())
     else:
         colour = use_colour(color)
-        click.echo(render_validation(result.as_dict(), colour=colour), nl=False, color=colour)
+        click.echo(render_validation(result, colour=colour), nl=False, color=colour)
     raise SystemExit(EXIT_OK if result.ok else EXIT_BAD_ANSWER)

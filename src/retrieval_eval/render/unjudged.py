@@ -7,6 +7,7 @@ label queue with something in it is given (the action builds one).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
@@ -19,9 +20,38 @@ from .numbers import fmt
 QUERY_LIMIT = 80
 
 
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One line of the label queue's head, as the table shows it."""
+
+    query_id: str
+    query: str
+    key: str
+    rank: str
+    side: str
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnjudgedView:
+    """The ``unjudged`` block: judged@k on both sides, and the head of the label queue."""
+
+    k: int
+    metric: str
+    base: str | None
+    head: str
+    fell: bool
+    new_keys: int | None
+    count: int
+    policy: str
+    queue: tuple[QueueRow, ...]
+    queued: int
+    command: str | None
+
+
 def unjudged_view(
     report: Report, comparison: ComparisonDocument | None, queue: Mapping[str, Any] | None
-) -> dict[str, Any] | None:
+) -> UnjudgedView | None:
     ks = report.cutoffs()
     if not ks:
         return None
@@ -34,34 +64,34 @@ def unjudged_view(
     extra = report.unjudged or Unjudged()
     policy = report.config.unjudged if report.config is not None else None
     queue = mapping(queue)
-    rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]
+    rows = tuple(_queue_row(mapping(line)) for line in items(queue.get("top")))
     if not fell and not rows:
         return None
     command = queue.get("command")
     fence = code_fence(command) if isinstance(command, str) and command else ""
-    return {
-        "k": k,
-        "metric": name,
-        "base": fmt(base) if comparison is not None else None,
-        "head": fmt(head),
-        "fell": fell,
-        "new_keys": extra.new_keys,
-        "count": (extra.keys or {}).get(str(k)) or 0,
-        "policy": escape_markdown(policy or "assume-irrelevant", limit=20),
-        "queue": rows,
-        "queued": integer(queue.get("count")) or 0,
-        "command": f"{fence}sh\n{command}\n{fence}" if fence else None,
-    }
+    return UnjudgedView(
+        k=k,
+        metric=name,
+        base=fmt(base) if comparison is not None else None,
+        head=fmt(head),
+        fell=fell,
+        new_keys=extra.new_keys,
+        count=(extra.keys or {}).get(str(k)) or 0,
+        policy=escape_markdown(policy or "assume-irrelevant", limit=20),
+        queue=rows,
+        queued=integer(queue.get("count")) or 0,
+        command=f"{fence}sh\n{command}\n{fence}" if fence else None,
+    )
 
 
-def _queue_row(line: Mapping[str, Any]) -> dict[str, str]:
+def _queue_row(line: Mapping[str, Any]) -> QueueRow:
     query = line.get("query")
     key = line.get("chunk_id") or line.get("doc_uri")
-    return {
-        "query_id": escape_markdown(line.get("query_id", ""), limit=80),
-        "query": escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
-        "key": escape_markdown(key or "", limit=80),
-        "rank": str(integer(line.get("rank")) or "—"),
-        "side": escape_markdown(line.get("surfaced_by", ""), limit=10),
-        "move": f"+{fmt(line.get('move'))}" if number(line.get("move")) is not None else "—",
-    }
+    return QueueRow(
+        query_id=escape_markdown(line.get("query_id", ""), limit=80),
+        query=escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
+        key=escape_markdown(key or "", limit=80),
+        rank=str(integer(line.get("rank")) or "—"),
+        side=escape_markdown(line.get("surfaced_by", ""), limit=10),
+        move=f"+{fmt(line.get('move'))}" if number(line.get("move")) is not None else "—",
+    )
