@@ -488,3 +488,25 @@ def test_interval_ends_print_as_signed_numbers() -> None:
     assert fmt_interval([-0.00001, 0.1]) == "[-0.0000, +0.1000]"  # below zero, if not by four decimals
     assert fmt_interval(None) == "—" and fmt_interval([0.1]) == "—"
     assert fmt_delta(0.0) == "±0.0000"  # a delta of zero moved neither way
+
+
+def test_the_queue_excerpt_reads_back_what_the_queue_lines_say() -> None:
+    """Queue lines as the label queue writes them (a chunk key, a document key) come back in the
+    excerpt field by field: the chunk id for a chunk, the URI for a document, only the first five."""
+    from retrieval_eval.core.unjudged import QueueEntry, queue_line
+    from retrieval_eval.pipeline.holes import QueuedKey, queue_excerpt
+
+    chunk = QueueEntry(query_id="q1", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25, query_moved=0.0)
+    document = QueueEntry(query_id="q2", key="doc://b", rank=1, surfaced_by="both", move=0.5, query_moved=0.1)
+    lines = [
+        queue_line(chunk, query_text="refund?", document="doc://a", chunk_text="text", is_chunk=True),
+        queue_line(document, query_text=None, document=None, chunk_text=None, is_chunk=False),
+    ]
+    excerpt = queue_excerpt(lines * 3, "retrieval-eval holes --queue q.jsonl")
+    assert excerpt.count == 6 and excerpt.command == "retrieval-eval holes --queue q.jsonl"
+    assert excerpt.top[:2] == (
+        QueuedKey(query_id="q1", query="refund?", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25),
+        QueuedKey(query_id="q2", query=None, key="doc://b", rank=1, surfaced_by="both", move=0.5),
+    )
+    assert len(excerpt.top) == 5
+    assert queue_excerpt([], "cmd", count=40).count == 40  # counted, not built

@@ -24,8 +24,7 @@ does not load it, and the score path never pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import UsageError
 from ..core.history import History
@@ -39,6 +38,7 @@ from .text import comparison_text, render_text
 from .view import BaselineNote, build_view
 
 if TYPE_CHECKING:
+    from ..pipeline.holes import QueueExcerpt
     from .sandbox import Drawer
 
 KINDS = ("summary", "comment", "text")
@@ -65,7 +65,7 @@ def render(
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
     history: History | None = None,
-    queue: Mapping[str, Any] | None = None,
+    queue: QueueExcerpt | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 

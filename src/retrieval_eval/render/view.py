@@ -8,9 +8,8 @@ are the ones docs/compare.md lists for user templates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
 from ..core.history import History
@@ -46,6 +45,9 @@ from .tables import (
     stratum_rows,
 )
 from .unjudged import UnjudgedView, unjudged_view
+
+if TYPE_CHECKING:
+    from ..pipeline.holes import QueueExcerpt
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ def build_view(
     marker: str,
     baseline: BaselineNote | None = None,
     history: History | None = None,
-    queue: Mapping[str, Any] | None = None,
+    queue: QueueExcerpt | None = None,
 ) -> View:
     primary = report.primary_metric()
     rows = metric_rows(report, comparison, primary)
