@@ -510,3 +510,34 @@ def test_the_queue_excerpt_reads_back_what_the_queue_lines_say() -> None:
     )
     assert len(excerpt.top) == 5
     assert queue_excerpt([], "cmd", count=40).count == 40  # counted, not built
+
+
+ATTRIBUTES = (
+    "{{ marker }}\n{{ verdict.status }} {{ verdict.icon }} {{ scored.queries }} {{ metrics.total }}\n"
+    "{% for row in metrics.rows %}{{ row.name }} {{ row.delta }} {{ row.gate }} {{ row.p_adjusted }}\n{% endfor %}"
+    "{% for row in strata.rows %}{{ row.name }} {{ row.n }}\n{% endfor %}"
+    "{% for row in unjudged.queue %}{{ row.query_id }} {{ row.key }} {{ row.move }}\n{% endfor %}"
+    "{{ unjudged.metric }} {{ unjudged.queued }} {{ movers.drops | length }} {{ queries.paired }}\n"
+)
+
+
+def test_a_user_template_reads_the_documented_names_by_attribute_or_by_subscript(tmp_path: Path) -> None:
+    """docs/compare.md names what a template sees as ``verdict.status``, ``metrics.rows`` and so on;
+    a template written with subscripts (``verdict["status"]``) reads the very same values."""
+    report, comparison = CASES["judged_drop_with_queue"](tmp_path)
+    queue = QUEUES["judged_drop_with_queue"]
+    subscripts = re.sub(
+        r"\b(verdict|scored|metrics|row|unjudged|movers|queries|strata)\.(\w+)", r'\1["\2"]', ATTRIBUTES
+    )
+    assert subscripts.count('["') == 20
+    drawn = [
+        render("comment", report=report, comparison=comparison, queue=queue, template_dir=templates(tmp_path, text))
+        for text in (ATTRIBUTES, subscripts)
+    ]
+    assert drawn[0] == drawn[1]
+    assert "\nFAIL ❌ 12 15\nrecall@3 **-0.5000** ❌" in drawn[0] and "\njudged@3 24 10 12\n" in drawn[0]
+    first = queue.top[0]
+    assert (
+        first.move is not None
+        and f"{first.query_id} {first.key.replace('//', '&#8203;//')} +{first.move:.4f}" in drawn[0]
+    )
