@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.gates import gate_metric
@@ -57,8 +56,8 @@ def power_view(report: Report, comparison: ComparisonDocument | None, *, markdow
     ``markdown``: user strings escaped for Markdown; False leaves them for an autoescaping
     HTML template (which must not show Markdown's backslashes), cut to the same lengths.
     """
-    name: Callable[[Any], str] = escape_name if markdown else _plain_name
-    text: Callable[[Any], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
+    name: Callable[[str], str] = escape_name if markdown else _plain_name
+    text: Callable[[str], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
     gates = []
     for gate in detectable_gates(report):
         expression = gate.expression or ""
@@ -73,7 +72,7 @@ def power_view(report: Report, comparison: ComparisonDocument | None, *, markdow
     )
 
 
-def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], str]) -> str | None:
+def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[str], str]) -> str | None:
     """``faq 0.272 (14 queries), billing 0.216 (13 queries)``: each paired stratum's detectable effect."""
     parts = []
     for name, row in (comparison.strata if comparison else {}).items():
@@ -83,16 +82,16 @@ def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], s
     return ", ".join(parts) or None
 
 
-def _plain_name(value: Any) -> str:
+def _plain_name(value: str) -> str:
     return str(value)[:60]
 
 
-def _plain_text(value: Any) -> str:
+def _plain_text(value: str) -> str:
     return str(value)[:200]
 
 
 def effect_rows(
-    report: Report, comparison: ComparisonDocument | None, name: Callable[[Any], str] = escape_name
+    report: Report, comparison: ComparisonDocument | None, name: Callable[[str], str] = escape_name
 ) -> list[EffectLine]:
     """The primary and the delta-gated metrics: the change, its interval, and the share of queries
     that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
