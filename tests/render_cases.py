@@ -9,9 +9,10 @@ from typing import Any
 from compare_data import labels, run, score
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
+from retrieval_eval.pipeline.holes import QueueExcerpt
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]
-QUEUES: dict[str, dict[str, Any]] = {}  # the label queue's excerpt a case drew, by case name
+QUEUES: dict[str, QueueExcerpt] = {}  # the label queue's excerpt a case drew, by case name
 RESAMPLES = 2_000
 
 HOSTILE_TEXTS = [

@@ -576,7 +576,8 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     from retrieval_eval.action.flow import Outcome, render_outcome
     from retrieval_eval.action.settings import Runner, parse_settings
     from retrieval_eval.formats.report import checked_report
-    from retrieval_eval.render import COMMENT_LIMIT, render
+    from retrieval_eval.render import COMMENT_LIMIT
+    from typed_render import render
 
     ws = make_workspace(tmp_path, history="none")
     act(ws, fake, comment="off")

@@ -23,7 +23,7 @@ from retrieval_eval.core.errors import InputError
 from retrieval_eval.formats.jsondoc import parse_document
 from retrieval_eval.formats.report import as_report, checked_report
 from retrieval_eval.formats.shapes import COMPARISON, REPORT, comparison_problem, report_problem
-from retrieval_eval.render import comparison_text, render
+from typed_render import comparison_text, render
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = json.loads((ROOT / "spec" / "report.schema.json").read_text())

@@ -18,8 +18,8 @@ from fake_github import FakeGitHub
 from retrieval_eval.action.git import GitObjects
 from retrieval_eval.action.main import main
 from retrieval_eval.comparison.history import Point, break_reason, build_history, history_metrics, segments
-from retrieval_eval.render import render, render_history
 from test_render import check_golden
+from typed_render import render, render_history
 
 REPORT = ".retrieval-eval/report.json"
 
@@ -291,3 +291,20 @@ def test_reports_that_differ_only_in_what_they_computed_stay_on_one_line(tmp_pat
     assert break_reason(reports[0], reports[1]) is None
     shown = run_cli("history", *map(str, paths))
     assert shown.code == 0 and "break" not in shown.stdout, shown.stdout
+
+
+def test_a_user_summary_template_reads_a_rows_break_as_documented(tmp_path: Path) -> None:
+    """``break`` is a Python keyword, so a history row keeps it under another field; a template
+    still reads it as docs/compare.md names it, ``row.break`` or ``row["break"]``, None on an unbroken row."""
+    points = scored_line(tmp_path)
+    history = build_history(points, ["recall@5"])
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "summary.md.j2").write_text(
+        '{% for row in history.rows %}{{ row.label }}: {{ row.break }} / {{ row["break"] }}\n{% endfor %}',
+        encoding="utf-8",
+    )
+    text = render("summary", report=points[-1].report, history=history, template_dir=str(folder))
+    lines = text.splitlines()
+    assert lines[0] == "`1a2b3c4`: None / None" and lines[1] == "`5d6e7f8`: None / None"
+    assert lines[2].startswith("`9a0b1c2`: judgments changed") and lines[2].count("judgments changed") == 2

@@ -26,7 +26,8 @@ from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
 from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
-from retrieval_eval.render.html import html_report, plain, shown_queries
+from retrieval_eval.render.html import plain
+from typed_render import html_report, shown_queries
 
 DEMO = files("retrieval_eval") / "demo"
 
@@ -418,8 +419,8 @@ def _rechunked(folder: Path) -> Path:
 @needs_chromium
 @pytest.mark.parametrize("scenario", ["demo", "rechunk"])
 def test_the_page_has_every_section_the_summary_has(scenario: str, tmp_path: Path) -> None:
-    from retrieval_eval.render.sections import sections_of
     from test_sections import HTML, SUMMARY, has_marker
+    from typed_render import sections_of
 
     corpus = _rechunked(tmp_path) if scenario == "rechunk" else Path(str(DEMO / "corpus.json"))
     out = _scenario(tmp_path, corpus)

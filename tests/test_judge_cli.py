@@ -356,3 +356,30 @@ def test_a_pair_queued_twice_is_asked_once_and_the_labels_file_reads_back(tmp_pa
         assert sorted(line["doc_uri"] for line in labels) == ["hole0", "hole1", "hole2"]
         again = judge(tmp_path, *base, "--model", "m1")  # reads its own file back: one label per pair
         assert again.code == 0 and json.loads(again.stdout)["answers_reused"] == 3
+
+
+def test_the_judge_json_writes_every_count_under_its_name_in_order() -> None:
+    """``judge --json``'s object, written from a hand-made account: each field under its own name,
+    in the order the command has always printed them, the status counts as objects, errors a list."""
+    from retrieval_eval.formats.judge import JudgeAccount, judge_account_json
+
+    account = JudgeAccount(
+        holes={"labeled": 2, "refused": 1},
+        holes_without_text=3,
+        calibration_pairs={"labeled": 5},
+        calibration=None,
+        calls=7,
+        tokens=11,
+        answers_reused=13,
+        answers_unasked=17,
+        requests_failed=19,
+        labels_invalidated=23,
+        stopped_by_budget=True,
+        errors=("timeout",),
+    )
+    written = judge_account_json(account)
+    assert json.dumps(written) == (
+        '{"holes": {"labeled": 2, "refused": 1}, "holes_without_text": 3, "calibration_pairs": {"labeled": 5}, '
+        '"calibration": null, "calls": 7, "tokens": 11, "answers_reused": 13, "answers_unasked": 17, '
+        '"requests_failed": 19, "labels_invalidated": 23, "stopped_by_budget": true, "errors": ["timeout"]}'
+    )

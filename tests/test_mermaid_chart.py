@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from browser import dump_dom, needs_chromium
-from retrieval_eval.render import render
+from typed_render import render
 
 MERMAID_VERSION = "11"
 

@@ -137,6 +137,7 @@ def test_a_detectable_change_past_the_metrics_range_says_none() -> None:
     metric in [0, 1]; every rendering says the set sees none rather than printing 1.981."""
     from retrieval_eval.core.power import Design, detectable_effect
     from retrieval_eval.core.report_model import Detectable, GateEntry
+    from retrieval_eval.formats.plan import plan_row_from_json
     from retrieval_eval.render.detectable import detectable_sentence, detectable_text
     from retrieval_eval.render.plan import _line
 
@@ -149,5 +150,5 @@ def test_a_detectable_change_past_the_metrics_range_says_none() -> None:
     sentence = detectable_sentence(gate, "recall@5")
     assert sentence is not None and sentence.startswith("with 2 queries this set detects no drops of recall@5 at all")
     seen = [{"queries": 2, "change": mde}]
-    row = {"stratum": "tiny", "n": 2, "sd_diff": 0.5, "mde": mde, "needed": [], "detectable": seen}
+    row = plan_row_from_json({"stratum": "tiny", "n": 2, "sd_diff": 0.5, "mde": mde, "needed": [], "detectable": seen})
     assert _line(row).split()[-2:] == ["(>", "1)"] and "1.981" not in _line(row)

@@ -185,8 +185,7 @@ def test_validate_says_how_coarse_a_thin_stratum_is(tmp_path: Path) -> None:
 
 
 def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> None:
-    from retrieval_eval.render.html import render_html
-    from retrieval_eval.render.terminal import render_score
+    from typed_render import render_html, render_score
 
     base = sides[0]
     request = EvaluationRequest(
@@ -209,7 +208,7 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
 
 
 def test_the_compare_text_lists_each_metrics_effect(sides: Sides) -> None:
-    from retrieval_eval.render import comparison_text
+    from typed_render import comparison_text
 
     base, head, _ = sides
     text = comparison_text(build_comparison(base, head))

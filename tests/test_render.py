@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
-from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
+from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
+from typed_render import render
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -78,7 +79,7 @@ HTML_CASES = (
 
 @pytest.mark.parametrize("case", HTML_CASES)
 def test_html_pages_match_their_golden_files(case: str, tmp_path: Path) -> None:
-    from retrieval_eval.render.html import render_html
+    from typed_render import render_html
 
     report, comparison = CASES[case](tmp_path)
     page = render_html(report, comparison, query_limit=3)  # three queries show their part; the rest is counted
@@ -487,3 +488,57 @@ def test_interval_ends_print_as_signed_numbers() -> None:
     assert fmt_interval([-0.00001, 0.1]) == "[-0.0000, +0.1000]"  # below zero, if not by four decimals
     assert fmt_interval(None) == "—" and fmt_interval([0.1]) == "—"
     assert fmt_delta(0.0) == "±0.0000"  # a delta of zero moved neither way
+
+
+def test_the_queue_excerpt_reads_back_what_the_queue_lines_say() -> None:
+    """Queue lines as the label queue writes them (a chunk key, a document key) come back in the
+    excerpt field by field: the chunk id for a chunk, the URI for a document, only the first five."""
+    from retrieval_eval.core.unjudged import QueueEntry
+    from retrieval_eval.formats.queue import queue_line
+    from retrieval_eval.pipeline.holes import QueuedKey, queue_excerpt
+
+    chunk = QueueEntry(query_id="q1", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25, query_moved=0.0)
+    document = QueueEntry(query_id="q2", key="doc://b", rank=1, surfaced_by="both", move=0.5, query_moved=0.1)
+    lines = [
+        queue_line(chunk, query_text="refund?", document="doc://a", chunk_text="text", is_chunk=True),
+        queue_line(document, query_text=None, document=None, chunk_text=None, is_chunk=False),
+    ]
+    excerpt = queue_excerpt(lines * 3, "retrieval-eval holes --queue q.jsonl")
+    assert excerpt.count == 6 and excerpt.command == "retrieval-eval holes --queue q.jsonl"
+    assert excerpt.top[:2] == (
+        QueuedKey(query_id="q1", query="refund?", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25),
+        QueuedKey(query_id="q2", query=None, key="doc://b", rank=1, surfaced_by="both", move=0.5),
+    )
+    assert len(excerpt.top) == 5
+    assert queue_excerpt([], "cmd", count=40).count == 40  # counted, not built
+
+
+ATTRIBUTES = (
+    "{{ marker }}\n{{ verdict.status }} {{ verdict.icon }} {{ scored.queries }} {{ metrics.total }}\n"
+    "{% for row in metrics.rows %}{{ row.name }} {{ row.delta }} {{ row.gate }} {{ row.p_adjusted }}\n{% endfor %}"
+    "{% for row in strata.rows %}{{ row.name }} {{ row.n }}\n{% endfor %}"
+    "{% for row in unjudged.queue %}{{ row.query_id }} {{ row.key }} {{ row.move }}\n{% endfor %}"
+    "{{ unjudged.metric }} {{ unjudged.queued }} {{ movers.drops | length }} {{ queries.paired }}\n"
+)
+
+
+def test_a_user_template_reads_the_documented_names_by_attribute_or_by_subscript(tmp_path: Path) -> None:
+    """docs/compare.md names what a template sees as ``verdict.status``, ``metrics.rows`` and so on;
+    a template written with subscripts (``verdict["status"]``) reads the very same values."""
+    report, comparison = CASES["judged_drop_with_queue"](tmp_path)
+    queue = QUEUES["judged_drop_with_queue"]
+    subscripts = re.sub(
+        r"\b(verdict|scored|metrics|row|unjudged|movers|queries|strata)\.(\w+)", r'\1["\2"]', ATTRIBUTES
+    )
+    assert subscripts.count('["') == 20
+    drawn = [
+        render("comment", report=report, comparison=comparison, queue=queue, template_dir=templates(tmp_path, text))
+        for text in (ATTRIBUTES, subscripts)
+    ]
+    assert drawn[0] == drawn[1]
+    assert "\nFAIL ❌ 12 15\nrecall@3 **-0.5000** ❌" in drawn[0] and "\njudged@3 24 10 12\n" in drawn[0]
+    first = queue.top[0]
+    assert (
+        first.move is not None
+        and f"{first.query_id} {first.key.replace('//', '&#8203;//')} +{first.move:.4f}" in drawn[0]
+    )

@@ -12,9 +12,7 @@ from typing import Any
 import pytest
 
 from render_cases import CASES
-from retrieval_eval.render import render
-from retrieval_eval.render.html import render_html
-from retrieval_eval.render.sections import sections_of
+from typed_render import render, render_html, sections_of
 
 # What marks each section in each rendering: a heading, a lead word, an element id.
 SUMMARY = {

@@ -15,6 +15,7 @@ import pytest
 from retrieval_eval.core.errors import RetrievalEvalError
 from retrieval_eval.render import limits
 from retrieval_eval.render.sandbox import template_drawer
+from typed_render import bare_view
 
 ROUNDS = 300
 SECRET = "SECRET-never-rendered"
@@ -76,7 +77,7 @@ def _mutated(rng: random.Random, text: str) -> str:
 def _draw(folder: Path, source: str) -> str | None:
     (folder / "comment.md.j2").write_text(source, encoding="utf-8")
     try:
-        return template_drawer("comment", str(folder))({"marker": "<!-- m -->"})
+        return template_drawer("comment", str(folder))(bare_view("<!-- m -->"))
     except RetrievalEvalError:
         return None
 

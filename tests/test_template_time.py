@@ -12,6 +12,7 @@ import pytest
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.render import limits
 from retrieval_eval.render.sandbox import template_drawer
+from typed_render import bare_view
 
 FOREVER = "range(100000)"
 LOOPS = {
@@ -38,7 +39,7 @@ def test_silent_loops_end_at_the_bound(name: str, tmp_path: Path, monkeypatch: p
     draw = template_drawer("comment", str(tmp_path))
     started = time.monotonic()
     with pytest.raises(InputError, match="time-bound") as refused:
-        draw({"marker": "<!-- m -->"})
+        draw(bare_view("<!-- m -->"))
     assert time.monotonic() - started < 5
     assert "comment.md.j2" in str(refused.value)
 
@@ -47,5 +48,5 @@ def test_a_quick_template_is_not_refused(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(limits, "MAX_SECONDS", 0.5)
     (tmp_path / "comment.md.j2").write_text("{{ marker }}{% for i in range(1000) %}{% endfor %}done\n")
     draw = template_drawer("comment", str(tmp_path))
-    assert draw({"marker": "m"}).endswith("done\n")
-    assert draw({"marker": "m"}).endswith("done\n")  # a second drawing within the same bound
+    assert draw(bare_view("m")).endswith("done\n")
+    assert draw(bare_view("m")).endswith("done\n")  # a second drawing within the same bound

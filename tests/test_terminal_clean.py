@@ -88,7 +88,7 @@ def test_the_comparison_in_the_terminal_carries_no_control_character(tmp_path: P
     """score --baseline prints the comparison: movers' ids, texts and strata, stratum names, findings
     and drift changes come from files, and reach the terminal shown by code."""
     from render_cases import CASES
-    from retrieval_eval.render import render
+    from typed_render import render
 
     report, comparison = CASES["no_gates"](tmp_path)
     assert comparison is not None

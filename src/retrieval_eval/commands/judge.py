@@ -20,12 +20,13 @@ from ..core.errors import InputError, UsageError
 from ..core.judge import DEFAULT_PROMPT, Provenance, prompt_sha256
 from ..core.judge_calibration import DEFAULT_FLOOR
 from ..formats.fileio import cannot_read, open_binary, refuse_output_over_input
+from ..formats.judge import judge_account_json
 from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.endpoints import endpoint_problem, shown_url
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
 from ..pipeline.judge_clients import CommandJudge, HttpJudge
-from ..render.judge import outcome_json, outcome_text
+from ..render.judge import outcome_account, outcome_text
 from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar
 
@@ -198,7 +199,7 @@ def command(
     if human_queue_out:
         write_queue(human_queue_out, human_queue(pairs, outcome.labels))
     if as_json:
-        print_json(outcome_json(outcome, without_text=without_text))
+        print_json(judge_account_json(outcome_account(outcome, without_text=without_text)))
     else:
         # Through the cleaner: the path is the user's, a judge's error text is the endpoint's.
         say(outcome_text(outcome, without_text=without_text), nl=False)

@@ -140,5 +140,5 @@ def command(
         print_json(validation_to_json(result))
     else:
         colour = use_colour(color)
-        click.echo(render_validation(validation_to_json(result), colour=colour), nl=False, color=colour)
+        click.echo(render_validation(result, colour=colour), nl=False, color=colour)
     raise SystemExit(EXIT_OK if result.ok else EXIT_BAD_ANSWER)

@@ -8,12 +8,14 @@ a pull request may have changed it), the corpus for chunk text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Deltas
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
+from ..core.lenient import integer, number
 from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
@@ -147,16 +149,49 @@ def new_unjudged_keys(
     return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
-def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class QueuedKey:
+    """One line at the head of the label queue, as the summary and the comment list it."""
+
+    query_id: str
+    query: str | None
+    key: str  # the chunk id, or the document's URI for a document key
+    rank: int | None
+    surfaced_by: str  # head, base or both
+    move: float | None  # how far labeling it relevant could raise the mean
+
+
+@dataclass(frozen=True, slots=True)
+class QueueExcerpt:
+    """What the summary and the comment show of the label queue."""
+
+    count: int  # the queue's length
+    top: tuple[QueuedKey, ...]
+    command: str  # the command that writes the whole queue
+
+
+def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> QueueExcerpt:
     """What the summary and the comment show of the queue: its length, its first lines, the command for all.
 
     ``count``: the queue's length when it was counted but not built (``queue`` is then empty).
     """
-    return {
-        "count": len(queue) if count is None else count,
-        "top": [dict(line) for line in queue[:EXCERPT]],
-        "command": command,
-    }
+    return QueueExcerpt(
+        count=len(queue) if count is None else count,
+        top=tuple(_queued(line) for line in queue[:EXCERPT]),
+        command=command,
+    )
+
+
+def _queued(line: Mapping[str, Any]) -> QueuedKey:
+    query, key = line.get("query"), line.get("chunk_id") or line.get("doc_uri")
+    return QueuedKey(
+        query_id=str(line.get("query_id", "")),
+        query=query if isinstance(query, str) else None,
+        key=key if isinstance(key, str) else "",
+        rank=integer(line.get("rank")),
+        surfaced_by=str(line.get("surfaced_by", "")),
+        move=number(line.get("move")),
+    )
 
 
 def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:

@@ -24,20 +24,22 @@ does not load it, and the score path never pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import UsageError
 from ..core.history import History
 from ..core.report_model import Report
-from ..formats.report import as_report
 from .budget import BUDGETS, COMMENT_LIMIT, SUMMARY_LIMIT, fit
 from .compared import Compared, as_document
 from .escape import escape_markdown
-from .history import history_text, history_view
+from .history import HistoryPage, history_text, history_view
 from .marker import check_marker, comment_marker
 from .text import comparison_text, render_text
 from .view import BaselineNote, build_view
+
+if TYPE_CHECKING:
+    from ..pipeline.holes import QueueExcerpt
+    from .sandbox import Drawer
 
 KINDS = ("summary", "comment", "text")
 
@@ -57,22 +59,22 @@ __all__ = [
 def render(
     kind: str,
     *,
-    report: Report | Mapping[str, Any],
+    report: Report,
     comparison: Compared = None,
     template_dir: str | None = None,
     comment_id: str = "default",
     baseline: BaselineNote | None = None,
-    history: History | Mapping[str, Any] | None = None,
-    queue: Mapping[str, Any] | None = None,
+    history: History | None = None,
+    queue: QueueExcerpt | None = None,
 ) -> str:
     """Render ``report`` (and its comparison with the base, when given) as ``kind``.
 
-    ``comparison`` is a comparison document (its records, or the JSON object ``compare``
-    writes), or the ``Deltas`` an evaluation carries (its document is rendered).
+    ``comparison`` is a comparison document (``formats.comparison`` reads one from JSON), or
+    the ``Deltas`` an evaluation carries (its document is rendered). ``report`` is a report's
+    records (``formats.report.load_report`` or ``report_from_json`` read one).
     ``baseline`` says where the comparison came from, when the caller found it
     (the action); it is drawn by the templates' ``baseline`` block. ``history`` is a history
-    (``comparison.history.history_of``, or its JSON form from ``build_history``), drawn by the
-    summary's ``history`` block. ``queue``: the label queue's excerpt
+    (``comparison.history.history_of``), drawn by the summary's ``history`` block. ``queue``: the label queue's excerpt
     (``pipeline.holes.queue_excerpt``), drawn by the ``unjudged`` block.
 
     Raises UsageError for an unknown kind, a bad comment id or a comment
@@ -82,7 +84,6 @@ def render(
         raise UsageError(f"unknown format {kind!r}; choose one of {', '.join(KINDS)}")
     marker = comment_marker(comment_id)
     document = as_document(comparison)
-    report = as_report(report)  # JSON handed over (a test's, the library's) is read as as_report reads it
     if kind == "text":
         return render_text(report, document)
     view = build_view(report, document, kind=kind, marker=marker, baseline=baseline, history=history, queue=queue)
@@ -92,16 +93,16 @@ def render(
     return text
 
 
-def render_history(history: History | Mapping[str, Any], kind: str) -> str:
+def render_history(history: History, kind: str) -> str:
     """A history document alone: ``text``, or ``summary`` (the job summary's history block)."""
     if kind == "text":
         return history_text(history)
     if kind != "summary":
         raise UsageError(f"unknown format {kind!r}; choose text or summary")
-    return _drawer("history", None)({"history": history_view(history)})
+    return _drawer("history", None)(HistoryPage(history_view(history)))
 
 
-def _drawer(name: str, template_dir: str | None) -> Callable[[dict[str, Any]], str]:
+def _drawer(name: str, template_dir: str | None) -> Drawer:
     """The template ``name`` in Jinja's sandbox."""
     # Jinja, about 20 ms of start-up (the least of seven python -X importtime runs), loaded only
     # now that Markdown is drawn: `score` and the text kind import this package and never draw Markdown.

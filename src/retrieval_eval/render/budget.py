@@ -9,105 +9,136 @@ whole and adds a note saying what was left out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+
+from .view import View
 
 COMMENT_LIMIT = 65_536  # characters, GitHub's limit for a comment body
 SUMMARY_LIMIT = 1 << 20  # bytes, GitHub's limit for one step's summary
 
-View = dict[str, Any]
-# A step shortens the view in place and says what it left out, or returns None when it had nothing to cut.
-Reduction = Callable[[View], str | None]
-
-
-def _keep_rows(section: str, count: int) -> Reduction:
-    """Keep the first ``count`` rows of a section (its rows come in order of interest)."""
-
-    def reduce(view: View) -> str | None:
-        rows = view[section]["rows"]
-        if len(rows) <= count:
-            return None
-        view[section]["rows"] = rows[:count]
-        return f"{section} shortened to the first {count} of {len(rows)}"
-
-    return reduce
+# A step gives the view shortened and says what it left out, or None when it had nothing to cut.
+Reduction = Callable[[View], tuple[View, str] | None]
 
 
 def _keep_movers(count: int) -> Reduction:
-    def reduce(view: View) -> str | None:
-        movers = view["movers"]
-        if len(movers["drops"]) <= count and len(movers["gains"]) <= count:
+    def reduce(view: View) -> tuple[View, str] | None:
+        movers = view.movers
+        if len(movers.drops) <= count and len(movers.gains) <= count:
             return None
-        movers["drops"], movers["gains"] = movers["drops"][:count], movers["gains"][:count]
-        return f"movers shortened to {count} each way" if count else "movers"
+        shorter = replace(movers, drops=movers.drops[:count], gains=movers.gains[:count])
+        return replace(view, movers=shorter), f"movers shortened to {count} each way" if count else "movers"
 
     return reduce
 
 
-def _few_confounds(view: View) -> str | None:
+def _keep_strata(count: int) -> Reduction:
+    """Keep the first ``count`` strata (they come in order of interest)."""
+
+    def reduce(view: View) -> tuple[View, str] | None:
+        rows = view.strata.rows
+        if len(rows) <= count:
+            return None
+        return replace(view, strata=replace(view.strata, rows=rows[:count])), _shortened("strata", count, len(rows))
+
+    return reduce
+
+
+def _keep_eval_set(count: int) -> Reduction:
+    def reduce(view: View) -> tuple[View, str] | None:
+        rows = view.eval_set.rows
+        if len(rows) <= count:
+            return None
+        return replace(view, eval_set=replace(view.eval_set, rows=rows[:count])), _shortened(
+            "eval_set", count, len(rows)
+        )
+
+    return reduce
+
+
+def _keep_reasons(count: int) -> Reduction:
+    def reduce(view: View) -> tuple[View, str] | None:
+        rows = view.reasons.rows
+        if len(rows) <= count:
+            return None
+        return replace(view, reasons=replace(view.reasons, rows=rows[:count])), _shortened("reasons", count, len(rows))
+
+    return reduce
+
+
+def _keep_comparability(count: int) -> Reduction:
+    def reduce(view: View) -> tuple[View, str] | None:
+        rows = view.comparability.rows
+        if len(rows) <= count:
+            return None
+        shorter = replace(view.comparability, rows=rows[:count])
+        return replace(view, comparability=shorter), _shortened("comparability", count, len(rows))
+
+    return reduce
+
+
+def _shortened(section: str, count: int, total: int) -> str:
+    return f"{section} shortened to the first {count} of {total}"
+
+
+def _few_confounds(view: View) -> tuple[View, str] | None:
     """The warning above the table names at most three changes of yardstick."""
-    if len(view["confounds"]) <= 3:
+    if len(view.confounds) <= 3:
         return None
-    view["confounds"] = view["confounds"][:3]
-    return "all but three of the confounding changes in the warning"
+    return replace(view, confounds=view.confounds[:3]), "all but three of the confounding changes in the warning"
 
 
-def _only_confounds(view: View) -> str | None:
-    rows = view["comparability"]["rows"]
-    kept = [row for row in rows if row["confounds"]]
+def _only_confounds(view: View) -> tuple[View, str] | None:
+    rows = view.comparability.rows
+    kept = tuple(row for row in rows if row.confounds)
     if len(kept) == len(rows):
         return None
-    view["comparability"]["rows"] = kept
-    return "comparability notes that change no number"
+    shorter = replace(view.comparability, rows=kept)
+    return replace(view, comparability=shorter), "comparability notes that change no number"
 
 
-def _gated_metrics_only(view: View) -> str | None:
-    rows = view["metrics"]["rows"]
-    kept = [row for row in rows if row["primary"] or row["gate"]]
-    if len(kept) == len(rows):
+def _gated_metrics_only(view: View) -> tuple[View, str] | None:
+    metrics = view.metrics
+    kept = tuple(row for row in metrics.rows if row.primary or row.gate)
+    if len(kept) == len(metrics.rows):
         return None
-    view["metrics"]["rows"] = kept
-    view["metrics"]["hidden"] = view["metrics"]["total"] - len(kept)
-    return "metrics that are neither primary nor gated"
+    shorter = replace(metrics, rows=kept, hidden=metrics.total - len(kept))
+    return replace(view, metrics=shorter), "metrics that are neither primary nor gated"
 
 
-def _drop_history(view: View) -> str | None:
-    if not view.get("history"):
+def _drop_history(view: View) -> tuple[View, str] | None:
+    if not view.history:
         return None
-    view["history"] = None
-    return "the history on the base branch"
+    return replace(view, history=None), "the history on the base branch"
 
 
-def _drop_gates(view: View) -> str | None:
-    if not view["gates"]:
+def _drop_gates(view: View) -> tuple[View, str] | None:
+    if not view.gates:
         return None
-    view["gates"] = []
-    return "the gate list (gate marks stay in the metric table)"
+    return replace(view, gates=()), "the gate list (gate marks stay in the metric table)"
 
 
-def _floor_strata(view: View) -> str | None:
-    if not view["floor"]["strata"]:
+def _floor_strata(view: View) -> tuple[View, str] | None:
+    if not view.floor.strata:
         return None
-    view["floor"]["strata"] = []
-    return "the margin over the floor per stratum"
+    return replace(view, floor=replace(view.floor, strata=())), "the margin over the floor per stratum"
 
 
 # Fixed order: least informative first. Each step keeps every table whole.
 REDUCTIONS: tuple[Reduction, ...] = (
     _keep_movers(3),
-    _keep_rows("strata", 10),
+    _keep_strata(10),
     _floor_strata,
-    _keep_rows("eval_set", 10),
-    _keep_rows("reasons", 10),
+    _keep_eval_set(10),
+    _keep_reasons(10),
     _only_confounds,
-    _keep_rows("comparability", 5),
+    _keep_comparability(5),
     _few_confounds,
     _keep_movers(0),
     _drop_history,
-    _keep_rows("strata", 0),
+    _keep_strata(0),
     _gated_metrics_only,
     _drop_gates,
-    _keep_rows("reasons", 0),
+    _keep_reasons(0),
 )
 
 
@@ -132,9 +163,10 @@ def fit(view: View, draw: Callable[[View], str], budget: Budget) -> str:
     for reduce in REDUCTIONS:
         if budget.measure(text) <= budget.limit:
             return text
-        left_out = reduce(view)
-        if left_out:
-            view["omitted"].append(left_out)
+        reduced = reduce(view)
+        if reduced is not None:
+            shorter, left_out = reduced
+            view = replace(shorter, omitted=(*shorter.omitted, left_out))
             text = draw(view)
     if budget.measure(text) <= budget.limit:
         return text
@@ -143,11 +175,11 @@ def fit(view: View, draw: Callable[[View], str], budget: Budget) -> str:
 
 def last_resort(view: View, budget: Budget) -> str:
     """When even the shortest rendering is over budget: the verdict line and where to look."""
-    verdict = view["verdict"]
-    marker = view["marker"] + "\n" if view["kind"] == "comment" else ""
+    verdict = view.verdict
+    marker = view.marker + "\n" if view.kind == "comment" else ""
     return (
-        f"{marker}### {verdict['icon']} retrieval-eval · {verdict['status']}"
-        f"{' · ' + verdict['note'] if verdict.get('note') else ''}\n\n"
-        f"The full {view['kind']} is over GitHub's limit of {budget.limit:,} {budget.unit}; "
+        f"{marker}### {verdict.icon} retrieval-eval · {verdict.status}"
+        f"{' · ' + verdict.note if verdict.note else ''}\n\n"
+        f"The full {view.kind} is over GitHub's limit of {budget.limit:,} {budget.unit}; "
         "see the report file for every number.\n"
     )

@@ -8,7 +8,6 @@ Reads the report's ``verdict.gates[].detectable`` and the comparison's rows leni
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..core.comparison_document import ComparisonDocument
 from ..core.lenient import number
@@ -54,7 +53,7 @@ def detectable_gates(report: Report) -> list[GateEntry]:
     return [gate for gate in gates or () if gate.detectable is not None and gate.detectable != Detectable()]
 
 
-def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[Any], str]) -> list[str]:
+def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[str], str]) -> list[str]:
     """For ``compare``'s text: each metric's detectable effect and how its paired queries moved."""
     design = comparison.power
     power = None if design is None else number(design.power)

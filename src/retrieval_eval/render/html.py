@@ -26,17 +26,16 @@ from typing import Any
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, StratumRow
 from ..core.lenient import number
 from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin, Report, StratumEntry, Tool
-from ..formats.report import as_report
-from .charts import StratumPoint, stratum_chart
+from .charts import Chart, StratumPoint, stratum_chart
 from .compared import Compared, as_document
 from .escape import HIDDEN_CLASS, shorten
 from .html_inputs import PageLabels, read_chunk_texts, read_page_labels
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
-from .power import power_view
+from .power import PowerView, power_view
 from .sections import NO_GATES, drift_facts, floor_shown, sections_of
 from .tables import adjusted_mark, floor_marks, gate_marks, report_gates
-from .view import significance_line
+from .view import EvalSetLine, ScoredView, significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
 QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
@@ -47,8 +46,6 @@ OPEN_QUERIES = 3  # the first queries are shown unfolded
 # Characters that would be invisible or reorder text, as in Markdown (but tab and newline,
 # which whitespace folding handles).
 _HIDDEN = re.compile(f"(?![\t\n])[{HIDDEN_CLASS}]")
-
-Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -62,20 +59,220 @@ class HtmlInputs:
     corpus_given: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class PageVerdict:
+    status: str
+    tone: str  # the status in lower case: the CSS class that colours it
+    headline: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageGate:
+    expression: str
+    status: str
+    tone: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageMetric:
+    name: str
+    primary: bool
+    base: str
+    head: str
+    head_value: float | None
+    delta: str
+    delta_value: float | None
+    interval: str
+    p: str
+    p_value: float | None
+    significant: bool
+    gate: str  # "pass", "fail", "indeterminate" or ""
+
+
+@dataclass(frozen=True, slots=True)
+class PageStratum:
+    point: StratumPoint
+    n: int | str  # "—" when neither side counts it
+    base: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageStrata:
+    rows: tuple[PageStratum, ...]
+    chart: Chart | None
+    worst: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageFinding:
+    effect: str
+    detail: str
+    meaning: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageDrift:
+    counts: tuple[tuple[str, int], ...]
+    stale: bool
+    sentence: str
+    changes: tuple[str, ...]
+    repair_command: str | None
+    recoverable: int
+    needs_person: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageMargin:
+    """One metric's margin over the floor; ``significant`` when its interval excludes 0."""
+
+    name: str
+    floor: str
+    head: str
+    margin: str
+    margin_value: float | None
+    interval: str
+    significant: bool
+    gate: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageFloorStratum(PageMargin):
+    """A stratum's margin on the primary metric: ``name`` is the stratum's, ``n`` its queries."""
+
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageFloor:
+    source: str
+    unavailable: str | None
+    rows: tuple[PageMargin, ...]
+    strata: tuple[PageFloorStratum, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PageEvalSet:
+    rows: tuple[EvalSetLine, ...]
+    skipped: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageMover:
+    query_id: str
+    query: str
+    stratum: str
+    base: str
+    head: str
+    delta: str
+    tone: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageMovers:
+    metric: str
+    drops: tuple[PageMover, ...]
+    gains: tuple[PageMover, ...]
+    down: int
+    up: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageQueryMetric:
+    name: str
+    base: str
+    head: str
+    delta: str
+    tone: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageEntry:
+    """One key at one rank of one side."""
+
+    key: str
+    label: str
+    tone: str
+    text: str
+    other_rank: int | None  # its rank on the other side, None when it is not there
+
+
+@dataclass(frozen=True, slots=True)
+class PageRank:
+    rank: int
+    base: PageEntry | None
+    head: PageEntry | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    id: str
+    text: str
+    stratum: str
+    base: str
+    head: str
+    head_value: float | None
+    delta: str
+    delta_value: float | None
+    tone: str
+    metrics: tuple[PageQueryMetric, ...]
+    ranks: tuple[PageRank, ...]
+    open: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PageQueries:
+    rows: tuple[PageQuery, ...]
+    total: int
+    left_out: int
+    k: int
+    order: str
+    has_base: bool
+    base_rankings: bool
+    old_ids: bool
+    judgments_given: bool
+    corpus_given: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """What ``report.html.j2`` sees. ``style`` and ``script`` are ours, the only strings taken as markup."""
+
+    csp: str
+    style: str
+    script: str
+    has_base: bool
+    primary: str
+    verdict: PageVerdict
+    scored: ScoredView
+    sections: tuple[str, ...]
+    gates: tuple[PageGate, ...]
+    power: PowerView
+    reasons: tuple[str, ...]
+    metrics: tuple[PageMetric, ...]
+    significance: str | None
+    floor: PageFloor | None
+    eval_set: PageEvalSet
+    movers: PageMovers
+    strata: PageStrata
+    comparability: tuple[PageFinding, ...]
+    drift: PageDrift | None
+    queries: PageQueries
+    footer: str
+
+
 def plain(value: Any, limit: int = TEXT_LIMIT) -> str:
     """A user string on one line, hidden characters made visible, at most ``limit`` long."""
     text = " ".join(_HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", str(value)).split())
     return shorten(text, limit)
 
 
-def shown_queries(
-    report: Report | Mapping[str, Any], base: Report | Mapping[str, Any] | None, limit: int = QUERY_LIMIT
-) -> list[str]:
+def shown_queries(report: Report, base: Report | None, limit: int = QUERY_LIMIT) -> list[str]:
     """The queries the page shows: those whose primary metric moved most against the base
     (then the lowest), or without a base the lowest first; ties by id."""
-    report = as_report(report)
     primary = report.primary_metric()
-    head, before = _per_query(report), _per_query(None if base is None else as_report(base))
+    head, before = _per_query(report), _per_query(base)
 
     def order(query_id: str) -> tuple[float, float, str]:
         now, then = _value(head, query_id, primary), _value(before, query_id, primary)
@@ -92,17 +289,15 @@ def keys_shown(report: Report, base: Report | None, queries: Sequence[str]) -> s
 
 
 def html_report(
-    report: Report | Mapping[str, Any],
+    report: Report,
     comparison: Compared = None,
     *,
-    base: Report | Mapping[str, Any] | None = None,
+    base: Report | None = None,
     judgments: str | None = None,
     corpus: str | None = None,
     query_limit: int = QUERY_LIMIT,
 ) -> str:
     """The page, reading the labels and chunk texts of the queries it shows from the files named."""
-    report = as_report(report)
-    base = None if base is None else as_report(base)
     shown = shown_queries(report, base, query_limit)
     expected = (report.inputs or Inputs()).judgments_sha256
     inputs = HtmlInputs(
@@ -116,71 +311,66 @@ def html_report(
 
 
 def render_html(
-    report: Report | Mapping[str, Any],
+    report: Report,
     comparison: Compared = None,
     inputs: HtmlInputs | None = None,
     *,
     query_limit: int = QUERY_LIMIT,
 ) -> str:
-    """The page for ``report`` (and its comparison with the base, when given: records, or the JSON
-    ``compare`` writes)."""
+    """The page for ``report`` (and its comparison with the base, when given)."""
     # Jinja, about 14 ms of start-up (the least of seven python -X importtime runs), loaded only
     # now that a page is drawn:
     # `render` and the action import this module for every kind.
     from .html_page import draw_page
 
-    return draw_page(build_html_view(as_report(report), as_document(comparison), inputs or HtmlInputs(), query_limit))
+    return draw_page(build_html_view(report, as_document(comparison), inputs or HtmlInputs(), query_limit))
 
 
 def build_html_view(
     report: Report, comparison: ComparisonDocument | None, inputs: HtmlInputs, query_limit: int
-) -> dict[str, Any]:
+) -> PageView:
     primary = report.primary_metric()
     style, script = _asset("report.css.j2"), _asset("report.js.j2")
     head_judgments = report.judgments or JudgmentsSummary()
-    return {
-        "csp": (
+    return PageView(
+        csp=(
             "default-src 'none'; "
             f"style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
             "img-src data:; base-uri 'none'; form-action 'none'"
         ),
-        "style": style,
-        "script": script,
-        "has_base": comparison is not None,
-        "primary": plain(primary, 60),
-        "verdict": _verdict(report, comparison, primary),
-        "scored": {
-            "queries": head_judgments.queries or 0,
-            "scored": head_judgments.queries_scored or 0,
-        },
-        "sections": sections_of(report, comparison),
-        "gates": _gates(report),
-        "power": power_view(report, comparison, markdown=False),
-        "reasons": [plain(r) for r in notices(report).reasons],
-        "metrics": _metrics(report, comparison, primary),
-        "significance": significance_line(comparison),
-        "floor": _floor(report, primary),
-        "eval_set": _eval_set(report),
-        "movers": _movers(comparison),
-        "strata": _strata(report, comparison, primary),
-        "comparability": [
-            {
-                "effect": plain(f.effect, 20),
-                "detail": plain(f.detail),
-                "meaning": plain(f.meaning),
-            }
+        style=style,
+        script=script,
+        has_base=comparison is not None,
+        primary=plain(primary, 60),
+        verdict=_verdict(report, comparison, primary),
+        scored=ScoredView(queries=head_judgments.queries or 0, scored=head_judgments.queries_scored or 0),
+        sections=sections_of(report, comparison),
+        gates=_gates(report),
+        power=power_view(report, comparison, markdown=False),
+        reasons=tuple(plain(r) for r in notices(report).reasons),
+        metrics=_metrics(report, comparison, primary),
+        significance=significance_line(comparison),
+        floor=_floor(report, primary),
+        eval_set=_eval_set(report),
+        movers=_movers(comparison),
+        strata=_strata(report, comparison, primary),
+        comparability=tuple(
+            PageFinding(effect=plain(f.effect, 20), detail=plain(f.detail), meaning=plain(f.meaning))
             for f in (comparison.findings if comparison else ())
-        ],
-        "drift": _drift(report),
-        "queries": _queries(report, inputs, primary, query_limit, old_ids=_ids_changed(comparison)),
-        "footer": _footer(report, comparison),
-    }
+        ),
+        drift=_drift(report),
+        queries=_queries(report, inputs, primary, query_limit, old_ids=_ids_changed(comparison)),
+        footer=_footer(report, comparison),
+    )
 
 
 # -- the parts ----------------------------------------------------------------------------
 
 
-def _verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
+_GATE_TONES = {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}
+
+
+def _verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> PageVerdict:
     status = plain(report.status() or "INDETERMINATE", 20)
     value = report.measured(primary)
     moved = (comparison.metrics.get(primary) if comparison else None) or MetricRow()
@@ -193,22 +383,22 @@ def _verdict(report: Report, comparison: ComparisonDocument | None, primary: str
             sure = "significant" if adjusted_mark(moved) else "not significant"
             line += f", 95% interval {fmt_interval(moved.ci)}, {sure}"
     note = "" if report_gates(report) else NO_GATES
-    return {"status": status, "tone": status.lower(), "headline": plain(line, 400), "note": note}
+    return PageVerdict(status=status, tone=status.lower(), headline=plain(line, 400), note=note)
 
 
-def _gates(report: Report) -> list[Row]:
+def _gates(report: Report) -> tuple[PageGate, ...]:
     rows = []
     for gate in report_gates(report):
         expression = gate.expression or ""
         status = plain(gate.status or "", 20)
         reason = (gate.reason or "").removeprefix(expression + ": ")
         rows.append(
-            {"expression": plain(expression, 80), "status": status, "tone": status.lower(), "reason": plain(reason)}
+            PageGate(expression=plain(expression, 80), status=status, tone=status.lower(), reason=plain(reason))
         )
-    return rows
+    return tuple(rows)
 
 
-def _metrics(report: Report, comparison: ComparisonDocument | None, primary: str) -> list[Row]:
+def _metrics(report: Report, comparison: ComparisonDocument | None, primary: str) -> tuple[PageMetric, ...]:
     marks = gate_marks(report_gates(report))
     compared = comparison.metrics if comparison else {}
     names = [str(n) for n in dict.fromkeys([*(report.metrics or {}), *compared])]
@@ -219,25 +409,25 @@ def _metrics(report: Report, comparison: ComparisonDocument | None, primary: str
         moved = found or MetricRow()
         head = moved.head if found is not None else report.measured(name)
         rows.append(
-            {
-                "name": plain(name, 60),
-                "primary": name == primary,
-                "base": fmt(moved.base),
-                "head": fmt(head),
-                "head_value": number(head),
-                "delta": "—" if moved.confounded else fmt_delta(moved.delta),
-                "delta_value": None if moved.confounded else number(moved.delta),
-                "interval": "confounded" if moved.confounded else fmt_interval(moved.ci),
-                "p": "—" if moved.confounded else fmt_p(moved.p_value),
-                "p_value": number(moved.p_value),
-                "significant": adjusted_mark(moved) and not moved.confounded,
-                "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(marks.get(name, ""), ""),
-            }
+            PageMetric(
+                name=plain(name, 60),
+                primary=name == primary,
+                base=fmt(moved.base),
+                head=fmt(head),
+                head_value=number(head),
+                delta="—" if moved.confounded else fmt_delta(moved.delta),
+                delta_value=None if moved.confounded else number(moved.delta),
+                interval="confounded" if moved.confounded else fmt_interval(moved.ci),
+                p="—" if moved.confounded else fmt_p(moved.p_value),
+                p_value=number(moved.p_value),
+                significant=adjusted_mark(moved) and not moved.confounded,
+                gate=_GATE_TONES.get(marks.get(name, ""), ""),
+            )
         )
-    return rows
+    return tuple(rows)
 
 
-def _strata(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
+def _strata(report: Report, comparison: ComparisonDocument | None, primary: str) -> PageStrata:
     head, compared = report.per_stratum or {}, (comparison.strata if comparison else {})
     points, rows = [], []
     for name in dict.fromkeys([*head, *compared]):
@@ -254,46 +444,46 @@ def _strata(report: Report, comparison: ComparisonDocument | None, primary: str)
             delta_value=number(moved.delta),
         )
         points.append(point)
-        rows.append({"point": point, "n": n if n is not None else "—", "base": fmt(moved.base)})
+        rows.append(PageStratum(point=point, n=n if n is not None else "—", base=fmt(moved.base)))
     worst = report.worst_stratum.name if report.worst_stratum is not None else None
-    return {
-        "rows": rows,
-        "chart": stratum_chart(points),
-        "worst": plain(worst, 200) if worst is not None else None,
-    }
+    return PageStrata(
+        rows=tuple(rows),
+        chart=stratum_chart(points),
+        worst=plain(worst, 200) if worst is not None else None,
+    )
 
 
-def _drift(report: Report) -> dict[str, Any] | None:
+def _drift(report: Report) -> PageDrift | None:
     """The drift section (render/sections.py decides what it says, as for the summary)."""
     facts = drift_facts(report)
     if facts is None:
         return None
-    return {
-        "counts": [(name.replace("_", "-"), count) for name, count in facts.counts],
-        "stale": facts.stale,
-        "sentence": plain(facts.sentence(tick=""), 600),
-        "changes": [plain(change, 500) for change in facts.changes],
-        "repair_command": facts.repair_command,
-        "recoverable": facts.recoverable,
-        "needs_person": facts.needs_person,
-    }
+    return PageDrift(
+        counts=tuple((name.replace("_", "-"), count) for name, count in facts.counts),
+        stale=facts.stale,
+        sentence=plain(facts.sentence(tick=""), 600),
+        changes=tuple(plain(change, 500) for change in facts.changes),
+        repair_command=facts.repair_command,
+        recoverable=facts.recoverable,
+        needs_person=facts.needs_person,
+    )
 
 
-def _margin(name: str, row: Margin, gate: str = "") -> Row:
+def _margin(name: str, row: Margin, gate: str = "") -> PageMargin:
     """One metric's margin over the floor; ``significant`` when its interval excludes 0."""
-    return {
-        "name": plain(name, 60),
-        "floor": fmt(row.floor),
-        "head": fmt(row.head),
-        "margin": fmt_delta(row.margin),
-        "margin_value": row.margin,
-        "interval": fmt_interval(row.ci),
-        "significant": row.significant is True,
-        "gate": {"✅": "pass", "❌": "fail", "⚠️": "indeterminate"}.get(gate, ""),
-    }
+    return PageMargin(
+        name=plain(name, 60),
+        floor=fmt(row.floor),
+        head=fmt(row.head),
+        margin=fmt_delta(row.margin),
+        margin_value=row.margin,
+        interval=fmt_interval(row.ci),
+        significant=row.significant is True,
+        gate=_GATE_TONES.get(gate, ""),
+    )
 
 
-def _floor(report: Report, primary: str) -> dict[str, Any] | None:
+def _floor(report: Report, primary: str) -> PageFloor | None:
     """The margin over the floor run, every metric and the primary one per stratum (as the summary)."""
     if not floor_shown(report):
         return None
@@ -307,49 +497,64 @@ def _floor(report: Report, primary: str) -> dict[str, Any] | None:
     for stratum, entry in (floor.per_stratum or {}).items():
         row = (entry.metrics or {}).get(primary)
         if row is not None and row != Margin():
-            strata.append({**_margin(primary, row), "name": plain(stratum, 200), "n": entry.n or 0})
-    return {
-        "source": plain(f"{name}{' ' + str(sha)[:12] if sha else ''}", 80),
-        "unavailable": plain(unavailable, 600) if unavailable is not None else None,
-        "rows": [_margin(n, r, marks.get(n, "")) for n, r in (floor.metrics or {}).items()],
-        "strata": strata,
-    }
+            line = _margin(primary, row)
+            strata.append(
+                PageFloorStratum(
+                    name=plain(stratum, 200),
+                    floor=line.floor,
+                    head=line.head,
+                    margin=line.margin,
+                    margin_value=line.margin_value,
+                    interval=line.interval,
+                    significant=line.significant,
+                    gate=line.gate,
+                    n=entry.n or 0,
+                )
+            )
+    return PageFloor(
+        source=plain(f"{name}{' ' + str(sha)[:12] if sha else ''}", 80),
+        unavailable=plain(unavailable, 600) if unavailable is not None else None,
+        rows=tuple(_margin(n, r, marks.get(n, "")) for n, r in (floor.metrics or {}).items()),
+        strata=tuple(strata),
+    )
 
 
-def _eval_set(report: Report) -> dict[str, Any]:
+def _eval_set(report: Report) -> PageEvalSet:
     """The eval-set warnings (easy-set, answer-in-query), and why a check was skipped."""
     warnings = report.sensitivity.warnings if report.sensitivity is not None else None
     skipped = notices(report).skipped
-    return {
-        "rows": [{"code": plain(w.code or "", 40), "message": plain(w.message or "", 600)} for w in warnings or ()],
-        "skipped": plain(skipped, 600) if skipped else None,
-    }
+    return PageEvalSet(
+        rows=tuple(
+            EvalSetLine(code=plain(w.code or "", 40), message=plain(w.message or "", 600)) for w in warnings or ()
+        ),
+        skipped=plain(skipped, 600) if skipped else None,
+    )
 
 
-def _movers(comparison: ComparisonDocument | None) -> dict[str, Any]:
+def _movers(comparison: ComparisonDocument | None) -> PageMovers:
     moved = (comparison.movers if comparison else None) or Movers()
 
-    def rows(movers: Sequence[Mover] | None) -> list[Row]:
-        return [
-            {
-                "query_id": plain(m.query_id, 120),
-                "query": plain(m.query or "", 200),
-                "stratum": plain(m.stratum or "", 80),
-                "base": fmt(m.base),
-                "head": fmt(m.head),
-                "delta": fmt_delta(m.delta),
-                "tone": _tone(number(m.delta)),
-            }
+    def rows(movers: Sequence[Mover] | None) -> tuple[PageMover, ...]:
+        return tuple(
+            PageMover(
+                query_id=plain(m.query_id, 120),
+                query=plain(m.query or "", 200),
+                stratum=plain(m.stratum or "", 80),
+                base=fmt(m.base),
+                head=fmt(m.head),
+                delta=fmt_delta(m.delta),
+                tone=_tone(number(m.delta)),
+            )
             for m in movers or ()
-        ]
+        )
 
-    return {
-        "metric": plain("" if moved.metric is None else moved.metric, 60),
-        "drops": rows(moved.drops),
-        "gains": rows(moved.gains),
-        "down": moved.down or 0,
-        "up": moved.up or 0,
-    }
+    return PageMovers(
+        metric=plain("" if moved.metric is None else moved.metric, 60),
+        drops=rows(moved.drops),
+        gains=rows(moved.gains),
+        down=moved.down or 0,
+        up=moved.up or 0,
+    )
 
 
 def _ids_changed(comparison: ComparisonDocument | None) -> bool:
@@ -357,32 +562,42 @@ def _ids_changed(comparison: ComparisonDocument | None) -> bool:
     return any(finding.code == "id-space-changed" for finding in (comparison.findings if comparison else ()))
 
 
-def _queries(report: Report, inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False) -> dict[str, Any]:
+def _queries(report: Report, inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False) -> PageQueries:
     base = inputs.base
     shown = shown_queries(report, base, limit)
     everyone = len(dict.fromkeys([*_per_query(report), *_per_query(base)]))
     threshold = (report.config or Config()).threshold or DEFAULT_THRESHOLD
     k = _top_k(report)
-    rows = [_query(query_id, report, inputs, primary, threshold, k, old_ids) for query_id in shown]
-    for row in rows[:OPEN_QUERIES]:
-        row["open"] = True
-    return {
-        "rows": rows,
-        "total": everyone,
-        "left_out": everyone - len(rows),
-        "k": k,
-        "order": "moved most on" if base is not None else "lowest on",
-        "has_base": base is not None,
-        "base_rankings": base is not None and base.rankings is not None,
-        "old_ids": old_ids,
-        "judgments_given": inputs.judgments_given,
-        "corpus_given": inputs.corpus_given,
-    }
+    rows = tuple(
+        # The first queries are shown unfolded.
+        _query(query_id, report, inputs, primary, threshold, k, old_ids, opened=index < OPEN_QUERIES)
+        for index, query_id in enumerate(shown)
+    )
+    return PageQueries(
+        rows=rows,
+        total=everyone,
+        left_out=everyone - len(rows),
+        k=k,
+        order="moved most on" if base is not None else "lowest on",
+        has_base=base is not None,
+        base_rankings=base is not None and base.rankings is not None,
+        old_ids=old_ids,
+        judgments_given=inputs.judgments_given,
+        corpus_given=inputs.corpus_given,
+    )
 
 
 def _query(
-    query_id: str, report: Report, inputs: HtmlInputs, primary: str, threshold: int, k: int, old_ids: bool
-) -> Row:
+    query_id: str,
+    report: Report,
+    inputs: HtmlInputs,
+    primary: str,
+    threshold: int,
+    k: int,
+    old_ids: bool,
+    *,
+    opened: bool,
+) -> PageQuery:
     labels = inputs.labels.get(query_id)
     head_values = _per_query(report).get(query_id) or {}
     base_values = _per_query(inputs.base).get(query_id) or {}
@@ -391,31 +606,31 @@ def _query(
     now, then = number(head_values.get(primary)), number(base_values.get(primary))
     delta = None if now is None or then is None else now - then
     grades = labels.grades if labels else {}
-    return {
-        "id": plain(query_id, 120),
-        "text": plain(labels.text) if labels and labels.text else "",
-        "stratum": plain(labels.stratum, 80) if labels and labels.stratum else "",
-        "base": fmt(then),
-        "head": fmt(now),
-        "head_value": now,
-        "delta": fmt_delta(delta),
-        "delta_value": delta,
-        "tone": _tone(delta),
-        "metrics": [
+    return PageQuery(
+        id=plain(query_id, 120),
+        text=plain(labels.text) if labels and labels.text else "",
+        stratum=plain(labels.stratum, 80) if labels and labels.stratum else "",
+        base=fmt(then),
+        head=fmt(now),
+        head_value=now,
+        delta=fmt_delta(delta),
+        delta_value=delta,
+        tone=_tone(delta),
+        metrics=tuple(
             _query_metric(name, base_values.get(name), head_values.get(name))
             for name in dict.fromkeys([*head_values, *base_values])
-        ],
-        "ranks": [
-            {
-                "rank": rank + 1,
+        ),
+        ranks=tuple(
+            PageRank(
+                rank=rank + 1,
                 # After a re-chunk the base's keys name old chunks, which the head's labels do not.
-                "base": _entry(base_top, rank, head_top, grades, threshold, inputs, old_ids),
-                "head": _entry(head_top, rank, base_top, grades, threshold, inputs),
-            }
+                base=_entry(base_top, rank, head_top, grades, threshold, inputs, old_ids),
+                head=_entry(head_top, rank, base_top, grades, threshold, inputs),
+            )
             for rank in range(max(len(head_top), len(base_top)))
-        ],
-        "open": False,
-    }
+        ),
+        open=opened,
+    )
 
 
 def _entry(
@@ -426,7 +641,7 @@ def _entry(
     threshold: int,
     inputs: HtmlInputs,
     old_ids: bool = False,
-) -> Row | None:
+) -> PageEntry | None:
     if rank >= len(side):
         return None
     key = side[rank]
@@ -440,13 +655,13 @@ def _entry(
     else:
         label, tone = "not relevant" + (f" (grade {grade})" if grade else ""), "not-relevant"
     elsewhere = other.index(key) + 1 if key in other else None
-    return {
-        "key": plain(key, 200),
-        "label": label if inputs.judgments_given else "",
-        "tone": tone if inputs.judgments_given else "",
-        "text": plain(inputs.texts[key], CHUNK_LIMIT) if key in inputs.texts else "",
-        "other_rank": elsewhere,
-    }
+    return PageEntry(
+        key=plain(key, 200),
+        label=label if inputs.judgments_given else "",
+        tone=tone if inputs.judgments_given else "",
+        text=plain(inputs.texts[key], CHUNK_LIMIT) if key in inputs.texts else "",
+        other_rank=elsewhere,
+    )
 
 
 def _footer(report: Report, comparison: ComparisonDocument | None) -> str:
@@ -482,16 +697,12 @@ def _value(per_query: Mapping[str, Mapping[str, float]], query_id: str, metric: 
     return per_query.get(query_id, {}).get(metric)
 
 
-def _query_metric(name: str, before: Any, after: Any) -> Row:
+def _query_metric(name: str, before: float | None, after: float | None) -> PageQueryMetric:
     then, now = number(before), number(after)
     delta = None if then is None or now is None else now - then
-    return {
-        "name": plain(name, 60),
-        "base": fmt(then),
-        "head": fmt(now),
-        "delta": fmt_delta(delta),
-        "tone": _tone(delta),
-    }
+    return PageQueryMetric(
+        name=plain(name, 60), base=fmt(then), head=fmt(now), delta=fmt_delta(delta), tone=_tone(delta)
+    )
 
 
 def _tone(delta: float | None) -> str:

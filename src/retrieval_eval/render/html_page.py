@@ -6,23 +6,25 @@ loads Jinja (about 14 ms, the least of seven ``python -X importtime`` runs) only
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from functools import cache
-from typing import Any
 
-from jinja2 import PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import PackageLoader, StrictUndefined, Template, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
+from .html import PageView
 
-def draw_page(view: dict[str, Any]) -> str:
+
+def draw_page(view: PageView) -> str:
     """The page drawn from its view. The style sheet and the script are ours, shipped with the
     package and hashed in the CSP: the only strings the page takes as markup."""
-    marked = {**view, "style": Markup(view["style"]), "script": Markup(view["script"])}
-    return str(_template().render(**marked))
+    marked = replace(view, style=Markup(view.style), script=Markup(view.script))
+    return str(_template().render(**{field.name: getattr(marked, field.name) for field in fields(marked)}))
 
 
 @cache
-def _template() -> Any:
+def _template() -> Template:
     """The page template, in an autoescaping environment of its own: every string is escaped as HTML."""
     env = SandboxedEnvironment(
         loader=PackageLoader("retrieval_eval", "templates"),

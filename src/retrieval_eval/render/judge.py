@@ -1,13 +1,12 @@
-"""What a judge run says on the terminal, and its JSON: the accounting and the calibration."""
+"""What a judge run says on the terminal, and the accounting its JSON writes: the labels and the calibration."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from ..core.judge import CALIBRATION, HOLE
 from ..core.judge_calibration import Calibration
-from ..formats.judge import calibration_json
+from ..formats.judge import JudgeAccount
 from ..pipeline.judge import Outcome
 from .terminal import clean
 
@@ -17,23 +16,23 @@ def _statuses(outcome: Outcome, role: str) -> dict[str, int]:
     return dict(sorted(Counter(label.vote.status for label in outcome.labels if label.role == role).items()))
 
 
-def outcome_json(outcome: Outcome, *, without_text: int) -> dict[str, Any]:
-    """``judge --json``. Written here rather than in formats/: an Outcome is the pipeline's record,
-    which formats/ may not import (it reads and writes core models only)."""
-    return {
-        "holes": _statuses(outcome, HOLE),
-        "holes_without_text": without_text,
-        "calibration_pairs": _statuses(outcome, CALIBRATION),
-        "calibration": calibration_json(outcome.calibration),
-        "calls": outcome.calls,
-        "tokens": outcome.tokens,
-        "answers_reused": outcome.reused,
-        "answers_unasked": outcome.unasked,
-        "requests_failed": outcome.failed,
-        "labels_invalidated": outcome.invalidated,
-        "stopped_by_budget": outcome.stopped_by_budget,
-        "errors": list(outcome.errors),
-    }
+def outcome_account(outcome: Outcome, *, without_text: int) -> JudgeAccount:
+    """What ``judge --json`` writes (``formats.judge.judge_account_json``), read off the run's outcome:
+    an Outcome is the pipeline's record, which formats/ may not import."""
+    return JudgeAccount(
+        holes=_statuses(outcome, HOLE),
+        holes_without_text=without_text,
+        calibration_pairs=_statuses(outcome, CALIBRATION),
+        calibration=outcome.calibration,
+        calls=outcome.calls,
+        tokens=outcome.tokens,
+        answers_reused=outcome.reused,
+        answers_unasked=outcome.unasked,
+        requests_failed=outcome.failed,
+        labels_invalidated=outcome.invalidated,
+        stopped_by_budget=outcome.stopped_by_budget,
+        errors=outcome.errors,
+    )
 
 
 def _rate(value: float | None) -> str:

@@ -22,7 +22,7 @@ import re
 import string
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from jinja2 import Environment
 from jinja2.compiler import CodeGenerator, Frame
@@ -107,7 +107,7 @@ def checked(what: str, result: Any) -> Any:
 # -- operators ------------------------------------------------------------------------------
 
 
-def _int(value: Any) -> bool:
+def _int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -172,8 +172,11 @@ def percent_size(template: str, args: Any) -> int:
     return total
 
 
-def format_size(template: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> int:
-    """An upper bound on ``template.format(*args, **kwargs)``: every field's widths, plus its argument."""
+def format_size(template: str, args: Sequence[object], kwargs: Mapping[str, object]) -> int:
+    """An upper bound on ``template.format(*args, **kwargs)``: every field's widths, plus its argument.
+
+    ``kwargs``: the call's keyword arguments, or the mapping ``format_map`` was given; each value
+    whatever the template passed, which is why each is checked before it is used."""
     total, auto = len(template), 0
     nested = max((abs(a) for a in [*args, *kwargs.values()] if _int(a)), default=0)
     try:
@@ -219,35 +222,40 @@ def _join_size(separator: Any, items: Sequence[Any]) -> int:
     return size_of(items) + len(items) * size_of(separator)
 
 
-def _width(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
+def _width(s: Any, /, *a: object, **k: object) -> int:
     width = a[0] if a else k.get("width", 0)
     return max(len(s), width if _int(width) else 0)
 
 
-def _tabs(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
+def _tabs(s: Any, /, *a: object, **k: object) -> int:
     size = a[0] if a else k.get("tabsize", 8)
     return int(len(s) + s.count("\t" if isinstance(s, str) else b"\t") * max(size if _int(size) else 8, 1))
 
 
-def _replaced(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
+def _replaced(s: Any, /, *a: object, **k: object) -> int:
     old, new = (a + ("", ""))[:2]
     return _replace_size(s, old, new, a[2] if len(a) > 2 else k.get("count", -1))
 
 
-def _translated(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
+def _translated(s: Any, /, *a: object, **k: object) -> int:
     return len(s) * max([1, *(size_of(v) for v in _table_values(a[0] if a else None))])
 
 
-def _to_bytes(s: Any, a: tuple[Any, ...], k: dict[str, Any]) -> int:
+def _to_bytes(s: Any, /, *a: object, **k: object) -> int:
     length = a[0] if a else k.get("length", 1)
     return length if _int(length) else 0
 
 
+class Sizer(Protocol):
+    """What one method call may make, from the call as a template made it: the object the method
+    is bound to (a str, bytes or int), then the arguments, of whatever types the template passed
+    (object: nothing here can type what a user's template writes, so every value is checked first)."""
+
+    def __call__(self, owner: Any, /, *args: object, **kwargs: object) -> int: ...
+
+
 # Methods of str and bytes (and int.to_bytes) whose result can be much larger than their inputs.
-# Each sizer gets the call as a template made it: the object, its positional arguments and its
-# keyword arguments, of whatever types the template passed (Any: nothing here can type what a
-# user's template writes, which is why every value is checked before it is used).
-METHODS: dict[str, Callable[[Any, tuple[Any, ...], dict[str, Any]], int]] = {
+METHODS: dict[str, Sizer] = {
     "center": _width,
     "ljust": _width,
     "rjust": _width,
@@ -263,7 +271,7 @@ def _table_values(table: Any) -> Iterable[Any]:
     return table.values() if isinstance(table, Mapping) else ()
 
 
-def method_size(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+def method_size(function: object, /, *args: object, **kwargs: object) -> int:
     """What a call of a str/bytes/int method may make, or 0 when it cannot amplify."""
     owner = getattr(function, "__self__", None)
     name = getattr(function, "__name__", "")
@@ -272,7 +280,7 @@ def method_size(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     estimate = METHODS.get(name)
     if estimate is None or not isinstance(owner, (int, str, bytes)) or (name == "to_bytes") != _int(owner):
         return 0
-    return int(estimate(owner, args, kwargs))
+    return int(estimate(owner, *args, **kwargs))
 
 
 # Filters that rearrange containers or compute numbers: they make no text from their input.
@@ -377,8 +385,8 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             check("join", _join_size(owner, items))
             args = (items, *args[1:])
         elif name == "generate_lorem_ipsum":
-            check("lipsum", _lipsum_size(args, kwargs))
-        check(name, method_size(__obj, args, kwargs))
+            check("lipsum", _lipsum_size(*args, **kwargs))
+        check(name, method_size(__obj, *args, **kwargs))
         return checked(name, super().call(__context, __obj, *args, **kwargs))
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
@@ -413,7 +421,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return value
 
 
-def _lipsum_size(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+def _lipsum_size(*args: object, **kwargs: object) -> int:
     count = args[0] if args else kwargs.get("n", 5)
     words = args[3] if len(args) > 3 else kwargs.get("max", 100)
     return (count if _int(count) else 5) * (words if _int(words) else 100) * 16

@@ -7,12 +7,44 @@ a judge nothing changes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.lenient import number
 from ..core.report_model import Calibration, MachineGate, MachineLabels, Report
 from .escape import escape_markdown
 from .numbers import fmt
+
+
+@dataclass(frozen=True, slots=True)
+class MachineGateLine:
+    """A gate with and without machine labels."""
+
+    expression: str
+    human_status: str
+    status: str
+    bounds: str
+    estimate: str
+    interval: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class MachineView:
+    """The ``machine_labels`` block: what the human labels alone say, the judge's share and calibration."""
+
+    human_verdict: str
+    holes: int
+    labeled: int
+    share: str
+    invalidated: int
+    calibration: str
+    pairs: int
+    kappa: str
+    kappa_graded: str
+    zero_human: str
+    zero_judge: str
+    gates: tuple[MachineGateLine, ...]
 
 
 def _share(value: Any) -> str:
@@ -28,36 +60,36 @@ def _text(value: str | None, limit: int) -> str:
     return escape_markdown("" if value is None else value, limit=limit)
 
 
-def _gate_row(gate: MachineGate) -> dict[str, str]:
-    return {
-        "expression": _text(gate.expression, 80),
-        "human_status": _text(gate.human_status, 20),
-        "status": _text(gate.status, 20),
-        "bounds": _pair(gate.bounds),
-        "estimate": fmt(gate.estimate),
-        "interval": _pair(gate.interval),
-        "note": _text(gate.note, 120),
-    }
+def _gate_row(gate: MachineGate) -> MachineGateLine:
+    return MachineGateLine(
+        expression=_text(gate.expression, 80),
+        human_status=_text(gate.human_status, 20),
+        status=_text(gate.status, 20),
+        bounds=_pair(gate.bounds),
+        estimate=fmt(gate.estimate),
+        interval=_pair(gate.interval),
+        note=_text(gate.note, 120),
+    )
 
 
-def machine_view(report: Report) -> dict[str, Any] | None:
+def machine_view(report: Report) -> MachineView | None:
     machine = report.machine_labels
     if machine is None or machine == MachineLabels():
         return None
     calibration = machine.calibration
     given = calibration is not None and calibration != Calibration()
     calibration = calibration or Calibration()
-    return {
-        "human_verdict": _text(machine.human_labels_verdict, 20),
-        "holes": machine.holes or 0,
-        "labeled": machine.machine_labeled or 0,
-        "share": _share(machine.machine_labeled_share),
-        "invalidated": machine.invalidated or 0,
-        "calibration": escape_markdown(calibration.status or "none", limit=40) if given else "none",
-        "pairs": calibration.pairs or 0,
-        "kappa": fmt(calibration.kappa_binary),
-        "kappa_graded": fmt(calibration.kappa_graded),
-        "zero_human": _share(calibration.zero_rate_human),
-        "zero_judge": _share(calibration.zero_rate_judge),
-        "gates": [_gate_row(gate) for gate in machine.gates or ()],
-    }
+    return MachineView(
+        human_verdict=_text(machine.human_labels_verdict, 20),
+        holes=machine.holes or 0,
+        labeled=machine.machine_labeled or 0,
+        share=_share(machine.machine_labeled_share),
+        invalidated=machine.invalidated or 0,
+        calibration=escape_markdown(calibration.status or "none", limit=40) if given else "none",
+        pairs=calibration.pairs or 0,
+        kappa=fmt(calibration.kappa_binary),
+        kappa_graded=fmt(calibration.kappa_graded),
+        zero_human=_share(calibration.zero_rate_human),
+        zero_judge=_share(calibration.zero_rate_judge),
+        gates=tuple(_gate_row(gate) for gate in machine.gates or ()),
+    )

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..comparison.plan import WHOLE_SET
 from ..core.lenient import number
 from ..core.planning import PlanRecord, PlanRow
 from ..core.precision import DECIMALS
-from ..formats.plan import plan_row_from_json
 from .detectable import WHOLE_RANGE
 from .terminal import clean
 
@@ -41,9 +39,8 @@ def _columns(row: PlanRow, *, title: str) -> str:
     return f"{title:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
 
 
-def _line(given: PlanRow | Mapping[str, Any]) -> str:
-    """One row's line; a row may also be given in its ``plan --json`` form."""
-    row = given if isinstance(given, PlanRow) else plan_row_from_json(given)
+def _line(row: PlanRow) -> str:
+    """One row's line."""
     name = "whole set" if row.stratum is None else f"  {clean(row.stratum)}"
     if row.source == BORROWED:
         name += " *"

@@ -10,7 +10,7 @@ the Markdown escaping.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.gates import gate_metric
@@ -21,29 +21,58 @@ from .escape import escape_markdown, escape_name
 from .numbers import fmt_delta, fmt_interval
 
 
-def power_view(report: Report, comparison: ComparisonDocument | None, *, markdown: bool = True) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class PowerGate:
+    """A delta gate, and the one sentence saying what change it can detect."""
+
+    expression: str
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class EffectLine:
+    """A metric's change, its interval, the smallest change the set detects, and how queries moved."""
+
+    metric: str
+    delta: str
+    interval: str
+    mde: str
+    shares: str
+
+
+@dataclass(frozen=True, slots=True)
+class PowerView:
+    """The ``power`` block: what the set can detect."""
+
+    gates: tuple[PowerGate, ...]
+    effects: tuple[EffectLine, ...]
+    strata: str | None
+    metric: str
+
+
+def power_view(report: Report, comparison: ComparisonDocument | None, *, markdown: bool = True) -> PowerView:
     """The ``power`` block's data: ``gates`` (one line per delta gate) and ``effects``.
 
     ``markdown``: user strings escaped for Markdown; False leaves them for an autoescaping
     HTML template (which must not show Markdown's backslashes), cut to the same lengths.
     """
-    name: Callable[[Any], str] = escape_name if markdown else _plain_name
-    text: Callable[[Any], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
+    name: Callable[[str], str] = escape_name if markdown else _plain_name
+    text: Callable[[str], str] = (lambda v: escape_markdown(v, limit=200)) if markdown else _plain_text
     gates = []
     for gate in detectable_gates(report):
         expression = gate.expression or ""
         sentence = detectable_sentence(gate, name(gate_metric(expression)))
         if sentence is not None:
-            gates.append({"expression": text(expression), "line": sentence})
-    return {
-        "gates": gates,
-        "effects": effect_rows(report, comparison, name),
-        "strata": stratum_reach(comparison, text),
-        "metric": name((comparison.primary if comparison else None) or report.primary_metric()),
-    }
+            gates.append(PowerGate(expression=text(expression), line=sentence))
+    return PowerView(
+        gates=tuple(gates),
+        effects=tuple(effect_rows(report, comparison, name)),
+        strata=stratum_reach(comparison, text),
+        metric=name((comparison.primary if comparison else None) or report.primary_metric()),
+    )
 
 
-def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], str]) -> str | None:
+def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[str], str]) -> str | None:
     """``faq 0.272 (14 queries), billing 0.216 (13 queries)``: each paired stratum's detectable effect."""
     parts = []
     for name, row in (comparison.strata if comparison else {}).items():
@@ -53,17 +82,17 @@ def stratum_reach(comparison: ComparisonDocument | None, text: Callable[[Any], s
     return ", ".join(parts) or None
 
 
-def _plain_name(value: Any) -> str:
+def _plain_name(value: str) -> str:
     return str(value)[:60]
 
 
-def _plain_text(value: Any) -> str:
+def _plain_text(value: str) -> str:
     return str(value)[:200]
 
 
 def effect_rows(
-    report: Report, comparison: ComparisonDocument | None, name: Callable[[Any], str] = escape_name
-) -> list[dict[str, str]]:
+    report: Report, comparison: ComparisonDocument | None, name: Callable[[str], str] = escape_name
+) -> list[EffectLine]:
     """The primary and the delta-gated metrics: the change, its interval, and the share of queries
     that improved, tied and worsened (on a large set a tiny change is significant; this says its size)."""
     rows = comparison.metrics if comparison else {}
@@ -81,12 +110,12 @@ def effect_rows(
         improved, tied, worsened = (f"{c / total:.0%}" for c in counts)
         mde = None if row.power is None else number(row.power.mde)
         found.append(
-            {
-                "metric": name(metric),
-                "delta": fmt_delta(row.delta),
-                "interval": fmt_interval(row.ci),
-                "mde": "—" if mde is None else detectable_text(mde, 3),
-                "shares": f"{improved} of queries improved, {tied} tied, {worsened} worsened",
-            }
+            EffectLine(
+                metric=name(metric),
+                delta=fmt_delta(row.delta),
+                interval=fmt_interval(row.ci),
+                mde="—" if mde is None else detectable_text(mde, 3),
+                shares=f"{improved} of queries improved, {tied} tied, {worsened} worsened",
+            )
         )
     return found

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import fields
 
 from jinja2 import (
     BaseLoader,
@@ -37,6 +37,8 @@ from jinja2.loaders import split_template_path
 from ..core.errors import InputError, RetrievalEvalError, UsageError
 from . import limits
 from .confine import inside
+from .history import HistoryPage
+from .view import View
 
 __all__ = ["Drawer", "environment", "inside", "template_drawer"]
 
@@ -46,10 +48,10 @@ TEMPLATE_SUFFIX = ".j2"  # the only files a template may load: templates, never 
 # A repository's own folder: its config holds the checkout's credential (an ``http.extraheader``).
 GIT_FOLDER = ".git"
 
-# A view in, Markdown out. The view is the template's context: names a user's template may read
-# (docs/compare.md), each an escaped string, a number, or lists and mappings of them, handed to
-# Jinja's generate(**view) as they are; Jinja types its context as Any.
-Drawer = Callable[[dict[str, Any]], str]
+# A view in, Markdown out. The view's fields are the template's context: the names a user's template
+# may read (docs/compare.md), each an escaped string, a number, or records and tuples of them.
+Context = View | HistoryPage
+Drawer = Callable[[Context], str]
 
 
 class UnsafeTemplate(TemplateError):
@@ -113,7 +115,7 @@ def environment(template_dir: str | None) -> limits.BoundedEnvironment:
     template extends to override blocks of the built-in one.
     """
     builtin = PackageLoader("retrieval_eval", "templates")
-    loaders: list[Any] = []
+    loaders: list[BaseLoader] = []
     if template_dir is not None:
         if not os.path.isdir(template_dir):
             raise UsageError(
@@ -145,10 +147,12 @@ def template_drawer(kind: str, template_dir: str | None) -> Drawer:
     except TemplateError as exc:
         raise _refusal(exc, kind, template_dir) from None
 
-    def draw(view: dict[str, Any]) -> str:
+    def draw(view: Context) -> str:
         env.start_clock()
         try:
-            text = _bounded_text(template.generate(**view))
+            # Each field one name of the context, its value as it is: Jinja reads a record's fields
+            # by attribute (``verdict.status``), and ``x["y"]`` falls back to the attribute too.
+            text = _bounded_text(template.generate(**{field.name: getattr(view, field.name) for field in fields(view)}))
         except RetrievalEvalError:
             raise
         except Exception as exc:  # noqa: BLE001 - a template is user code: whatever it raises is a refusal

@@ -8,13 +8,10 @@ Strings here are raw (not escaped): each rendering escapes them for its own medi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.comparison_document import Movers
 from ..core.report_model import Drift, Floor, Report
-from ..formats.report import as_report
 from .compared import Compared, as_document
 from .escape import show_hidden
 from .notices import notices
@@ -97,14 +94,13 @@ def floor_shown(report: Report) -> bool:
     return report.floor is not None and report.floor != Floor()
 
 
-def sections_of(report: Report | Mapping[str, Any], compared: Compared) -> tuple[str, ...]:
+def sections_of(report: Report, compared: Compared) -> tuple[str, ...]:
     """The sections a full rendering of ``report`` (and ``compared``) must show, in order.
 
     The summary, the terminal and the HTML page each show every one of them; the tests
     hold each rendering to this list.
     """
     comparison = as_document(compared)
-    report = as_report(report)
     gates = report.verdict.gates if report.verdict is not None else None
     warnings = report.sensitivity.warnings if report.sensitivity is not None else None
     moved = (comparison.movers if comparison else None) or Movers()

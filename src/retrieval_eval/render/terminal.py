@@ -12,7 +12,6 @@ NO_COLOR, whether stdout is a terminal) and passed in as a flag.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, SignificanceMethod
@@ -29,7 +28,7 @@ from ..core.report_model import (
     StratumEntry,
     Tool,
 )
-from ..formats.report import as_report
+from ..core.validate import Validation
 from .compared import Compared, as_document
 from .detectable import detectable_gates, detectable_sentence
 from .notices import notices
@@ -310,12 +309,9 @@ def finding_lines(comparison: ComparisonDocument | None) -> list[str]:
     return ["comparability", *rows]
 
 
-def render_score(report: Report | Mapping[str, Any], compared: Compared = None, *, colour: bool = False) -> str:
-    """The text summary of a report, and its comparison with the base when there is one
-    (records, or the JSON ``compare`` writes). Reads both leniently: ``render`` may be handed any file,
-    and JSON is read as ``as_report`` reads it."""
+def render_score(report: Report, compared: Compared = None, *, colour: bool = False) -> str:
+    """The text summary of a report, and its comparison with the base when there is one."""
     comparison = as_document(compared)
-    report = as_report(report)
     style = Style(colour)
     metrics = metric_table(report) if comparison is None else comparison_table(report, comparison, style)
     sections = [
@@ -335,18 +331,18 @@ def render_score(report: Report | Mapping[str, Any], compared: Compared = None, 
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
 
 
-def render_validation(result: Mapping[str, Any], *, colour: bool = False) -> str:
+def render_validation(result: Validation, *, colour: bool = False) -> str:
     style = Style(colour)
-    lines = [f"{result['queries']} queries, {result['labels']} labels"]
+    lines = [f"{result.queries} queries, {result.labels} labels"]
     shown: dict[str, int] = {}
-    for issue in result["issues"]:
-        count = shown[issue["code"]] = shown.get(issue["code"], 0) + 1
+    for issue in result.issues:
+        count = shown[issue.code] = shown.get(issue.code, 0) + 1
         if count <= MAX_LISTED:
-            tone = "FAIL" if issue["severity"] == "error" else "INDETERMINATE"
-            lines.append(f"  {style(issue['severity'], tone):<7}  {issue['code']}  {clean(issue['message'])}")
+            tone = "FAIL" if issue.severity == "error" else "INDETERMINATE"
+            lines.append(f"  {style(issue.severity, tone):<7}  {issue.code}  {clean(issue.message)}")
         elif count == MAX_LISTED + 1:
-            total = sum(1 for i in result["issues"] if i["code"] == issue["code"])
-            lines.append(f"           … {total - MAX_LISTED} more {issue['code']} (see --json)")
-    verdict = style("ok", "PASS") if result["ok"] else style("unsound", "FAIL")
-    lines.append(f"{result['errors']} error(s), {result['warnings']} warning(s): {verdict}")
+            total = sum(1 for i in result.issues if i.code == issue.code)
+            lines.append(f"           … {total - MAX_LISTED} more {issue.code} (see --json)")
+    verdict = style("ok", "PASS") if result.ok else style("unsound", "FAIL")
+    lines.append(f"{len(result.errors)} error(s), {len(result.warnings)} warning(s): {verdict}")
     return "\n".join(lines) + "\n"

@@ -7,12 +7,11 @@ a terminal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.report_model import Report
-from .compared import Compared, as_document
+from .compared import Compared
 from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .numbers import fmt, fmt_delta, fmt_interval
@@ -33,10 +32,8 @@ def _metric_line(name: str, row: MetricRow) -> str:
     )
 
 
-def comparison_text(comparison: ComparisonDocument | Mapping[str, Any]) -> str:
+def comparison_text(document: ComparisonDocument) -> str:
     """The comparison for a terminal: one line per metric, then movers and findings."""
-    document = as_document(comparison)
-    assert document is not None
     paired = (document.queries.paired if document.queries else None) or 0
     yardstick = "same" if document.yardstick is None else document.yardstick
     lines = [f"compared with base ({plain(yardstick, limit=20)} yardstick, {paired} paired queries)"]

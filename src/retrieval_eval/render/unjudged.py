@@ -6,23 +6,54 @@ label queue with something in it is given (the action builds one).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
-from ..core.lenient import integer, number
+from ..core.lenient import number
 from ..core.report_model import Report, Unjudged
 from ..core.unjudged import judged_drop
-from ..formats.lenient import items, mapping
 from .escape import code_fence, escape_markdown
 from .numbers import fmt
+
+if TYPE_CHECKING:
+    from ..pipeline.holes import QueuedKey, QueueExcerpt
 
 QUERY_LIMIT = 80
 
 
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One line of the label queue's head, as the table shows it."""
+
+    query_id: str
+    query: str
+    key: str
+    rank: str
+    side: str
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnjudgedView:
+    """The ``unjudged`` block: judged@k on both sides, and the head of the label queue."""
+
+    k: int
+    metric: str
+    base: str | None
+    head: str
+    fell: bool
+    new_keys: int | None
+    count: int
+    policy: str
+    queue: tuple[QueueRow, ...]
+    queued: int
+    command: str | None
+
+
 def unjudged_view(
-    report: Report, comparison: ComparisonDocument | None, queue: Mapping[str, Any] | None
-) -> dict[str, Any] | None:
+    report: Report, comparison: ComparisonDocument | None, queue: QueueExcerpt | None
+) -> UnjudgedView | None:
     ks = report.cutoffs()
     if not ks:
         return None
@@ -34,35 +65,32 @@ def unjudged_view(
     fell = comparison is not None and not moved.confounded and judged_drop(base, head) is not None
     extra = report.unjudged or Unjudged()
     policy = report.config.unjudged if report.config is not None else None
-    queue = mapping(queue)
-    rows = [_queue_row(mapping(line)) for line in items(queue.get("top"))]
+    rows = tuple(_queue_row(line) for line in queue.top) if queue is not None else ()
     if not fell and not rows:
         return None
-    command = queue.get("command")
-    fence = code_fence(command) if isinstance(command, str) and command else ""
-    return {
-        "k": k,
-        "metric": name,
-        "base": fmt(base) if comparison is not None else None,
-        "head": fmt(head),
-        "fell": fell,
-        "new_keys": extra.new_keys,
-        "count": (extra.keys or {}).get(str(k)) or 0,
-        "policy": escape_markdown(policy or "assume-irrelevant", limit=20),
-        "queue": rows,
-        "queued": integer(queue.get("count")) or 0,
-        "command": f"{fence}sh\n{command}\n{fence}" if fence else None,
-    }
+    command = queue.command if queue is not None else ""
+    fence = code_fence(command) if command else ""
+    return UnjudgedView(
+        k=k,
+        metric=name,
+        base=fmt(base) if comparison is not None else None,
+        head=fmt(head),
+        fell=fell,
+        new_keys=extra.new_keys,
+        count=(extra.keys or {}).get(str(k)) or 0,
+        policy=escape_markdown(policy or "assume-irrelevant", limit=20),
+        queue=rows,
+        queued=queue.count if queue is not None else 0,
+        command=f"{fence}sh\n{command}\n{fence}" if fence else None,
+    )
 
 
-def _queue_row(line: Mapping[str, Any]) -> dict[str, str]:
-    query = line.get("query")
-    key = line.get("chunk_id") or line.get("doc_uri")
-    return {
-        "query_id": escape_markdown(line.get("query_id", ""), limit=80),
-        "query": escape_markdown(query, limit=QUERY_LIMIT) if query else "—",
-        "key": escape_markdown(key or "", limit=80),
-        "rank": str(integer(line.get("rank")) or "—"),
-        "side": escape_markdown(line.get("surfaced_by", ""), limit=10),
-        "move": f"+{fmt(line.get('move'))}" if number(line.get("move")) is not None else "—",
-    }
+def _queue_row(line: QueuedKey) -> QueueRow:
+    return QueueRow(
+        query_id=escape_markdown(line.query_id, limit=80),
+        query=escape_markdown(line.query, limit=QUERY_LIMIT) if line.query else "—",
+        key=escape_markdown(line.key, limit=80),
+        rank=str(line.rank or "—"),
+        side=escape_markdown(line.surfaced_by, limit=10),
+        move=f"+{fmt(line.move)}" if line.move is not None else "—",
+    )

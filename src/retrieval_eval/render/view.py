@@ -8,24 +8,30 @@ are the ones docs/compare.md lists for user templates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
 from ..core.history import History
 from ..core.lenient import number
 from ..core.report_model import Floor, Inputs, JudgmentsSummary, Report, Tool, WorstStratum
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
-from .history import history_view
-from .machine import machine_view
+from .history import HistoryView, history_view
+from .machine import MachineView, machine_view
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
-from .power import power_view
+from .power import PowerView, power_view
 from .sections import NO_GATES, drift_facts, drift_of, floor_shown
 from .tables import (
     ICONS,
     REASON_LIMIT,
+    FindingLine,
+    FloorStratumLine,
+    GateLine,
+    MarginLine,
+    MetricLine,
+    MoverLine,
+    StratumLine,
     adjusted_mark,
     compact_metric_rows,
     finding_rows,
@@ -38,9 +44,10 @@ from .tables import (
     report_gates,
     stratum_rows,
 )
-from .unjudged import unjudged_view
+from .unjudged import UnjudgedView, unjudged_view
 
-View = dict[str, Any]
+if TYPE_CHECKING:
+    from ..pipeline.holes import QueueExcerpt
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,131 @@ class BaselineNote:
     found: bool = False  # a base report was found; the comment then leaves the note to the summary
 
 
+@dataclass(frozen=True, slots=True)
+class VerdictView:
+    status: str
+    icon: str
+    headline: str
+    note: str  # "no gates" when none was set
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredView:
+    queries: int
+    scored: int
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsView:
+    rows: tuple[MetricLine, ...]
+    total: int
+    hidden: int  # rows left out of this rendering (the comment's compact table, or the budget)
+
+
+@dataclass(frozen=True, slots=True)
+class StrataView:
+    rows: tuple[StratumLine, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReasonsView:
+    rows: tuple[str, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class ComparabilityView:
+    rows: tuple[FindingLine, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class FloorView:
+    """The margin over the floor run; ``shown`` is false when no floor was asked for."""
+
+    shown: bool
+    source: str
+    unavailable: str | None
+    rows: tuple[MarginLine, ...]
+    strata: tuple[FloorStratumLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSetLine:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSetView:
+    rows: tuple[EvalSetLine, ...]
+    total: int
+    skipped: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class WorstView:
+    name: str
+    metric: str
+    value: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class MoversView:
+    metric: str
+    drops: tuple[MoverLine, ...]
+    gains: tuple[MoverLine, ...]
+    down: int
+    up: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueriesView:
+    paired: int
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a Markdown template sees: each field one name of its context (docs/compare.md)."""
+
+    kind: str
+    marker: str
+    has_base: bool
+    primary: str
+    primary_label: str
+    verdict: VerdictView
+    scored: ScoredView
+    metrics: MetricsView
+    significance: str | None
+    floor: FloorView
+    eval_set: EvalSetView
+    worst: WorstView | None
+    drift: str | None
+    drift_checked: str | None
+    corpus_changes: tuple[str, ...]
+    drift_repair: str | None
+    drift_queue: str | None
+    unjudged: UnjudgedView | None
+    machine_labels: MachineView | None
+    baseline: tuple[str, ...]
+    strata: StrataView
+    movers: MoversView
+    gates: tuple[GateLine, ...]
+    power: PowerView
+    reasons: ReasonsView
+    comparability: ComparabilityView
+    confounds: tuple[FindingLine, ...]
+    yardstick: str | None
+    queries: QueriesView
+    footer: str
+    history: HistoryView | None
+    omitted: tuple[str, ...]  # what the budget left out, when it had to
+
+
 def build_view(
     report: Report,
     comparison: ComparisonDocument | None,
@@ -61,65 +193,62 @@ def build_view(
     kind: str,
     marker: str,
     baseline: BaselineNote | None = None,
-    history: History | Mapping[str, Any] | None = None,
-    queue: Mapping[str, Any] | None = None,
+    history: History | None = None,
+    queue: QueueExcerpt | None = None,
 ) -> View:
     primary = report.primary_metric()
     rows = metric_rows(report, comparison, primary)
     shown = compact_metric_rows(rows, primary) if kind == "comment" else rows
     judgments = report.judgments or JudgmentsSummary()
     notes = finding_rows(comparison)
-    told = [escape_markdown(reason, limit=REASON_LIMIT) for reason in notices(report).reasons]
+    told = tuple(escape_markdown(reason, limit=REASON_LIMIT) for reason in notices(report).reasons)
     strata = stratum_rows(report, comparison, primary)
-    return {
-        "kind": kind,
-        "marker": marker,
-        "has_base": comparison is not None,
-        "primary": escape_name(primary),
-        "primary_label": mermaid_label(primary),
-        "verdict": verdict(report, comparison, primary),
-        "scored": {
-            "queries": judgments.queries or 0,
-            "scored": judgments.queries_scored or 0,
-        },
-        "metrics": {"rows": shown, "total": len(rows), "hidden": len(rows) - len(shown)},
-        "significance": significance_line(comparison),
-        "floor": floor_view(report, primary, kind),
-        "eval_set": eval_set_view(report),
-        "worst": worst_stratum(report),
-        "drift": drift_warning(report),
-        "drift_checked": drift_clean(report),
-        "corpus_changes": corpus_changes(report),
-        "drift_repair": drift_repair(report),
-        "drift_queue": drift_queue(report),
-        "unjudged": unjudged_view(report, comparison, queue),
-        "machine_labels": machine_view(report) if kind == "summary" else None,
-        "baseline": baseline_lines(baseline, kind),
+    return View(
+        kind=kind,
+        marker=marker,
+        has_base=comparison is not None,
+        primary=escape_name(primary),
+        primary_label=mermaid_label(primary),
+        verdict=verdict(report, comparison, primary),
+        scored=ScoredView(queries=judgments.queries or 0, scored=judgments.queries_scored or 0),
+        metrics=MetricsView(rows=tuple(shown), total=len(rows), hidden=len(rows) - len(shown)),
+        significance=significance_line(comparison),
+        floor=floor_view(report, primary, kind),
+        eval_set=eval_set_view(report),
+        worst=worst_stratum(report),
+        drift=drift_warning(report),
+        drift_checked=drift_clean(report),
+        corpus_changes=tuple(corpus_changes(report)),
+        drift_repair=drift_repair(report),
+        drift_queue=drift_queue(report),
+        unjudged=unjudged_view(report, comparison, queue),
+        machine_labels=machine_view(report) if kind == "summary" else None,
+        baseline=tuple(baseline_lines(baseline, kind)),
         # Every stratum either side reports, so the count in the heading matches the table.
-        "strata": {"rows": strata, "total": len(strata)},
-        "movers": movers(comparison, primary),
-        "gates": gate_rows(report),
-        "power": power_view(report, comparison),
-        "reasons": {"rows": told, "total": len(told)},
-        "comparability": {"rows": notes, "total": len(notes)},
-        "confounds": [note for note in notes if note["confounds"]],
-        "yardstick": escape_markdown(comparison.yardstick or "", limit=20) if comparison else None,
-        "queries": queries(comparison),
-        "footer": footer(report, comparison),
-        "history": history_view(history) if kind == "summary" else None,
-        "omitted": [],  # filled by the budget, when it has to leave something out
-    }
+        strata=StrataView(rows=tuple(strata), total=len(strata)),
+        movers=movers(comparison, primary),
+        gates=tuple(gate_rows(report)),
+        power=power_view(report, comparison),
+        reasons=ReasonsView(rows=told, total=len(told)),
+        comparability=ComparabilityView(rows=tuple(notes), total=len(notes)),
+        confounds=tuple(note for note in notes if note.confounds),
+        yardstick=escape_markdown(comparison.yardstick or "", limit=20) if comparison else None,
+        queries=queries(comparison),
+        footer=footer(report, comparison),
+        history=history_view(history) if kind == "summary" else None,
+        omitted=(),  # filled by the budget, when it has to leave something out
+    )
 
 
-def verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> dict[str, str]:
+def verdict(report: Report, comparison: ComparisonDocument | None, primary: str) -> VerdictView:
     status = report.status() or "INDETERMINATE"
-    return {
-        "status": escape_markdown(status, limit=20),
-        "icon": ICONS.get(status, "⚠️"),
-        "headline": headline(report, comparison, primary),
+    return VerdictView(
+        status=escape_markdown(status, limit=20),
+        icon=ICONS.get(status, "⚠️"),
+        headline=headline(report, comparison, primary),
         # Said beside the status, so a PASS no gate checked is not read as a checked result.
-        "note": "" if report_gates(report) else NO_GATES,
-    }
+        note="" if report_gates(report) else NO_GATES,
+    )
 
 
 def headline(report: Report, comparison: ComparisonDocument | None, primary: str) -> str:
@@ -159,7 +288,7 @@ def significance_line(comparison: ComparisonDocument | None) -> str | None:
     )
 
 
-def floor_view(report: Report, primary: str, kind: str) -> dict[str, Any]:
+def floor_view(report: Report, primary: str, kind: str) -> FloorView:
     """The margin over the floor run: every metric (the comment: the primary cutoff's and the gated
     ones), and the primary metric per stratum. ``shown`` is false when no floor was asked for."""
     floor = report.floor or Floor()
@@ -174,45 +303,45 @@ def floor_view(report: Report, primary: str, kind: str) -> dict[str, Any]:
     source = floor.source
     name = escape_markdown(floor.method or (source if source != "run" else None) or "floor run", limit=40)
     sha = floor.run_sha256
-    return {
-        "shown": floor_shown(report),
-        "source": name + (f" {_short_hash(sha)}" if sha else ""),
-        "unavailable": escape_markdown(unavailable, limit=REASON_LIMIT) if unavailable is not None else None,
-        "rows": rows,
-        "strata": floor_stratum_rows(floor, primary),
-    }
+    return FloorView(
+        shown=floor_shown(report),
+        source=name + (f" {_short_hash(sha)}" if sha else ""),
+        unavailable=escape_markdown(unavailable, limit=REASON_LIMIT) if unavailable is not None else None,
+        rows=tuple(rows),
+        strata=tuple(floor_stratum_rows(floor, primary)),
+    )
 
 
-def eval_set_view(report: Report) -> dict[str, Any]:
+def eval_set_view(report: Report) -> EvalSetView:
     """The eval-set sensitivity warnings (easy-set, answer-in-query), and why a check was skipped."""
     warnings = report.sensitivity.warnings if report.sensitivity is not None else None
-    rows = [
-        {
-            "code": escape_markdown(warning.code or "", limit=40),
-            "message": escape_markdown(warning.message or "", limit=REASON_LIMIT),
-        }
+    rows = tuple(
+        EvalSetLine(
+            code=escape_markdown(warning.code or "", limit=40),
+            message=escape_markdown(warning.message or "", limit=REASON_LIMIT),
+        )
         for warning in warnings or ()
-    ]
+    )
     skipped = notices(report).skipped
-    return {
-        "rows": rows,
-        "total": len(rows),
-        "skipped": escape_markdown(skipped, limit=REASON_LIMIT) if isinstance(skipped, str) else None,
-    }
+    return EvalSetView(
+        rows=rows,
+        total=len(rows),
+        skipped=escape_markdown(skipped, limit=REASON_LIMIT) if isinstance(skipped, str) else None,
+    )
 
 
-def worst_stratum(report: Report) -> dict[str, Any] | None:
+def worst_stratum(report: Report) -> WorstView | None:
     worst = report.worst_stratum
     if worst is None or worst == WorstStratum():
         return None
     name = worst.name
     entry = (report.per_stratum or {}).get(name) if name is not None else None
-    return {
-        "name": escape_markdown(name, limit=80),
-        "metric": escape_name(worst.metric or ""),
-        "value": fmt(worst.value),
-        "n": (entry.n if entry is not None else None) or 0,
-    }
+    return WorstView(
+        name=escape_markdown(name, limit=80),
+        metric=escape_name(worst.metric or ""),
+        value=fmt(worst.value),
+        n=(entry.n if entry is not None else None) or 0,
+    )
 
 
 def drift_warning(report: Report) -> str | None:
@@ -274,24 +403,24 @@ def baseline_lines(baseline: BaselineNote | None, kind: str) -> list[str]:
     return lines
 
 
-def movers(comparison: ComparisonDocument | None, primary: str) -> dict[str, Any]:
+def movers(comparison: ComparisonDocument | None, primary: str) -> MoversView:
     moved = (comparison.movers if comparison else None) or Movers()
-    return {
-        "metric": escape_name(primary if moved.metric is None else moved.metric),
-        "drops": mover_rows(moved.drops),
-        "gains": mover_rows(moved.gains),
-        "down": moved.down or 0,
-        "up": moved.up or 0,
-    }
+    return MoversView(
+        metric=escape_name(primary if moved.metric is None else moved.metric),
+        drops=tuple(mover_rows(moved.drops)),
+        gains=tuple(mover_rows(moved.gains)),
+        down=moved.down or 0,
+        up=moved.up or 0,
+    )
 
 
-def queries(comparison: ComparisonDocument | None) -> dict[str, int]:
+def queries(comparison: ComparisonDocument | None) -> QueriesView:
     counts = (comparison.queries if comparison else None) or QueryCounts()
-    return {
-        "paired": counts.paired or 0,
-        "added": len(counts.added or ()),
-        "removed": len(counts.removed or ()),
-    }
+    return QueriesView(
+        paired=counts.paired or 0,
+        added=len(counts.added or ()),
+        removed=len(counts.removed or ()),
+    )
 
 
 def footer(report: Report, comparison: ComparisonDocument | None) -> str:
@@ -311,5 +440,5 @@ def footer(report: Report, comparison: ComparisonDocument | None) -> str:
     return " · ".join(parts)
 
 
-def _short_hash(sha: Any) -> str:
+def _short_hash(sha: str | None) -> str:
     return escape_markdown(str(sha or "—")[:12], limit=12)
