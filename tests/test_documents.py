@@ -21,7 +21,7 @@ from retrieval_eval.action.event import load_event
 from retrieval_eval.commands.render import load_comparison
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.formats.jsondoc import parse_document
-from retrieval_eval.formats.report import checked_report
+from retrieval_eval.formats.report import as_report, checked_report
 from retrieval_eval.formats.shapes import COMPARISON, REPORT, comparison_problem, report_problem
 from retrieval_eval.render import comparison_text, render
 
@@ -141,7 +141,7 @@ def test_a_damaged_comparison_is_rendered_or_refused_never_crashes(
     path = tmp_path_factory.mktemp("cmp") / "c.json"
     path.write_text(json.dumps(document))
     try:
-        comparison = load_comparison(str(path), GOOD_REPORT)
+        comparison = load_comparison(str(path), as_report(GOOD_REPORT))
     except InputError:
         return
     render(kind, report=GOOD_REPORT, comparison=comparison, template_dir=None, comment_id="x")
@@ -151,7 +151,7 @@ def test_a_damaged_comparison_is_rendered_or_refused_never_crashes(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(damaged(GOOD_REPORT, REPORT_PATHS), damaged(GOOD_REPORT, REPORT_PATHS))
 def test_damaged_reports_are_compared_or_refused_never_crash(base: Any, head: Any) -> None:
-    from retrieval_eval.comparison.document import build_comparison
+    from typed_reports import build_comparison
 
     try:
         base = checked_report(base, "base")

@@ -24,9 +24,9 @@ import pytest
 from browser import dump_dom, needs_chromium, screenshot
 from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
-from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.render.html import html_report, plain, shown_queries
+from typed_reports import build_comparison
 
 DEMO = files("retrieval_eval") / "demo"
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown, render
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -117,8 +118,8 @@ def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
 
 def test_confounded_deltas_are_flagged_not_judged(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.comparison.document import build_comparison
     from test_compare import relabelled
+    from typed_reports import build_comparison
 
     base = score(tmp_path, "base", labels(), run(41))
     head = score(tmp_path, "head", relabelled(), run(41))
@@ -137,7 +138,7 @@ def test_drift_is_warned_about(tmp_path: Path) -> None:
 
 def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.comparison.document import build_comparison
+    from typed_reports import build_comparison
 
     base = score(tmp_path, "base", labels(strata=("faq", "howto", "billing", "retired")), run())
     head = score(tmp_path, "head", labels(), run(misses=[4]))
@@ -452,7 +453,7 @@ def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path
             str(judgments),
             str(runs),
             ScoreConfig(k=(5, 10)),
-            baseline=comparison_base(tmp_path),
+            baseline=as_report(comparison_base(tmp_path)),
             generated_at=NOW,
             gating=Gating(gates=["recall@5:-0.02"]),
         )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -57,7 +58,7 @@ def score(tmp: Path, labels: list[dict], run: list[dict], policy: str, baseline:
         judgments_path=write(tmp / "judgments.jsonl", labels),
         run_path=write(tmp / f"run-{len(run)}-{id(run)}.jsonl", run),
         scoring=ScoreConfig(k=(10,), unjudged_policy=policy),
-        baseline=baseline,
+        baseline=None if baseline is None else as_report(baseline),
         label_queue=True,
         gating=Gating(gates=(GATE,)),
     )
@@ -140,6 +141,6 @@ def bounded_request(tmp: Path, base: dict) -> EvaluationRequest:  # type: ignore
         judgments_path=str(tmp / "judgments.jsonl"),
         run_path=write(tmp / "head.jsonl", head_run()),
         scoring=ScoreConfig(k=(10,), unjudged_policy="bounded"),
-        baseline=base,
+        baseline=as_report(base),
         gating=Gating(gates=(GATE,)),
     )

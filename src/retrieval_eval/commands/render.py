@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
 
 import click
 
@@ -13,14 +11,14 @@ from ..core.errors import InputError, UsageError
 from ..core.report_model import Report
 from ..formats.comparison import read_comparison
 from ..formats.fileio import refuse_output_over_input, write_atomic
-from ..formats.report import as_report, load_report
+from ..formats.report import load_report
 from ..render import render
 from ._common import handles_errors
 
 
-def load_comparison(path: str, report: Report | Mapping[str, Any]) -> ComparisonDocument:
+def load_comparison(path: str, report: Report) -> ComparisonDocument:
     """A comparison document written by ``compare``, refused when it belongs to another head report."""
-    inputs = as_report(report).inputs
+    inputs = report.inputs
 
     document = read_comparison(path)
     head_run = document.head.run_sha256

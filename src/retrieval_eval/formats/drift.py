@@ -9,23 +9,32 @@ from ..core.drift_check import DriftCheck
 
 def drift_to_json(check: DriftCheck) -> dict[str, Any]:
     """The payload ``drift --json`` prints and ``retrieval_eval.drift()`` returns."""
+    payload: dict[str, Any] = {
+        "judgments": check.judgments_path,
+        "corpus": {"path": check.corpus_path, **check.corpus.describe()},
+        "summary": drift_summary_json(check),
+        "max_invalid_ratio": check.max_invalid_ratio,
+        "ok": check.ok,
+        "labels": drift_labels_json(check),
+    }
+    if check.fix is not None:
+        payload["fix"] = {"dry_run": check.fix.dry_run, "written": check.fix.written, **check.fix.plan.as_dict()}
+    if check.queue is not None:
+        payload["queue"] = {"path": check.queue.path, "lines": check.queue.lines, "labels": check.result.needs_human}
+    return payload
+
+
+def drift_summary_json(check: DriftCheck) -> dict[str, Any]:
+    """The payload's ``summary``: labels per status, ``invalid_ratio``, what can be repaired."""
     result = check.result
-    summary = {
+    return {
         "labels": len(result.labels),
         **result.summary(),
         "recoverable": result.recoverable,
         "needs_human": result.needs_human,
     }
-    payload: dict[str, Any] = {
-        "judgments": check.judgments_path,
-        "corpus": {"path": check.corpus_path, **check.corpus.describe()},
-        "summary": summary,
-        "max_invalid_ratio": check.max_invalid_ratio,
-        "ok": check.ok,
-        "labels": [finding.as_dict(label) for label, finding in result.pairs()],
-    }
-    if check.fix is not None:
-        payload["fix"] = {"dry_run": check.fix.dry_run, "written": check.fix.written, **check.fix.plan.as_dict()}
-    if check.queue is not None:
-        payload["queue"] = {"path": check.queue.path, "lines": check.queue.lines, "labels": result.needs_human}
-    return payload
+
+
+def drift_labels_json(check: DriftCheck) -> list[dict[str, Any]]:
+    """The payload's ``labels``: one entry per label, in the judgments' order."""
+    return [finding.as_dict(label) for label, finding in check.result.pairs()]
