@@ -251,6 +251,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
     from compare_data import NOW, write_jsonl
     from retrieval_eval.core.gates import Gating
     from retrieval_eval.core.scoring import ScoreConfig
+    from retrieval_eval.formats.queue import excerpt_to_json
     from retrieval_eval.pipeline.evaluate import run_pipeline
     from retrieval_eval.pipeline.holes import queue_excerpt
     from retrieval_eval.pipeline.request import EvaluationRequest
@@ -279,7 +280,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
     )
     evaluation = run_pipeline(replace(request, label_queue=True))
     head = evaluation.report
-    QUEUES["judged_drop_with_queue"] = queue_excerpt(evaluation.queue, request.holes_command)
+    QUEUES["judged_drop_with_queue"] = excerpt_to_json(queue_excerpt(evaluation.queue, request.holes_command))
     return head, _compare(directory, base, head)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.queue import queue_line_to_json
 from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
@@ -109,7 +110,7 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert len(notes) == 1 and "--unjudged bounded" not in notes[0] and "retrieval-eval holes" in notes[0]
 
     # The queue: 60 lines, one per new chunk, each a judgments line waiting for its relevance.
-    queue = list(bounded.queue)
+    queue = [queue_line_to_json(line) for line in bounded.queue]  # as the queue file holds them
     assert len(queue) == 60
     assert queue[0] == {
         "query_id": "q00",

@@ -20,7 +20,7 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.history import History
 from ..core.report import blocking_findings
 from ..core.report_model import Report
-from ..formats.queue import queue_text
+from ..formats.queue import excerpt_to_json, queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import run_pipeline
 from ..pipeline.holes import queue_excerpt
@@ -201,7 +201,8 @@ def render_outcome(settings: Settings, outcome: Outcome, history: History | None
 
     evaluation = outcome.evaluation
     # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
-    queue = queue_excerpt(evaluation.queue, queue_command(settings, baseline), getattr(evaluation, "queued", None))
+    excerpt = queue_excerpt(evaluation.queue, queue_command(settings, baseline), getattr(evaluation, "queued", None))
+    queue = excerpt_to_json(excerpt)
 
     def draw(kind: str) -> str:
         return render(

@@ -8,7 +8,7 @@ a pull request may have changed it), the corpus for chunk text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Deltas
@@ -18,9 +18,11 @@ from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
+from ..formats.queue import QueueExcerpt, QueueLine, queue_line_from_json
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
+    from ..core.metrics import RankedQuery
 
 EXCERPT = 5  # queue lines the summary and the comment show
 
@@ -71,14 +73,14 @@ def build_queue(
     scores: Scores,
     baseline: Report | None,
     corpus: Corpus | None,
-) -> list[dict[str, Any]]:
+) -> list[QueueLine]:
     """Every unjudged (query, key) in the top k of the head or the base, as queue lines, most useful first."""
     config = scores.config
     gain_of = gain_table(config.gain, index)
     flip = gain_function(config.gain)(config.threshold)
     base = {q: r for q, r in base_rankings(baseline, index).items() if q in scores.per_query}
 
-    def ranked(query_id: str, ranking: list[str]) -> Any:
+    def ranked(query_id: str, ranking: list[str]) -> RankedQuery:
         return rank_query(indexed[query_id], ranking, gain_of, config.threshold, flip)
 
     entries = label_queue(
@@ -96,15 +98,14 @@ def build_queue(
     for entry in entries:
         query = index.queries.get(entry.query_id)
         position = corpus.position.get(entry.key) if corpus is not None else None
-        lines.append(
-            queue_line(
-                entry,
-                query_text=query.text if query is not None else None,
-                document=corpus.docs[position] if corpus is not None and position is not None else None,
-                chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
-                is_chunk=is_chunk_id(entry.key) or position is not None or entry.key in chunk_keys,
-            )
+        line = queue_line(
+            entry,
+            query_text=query.text if query is not None else None,
+            document=corpus.docs[position] if corpus is not None and position is not None else None,
+            chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
+            is_chunk=is_chunk_id(entry.key) or position is not None or entry.key in chunk_keys,
         )
+        lines.append(queue_line_from_json(line))  # the rule's line (core/unjudged.py), typed
     return lines
 
 
@@ -146,16 +147,13 @@ def new_unjudged_keys(
     return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
-def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> dict[str, Any]:
-    """What the summary and the comment show of the queue: its length, its first lines, the command for all.
+def queue_excerpt(queue: Sequence[QueueLine], command: str, count: int | None = None) -> QueueExcerpt:
+    """What the summary and the comment show of the queue: its length, its first lines, the command for all
+    (its JSON, what they read, is :func:`retrieval_eval.formats.queue.excerpt_to_json`'s).
 
     ``count``: the queue's length when it was counted but not built (``queue`` is then empty).
     """
-    return {
-        "count": len(queue) if count is None else count,
-        "top": [dict(line) for line in queue[:EXCERPT]],
-        "command": command,
-    }
+    return QueueExcerpt(len(queue) if count is None else count, tuple(queue[:EXCERPT]), command)
 
 
 def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..core.report_model import Report
     from ..core.scoring import Scores
     from ..core.validate import Validation
+    from ..formats.queue import QueueLine
     from ..formats.typedjson import JsonObject
 
 
@@ -120,7 +121,7 @@ class Evaluation(Frozen):
     verdict: Verdict
     comparison: Deltas | None
     corpus_changes: tuple[str, ...]
-    queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
+    queue: tuple[QueueLine, ...]  # the label queue, when the request asked for it
     queued: int  # the label queue's length, counted when asked for even if not built
 
     def __init__(
@@ -131,7 +132,7 @@ class Evaluation(Frozen):
         verdict: Verdict,
         comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
-        queue: tuple[dict[str, Any], ...] = (),
+        queue: tuple[QueueLine, ...] = (),
         *,
         queued: int | None = None,
     ) -> None:
