@@ -12,9 +12,9 @@ import pytest
 
 from retrieval_eval.action import history as history_module
 from retrieval_eval.action.baseline import Baseline
-from retrieval_eval.action.event import Event
 from retrieval_eval.action.git import FileHistory, FileVersion
 from retrieval_eval.action.settings import Runner, parse_settings
+from retrieval_eval.formats.github import event_from_json
 from retrieval_eval.formats.history import history_to_json
 from retrieval_eval.formats.report import as_report
 
@@ -42,7 +42,7 @@ class Versions:
 
 def _history(tmp_path: Path, baseline: Baseline, versions: list[FileVersion]) -> dict[str, Any] | None:
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=tmp_path))
-    event = Event("pull_request", {"pull_request": {"number": 1, "base": {"sha": BASE_SHA, "ref": "main"}}})
+    event = event_from_json("pull_request", {"pull_request": {"number": 1, "base": {"sha": BASE_SHA, "ref": "main"}}})
     history = history_module.base_history_records(
         settings, event, Versions(versions), baseline, as_report(report(0.7)), "2026-01-01T00:00:00Z"
     )

@@ -6,7 +6,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -197,7 +197,11 @@ def settings_options(names: tuple[str, ...]) -> Callable[[F], F]:
     return decorate
 
 
-def _as_text(name: str, value: Any) -> str | None:
+# What click hands over for a settings option: text, a number, a flag, a repeated option's texts.
+OptionValue = str | int | float | bool | tuple[str, ...] | None
+
+
+def _as_text(name: str, value: OptionValue) -> str | None:
     if value is None or value == ():
         return None
     if isinstance(value, bool):
@@ -214,7 +218,7 @@ def _cli_label(name: str) -> str:
     return flag.split(",")[-1].split("/")[0].strip() if flag else name
 
 
-def settings_from_options(options: dict[str, Any]) -> Settings:
+def settings_from_options(options: Mapping[str, OptionValue]) -> Settings:
     """Options given on the command line, over the config file, over the defaults."""
     given = {}
     for key, value in options.items():

@@ -1,9 +1,11 @@
-"""``judge --json``'s calibration: how far the machine judge agrees with the human labels."""
+"""The judge's JSON: a chat-completions answer read (:func:`read_completion`), and ``judge --json``'s
+calibration written (how far the machine judge agrees with the human labels)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, parse_reply
 from ..core.judge_calibration import Calibration
 
 
@@ -22,3 +24,34 @@ def calibration_json(calibration: Calibration | None) -> dict[str, Any] | None:
         "floor": calibration.floor,
         "usable_by_gates": calibration.usable,
     }
+
+
+def _refusal(choice: dict[str, Any]) -> bool:
+    """A content filter's stop, or a model's refusal: what the answer says in place of grades."""
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
+
+
+def token_count(value: Any) -> int:
+    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return 0
+    return value
+
+
+def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
+    """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
+    spent = token_count(tokens)
+    choices = body.get("choices") if isinstance(body, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if choice is None:
+        return (UNPARSEABLE,) * count, spent
+    if _refusal(choice):
+        return (REFUSED,) * count, spent
+    message = choice.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        return (UNPARSEABLE,) * count, spent
+    return tuple(parse_reply(content, count)), spent

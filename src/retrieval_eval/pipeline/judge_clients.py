@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from ..formats.judge import read_completion, token_count
 from .endpoints import shown_url
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
@@ -59,36 +60,6 @@ class Reply:
 
 class JudgeUnavailable(UsageError):
     """The judge refuses every request (a wrong key, endpoint or model): stop, say what to fix."""
-
-
-def _refusal(choice: dict[str, Any]) -> bool:
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
-
-
-def token_count(value: Any) -> int:
-    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
-        return 0
-    return value
-
-
-def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
-    """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
-    usage = body.get("usage") if isinstance(body, dict) else None
-    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
-    spent = token_count(tokens)
-    choices = body.get("choices") if isinstance(body, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
-    if choice is None:
-        return (UNPARSEABLE,) * count, spent
-    if _refusal(choice):
-        return (REFUSED,) * count, spent
-    message = choice.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str):
-        return (UNPARSEABLE,) * count, spent
-    return tuple(parse_reply(content, count)), spent
 
 
 @dataclass(frozen=True)
