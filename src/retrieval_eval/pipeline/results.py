@@ -4,9 +4,11 @@
 Python API report from one object. :class:`Comparison` is a read-only view of a comparison
 document (what ``retrieval-eval compare`` writes).
 
-Everything a caller reads is a copy or an immutable value: ``to_dict()`` is the report (or the
-comparison document) as JSON would hold it, ``to_pandas()`` its frames, ``iter_records()``
-ir_measures-style (query_id, measure, value) records. Names are always ours (``ndcg@10``);
+Everything a caller reads is a copy or an immutable value. Each object holds typed records
+(``typed_report``, ``typed_document``); ``to_dict()`` is the report (or the comparison document)
+as JSON holds it, a new dict each time, written from them by the formats layer, the one writer
+the CLI uses too. ``to_pandas()`` gives its frames, ``iter_records()`` ir_measures-style
+(query_id, measure, value) records. Names are always ours (``ndcg@10``);
 a lookup by name also takes ir_measures' and trec_eval's spellings.
 
 Plain classes with ``__slots__`` rather than dataclasses: they were written when
@@ -82,15 +84,6 @@ class Frozen:
     def _set(self, **values: object) -> None:
         for name, value in values.items():
             object.__setattr__(self, name, value)
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value (dicts, lists, scalars): what to_dict() hands out."""
-    if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_copy(item) for item in value]
-    return value
 
 
 def import_pandas(method: str) -> Any:
