@@ -1,11 +1,14 @@
-"""The judge's JSON: a chat-completions answer read (:func:`read_completion`), and ``judge --json``'s
-calibration written (how far the machine judge agrees with the human labels)."""
+"""The judge's JSON: a chat-completions answer read (:func:`read_completion`), a judge command's
+answer line read (:func:`read_command_line`, the protocol of pipeline/judge_clients.py), and
+``judge --json``'s calibration written (how far the machine judge agrees with the human labels)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
-from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, parse_reply
+from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply
 from ..core.judge_calibration import Calibration
 
 
@@ -39,6 +42,15 @@ def token_count(value: Any) -> int:
     return value
 
 
+def read_completion_bytes(raw: bytes, count: int) -> tuple[tuple[Answer, ...], int]:
+    """:func:`read_completion` of a response body as it came; a body that is not JSON is unparseable."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
+        return (UNPARSEABLE,) * count, 0
+    return read_completion(body, count)
+
+
 def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
     """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
     usage = body.get("usage") if isinstance(body, dict) else None
@@ -55,3 +67,39 @@ def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
     if not isinstance(content, str):
         return (UNPARSEABLE,) * count, spent
     return tuple(parse_reply(content, count)), spent
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One answer line of a judge command: the request it answers, its answers (None when
+    ``answers`` is not a list: every passage unparseable) and the tokens it reports."""
+
+    id: str
+    answers: tuple[Answer, ...] | None
+    tokens: int
+
+
+def read_command_line(line: str, most: int) -> CommandLine | None:
+    """A judge command's answer line, its first ``most`` answers read; None for a line that
+    names no request (not JSON, not an object, no text id): garbage on stdout answers nothing."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        return None
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return CommandLine(record["id"], None, 0)
+    read = tuple(command_answer(value) for value in answers[:most])
+    return CommandLine(record["id"], read, token_count(record.get("tokens")))
+
+
+def command_answer(value: object) -> Answer:
+    """One answer of the command protocol: a grade 0-3, ``"refused"``, or ``{"text": ...}`` read
+    as the chat judge reads a reply; anything else is unparseable."""
+    if value == REFUSED:
+        return REFUSED
+    if isinstance(value, dict) and set(value) == {"text"} and isinstance(value["text"], str):
+        return parse_reply(value["text"], 1)[0]
+    return grade_of(value)

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.judge import REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
-from ..formats.judge import read_completion, token_count
+from ..core.judge import REFUSED, UNPARSEABLE, Answer, user_message
+from ..formats.judge import read_command_line, read_completion_bytes
 from .endpoints import shown_url
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
@@ -123,11 +123,7 @@ class HttpJudge:
             return self._http_error(exc, count)
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             raise _Retry(f"{type(exc).__name__}: {exc}", None) from None
-        try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
-            return Reply((UNPARSEABLE,) * count)
-        answers, tokens = read_completion(body, count)
+        answers, tokens = read_completion_bytes(raw, count)
         return Reply(answers, tokens)
 
     def _http_error(self, exc: urllib.error.HTTPError, count: int) -> Reply:
@@ -278,30 +274,16 @@ def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
         pass
 
 
-def command_answer(value: Any) -> Answer:
-    """One answer of the command protocol (module docstring)."""
-    if value == REFUSED:
-        return REFUSED
-    if isinstance(value, dict) and set(value) == {"text"} and isinstance(value["text"], str):
-        return parse_reply(value["text"], 1)[0]
-    return grade_of(value)
-
-
 def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
+    found = read_command_line(line, max((len(r.passages) for r in wanted.values()), default=0))
+    if found is None or found.id not in wanted:
         return None  # garbage on stdout names no request: its request stays unanswered
-    if not isinstance(record, dict) or record.get("id") not in wanted:
-        return None
-    request = wanted[record["id"]]
-    answers = record.get("answers")
-    if not isinstance(answers, list):
+    request = wanted[found.id]
+    if found.answers is None:
         return request.id, Reply((UNPARSEABLE,) * len(request.passages))
-    read = [command_answer(value) for value in answers[: len(request.passages)]]
+    read = list(found.answers[: len(request.passages)])
     read += [UNPARSEABLE] * (len(request.passages) - len(read))
-    tokens = record.get("tokens")
-    return request.id, Reply(tuple(read), token_count(tokens))
+    return request.id, Reply(tuple(read), found.tokens)
 
 
 @dataclass(frozen=True)
