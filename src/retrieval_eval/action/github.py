@@ -82,8 +82,10 @@ class Response:
     headers: Mapping[str, str]
     body: bytes
 
-    def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8")) if self.body else None
+    def json(self) -> object:
+        """The body as JSON, for a reader of formats/github.py to take apart (None when empty)."""
+        loaded: object = json.loads(self.body.decode("utf-8")) if self.body else None
+        return loaded
 
 
 def _answers(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -236,7 +238,7 @@ class GitHubClient:
         path: str,
         *,
         query: Mapping[str, str] | None = None,
-        body: Any = None,
+        body: Mapping[str, str] | None = None,
         accept: str = JSON,
         attempts: int | None = None,
     ) -> Response:
@@ -257,7 +259,7 @@ class GitHubClient:
         method: str,
         url: str,
         *,
-        body: Any = None,
+        body: Mapping[str, str] | None = None,
         accept: str = JSON,
         headers: Mapping[str, str] | None = None,
         attempts: int | None = None,
