@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.core.identity import chunk_id, text_sha
-from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet
 from retrieval_eval.formats.corpus import Corpus, corpus_from_records
+from retrieval_eval.formats.judgment_records import judgment_from_record
 
 OLD = "paragraph/v1"
 NEW = "paragraph/v2"

@@ -12,10 +12,10 @@ from compare_data import write_jsonl
 from helpers import run_cli
 from retrieval_eval.core.errors import InputError, UsageError
 from retrieval_eval.core.gates import FAIL, INDETERMINATE, PASS, GateReadings, Gating, evaluate_gate, parse_gate
-from retrieval_eval.core.judgments import write_judgments
 from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.validate import validate
+from retrieval_eval.formats.judgment_records import write_judgments
 from retrieval_eval.formats.judgments import parse_judgments, read_label_index
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest

@@ -70,7 +70,7 @@ def test_the_cli_writes_judgments_and_a_corpus_snapshot_drift_can_read(tmp_path:
     assert len(judgments.labels) == 3
     corpus = read_corpus(str(corpus_out))
     assert corpus.chunker_fingerprint == "beir/document" and corpus.corpus_fingerprint.startswith("beir:")
-    assert corpus.describe()["documents"] == 3
+    assert len(corpus.documents) == 3
     assert corpus.texts[0] == "Refunds\n\nAnnual plans refund within 30 days."
     assert check_drift(judgments, corpus).invalid_ratio == 0
 

@@ -17,11 +17,12 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet
 from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.metrics import FULL
 from retrieval_eval.core.precision import DECIMALS
 from retrieval_eval.core.scoring import ScoreConfig, Scores, score_rankings
+from retrieval_eval.formats.judgment_records import judgment_from_record
 
 KEYS = [f"d{i}" for i in range(7)]
 QUERIES = ("q1", "q2", "q3")

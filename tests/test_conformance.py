@@ -8,12 +8,16 @@ from helpers import expected, fixture_path, run_cli
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.identity import chunk_id, normalize, text_sha
+from retrieval_eval.core.report_model import Measurement
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.core.summarize import summarize_samples
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.qrels import qrels_lines, read_beir_qrels, read_trec_qrels
 from retrieval_eval.formats.runs import parse_run
+from retrieval_eval.formats.samples import measurement_to_json
+from retrieval_eval.formats.typedjson import from_json
+from retrieval_eval.formats.validation import validation_to_json
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -126,7 +130,7 @@ def test_stratum_order_through_the_cli() -> None:
 @pytest.mark.parametrize("name", sorted(expected("summarize")["cases"]))
 def test_summarize_cases(name: str) -> None:
     case = expected("summarize")["cases"][name]
-    got = summarize_samples(case["samples"])
+    got = measurement_to_json(summarize_samples(case["samples"]))
     want = case["expected"]
     assert set(got) == set(want)
     for key, value in want.items():
@@ -246,7 +250,7 @@ def _issue_keys(issues: list[dict]) -> list[str]:  # type: ignore[type-arg]
 
 def test_unsorted_queries_issue_order() -> None:
     case = expected("unsorted-queries")
-    result = validate(parse_judgments(fixture_path("unsorted-queries", "judgments.jsonl"))).as_dict()
+    result = validation_to_json(validate(parse_judgments(fixture_path("unsorted-queries", "judgments.jsonl"))))
     assert _issue_keys(result["issues"]) == case["issue_order"]
     assert result["ok"] is case["ok"]
     assert (result["queries"], result["labels"]) == (case["queries"], case["labels"])
@@ -260,3 +264,10 @@ def test_unsorted_queries_issue_order_through_the_cli() -> None:
     assert _issue_keys(issues) == case["issue_order"]
     assert [i["subject"] for i in issues if i["code"] == "missing-query-text"] == case["missing_query_text_order"]
     assert [i["subject"] for i in issues if i["code"] == "thin-stratum"] == case["thin_stratum_order"]
+
+
+@pytest.mark.parametrize("samples", [[0.5], [1, 2, 3.5], [0.25, 0.25, 0.75, 1.0]])
+def test_a_summary_reads_back_as_the_measurement_it_was_written_from(samples: list[float]) -> None:
+    measurement = summarize_samples(samples)
+    assert from_json(Measurement, measurement_to_json(measurement)) == measurement
+    assert (measurement.ci is None) == (len(samples) == 1) and measurement.deterministic is False

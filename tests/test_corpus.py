@@ -10,7 +10,7 @@ import pytest
 from drift_support import NEW, chunk_records, cid, write_jsonl, write_snapshot
 from helpers import fixture_path, run_cli
 from retrieval_eval.core.errors import InputError, UsageError
-from retrieval_eval.formats.corpus import detect_corpus_format, read_corpus
+from retrieval_eval.formats.corpus import corpus_to_json, detect_corpus_format, read_corpus
 
 DOCS = {"wiki://a": ["First chunk of a.", "Second chunk of a."], "wiki://b": ["Only chunk of b."]}
 
@@ -28,7 +28,7 @@ def refusal(path: Path, **kwargs) -> str:  # type: ignore[no-untyped-def]
 
 def test_reads_the_spec_snapshot() -> None:
     corpus = read_corpus(fixture_path("drift", "corpus.json"))
-    assert corpus.describe()["documents"] == 1
+    assert len(corpus.documents) == 1
     assert len(corpus) == 4
     assert corpus.corpus_fingerprint == "recursive/384/64"
     assert corpus.document_of("c1:4e556228a30930f72ad70a7f040abb44") == "notion://page/9f2a"
@@ -38,7 +38,7 @@ def test_jsonl_with_a_header_line(tmp_path: Path) -> None:
     path = jsonl_corpus(tmp_path / "c.jsonl", header={"corpus_fingerprint": "v2", "chunker_fingerprint": NEW})
     corpus = read_corpus(str(path))
     assert (corpus.corpus_fingerprint, corpus.chunker_fingerprint) == ("v2", NEW)
-    assert corpus.describe() | {"sha256": ""} == {
+    assert corpus_to_json(corpus) | {"sha256": ""} == {
         "fingerprint": "v2",
         "chunker_fingerprint": NEW,
         "documents": 2,
@@ -84,7 +84,7 @@ def test_chunks_are_read_in_ordinal_order(tmp_path: Path) -> None:
 def test_a_bare_chunk_to_document_map_is_a_corpus(tmp_path: Path) -> None:
     records = [{"chunk_id": cid("d", n, str(n)), "doc_uri": "d"} for n in range(3)]
     corpus = read_corpus(str(write_jsonl(tmp_path / "c.jsonl", records)))
-    assert corpus.describe()["chunks"] == 3 and corpus.texts == [None, None, None]
+    assert len(corpus) == 3 and corpus.texts == [None, None, None]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from retrieval_eval.core.docshape import Checker, ShapeError
+from retrieval_eval.formats.docshape import Checker, ShapeError
 from retrieval_eval.formats.shapes import NUMBER, STRINGS
 
 SHAPE: dict[str, Any] = {

@@ -20,6 +20,7 @@ from retrieval_eval.core.drift import (
     squeeze,
 )
 from retrieval_eval.formats.corpus import read_corpus
+from retrieval_eval.formats.drift import summary_to_json
 from retrieval_eval.formats.judgments import parse_judgments
 
 PARA_A = "Annual plans may be refunded within 30 days of renewal."
@@ -53,7 +54,7 @@ def test_fixture_through_the_library(case: str) -> None:
     statuses = {label.query_id: f.status for label, f in result.pairs()}
     targets = {label.query_id: f.target for label, f in result.pairs() if f.target}
     covering = {label.query_id: list(f.covering) for label, f in result.pairs() if f.status == SPLIT}
-    assert_matches_fixture(case, statuses, result.summary(), targets, covering)
+    assert_matches_fixture(case, statuses, summary_to_json(result.summary()), targets, covering)
 
 
 @pytest.mark.parametrize("case", ["drift", "merge"])

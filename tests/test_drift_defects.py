@@ -14,9 +14,11 @@ from drift_support import cid, corpus, judgments, label, write_jsonl, write_snap
 from helpers import run_cli
 from retrieval_eval.core.drift import ORPHANED, RE_ANCHORABLE, VALID, DriftResult, check_drift
 from retrieval_eval.core.drift_fix import plan_fix
-from retrieval_eval.core.judgments import JudgmentSet, Label, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet, Label
 from retrieval_eval.core.validate import validate
 from retrieval_eval.formats.corpus import Corpus
+from retrieval_eval.formats.drift import finding_to_json
+from retrieval_eval.formats.judgment_records import judgment_from_record
 from retrieval_eval.formats.judgments import parse_judgments
 
 ANNUAL = "Annual plans may be refunded within 30 days of renewal."
@@ -67,7 +69,7 @@ def test_our_fix_collapses_a_merge_into_one_label_with_the_highest_grade() -> No
     assert validate(plan.judgments).ok
     [kept] = plan.judgments.labels
     assert kept.relevance == 3 and kept.get("labeled_by") == "human:bo"
-    assert kept.get("collapsed_from") == [result.labels[0].record]  # ana's label, whole
+    assert kept.get("collapsed_from") == (result.labels[0].record,)  # ana's label, whole (arrays as tuples)
     [collapse] = plan.collapses
     assert (collapse.kept_line, collapse.absorbed_lines, collapse.relevance) == (2, (1,), 3)
 
@@ -91,7 +93,7 @@ def test_reference_keying_merges_the_document_labels_of_a_query() -> None:
 def test_our_document_labels_keep_their_own_status() -> None:
     result = document_labels()
     assert [f.status for f in result.findings] == [VALID, ORPHANED]
-    entries = [f.as_dict(label_) for label_, f in result.pairs()]
+    entries = [finding_to_json(label_, f) for label_, f in result.pairs()]
     assert [(e["line"], e["doc_uri"], e["status"]) for e in entries] == [
         (1, "wiki://live", VALID),
         (2, "wiki://deleted", ORPHANED),

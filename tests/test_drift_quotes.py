@@ -5,8 +5,8 @@ from __future__ import annotations
 from drift_support import cid, corpus, judgments, label
 from retrieval_eval.core.drift import MERGED, ORPHANED, SPLIT, check_drift
 from retrieval_eval.core.drift_fix import plan_fix
-from retrieval_eval.core.judgments import write_judgments
 from retrieval_eval.core.validate import validate
+from retrieval_eval.formats.judgment_records import write_judgments
 
 FIRST = "Annual plans may be refunded within 30 days of renewal."
 SECOND = "Monthly plans are non-refundable after the billing date."

@@ -13,7 +13,7 @@ import pytest
 from drift_support import OLD, cid, corpus, label, write_jsonl, write_snapshot
 from helpers import run_cli
 from retrieval_eval.core.drift import check_drift
-from retrieval_eval.core.judgments import write_judgments
+from retrieval_eval.formats.judgment_records import write_judgments
 from retrieval_eval.formats.judgments import parse_judgments
 from test_drift_defects import reference_fix
 

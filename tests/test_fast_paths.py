@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.core.judgments import _check_in_order, common_judgment_fields
 from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.formats import jsonl, jsonout
 from retrieval_eval.formats.jsonout import dumps_indented, iter_indented_fast, write_json_atomic
+from retrieval_eval.formats.judgment_records import _check_in_order, common_judgment_fields
 from retrieval_eval.formats.judgments import parse_judgments, read_label_index
 from retrieval_eval.formats.runs import read_run_record
 

@@ -22,6 +22,7 @@ from retrieval_eval.core.gates import (
     parse_gate,
     split_gate_list,
 )
+from retrieval_eval.core.report_model import Measurement
 
 KS = (5, 10)
 
@@ -33,7 +34,7 @@ def test_grammar() -> None:
     significant = parse_gate("recall@5:-0.02:significant", ks=KS)
     assert significant.kind == DELTA and significant.significant_only
     assert parse_gate("worst-stratum:ndcg@10:0.5", ks=KS).kind == WORST_STRATUM
-    assert parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness": {}}).kind == CI_LOWER
+    assert parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness"}).kind == CI_LOWER
     assert split_gate_list("recall@5:0.7,\n ndcg@10:0.5\n") == ["recall@5:0.7", "ndcg@10:0.5"]
 
 
@@ -80,11 +81,15 @@ def test_significant_delta_gate_ignores_noise() -> None:
 
 
 def test_ci_lower_gate() -> None:
-    gate = parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness": {}})
+    gate = parse_gate("faithfulness:ci-lower:0.8", ks=KS, judged={"faithfulness"})
     # The judged measurements are the request's (its gating slice), not the run's readings.
-    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"ci": [0.81, 0.9]}})).status == PASS
-    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"ci": [0.79, 0.9]}})).status == FAIL
-    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": {"n": 1}})).status == INDETERMINATE
+    assert (
+        evaluate_gate(gate, context(), Gating(judged={"faithfulness": Measurement(n=2, ci=(0.81, 0.9))})).status == PASS
+    )
+    assert (
+        evaluate_gate(gate, context(), Gating(judged={"faithfulness": Measurement(n=2, ci=(0.79, 0.9))})).status == FAIL
+    )
+    assert evaluate_gate(gate, context(), Gating(judged={"faithfulness": Measurement(n=1)})).status == INDETERMINATE
 
 
 def test_verdict_order_fail_over_indeterminate_over_pass() -> None:

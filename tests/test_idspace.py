@@ -8,8 +8,9 @@ from pathlib import Path
 from retrieval_eval.comparison.findings import distinct
 from retrieval_eval.comparison.idspace import OLD_ID, translate, translate_per_query, with_judged
 from retrieval_eval.core.identity import chunk_id
-from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet
 from retrieval_eval.core.labelindex import LabelIndex
+from retrieval_eval.formats.judgment_records import judgment_from_record
 from retrieval_eval.formats.report import as_report
 
 

@@ -11,6 +11,7 @@ import pytest
 from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
 from retrieval_eval.core.gates import Gating
+from retrieval_eval.core.report_model import Measurement
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
@@ -35,7 +36,7 @@ def test_the_cli_refuses_a_judged_name_that_names_a_computed_metric(name: str, t
 
 def test_a_request_with_a_shadowing_judged_name_is_refused(tmp_path: Path) -> None:
     judgments, run, _ = files(tmp_path)
-    shadow = {"recall@5": {"value": 1.0, "n": 3}}
+    shadow = {"recall@5": Measurement(value=1.0, n=3)}
     request = EvaluationRequest(str(judgments), str(run), ScoreConfig(k=(5,)), gating=Gating(judged=shadow))
     with pytest.raises(UsageError, match="names a metric retrieval-eval computes"):
         run_pipeline(request)

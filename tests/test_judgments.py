@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.core.judgments import write_judgments
+from helpers import run_cli
+from retrieval_eval.formats.judgment_records import write_judgments
 from retrieval_eval.formats.judgments import parse_judgments
 
 
@@ -43,3 +44,29 @@ def test_key_is_the_chunk_when_there_is_one(tmp_path: Path) -> None:
     )
     keys = [label.key for label in parse_judgments(str(source)).labels]
     assert keys == [chunk, "d2"]
+
+
+def test_a_label_keeps_its_arrays_as_tuples_and_writes_them_back_as_read(tmp_path: Path) -> None:
+    # The record is the user's JSON, typed as Json: arrays are tuples inside, arrays again when written.
+    lines = [
+        '{"query_id":"q1","doc_uri":"d1","relevance":2,"extra":[1,2.50,{"a":[1e400,1e-400]}],"z":{"k":[true,null]}}',
+        '{"query_id":"q2","query":"x","expect":"no_answer","tags":["a","b"]}',
+        '{"query_id":"q1","doc_uri":"d2","chunk_id":null,"relevance":0,"collapsed_from":[{"relevance":1}],"w":1.0}',
+    ]
+    source = tmp_path / "j.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    judgments = parse_judgments(str(source))
+    first, second = judgments.labels
+    assert first.get("z") == {"k": (True, None)} and isinstance(first.get("extra"), tuple)
+    assert second.get("collapsed_from") == ({"relevance": 1},) and second.chunk_id is None
+    assert judgments.no_answer[0].record["tags"] == ("a", "b")
+    assert write_judgments(judgments) == "\n".join(lines) + "\n"
+
+
+def test_a_judgments_line_that_is_not_an_object_is_refused_naming_file_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "j.jsonl"
+    source.write_text('{"query_id":"q1","doc_uri":"d1","relevance":1}\n["q1","d1",1]\n')
+    done = run_cli("convert", "--from", "judgments", "--to", "judgments", str(source))
+    assert done.code == 2 and "Traceback" not in done.stderr
+    assert "judgments:2: expected a JSON object, got an array" in done.stderr
+    assert f"line 2 of {source}" in done.stderr

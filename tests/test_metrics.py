@@ -6,10 +6,11 @@ import math
 
 import pytest
 
-from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet
 from retrieval_eval.core.labelindex import LabelIndex
 from retrieval_eval.core.metrics import REGISTRY, describe_known, known_metric, metric_names
 from retrieval_eval.core.scoring import ScoreConfig, score_rankings
+from retrieval_eval.formats.judgment_records import judgment_from_record
 
 
 def labels(grades: dict[str, dict[str, int]]) -> LabelIndex:

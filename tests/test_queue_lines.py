@@ -1,5 +1,6 @@
 """The label queue's lines as typed records (formats/queue.py): each written as the JSON line the
-queue file has always held, read back by the judge's reader to the same fields."""
+queue file has always held (keys in their order, written out by hand below), read back by the
+judge's reader to the same fields."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.core.errors import InputError
-from retrieval_eval.core.unjudged import QueueEntry, queue_line
+from retrieval_eval.core.unjudged import QueueEntry
 from retrieval_eval.formats.machine_labels import read_queue
 from retrieval_eval.formats.queue import (
     QueueExcerpt,
     QueueLine,
     UnsettledLine,
     excerpt_to_json,
-    queue_line_from_json,
+    queue_line,
     queue_line_to_json,
     queue_text,
     write_queue,
@@ -26,23 +27,40 @@ from retrieval_eval.pipeline.holes import EXCERPT, queue_excerpt
 ENTRY = QueueEntry("q1", "c1:" + "0" * 32, rank=2, surfaced_by="head", move=0.125, query_moved=0.0)
 
 
+CHUNK = "c1:" + "0" * 32
+PLACEHOLDER = "todo:human:<your name>"
+TAIL = {"rank": 2, "surfaced_by": "head", "move": 0.125}
+
+
 @pytest.mark.parametrize(
-    "options",
+    ("options", "expected"),
     [
-        {"query_text": "what is x", "document": "doc://a", "chunk_text": "x is y", "is_chunk": True},
-        {"query_text": None, "document": None, "chunk_text": None, "is_chunk": True},
-        {"query_text": "", "document": None, "chunk_text": "", "is_chunk": False},
-        {"query_text": "what is x", "document": None, "chunk_text": None, "is_chunk": False},
+        (
+            {"query_text": "what is x", "document": "doc://a", "chunk_text": "x is y", "is_chunk": True},
+            {"query_id": "q1", "query": "what is x", "doc_uri": "doc://a", "chunk_id": CHUNK, **TAIL}
+            | {"chunk_text": "x is y", "labeled_by": PLACEHOLDER},
+        ),
+        (  # a chunk without a corpus: its document is the key itself
+            {"query_text": None, "document": None, "chunk_text": None, "is_chunk": True},
+            {"query_id": "q1", "doc_uri": CHUNK, "chunk_id": CHUNK, **TAIL, "labeled_by": PLACEHOLDER},
+        ),
+        (  # an empty query text is left out; an empty chunk text is the chunk's text
+            {"query_text": "", "document": None, "chunk_text": "", "is_chunk": False},
+            {"query_id": "q1", "doc_uri": CHUNK, **TAIL, "chunk_text": "", "labeled_by": PLACEHOLDER},
+        ),
+        (
+            {"query_text": "what is x", "document": "doc://ignored", "chunk_text": None, "is_chunk": False},
+            {"query_id": "q1", "query": "what is x", "doc_uri": CHUNK, **TAIL, "labeled_by": PLACEHOLDER},
+        ),
     ],
 )
-def test_a_queue_line_writes_the_line_the_rule_builds_key_for_key(options: dict) -> None:  # type: ignore[type-arg]
-    built = queue_line(ENTRY, **options)
-    typed = queue_line_from_json(built)
-    assert json.dumps(queue_line_to_json(typed)) == json.dumps(built)  # same keys, same order, same values
+def test_a_queue_line_is_written_key_for_key(options: dict, expected: dict) -> None:  # type: ignore[type-arg]
+    written = queue_line_to_json(queue_line(ENTRY, **options))
+    assert json.dumps(written) == json.dumps(expected)  # same keys, same order, same values
 
 
 def test_the_fields_are_those_of_the_entry() -> None:
-    typed = queue_line_from_json(queue_line(ENTRY, query_text="q", document="doc://a", chunk_text="t", is_chunk=True))
+    typed = queue_line(ENTRY, query_text="q", document="doc://a", chunk_text="t", is_chunk=True)
     assert typed == QueueLine(
         query_id="q1",
         query="q",
@@ -58,7 +76,7 @@ def test_the_fields_are_those_of_the_entry() -> None:
 
 def test_the_queue_file_reads_back_to_the_same_lines(tmp_path: Path) -> None:
     lines = [
-        queue_line_from_json(queue_line(ENTRY, query_text="q", document="doc://a", chunk_text="t", is_chunk=True)),
+        queue_line(ENTRY, query_text="q", document="doc://a", chunk_text="t", is_chunk=True),
         QueueLine(query_id="q2", doc_uri="doc://b", rank=1, surfaced_by="base", move=0.0, labeled_by="todo"),
     ]
     path = tmp_path / "queue.jsonl"
@@ -69,7 +87,7 @@ def test_the_queue_file_reads_back_to_the_same_lines(tmp_path: Path) -> None:
         ("q1", "doc://a", "c1:" + "0" * 32, "q", "t"),
         ("q2", "doc://b", None, None, None),
     ]
-    assert [queue_line_from_json(item.record) for item in items] == lines
+    assert [item.record for item in items] == [queue_line_to_json(line) for line in lines]
 
 
 def test_a_broken_queue_file_is_refused_naming_the_file_and_line(tmp_path: Path) -> None:

@@ -10,8 +10,9 @@ import pytest
 
 from rechunk_scenarios import OVERLAP, WINDOW, Scenario, make_scenario, snapshot
 from retrieval_eval.core.drift import MERGED, SPLIT, check_drift
-from retrieval_eval.core.judgments import JudgmentSet, judgment_from_record
+from retrieval_eval.core.judgments import JudgmentSet
 from retrieval_eval.formats.corpus import corpus_from_records
+from retrieval_eval.formats.judgment_records import judgment_from_record
 
 
 def _drift(scenario: Scenario, *, quotes: bool) -> list[tuple[str, object]]:

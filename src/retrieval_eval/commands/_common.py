@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import click
 
@@ -197,8 +197,8 @@ def settings_options(names: tuple[str, ...]) -> Callable[[F], F]:
     return decorate
 
 
-# What click hands over for a settings option: text, a number, a flag, a repeated option's texts.
-OptionValue = str | int | float | bool | tuple[str, ...] | None
+# What click hands a command for the settings' options: a string, a flag, a number, a repeated option's strings.
+OptionValue: TypeAlias = str | int | float | bool | tuple[str, ...] | None
 
 
 def _as_text(name: str, value: OptionValue) -> str | None:

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 import click
 
 from ..core.errors import UsageError
-from ..core.judgments import iter_canonical_lines
 from ..core.runs import dedupe_head
 from ..formats.beir import convert_beir
 from ..formats.fileio import atomic_writer, open_binary, refuse_output_over_input
 from ..formats.jsonl import iter_raw_lines
+from ..formats.judgment_records import iter_canonical_lines
 from ..formats.judgments import parse_judgments
 from ..formats.qrels import beir_lines, check_token, qrels_lines, read_beir_qrels, read_trec_qrels
 from ..formats.runs import iter_run_jsonl, parse_run

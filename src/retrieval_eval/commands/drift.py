@@ -12,11 +12,11 @@ from ..core.drift import check_drift
 from ..core.drift_check import DriftCheck, FixRun, QueueWritten
 from ..core.drift_fix import plan_fix
 from ..core.errors import UsageError
-from ..core.judgments import write_judgments
 from ..core.rejudge import queue_lines
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
 from ..formats.drift import drift_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.judgment_records import write_judgments
 from ..formats.judgments import parse_judgments
 from ..formats.queue import write_queue
 from ..render.drift import render_drift

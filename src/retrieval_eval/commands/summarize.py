@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..formats.samples import read_samples
+from ..formats.samples import measurement_to_json, read_samples
 from ..render.terminal import clean
 from ._common import handles_errors, json_option, print_json
 
@@ -24,13 +24,13 @@ def command(samples_path: str, name: str, as_json: bool) -> None:
 
     measurement = read_samples(name, samples_path, source="samples")
     if as_json:
-        print_json(measurement)
+        print_json(measurement_to_json(measurement))
         return
 
-    line = f"{clean(name)}  {measurement['value']:.6f}  n={measurement['n']}"
-    if "ci" in measurement:
-        low, high = measurement["ci"]
-        line += f"  stdev={measurement['stdev']:.6f}  95% CI [{low:.6f}, {high:.6f}]"
+    line = f"{clean(name)}  {measurement.value:.6f}  n={measurement.n}"
+    if measurement.ci is not None and measurement.stdev is not None:
+        low, high = measurement.ci
+        line += f"  stdev={measurement.stdev:.6f}  95% CI [{low:.6f}, {high:.6f}]"
     else:
         line += "  (one sample: no interval)"
     click.echo(line)

@@ -13,6 +13,7 @@ from ..core.validate import Issue, RunFacts, Validation, ordered, validate, vali
 from ..formats.fileio import open_binary, reads_once
 from ..formats.judgments import parse_judgments
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..formats.validation import validation_to_json
 from ..pipeline.floor import check_eval_set
 from ..pipeline.settings import check_number, parse_answer_in_query, parse_cutoff_option, parse_easy_set
 from ..render.terminal import render_validation
@@ -136,8 +137,8 @@ def command(
         if skipped:
             say(f"note  {skipped}", err=True)
     if as_json:
-        print_json(result.as_dict())
+        print_json(validation_to_json(result))
     else:
         colour = use_colour(color)
-        click.echo(render_validation(result.as_dict(), colour=colour), nl=False, color=colour)
+        click.echo(render_validation(validation_to_json(result), colour=colour), nl=False, color=colour)
     raise SystemExit(EXIT_OK if result.ok else EXIT_BAD_ANSWER)

@@ -6,7 +6,6 @@ Reading one from a file (JSON snapshot or JSONL) is :mod:`retrieval_eval.formats
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -41,13 +40,3 @@ class Corpus:
         if None not in order and sorted(order) == order:  # type: ignore[type-var]  # no None, as checked
             return list(members)
         return sorted(members, key=lambda i: (ordinals[i] is None, ordinals[i] or 0, i))
-
-    def describe(self) -> dict[str, Any]:
-        """The ``corpus`` object of a report."""
-        return {
-            "fingerprint": self.corpus_fingerprint,
-            "chunker_fingerprint": self.chunker_fingerprint,
-            "documents": len(self.documents),
-            "chunks": len(self.ids),
-            "sha256": self.sha256,
-        }

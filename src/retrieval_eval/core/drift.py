@@ -36,7 +36,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .corpus import Corpus
 from .identity import normalize, text_sha_of_normalized
@@ -80,25 +79,17 @@ class Finding:
     def recoverable(self) -> bool:
         return self.status in RECOVERABLE
 
-    def as_dict(self, label: Label) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "line": label.line,
-            "query_id": label.query_id,
-            "doc_uri": label.doc_uri,
-            "chunk_id": label.chunk_id,
-            "status": self.status,
-            "rule": self.rule,
-            "detail": self.detail,
-        }
-        if self.target is not None:
-            entry["target"] = self.target
-        if self.target_doc is not None:
-            entry["target_doc"] = self.target_doc
-        if self.covering:
-            entry["covering"] = list(self.covering)
-        if self.candidates:
-            entry["candidates"] = list(self.candidates)
-        return entry
+
+@dataclass(frozen=True, slots=True)
+class DriftSummary:
+    """How many labels drift found in each status, and the share that is not VALID."""
+
+    valid: int
+    re_anchorable: int
+    merged: int
+    split: int
+    orphaned: int
+    invalid_ratio: float
 
 
 @dataclass(frozen=True)
@@ -127,12 +118,17 @@ class DriftResult:
             return 0.0
         return round(1 - self.counts()[VALID] / len(self.findings), DECIMALS)
 
-    def summary(self) -> dict[str, Any]:
-        """The report's ``judgments.drift`` object."""
+    def summary(self) -> DriftSummary:
+        """Each status's count, and the share of labels that is not VALID."""
         counts = self.counts()
-        summary: dict[str, Any] = {status.lower(): counts[status] for status in STATUSES}
-        summary["invalid_ratio"] = self.invalid_ratio
-        return summary
+        return DriftSummary(
+            valid=counts[VALID],
+            re_anchorable=counts[RE_ANCHORABLE],
+            merged=counts[MERGED],
+            split=counts[SPLIT],
+            orphaned=counts[ORPHANED],
+            invalid_ratio=self.invalid_ratio,
+        )
 
     def pairs(self) -> Iterable[tuple[Label, Finding]]:
         return zip(self.labels, self.findings)

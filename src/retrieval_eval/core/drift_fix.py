@@ -22,14 +22,14 @@ Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from .drift import NEEDS_HUMAN, DriftResult, Finding
-from .judgments import JudgmentSet, Label, judgment_from_record
+from .judgments import JudgmentSet, Label
 from .precision import DECIMALS
 from .rejudge import superseded
+from .report_model import Json
 
 
 @dataclass(frozen=True)
@@ -45,19 +45,6 @@ class Change:
     old_doc: str
     new_doc: str
 
-    def as_dict(self) -> dict[str, Any]:
-        entry = {
-            "line": self.line,
-            "query_id": self.query_id,
-            "status": self.status,
-            "rule": self.rule,
-            "from": self.old_key,
-            "to": self.new_key,
-        }
-        if self.old_doc != self.new_doc:
-            entry.update({"from_doc": self.old_doc, "to_doc": self.new_doc})
-        return entry
-
 
 @dataclass(frozen=True)
 class Collapse:
@@ -69,15 +56,6 @@ class Collapse:
     absorbed_lines: tuple[int, ...]
     relevance: int
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "query_id": self.query_id,
-            "key": self.key,
-            "kept_line": self.kept_line,
-            "absorbed_lines": list(self.absorbed_lines),
-            "relevance": self.relevance,
-        }
-
 
 @dataclass(frozen=True)
 class Replaced:
@@ -87,9 +65,6 @@ class Replaced:
     query_id: str
     key: str
     status: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "query_id": self.query_id, "key": self.key, "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -115,20 +90,10 @@ class FixPlan:
             return 0.0
         return round(self.needs_human / self.labels_after, DECIMALS)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "changes": [change.as_dict() for change in self.changes],
-            "collapsed": [collapse.as_dict() for collapse in self.collapses],
-            "replaced": [entry.as_dict() for entry in self.replaced],
-            "labels_after": self.labels_after,
-            "needs_human_after": self.needs_human,
-            "invalid_ratio_after": self.invalid_ratio_after,
-        }
 
-
-def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
+def _repaired_record(label: Label, finding: Finding) -> dict[str, Json]:
     record = dict(label.record)
-    trail: dict[str, Any] = {"rule": finding.rule}
+    trail: dict[str, Json] = {"rule": finding.rule}
     if finding.target is not None:
         trail["from"] = label.chunk_id
         record["chunk_id"] = finding.target
@@ -139,10 +104,22 @@ def _repaired_record(label: Label, finding: Finding) -> dict[str, Any]:
     return record
 
 
+def _relabeled(label: Label, record: Mapping[str, Json]) -> Label:
+    """``label`` pointed where its repaired record says: a live chunk of the corpus (an id the
+    corpus reader accepted) and, when the text moved, that chunk's document."""
+    chunk_id, doc_uri = record.get("chunk_id"), record.get("doc_uri")
+    return replace(
+        label,
+        chunk_id=chunk_id if isinstance(chunk_id, str) else label.chunk_id,
+        doc_uri=doc_uri if isinstance(doc_uri, str) else label.doc_uri,
+        record=record,
+    )
+
+
 def _repair(label: Label, finding: Finding) -> tuple[Label, Change | None]:
     if not finding.recoverable:
         return label, None
-    repaired = judgment_from_record(_repaired_record(label, finding), label.line)
+    repaired = _relabeled(label, _repaired_record(label, finding))
     change = Change(
         label.line,
         label.query_id,
@@ -179,11 +156,11 @@ def _collapse(
         absorbed = [i for i in members if i != keep]
         record = dict(labels[keep].record)
         history = record.get("collapsed_from")
-        record["collapsed_from"] = [
-            *(history if isinstance(history, list) else []),
+        record["collapsed_from"] = (
+            *(history if isinstance(history, (list, tuple)) else ()),
             *(originals[i].record for i in absorbed),
-        ]
-        kept[keep] = judgment_from_record(record, labels[keep].line)
+        )
+        kept[keep] = replace(labels[keep], record=record)
         for i in absorbed:
             kept[i] = None
         collapses.append(

@@ -40,9 +40,8 @@ base: it cannot clear a finding it never looked at.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
@@ -51,7 +50,7 @@ from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
 from .power import Design, queries_needed
 from .precision import DECIMALS
-from .report_model import Floor, Margin
+from .report_model import Floor, Margin, Measurement
 
 PASS = "PASS"
 FAIL = "FAIL"
@@ -183,7 +182,7 @@ def _check_ranking_metric(name: str, expression: str, ks: tuple[int, ...], what:
 
 
 def parse_gate(
-    expression: str, *, ks: tuple[int, ...], judged: Mapping[str, Any] | None = None, full_depth: bool = False
+    expression: str, *, ks: tuple[int, ...], judged: Collection[str] | None = None, full_depth: bool = False
 ) -> Gate:
     """Parse one gate expression, refusing unknown metrics with the list of known ones."""
     text = expression.strip()
@@ -274,7 +273,7 @@ class Gating:
     """
 
     gates: Sequence[str] = ()
-    judged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    judged: Mapping[str, Measurement] = field(default_factory=dict)
     require_detectable: bool = False
 
     def parse(self, *, ks: tuple[int, ...], full_depth: bool = False) -> list[Gate]:
@@ -394,12 +393,12 @@ def _worst_stratum(gate: Gate, readings: GateReadings, gating: Gating) -> GateRe
 
 def _ci_lower(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     measurement = gating.judged[gate.metric]
-    ci = measurement.get("ci")
+    ci = measurement.ci
     if not ci:
         return GateResult(
             gate.expression,
             INDETERMINATE,
-            f"{gate.expression}: {gate.metric} has {measurement.get('n', 0)} sample(s) and "
+            f"{gate.expression}: {gate.metric} has {measurement.n or 0} sample(s) and "
             "so no interval; supply at least 2 samples",
         )
     return _at_least(gate, ci[0], f"the lower end of {gate.metric}'s 95% interval")

@@ -17,11 +17,11 @@ give the same issues and the same numbers.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from .judgments import JudgmentFields, JudgmentSet, NoAnswer
+from .judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
+from .report_model import Json
 
 # A labeled_by value that starts otherwise is reported, and counted as neither.
 HUMAN = "human:"
@@ -52,7 +52,7 @@ class QueryIndex:
     unknown_provenance: list[int] | None = None  # lines whose labeled_by names no known source
     no_answer: bool = False  # a line says the corpus holds no answer to this query
 
-    def add(self, key: str, relevance: int, record: dict[str, Any]) -> bool:
+    def add(self, key: str, relevance: int, record: Mapping[str, Json]) -> bool:
         """Count one label; True when its key was labeled before."""
         self.labels += 1
         self.describe(record)
@@ -67,13 +67,13 @@ class QueryIndex:
             self.grades[key] = relevance
         return True
 
-    def describe(self, record: dict[str, Any]) -> None:
+    def describe(self, record: Mapping[str, Json]) -> None:
         """Keep the query text and stratum a line gives, when new."""
         text = record.get("query")
-        if text and text not in self.texts:
+        if type(text) is str and text and text not in self.texts:
             self.texts += (text,)
         stratum = record.get("stratum")
-        if stratum and stratum not in self.strata:
+        if type(stratum) is str and stratum and stratum not in self.strata:
             self.strata += (stratum,)
 
     @property
@@ -108,7 +108,7 @@ class LabelIndex:
     # not recorded): an old chunk is carried into a new one only where that keeps its relevance.
     carries: dict[str, dict[str, list[Carry]]] = field(default_factory=dict)
 
-    def add(self, fields: JudgmentFields, record: dict[str, Any], line: int) -> None:
+    def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
 
         This runs once per line of the file, so :meth:`QueryIndex.add` and
@@ -122,11 +122,12 @@ class LabelIndex:
             query = self.queries[query_id] = QueryIndex()
         query.labels += 1
         get = record.get
+        # The schema holds these to be strings when present (formats/judgment_records.py).
         text = get("query")
-        if text and text not in query.texts:
+        if type(text) is str and text and text not in query.texts:
             query.texts += (text,)
         stratum = get("stratum")
-        if stratum and stratum not in query.strata:
+        if type(stratum) is str and stratum and stratum not in query.strata:
             query.strata += (stratum,)
         iteration = get(QRELS_ITERATION)
         if iteration is not None and str(iteration) not in query.iterations:
@@ -140,7 +141,8 @@ class LabelIndex:
                 grades[key] = relevance
             self.repeated.add((query_id, key))
         self.labels += 1
-        self.fingerprints.add(get("corpus_fingerprint"))
+        fingerprint = get("corpus_fingerprint")
+        self.fingerprints.add(fingerprint if type(fingerprint) is str else None)
         if chunk_id:
             self.chunk_ids = True
             if not chunk_id.startswith("c1:"):
@@ -148,20 +150,20 @@ class LabelIndex:
             self._record_migration(chunk_id, record)
             self._record_carries(query_id, chunk_id, record)
         provenance = get("labeled_by")
-        if provenance is not None:
-            if type(provenance) is str and provenance.startswith(HUMAN):  # most labels: counted without a call
+        if type(provenance) is str:
+            if provenance.startswith(HUMAN):  # most labels: counted without a call
                 self.human_labels += 1
             else:
                 self._count_provenance(query, provenance, line)
 
-    def _record_migration(self, chunk_id: str, record: dict[str, Any]) -> None:
+    def _record_migration(self, chunk_id: str, record: Mapping[str, Json]) -> None:
         for old in migrated_from(record):
             # A c1 id names its text, so the same id is no move; a team's own id names a slot,
             # which a re-chunk may fill with other text: the repair says the labeled text is here.
             if old != chunk_id or not chunk_id.startswith("c1:"):
                 self.moved.setdefault(old, chunk_id)
 
-    def _record_carries(self, query_id: str, chunk_id: str, record: dict[str, Any]) -> None:
+    def _record_carries(self, query_id: str, chunk_id: str, record: Mapping[str, Json]) -> None:
         for old, grade in migrations(record):
             if old != chunk_id or not chunk_id.startswith("c1:"):
                 targets = self.carries.setdefault(query_id, {}).setdefault(old, [])
@@ -201,7 +203,7 @@ class LabelIndex:
     def from_judgments(cls, judgments: JudgmentSet) -> LabelIndex:
         index = cls()
         labels = judgments.labels
-        lines: list[Any] = list(labels)
+        lines: list[Label | NoAnswer] = list(labels)
         if judgments.no_answer:  # in file order, so texts and strata come first-seen first, as when streaming
             lines = sorted([*labels, *judgments.no_answer], key=lambda item: item.line)
         for item in lines:
@@ -221,29 +223,34 @@ class LabelIndex:
         return hashlib.sha256("\n".join(sorted(self.queries)).encode("utf-8")).hexdigest()
 
 
-def migrated_from(record: dict[str, Any]) -> list[str]:
+def migrated_from(record: Mapping[str, Json]) -> list[str]:
     """The chunk ids a repaired label (and the labels it absorbed) pointed at before the repair,
     and the one a relevant re-judged line stands in for (``rejudge.from``)."""
     olds: list[str] = []
-    trail = record.get("reanchored")
-    if isinstance(trail, dict) and isinstance(trail.get("from"), str):
-        olds.append(trail["from"])
-    before = record.get("rejudge")
+    trail = _from(record.get("reanchored"))
+    if trail is not None:
+        olds.append(trail)
+    before = _from(record.get("rejudge"))
     relevance = record.get("relevance")
-    if (
-        isinstance(before, dict)
-        and isinstance(before.get("from"), str)
-        and isinstance(relevance, int)
-        and relevance > 0
-    ):
-        olds.append(before["from"])
+    if before is not None and isinstance(relevance, int) and relevance > 0:
+        olds.append(before)
     absorbed = record.get("collapsed_from")
-    for other in absorbed if isinstance(absorbed, list) else ():
+    for other in absorbed if isinstance(absorbed, (list, tuple)) else ():
         if isinstance(other, dict):
-            if isinstance(other.get("chunk_id"), str):
-                olds.append(other["chunk_id"])
+            chunk_id = other.get("chunk_id")
+            if isinstance(chunk_id, str):
+                olds.append(chunk_id)
             olds.extend(migrated_from({"reanchored": other.get("reanchored")}))
     return olds
+
+
+def _from(trail: Json) -> str | None:
+    """The ``from`` of a repair's trail (``reanchored``, ``rejudge``), when it names one."""
+    if isinstance(trail, dict):
+        old = trail.get("from")
+        if isinstance(old, str):
+            return old
+    return None
 
 
 @dataclass(frozen=True)
@@ -254,31 +261,33 @@ class Carry:
     grade: int | None
 
 
-def migrations(record: dict[str, Any]) -> list[tuple[str, int | None]]:
+def migrations(record: Mapping[str, Json]) -> list[tuple[str, int | None]]:
     """What ``migrated_from`` names, each with the grade the old chunk's own label had: a
     re-anchored label kept its grade, an absorbed label says its own, a re-judged line the
     grade its ``rejudge`` trail records."""
     relevance = _grade(record.get("relevance"))
     found: list[tuple[str, int | None]] = []
-    trail = record.get("reanchored")
-    if isinstance(trail, dict) and isinstance(trail.get("from"), str):
-        found.append((trail["from"], relevance))
+    trail = _from(record.get("reanchored"))
+    if trail is not None:
+        found.append((trail, relevance))
     before = record.get("rejudge")
-    if isinstance(before, dict) and isinstance(before.get("from"), str) and relevance is not None and relevance > 0:
-        found.append((before["from"], _grade(before.get("relevance"))))
+    old = _from(before)
+    if old is not None and isinstance(before, dict) and relevance is not None and relevance > 0:
+        found.append((old, _grade(before.get("relevance"))))
     absorbed = record.get("collapsed_from")
-    for other in absorbed if isinstance(absorbed, list) else ():
+    for other in absorbed if isinstance(absorbed, (list, tuple)) else ():
         if isinstance(other, dict):
             own = _grade(other.get("relevance"))
-            if isinstance(other.get("chunk_id"), str):
-                found.append((other["chunk_id"], own))
-            moved = other.get("reanchored")
-            if isinstance(moved, dict) and isinstance(moved.get("from"), str):
-                found.append((moved["from"], own))
+            chunk_id = other.get("chunk_id")
+            if isinstance(chunk_id, str):
+                found.append((chunk_id, own))
+            moved = _from(other.get("reanchored"))
+            if moved is not None:
+                found.append((moved, own))
     return found
 
 
-def _grade(value: Any) -> int | None:
+def _grade(value: Json) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

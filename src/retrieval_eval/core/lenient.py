@@ -1,34 +1,18 @@
-"""Reading documents that may hold anything: comparison and history documents, a sidecar.
+"""Reading values that may be anything: a number or an integer, or "missing".
 
 ``render`` reads comparison files that a pull request can change or another tool wrote,
 so any field may be missing or of another type. Each reader here returns the type asked
-for, or "missing" (an empty mapping or list, None), and never raises: a malformed field
-costs a number, not a run. A report is read into its typed model instead
-(core/report_model.py), leniently where it was handed over in memory (formats/report.py).
+for, or None, and never raises: a malformed field costs a number, not a run. Reading the
+objects and arrays of such a document is the formats' business (formats/lenient.py); a
+report is read into its typed model instead (core/report_model.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from .precision import MAX_MAGNITUDE
 
 
-def mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def section(document: Any, name: str) -> Mapping[str, Any]:
-    """A part of a document that should be an object; empty when it is anything else."""
-    return mapping(mapping(document).get(name))
-
-
-def items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def number(value: Any) -> float | None:
+def number(value: object) -> float | None:
     """A number within a report's bounds as a float; None for anything else (a bool is not a
     number here). Past the bounds a value is damage, and using it could overflow."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
@@ -36,5 +20,5 @@ def number(value: Any) -> float | None:
     return None
 
 
-def integer(value: Any) -> int | None:
+def integer(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -114,28 +114,6 @@ def measurement(value: float, n: int, upper: float | None = None, lower: float |
     )
 
 
-def judged_measurement(summary: Mapping[str, object]) -> Measurement:
-    """A judged metric's summary of its samples (core/summarize.py), as the report holds it."""
-    ci = summary.get("ci")
-    return Measurement(
-        value=_float(summary["value"]),
-        n=_int(summary.get("n")),
-        stdev=None if summary.get("stdev") is None else _float(summary["stdev"]),
-        ci=None if not isinstance(ci, (list, tuple)) else tuple(_float(end) for end in ci),
-        deterministic=bool(summary.get("deterministic", False)),
-    )
-
-
-def _float(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"a judged summary holds numbers, not {value!r}")
-    return value
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _labels_summary(index: LabelIndex, scores: Scores, drift: Drift | None) -> JudgmentsSummary:
     fingerprints = index.fingerprints
     return JudgmentsSummary(
@@ -168,8 +146,7 @@ def _worst_stratum(scores: Scores) -> WorstStratum | None:
     worst = scores.worst_stratum()
     if worst is None:
         return None
-    value = round(_float(worst["value"]), DECIMALS)
-    return WorstStratum(metric=str(worst["metric"]), name=str(worst["name"]), value=value)
+    return WorstStratum(metric=worst.metric, name=worst.name, value=round(worst.value, DECIMALS))
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from .errors import UsageError
 from .labelindex import LabelIndex
@@ -139,10 +139,6 @@ class ScoreConfig:
     def primary(self) -> str:
         """The metric a one-number summary uses: recall at the first cutoff given (map with -k all alone)."""
         return primary_metric_at(self.k) if self.k else "map"
-
-    def as_dict(self) -> dict[str, object]:
-        cutoffs: list[object] = [*self.k, ALL] if self.full_depth else list(self.k)
-        return {"k": cutoffs, "threshold": self.threshold, "gain": self.gain, "unjudged": self.unjudged_policy}
 
     @property
     def computed(self) -> list[str]:
@@ -270,14 +266,22 @@ class Scores:
             rates["false_abstention_rate"] = (len(self.false_abstentions) / len(self.per_query), len(self.per_query))
         return rates
 
-    def worst_stratum(self) -> dict[str, object] | None:
+    def worst_stratum(self) -> Worst | None:
         """The scored stratum lowest on the primary metric; ties go to the first name."""
         metric = self.config.primary
         scored = [(s.metrics[metric], name) for name, s in self.strata.items() if s.n > 0]
         if not scored:
             return None
         value, name = min(scored)
-        return {"metric": metric, "name": name, "value": value}
+        return Worst(metric, name, value)
+
+
+class Worst(NamedTuple):
+    """The stratum lowest on ``metric``, and its unrounded value there."""
+
+    metric: str
+    name: str
+    value: float
 
 
 def mean(values: Iterable[float]) -> float:

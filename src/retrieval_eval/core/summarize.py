@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 
 from .precision import DECIMALS, MAX_MAGNITUDE
+from .report_model import Measurement
 
 CONFIDENCE = 0.95
 
@@ -75,8 +76,8 @@ def student_t_quantile(p: float, df: int) -> float:
     return (low + high) / 2.0
 
 
-def summarize_samples(samples: Sequence[float]) -> dict[str, object]:
-    """A report measurement (value, n, stdev, ci, deterministic) from raw samples."""
+def summarize_samples(samples: Sequence[float]) -> Measurement:
+    """A report measurement (value, n, stdev, ci, not deterministic) from raw samples."""
     try:
         values = [float(v) for v in samples]
     except OverflowError:  # an integer past the doubles
@@ -91,18 +92,16 @@ def summarize_samples(samples: Sequence[float]) -> dict[str, object]:
     n = len(values)
     try:
         mean = math.fsum(values) / n
-        measurement: dict[str, object] = {"value": round(mean, DECIMALS), "n": n}
-        if n > 1:
-            stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-            half = student_t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * stdev / math.sqrt(n)
-            measurement["stdev"] = round(stdev, DECIMALS)
-            measurement["ci"] = [round(mean - half, DECIMALS), round(mean + half, DECIMALS)]
+        if n == 1:
+            return Measurement(value=round(mean, DECIMALS), n=n, deterministic=False)
+        stdev = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+        half = student_t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * stdev / math.sqrt(n)
+        ci = (round(mean - half, DECIMALS), round(mean + half, DECIMALS))
     except OverflowError:
         raise ValueError(TOO_LARGE) from None
-    if not all(map(math.isfinite, measurement.get("ci", ()))):  # type: ignore[call-overload]
+    if not all(map(math.isfinite, ci)):
         raise ValueError(TOO_LARGE)  # the interval's ends overflowed to infinity, silently
-    measurement["deterministic"] = False
-    return measurement
+    return Measurement(value=round(mean, DECIMALS), n=n, stdev=round(stdev, DECIMALS), ci=ci, deterministic=False)
 
 
 TOO_LARGE = "samples are too large to summarize (their mean or spread exceeds a double)"

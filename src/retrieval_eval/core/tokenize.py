@@ -23,7 +23,8 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
+from .floor_sidecar import TokenizerDescription
 
 WORD_PATTERN = r"\w+"
 _WORDS = re.compile(WORD_PATTERN)
@@ -52,14 +53,14 @@ class TokenizerSpec:
         if self.stopwords not in STOP_WORD_LISTS:
             raise ValueError(f"unknown stop word list {self.stopwords!r}; use one of {', '.join(STOP_WORD_LISTS)}")
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "lowercase": "str.lower",
-            "word_pattern": WORD_PATTERN,
-            "stopwords": self.stopwords,
-            "stopword_count": len(STOP_WORD_LISTS[self.stopwords]),
-            "stemmer": "snowball-english" if self.stem else None,
-        }
+    def describe(self) -> TokenizerDescription:
+        return TokenizerDescription(
+            lowercase="str.lower",
+            word_pattern=WORD_PATTERN,
+            stopwords=self.stopwords,
+            stopword_count=len(STOP_WORD_LISTS[self.stopwords]),
+            stemmer="snowball-english" if self.stem else None,
+        )
 
 
 def words(text: str) -> list[str]:

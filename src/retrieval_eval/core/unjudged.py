@@ -23,9 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from .judgments import QUEUE_PLACEHOLDER as PLACEHOLDER
 from .metrics import BY_NAME, FULL, RankedQuery
 from .precision import DECIMALS
 
@@ -122,28 +120,3 @@ def label_queue(
                         previous.query_moved,
                     )
     return sorted(found.values(), key=QueueEntry.order)
-
-
-def queue_line(
-    entry: QueueEntry, *, query_text: str | None, document: str | None, chunk_text: str | None, is_chunk: bool
-) -> dict[str, Any]:
-    """The judgments line a labeler completes: ``relevance`` missing, ``labeled_by`` a placeholder.
-
-    A chunk key names its chunk; its document is the corpus's when one was given,
-    else the key itself (a line needs a doc_uri; the chunk id is what scoring reads).
-    """
-    line: dict[str, Any] = {"query_id": entry.query_id}
-    if query_text:
-        line["query"] = query_text
-    if is_chunk:
-        line["doc_uri"] = document or entry.key
-        line["chunk_id"] = entry.key
-    else:
-        line["doc_uri"] = entry.key
-    line["rank"] = entry.rank
-    line["surfaced_by"] = entry.surfaced_by
-    line["move"] = entry.move
-    if chunk_text is not None:
-        line["chunk_text"] = chunk_text
-    line["labeled_by"] = PLACEHOLDER
-    return line

@@ -52,9 +52,6 @@ class Issue:
     def severity(self) -> str:
         return CODES[self.code]
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "severity": self.severity, "subject": self.subject, "message": self.message}
-
 
 @dataclass(frozen=True)
 class Validation:
@@ -76,16 +73,6 @@ class Validation:
 
     def error_codes(self) -> list[str]:
         return list(dict.fromkeys(issue.code for issue in self.errors))
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "ok": self.ok,
-            "queries": self.queries,
-            "labels": self.labels,
-            "errors": len(self.errors),
-            "warnings": len(self.warnings),
-            "issues": [issue.as_dict() for issue in self.issues],
-        }
 
 
 def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:

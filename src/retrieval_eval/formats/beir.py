@@ -31,9 +31,10 @@ from typing import Any
 
 from ..core.errors import InputError, UsageError
 from ..core.identity import chunk_id, text_sha
-from ..core.judgments import JudgmentSet, canonical_line, judgment_from_record
+from ..core.judgments import JudgmentSet
 from .fileio import atomic_writer, open_binary
 from .jsonl import decode_line, expect_object, iter_lines
+from .judgment_records import canonical_line, judgment_from_record
 from .qrels import read_beir_qrels
 
 CHUNKER = "beir/document"

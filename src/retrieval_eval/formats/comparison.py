@@ -4,7 +4,7 @@
 same order, same numbers); :func:`comparison_from_json` reads one back, after
 ``formats.shapes.COMPARISON`` accepted it when it came from a file (:func:`read_comparison`).
 Read from a mapping that was never checked (a caller's dict), a value of another type than
-its field's reads as missing, as :mod:`retrieval_eval.core.lenient` reads reports.
+its field's reads as missing, as :mod:`retrieval_eval.formats.lenient` reads documents.
 """
 
 from __future__ import annotations

@@ -545,3 +545,14 @@ def read_corpus(
             reader = _CountingReader(handle, os.fstat(handle.fileno()).st_size, progress)
         builder, sha256 = read_jsonl_corpus(reader, where)
     return builder.finish(flags, sha256)
+
+
+def corpus_to_json(corpus: Corpus) -> dict[str, Any]:
+    """What a corpus is, as ``drift --json`` names it: fingerprints, size and the file's digest."""
+    return {
+        "fingerprint": corpus.corpus_fingerprint,
+        "chunker_fingerprint": corpus.chunker_fingerprint,
+        "documents": len(corpus.documents),
+        "chunks": len(corpus.ids),
+        "sha256": corpus.sha256,
+    }

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.history import HISTORY_KIND, History, HistoryPoint
-from ..core.lenient import items, mapping
+from .lenient import items, mapping
 
 
 def history_to_json(history: History) -> dict[str, Any]:

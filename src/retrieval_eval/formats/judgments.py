@@ -14,20 +14,18 @@ import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-from ..core.judgments import (
-    JudgmentFields,
-    JudgmentSet,
-    Label,
-    NoAnswer,
-    canonical_line,
-    check_judgment_line,
-    common_judgment_fields,
-    holds,
-    no_judgment_error,
-)
+from ..core.judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from .fileio import open_binary, reads_once, sha256_file
 from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines, loose_loads
+from .judgment_records import (
+    canonical_line,
+    check_judgment_line,
+    common_judgment_fields,
+    frozen_record,
+    holds,
+    no_judgment_error,
+)
 from .qrels import read_beir_qrels, read_trec_qrels
 
 # (line, record, its checked fields or its NoAnswer), or (line, comment text, None) for a ``//`` line.
@@ -70,6 +68,7 @@ def judgment_line(
         fields = check_judgment_line(record, line, source=source, path=path)
         if exact_numbers and holds(record, float):
             record = decode_keeping_numbers(raw, source, line, path)
+        record = frozen_record(record)  # its arrays as tuples, as a label keeps them
     return line, record, fields
 
 

@@ -33,9 +33,10 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..core.errors import InputError, UsageError
-from ..core.judgments import SCHEMA_ORDER, JudgmentSet, Label, judgment_from_record, write_judgments
+from ..core.judgments import SCHEMA_ORDER, JudgmentSet, Label
 from ..core.runs import RunRows
 from .fileio import open_binary, reads_once, sha256_file
+from .judgment_records import judgment_from_record, write_judgments
 from .judgments import judgments_file_format, parse_judgments
 from .qrels import read_beir_qrels, read_trec_qrels
 from .runout import run_line

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.lenient import integer, items, mapping, number
+from ..core.lenient import integer, number
 from ..core.planning import PlanRecord, PlanRow
 from ..core.precision import DECIMALS
+from .lenient import items, mapping
 
 
 def plan_to_json(plan: PlanRecord) -> dict[str, Any]:

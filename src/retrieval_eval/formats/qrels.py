@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..core.errors import InputError
-from ..core.judgments import JudgmentSet, Label, judgment_from_record
+from ..core.judgments import JudgmentSet, Label
 from ..core.labelindex import QRELS_ITERATION
 from .fileio import open_binary
 from .jsonl import iter_lines
+from .judgment_records import judgment_from_record
 
 
 def _decode(raw: bytes, source: str, line: int, path: str) -> str:

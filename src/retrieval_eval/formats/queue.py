@@ -14,8 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.judgments import QUEUE_PLACEHOLDER as PLACEHOLDER
 from ..core.rejudge import REJUDGE, RejudgeLine
 from ..core.report_model import Json
+from ..core.unjudged import QueueEntry
 from .fileio import write_atomic
 
 
@@ -56,18 +58,24 @@ class QueueExcerpt:
 Line = QueueLine | UnsettledLine | RejudgeLine
 
 
-def queue_line_from_json(line: Mapping[str, Any]) -> QueueLine:
-    """A queue line as :func:`retrieval_eval.core.unjudged.queue_line` builds it, typed."""
+def queue_line(
+    entry: QueueEntry, *, query_text: str | None, document: str | None, chunk_text: str | None, is_chunk: bool
+) -> QueueLine:
+    """The judgments line a labeler completes: ``relevance`` missing, ``labeled_by`` a placeholder.
+
+    A chunk key names its chunk; its document is the corpus's when one was given,
+    else the key itself (a line needs a doc_uri; the chunk id is what scoring reads).
+    """
     return QueueLine(
-        query_id=line["query_id"],
-        query=line.get("query"),
-        doc_uri=line["doc_uri"],
-        chunk_id=line.get("chunk_id"),
-        rank=line["rank"],
-        surfaced_by=line["surfaced_by"],
-        move=line["move"],
-        chunk_text=line.get("chunk_text"),
-        labeled_by=line["labeled_by"],
+        query_id=entry.query_id,
+        query=query_text or None,
+        doc_uri=(document or entry.key) if is_chunk else entry.key,
+        chunk_id=entry.key if is_chunk else None,
+        rank=entry.rank,
+        surfaced_by=entry.surfaced_by,
+        move=entry.move,
+        chunk_text=chunk_text,
+        labeled_by=PLACEHOLDER,
     )
 
 

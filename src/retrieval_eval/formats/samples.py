@@ -5,11 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.report_model import Measurement
 from ..core.summarize import summarize_samples
 from .jsondoc import named, read_document
+from .typedjson import to_json
 
 
-def read_samples(name: str, path: str, *, source: str | None = None) -> dict[str, Any]:
+def measurement_to_json(measurement: Measurement) -> dict[str, Any]:
+    """A judged metric's measurement as ``summarize --json`` and a report write it: value, n,
+    and (from two samples) stdev and ci, then deterministic."""
+    written: dict[str, Any] = to_json(measurement)
+    return written
+
+
+def read_samples(name: str, path: str, *, source: str | None = None) -> Measurement:
     """A judged metric's samples file, summarized (mean, standard deviation, interval).
 
     Messages name ``source``, ``judged NAME`` unless given.

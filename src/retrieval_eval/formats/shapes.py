@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.docshape import Checker, ShapeError
 from ..core.precision import MAX_MAGNITUDE
+from .docshape import Checker, ShapeError
 
 NUMBER: dict[str, Any] = {"type": "number", "minimum": -MAX_MAGNITUDE, "maximum": MAX_MAGNITUDE}
 NUMBER_OR_NULL: dict[str, Any] = {**NUMBER, "type": ["number", "null"]}

@@ -5,7 +5,7 @@ is declared nullable, tuples as arrays, ``Json`` kept as written. :func:`from_js
 is given to have been checked against its shape already (formats/shapes.py): it converts, it does
 not validate. :func:`from_json_lenient` reads what may hold anything (a report handed over in
 memory): a value that does not fit its type is missing, down to one entry of a map or one item
-of a list, as the lenient readers of core/lenient.py have always had it. Each type's converter
+of a list, as the lenient readers of formats/lenient.py have always had it. Each type's converter
 is made once and cached, and a map or array of plain values is copied whole rather than value
 by value: a report holds tens of thousands of per-query rows.
 """

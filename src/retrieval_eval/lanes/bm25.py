@@ -23,6 +23,8 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
+from ..core.floor_sidecar import BM25Description
+
 VARIANT = "lucene"
 # float32 scores carry about seven significant digits; four decimals stay clear of the noise.
 SCORE_DECIMALS = 4
@@ -33,8 +35,8 @@ class BM25Params:
     k1: float = 1.5
     b: float = 0.75
 
-    def describe(self) -> dict[str, object]:
-        return {"variant": VARIANT, "k1": self.k1, "b": self.b, "score_decimals": SCORE_DECIMALS}
+    def describe(self) -> BM25Description:
+        return BM25Description(variant=VARIANT, k1=self.k1, b=self.b, score_decimals=SCORE_DECIMALS)
 
 
 class BM25Lane:

@@ -21,18 +21,20 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from ..core.floor_sidecar import TfidfDescription
+
 # Cosines are in [0, 1] and computed in float64: six decimals are far from the noise.
 SCORE_DECIMALS = 6
 
 
-def describe() -> dict[str, object]:
-    return {
-        "tf": "raw count",
-        "idf": "ln((1 + N) / (1 + df)) + 1",
-        "norm": "l2",
-        "score": "cosine",
-        "score_decimals": SCORE_DECIMALS,
-    }
+def describe() -> TfidfDescription:
+    return TfidfDescription(
+        tf="raw count",
+        idf="ln((1 + N) / (1 + df)) + 1",
+        norm="l2",
+        score="cosine",
+        score_decimals=SCORE_DECIMALS,
+    )
 
 
 class TfidfLane:

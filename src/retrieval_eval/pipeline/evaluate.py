@@ -19,7 +19,6 @@ from ..core.labelindex import LabelIndex
 from ..core.report import (
     ReportInputs,
     blocking_findings,
-    judged_measurement,
     policy_notes,
     report_body,
     with_verdict,
@@ -148,7 +147,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
         judgments_sha256=index.sha256 or sha256_file(request.judgments_path),
         run_sha256=run.sha256,
         generated_at=request.generated_at,
-        judged={name: judged_measurement(summary) for name, summary in request.gating.judged.items()},
+        judged=request.gating.judged,
         corpus=corpus,
         collapse=stage.report_collapse(),
         floor=lexical.floor,

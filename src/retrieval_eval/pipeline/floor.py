@@ -17,10 +17,9 @@ same notice; nothing fails for it.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import UsageError
 from ..core.floor import floor_section, unavailable_floor
@@ -28,7 +27,6 @@ from ..core.labelindex import LabelIndex
 from ..core.report_model import (
     Floor,
     HitRate,
-    Json,
     Sensitivity,
     SensitivityFloor,
     SensitivityThresholds,
@@ -38,8 +36,8 @@ from ..core.scoring import ScoreConfig, Scores, score_rankings
 from ..core.sensitivity import Thresholds, answer_in_query_issues, easy_set_issues
 from ..core.validate import Issue, ordered
 from ..formats.corpus import read_corpus
-from ..formats.jsondoc import read_document
-from ..formats.runout import meta_path, run_line
+from ..formats.floor_sidecar import provenance_of, read_provenance
+from ..formats.runout import run_line
 from ..lanes import require_lanes
 from .floor_run import FloorRunRequest, describe_floor, query_texts, rank_queries
 
@@ -51,7 +49,6 @@ if TYPE_CHECKING:
 
 BM25 = "bm25"
 LANES_NOTICE = "install retrieval-eval[lanes] for the floor: pip install 'retrieval-eval[lanes]'"
-_PROVENANCE = ("method", "parameters", "tokenizer")
 
 
 def lanes_missing() -> str | None:
@@ -82,13 +79,13 @@ def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: Scor
     for query_id, ranking in ranked.rankings:  # the bytes `floor-run` would write
         digest.update(run_line(query_id, ranking).encode("utf-8"))
     scores = score_rankings(index, dict(ranked.rankings), config)
-    described = describe_floor(request, ranked)
+    described = provenance_of(describe_floor(request, ranked))
     about = Floor(
         source=BM25,
         run_sha256=digest.hexdigest(),
-        method=described["method"],
-        parameters=_json(described["parameters"]),
-        tokenizer=_json(described["tokenizer"]),
+        method=described.method,
+        parameters=described.parameters,
+        tokenizer=described.tokenizer,
     )
     return FloorRun(scores, about)
 
@@ -96,38 +93,15 @@ def bm25_floor(index: LabelIndex, corpus: Corpus, corpus_path: str, config: Scor
 def file_floor(path: str, index: LabelIndex, stage: CorpusStage, config: ScoreConfig) -> FloorRun:
     """A floor run file, scored as the run is (collapsed to documents when the run is)."""
     scores, run = stage.score_run(index, path, config)
-    provenance = _provenance(path, run.sha256)
+    provenance = read_provenance(path, run.sha256)
     about = Floor(
         source="run",
         run_sha256=run.sha256,
-        method=_json(provenance.get("method")),
-        parameters=_json(provenance.get("parameters")),
-        tokenizer=_json(provenance.get("tokenizer")),
+        method=provenance.method,
+        parameters=provenance.parameters,
+        tokenizer=provenance.tokenizer,
     )
     return FloorRun(scores, about)
-
-
-def _provenance(path: str, sha256: str) -> dict[str, Any]:
-    """Method, parameters and tokenizer from the run's sidecar, when it describes these very bytes."""
-    sidecar = meta_path(path)
-    if not os.path.isfile(sidecar):
-        return {}
-    meta = read_document(sidecar, "floor sidecar")
-    run = meta.get("run") if isinstance(meta, dict) else None
-    if not isinstance(run, dict) or run.get("sha256") != sha256:
-        return {}
-    return {name: meta[name] for name in _PROVENANCE if name in meta}
-
-
-def _json(value: Any) -> Json:
-    """A described value (a sidecar's, the lanes') as the report keeps it: lists as tuples, frozen."""
-    if isinstance(value, dict):
-        return {str(key): _json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return tuple(_json(item) for item in value)
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(f"not JSON: {value!r}")
 
 
 def strata_members(index: LabelIndex, scores: Scores) -> dict[str, list[str]]:

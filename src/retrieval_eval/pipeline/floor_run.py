@@ -18,12 +18,21 @@ from typing import Any, Protocol
 
 from .._version import __version__
 from ..core.errors import InputError, UsageError
+from ..core.floor_sidecar import (
+    FloorDescription,
+    FloorParameters,
+    FloorSidecar,
+    LaneDescription,
+    SidecarCorpus,
+    SidecarQueries,
+)
 from ..core.identity import normalize
 from ..core.judgments import JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
+from ..formats.floor_sidecar import sidecar_to_json
 from ..formats.judgments import parse_judgments
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
 from ..lanes import english_stemmer, require_lanes
@@ -128,7 +137,7 @@ class Lane(Protocol):
 @dataclass
 class FloorRunResult:
     queries: QueryTexts
-    meta: dict[str, Any]  # the sidecar's JSON object, as written to ``meta_path``
+    meta: FloorSidecar  # the sidecar, as written to ``meta_path``
     meta_path: str
     keys: int
     empty: list[str] = field(default_factory=list)
@@ -137,7 +146,7 @@ class FloorRunResult:
 
 def _build_lane(
     request: FloorRunRequest, documents: list[list[int]], vocabulary: dict[str, int]
-) -> tuple[Lane, dict[str, Any]]:
+) -> tuple[Lane, LaneDescription]:
     if request.method == "bm25":
         from ..lanes.bm25 import BM25Lane, BM25Params  # bm25s and numpy: the optional lanes extra
 
@@ -150,7 +159,7 @@ def _build_lane(
     return tfidf.TfidfLane(documents, len(vocabulary)), tfidf.describe()
 
 
-def _index(request: FloorRunRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, dict[str, Any]]:
+def _index(request: FloorRunRequest, collection: Collection, term_ids: TermIds) -> tuple[Lane, LaneDescription]:
     documents = [term_ids.document(text) for text in collection.texts]
     if not term_ids.vocabulary:
         raise InputError(
@@ -192,7 +201,7 @@ class Ranked:
     """A floor's rankings, in query_id order, and what the sidecar says of how they were made."""
 
     rankings: list[tuple[str, list[str]]]
-    parameters: dict[str, Any]
+    parameters: LaneDescription  # the lane's; the floor's add depth and granularity
     keys: int
     without_text: int
     vocabulary: int
@@ -226,38 +235,38 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
             path=request.judgments_path,
         )
     corpus = read_corpus(request.corpus_path, corpus_format=request.corpus_format)
-    described = corpus.describe()
+    sha256, fingerprints = corpus.sha256, (corpus.corpus_fingerprint, corpus.chunker_fingerprint)
     ranked = rank_queries(request, queries, corpus)
     del corpus  # the rankings are made; the texts can go
     lines, run_sha = write_run(request.out, ranked.rankings)
-    meta = {
-        "command": "floor-run",
-        **describe_floor(request, ranked),
-        "corpus": {
-            "sha256": described["sha256"],
-            "fingerprint": described["fingerprint"],
-            "chunker_fingerprint": described["chunker_fingerprint"],
-            "keys": ranked.keys,
-            "without_text": ranked.without_text,
-            "vocabulary": ranked.vocabulary,
-        },
-        "judgments": {"sha256": sha256_file(request.judgments_path)},
-        "queries": {
-            "ranked": lines,
-            "no_known_term": ranked.empty,
-            "without_text": queries.without_text,
-            "conflicting_text": queries.conflicting,
-        },
-        "run": {"sha256": run_sha, "query_order": "query_id"},
-        "software": _versions(),
-    }
-    return FloorRunResult(queries, meta, write_meta(request.out, meta), ranked.keys, ranked.empty, lines)
+    meta = FloorSidecar(
+        described=describe_floor(request, ranked),
+        corpus=SidecarCorpus(
+            sha256=sha256,
+            fingerprint=fingerprints[0],
+            chunker_fingerprint=fingerprints[1],
+            keys=ranked.keys,
+            without_text=ranked.without_text,
+            vocabulary=ranked.vocabulary,
+        ),
+        judgments_sha256=sha256_file(request.judgments_path),
+        queries=SidecarQueries(
+            ranked=lines,
+            no_known_term=tuple(ranked.empty),
+            without_text=tuple(queries.without_text),
+            conflicting_text=tuple(queries.conflicting),
+        ),
+        run_sha256=run_sha,
+        software=_versions(),
+    )
+    meta_file = write_meta(request.out, sidecar_to_json(meta))
+    return FloorRunResult(queries, meta, meta_file, ranked.keys, ranked.empty, lines)
 
 
-def describe_floor(request: FloorRunRequest, ranked: Ranked) -> dict[str, Any]:
+def describe_floor(request: FloorRunRequest, ranked: Ranked) -> FloorDescription:
     """How a floor was made: method, parameters and tokenizer (the sidecar's, and the report's)."""
-    return {
-        "method": request.method,
-        "parameters": {**ranked.parameters, "depth": request.depth, "granularity": request.granularity},
-        "tokenizer": request.tokenizer.describe(),
-    }
+    return FloorDescription(
+        method=request.method,
+        parameters=FloorParameters(ranked.parameters, depth=request.depth, granularity=request.granularity),
+        tokenizer=request.tokenizer.describe(),
+    )

@@ -17,8 +17,8 @@ from ..core.labelindex import LabelIndex
 from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
-from ..core.unjudged import judged_drop, label_queue, new_unjudged, queue_line
-from ..formats.queue import QueueExcerpt, QueueLine, queue_line_from_json
+from ..core.unjudged import judged_drop, label_queue, new_unjudged
+from ..formats.queue import QueueExcerpt, QueueLine, queue_line
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
@@ -98,14 +98,15 @@ def build_queue(
     for entry in entries:
         query = index.queries.get(entry.query_id)
         position = corpus.position.get(entry.key) if corpus is not None else None
-        line = queue_line(
-            entry,
-            query_text=query.text if query is not None else None,
-            document=corpus.docs[position] if corpus is not None and position is not None else None,
-            chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
-            is_chunk=is_chunk_id(entry.key) or position is not None or entry.key in chunk_keys,
+        lines.append(
+            queue_line(
+                entry,
+                query_text=query.text if query is not None else None,
+                document=corpus.docs[position] if corpus is not None and position is not None else None,
+                chunk_text=corpus.texts[position] if corpus is not None and position is not None else None,
+                is_chunk=is_chunk_id(entry.key) or position is not None or entry.key in chunk_keys,
+            )
         )
-        lines.append(queue_line_from_json(line))  # the rule's line (core/unjudged.py), typed
     return lines
 
 

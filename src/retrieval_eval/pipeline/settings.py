@@ -809,7 +809,7 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
 def _gates(values: Values, ks: tuple[int, ...], full_depth: bool) -> list[str]:
     """The gate expressions, each checked now so a typo is reported with the other settings."""
     gates = split_gate_list(values.raw("gates"))
-    judged: dict[str, Any] = {name: {} for name, _ in _judged_names(values.raw("judged"))}
+    judged = {name for name, _ in _judged_names(values.raw("judged"))}
     for text in gates:
         try:
             parse_gate(text, ks=ks, judged=judged, full_depth=full_depth)

@@ -14,10 +14,11 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from ..core.judgments import NoAnswer, check_judgment_line
+from ..core.judgments import NoAnswer
 from ..formats.corpus import read_corpus
 from ..formats.fileio import open_binary
 from ..formats.jsonl import decode_line, expect_object, iter_lines
+from ..formats.judgment_records import check_judgment_line
 
 
 @dataclass

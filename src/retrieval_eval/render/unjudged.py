@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
-from ..core.lenient import integer, items, mapping, number
+from ..core.lenient import integer, number
 from ..core.report_model import Report, Unjudged
 from ..core.unjudged import judged_drop
+from ..formats.lenient import items, mapping
 from .escape import code_fence, escape_markdown
 from .numbers import fmt
 
