@@ -127,9 +127,9 @@ def write_workload() -> None:
 
 def tokenized_corpus(path: str):
     """The corpus keys and token lists, and the queries, as the floor-run command tokenizes them."""
-    from retrieval_eval.core.judgments import parse_judgments
     from retrieval_eval.core.tokenize import Tokenizer, TokenizerSpec
     from retrieval_eval.formats.corpus import read_corpus
+    from retrieval_eval.formats.judgments import parse_judgments
     from retrieval_eval.pipeline.floor_run import collection_of, query_texts
 
     collection = collection_of(read_corpus(path), "chunk")

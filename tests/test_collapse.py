@@ -9,6 +9,7 @@ import pytest
 from drift_support import cid, corpus, write_jsonl, write_snapshot
 from helpers import run_cli
 from retrieval_eval.core.errors import UsageError
+from retrieval_eval.core.report_model import CollapsedQuery
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.corpus_stage import collapse_ranking
 from retrieval_eval.pipeline.evaluate import run_pipeline
@@ -24,7 +25,7 @@ UNKNOWN = "c1:" + "f" * 32
 def test_collapse_keeps_each_document_at_its_first_rank() -> None:
     collapsed = collapse_ranking([D3A, D1A, D3B, D1B, D2], corpus(DOCS))
     assert collapsed.documents == ["d3", "d1", "d2"]
-    assert collapsed.as_dict() == {"received": 5, "documents": 3, "collapsed": 2, "unmapped": 0}
+    assert collapsed.entry() == CollapsedQuery(received=5, documents=3, collapsed=2, unmapped=0)
 
 
 def test_an_unknown_chunk_keeps_its_rank_and_is_counted() -> None:

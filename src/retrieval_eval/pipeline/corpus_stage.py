@@ -52,14 +52,6 @@ class Collapsed:
     collapsed: int
     unmapped: int
 
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "received": self.received,
-            "documents": len(self.documents),
-            "collapsed": self.collapsed,
-            "unmapped": self.unmapped,
-        }
-
     def entry(self) -> CollapsedQuery:
         """This query's row of the report's ``collapse`` section."""
         return CollapsedQuery(
