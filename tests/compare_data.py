@@ -9,6 +9,7 @@ from typing import Any
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -67,7 +68,7 @@ def score(
         str(judgments),
         str(run_path),
         ScoreConfig(k=k, threshold=threshold, gain=gain),
-        baseline=baseline,
+        baseline=None if baseline is None else as_report(baseline),
         generated_at=NOW,
         gating=Gating(gates=list(gates)),
     )

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from compare_data import labels, run, score
-from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
-from retrieval_eval.pipeline.holes import QueueExcerpt
+from retrieval_eval.formats.queue import QueueExcerpt
+from retrieval_eval.formats.report import as_report
+from typed_reports import build_comparison
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]
 QUEUES: dict[str, QueueExcerpt] = {}  # the label queue's excerpt a case drew, by case name
@@ -77,7 +78,7 @@ def holm_unmarks_a_drop(directory: Path) -> Case:
         labels(),
         run(misses=[3, 11, 25, 36]),
         gates=["recall@5:-0.02:significant"],
-        baseline=base,
+        baseline=as_report(base),
     )
     return head, _compare(directory, base, head)
 
@@ -152,7 +153,7 @@ def hostile_text_escaped(directory: Path) -> Case:
         labels(texts=texts, strata=strata),
         run(misses=range(8)),
         gates=["recall@5:-0.02", "worst-stratum:recall@5:0.9"],
-        baseline=base,
+        baseline=as_report(base),
     )
     return head, _compare(directory, base, head)
 
@@ -271,7 +272,7 @@ def judged_drop_with_queue(directory: Path) -> Case:
         str(write_jsonl(directory / "head-judgments.jsonl", rows + noise)),
         str(write_jsonl(directory / "head-run.jsonl", fresh)),
         ScoreConfig(k=(3, 10)),
-        baseline=base,
+        baseline=as_report(base),
         generated_at=NOW,
         holes_command="retrieval-eval holes -j judgments.jsonl -r run.jsonl -k 3,10 --baseline base.json "
         "--out label-queue.jsonl",
@@ -343,7 +344,7 @@ def undetectable_tolerance(directory: Path) -> Case:
         str(write_jsonl(directory / "head-judgments.jsonl", labels())),
         str(write_jsonl(directory / "head-run.jsonl", run(misses=[5]))),
         ScoreConfig(k=(5, 10)),
-        baseline=base,
+        baseline=as_report(base),
         generated_at=NOW,
         gating=Gating(gates=["recall@5:-0.05", "recall@5:-0.1"], require_detectable=True),
     )

@@ -277,7 +277,7 @@ def test_a_rescored_comparison_shows_the_heads_abstention_rates(tmp_path: Path) 
             str(write_jsonl(tmp_path / "base-r.jsonl", RUN)),
             ScoreConfig(k=KS),
         )
-    ).report
+    ).typed_report
     request = EvaluationRequest(
         str(write_jsonl(tmp_path / "j.jsonl", ROWS)),
         str(write_jsonl(tmp_path / "r.jsonl", RUN)),

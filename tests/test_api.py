@@ -62,7 +62,7 @@ def without_time(report: dict[str, Any]) -> dict[str, Any]:
 def test_dicts_frames_paths_and_the_cli_give_one_report(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     judgments, run, base = write_canonical(tmp_path)
-    baseline = json.loads(base.read_text())
+    baseline = retrieval_eval.load_report(json.loads(base.read_text()))
     from_dicts = retrieval_eval.evaluate(QRELS, RANKINGS, baseline=baseline, generated_at=NOW, **SETTINGS)
     qrels_frame = pd.DataFrame(
         [(q, d, g) for q, docs in QRELS.items() for d, g in docs.items()], columns=["query_id", "doc_id", "relevance"]
@@ -223,3 +223,93 @@ def test_a_ranking_given_as_a_set_is_refused(unordered: object) -> None:
     give a number that changes from one process to the next."""
     with pytest.raises(retrieval_eval.InputError, match="not ordered"):
         retrieval_eval.load_run({"q1": unordered})
+
+
+# -- reports, comparisons and drift are typed; their JSON is written by the formats layer -------------
+
+
+def test_a_report_reads_back_from_its_file_and_its_json_into_the_same_report(tmp_path: Path) -> None:
+    _, _, base = write_canonical(tmp_path)
+    written = json.loads(base.read_text())
+    from_file, from_json = retrieval_eval.load_report(base), retrieval_eval.load_report(written)
+    assert from_file == from_json
+    evaluation = retrieval_eval.evaluate(QRELS, BASE_RANKINGS, k=(3, 5), gain="linear", generated_at=NOW)
+    assert from_file == evaluation.typed_report == retrieval_eval.load_report(evaluation)
+    assert retrieval_eval.load_report(from_file) is from_file
+    # Round trip: the typed report writes the very JSON it was read from, and the same bytes.
+    assert evaluation.to_dict() == written
+    assert json.dumps(retrieval_eval.evaluate(QRELS, BASE_RANKINGS, baseline=from_file).to_dict()["inputs"]) == (
+        json.dumps(retrieval_eval.evaluate(QRELS, BASE_RANKINGS, baseline=base).to_dict()["inputs"])
+    )
+
+
+def test_a_report_that_is_no_report_is_refused_naming_it(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"spec_version": "1", "metrics": []}\n')
+    with pytest.raises(retrieval_eval.InputError, match="broken.json") as raised:
+        retrieval_eval.load_report(broken)
+    assert "metrics object" in str(raised.value)
+    with pytest.raises(retrieval_eval.InputError, match="^report: .*spec v1"):
+        retrieval_eval.load_report({"metrics": {}})
+    with pytest.raises(retrieval_eval.UsageError, match="report: expected a report's path or its JSON object"):
+        retrieval_eval.load_report(3)
+    result = run_cli("compare", "--base", str(broken), "--head", str(broken))
+    assert result.code == 2 and "broken.json" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_report_dict_still_works_for_a_release_and_says_what_replaces_it(tmp_path: Path) -> None:
+    _, _, base = write_canonical(tmp_path)
+    written = json.loads(base.read_text())
+    typed = retrieval_eval.evaluate(QRELS, RANKINGS, baseline=base, generated_at=NOW, **SETTINGS)
+    with pytest.warns(DeprecationWarning, match=r"baseline: .*retrieval_eval\.load_report\(\)") as caught:
+        from_dict = retrieval_eval.evaluate(QRELS, RANKINGS, baseline=written, generated_at=NOW, **SETTINGS)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert from_dict.to_dict() == typed.to_dict()  # the dict is hashed as score --report wrote it: the file's bytes
+    with pytest.warns(DeprecationWarning, match=r"^base: .*load_report") as caught:
+        compared = retrieval_eval.compare(written, typed, resamples=200)
+    assert caught[0].filename == __file__
+    assert compared.to_dict() == retrieval_eval.compare(base, typed, resamples=200).to_dict()
+    with pytest.warns(DeprecationWarning, match=r"^report: .*load_report"):
+        planned = retrieval_eval.plan(written, changes=[0.05])
+    assert planned.as_dict() == retrieval_eval.plan(base, changes=[0.05]).as_dict()
+    # The typed replacement gives the same answers, without a warning (a warning fails this suite).
+    report = retrieval_eval.load_report(written)
+    assert retrieval_eval.compare(report, typed, resamples=200).to_dict() == compared.to_dict()
+    assert retrieval_eval.plan(report, changes=[0.05]).as_dict() == planned.as_dict()
+
+
+def test_a_comparison_is_its_typed_document_and_writes_what_compare_writes(tmp_path: Path) -> None:
+    _, _, base = write_canonical(tmp_path)
+    head = tmp_path / "head.json"
+    head.write_text(json.dumps(retrieval_eval.evaluate(QRELS, RANKINGS, k=(3, 5), gain="linear").to_dict()))
+    comparison = retrieval_eval.compare(base, head, resamples=200)
+    cli = run_cli("compare", "--base", str(base), "--head", str(head), "--resamples", "200", "--json")
+    assert cli.code == 0, cli.stderr
+    assert comparison.to_dict() == json.loads(cli.stdout)
+    row = comparison.typed_document.metrics["recall@3"]
+    change = comparison.metric("R@3")
+    assert (change.base, change.head, change.delta, change.ci, change.n) == (
+        row.base,
+        row.head,
+        row.delta,
+        row.ci,
+        row.n,
+    )
+    assert change.delta == json.loads(cli.stdout)["metrics"]["recall@3"]["delta"]
+    # The JSON object a Comparison was built from until this release: still read, with a warning.
+    with pytest.warns(DeprecationWarning, match="typed_document"):
+        again = retrieval_eval.Comparison(comparison.to_dict())  # type: ignore[arg-type]
+    assert again.to_dict() == comparison.to_dict() and again.typed_document == comparison.typed_document
+
+
+def test_drift_is_the_typed_check_and_writes_what_drift_json_prints(tmp_path: Path) -> None:
+    demo = Path(retrieval_eval.__file__).parent / "demo"
+    found = retrieval_eval.drift(demo / "judgments.jsonl", demo / "corpus.json")
+    cli = run_cli("drift", "-j", str(demo / "judgments.jsonl"), "-c", str(demo / "corpus.json"), "--json")
+    printed = json.loads(cli.stdout)
+    assert found.to_dict() == printed
+    assert found.summary == printed["summary"] and found.labels == printed["labels"]
+    assert found.invalid_ratio == printed["summary"]["invalid_ratio"]
+    assert found.summary["labels"] == len(found.check.result.labels) == len(printed["labels"])
+    found.to_dict()["summary"]["labels"] = -1  # a copy each time
+    assert found.summary == printed["summary"]

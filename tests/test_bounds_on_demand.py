@@ -18,6 +18,7 @@ import pytest
 
 from helpers import run_cli
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import Evaluation, needs_bounds, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -99,7 +100,7 @@ def test_a_base_without_bounds_compares_as_if_it_had_them(tmp_path: Path) -> Non
     full = _score(judgments, base_run, bounds=True).report
     assert "per_query_upper" not in lean
     for base in (lean, full):
-        head = _score(judgments, head_run, baseline=base)
+        head = _score(judgments, head_run, baseline=as_report(base))
         assert head.report["computed"] == ["bounds"]  # a comparison reads them
         assert head.comparison is not None
         assert head.comparison.metrics["precision@2"].bounds == (-0.5, 0.0)  # by hand (module docstring)
@@ -168,7 +169,7 @@ def test_a_lean_base_without_rankings_gives_no_delta_bounds_to_gate_on(tmp_path:
     trimmed = {key: value for key, value in base.items() if key != "rankings"}
     gate = "precision@2:-0.1"
     config = ScoreConfig(k=(2,), unjudged_policy="bounded")
-    request = EvaluationRequest(judgments, head_run, config, baseline=trimmed)
+    request = EvaluationRequest(judgments, head_run, config, baseline=as_report(trimmed))
     head = run_pipeline(replace(request, gating=replace(request.gating, gates=(gate,))))
     comparison = head.comparison
     assert comparison is not None
@@ -177,6 +178,6 @@ def test_a_lean_base_without_rankings_gives_no_delta_bounds_to_gate_on(tmp_path:
     found = head.report["verdict"]["gates"][0]
     assert found["expression"] == gate and found["status"] == "INDETERMINATE", found
     # With the rankings kept, the same base gives the bounds by hand.
-    whole = run_pipeline(replace(request, baseline=base, gating=replace(request.gating, gates=(gate,))))
+    whole = run_pipeline(replace(request, baseline=as_report(base), gating=replace(request.gating, gates=(gate,))))
     kept = whole.comparison.get("precision@2") if whole.comparison is not None else None
     assert kept is not None and kept.bounds == (-0.5, 0.0)

@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from compare_data import labels, ranking, run, score, write_jsonl
 from helpers import run_cli
-from retrieval_eval.comparison.document import build_comparison
-from retrieval_eval.comparison.result import comparison_from_document
 from retrieval_eval.core.gates import GateReadings, evaluate_gate, parse_gate
 from retrieval_eval.formats.judgments import parse_judgments
+from typed_reports import build_comparison, deltas_of
 
 
 def codes(document: dict[str, Any]) -> dict[str, str]:
@@ -25,7 +24,7 @@ def codes(document: dict[str, Any]) -> dict[str, str]:
 
 def gate_status(document: dict[str, Any], expression: str, head: dict[str, Any]) -> str:
     metrics = {name: m["value"] for name, m in head["metrics"].items()}
-    context = GateReadings(metrics, comparison=comparison_from_document(document))
+    context = GateReadings(metrics, comparison=deltas_of(document))
     return evaluate_gate(parse_gate(expression, ks=(5, 10)), context).status
 
 
@@ -325,7 +324,7 @@ def test_spoilt_reports_never_raise(
         spoil(head if on_head else base, path, junk)
     document = build_comparison(base, head, judgments=judgments if with_judgments else None, resamples=50)
     json.dumps(document, allow_nan=False)
-    comparison_from_document(document)
+    deltas_of(document)
 
 
 # -- what the judgments add, and what they must not change ----------------------------------

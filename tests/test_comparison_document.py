@@ -28,7 +28,7 @@ from compare_data import labels, run, score
 from helpers import run_cli
 from hostile.cases_io import COMPARISON as HOSTILE_CASES_COMPARISON
 from render_cases import CASES
-from retrieval_eval.comparison.document import build_comparison, build_document
+from retrieval_eval.comparison.document import build_document
 from retrieval_eval.core.comparison_document import (
     ComparisonDocument,
     Finding,
@@ -51,6 +51,7 @@ from retrieval_eval.formats.comparison import comparison_from_json, comparison_t
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.report import dump_report
 from retrieval_eval.formats.shapes import COMPARISON, comparison_problem
+from typed_reports import build_comparison, typed
 
 # -- the shape and the records name the same fields -------------------------------------
 
@@ -290,7 +291,7 @@ def test_each_kind_of_comparison_reads_back_to_the_same_bytes(tmp_path: Path) ->
 def test_the_records_and_the_json_are_one_comparison(tmp_path: Path) -> None:
     base = score(tmp_path, "base", labels(), run(misses=range(10)))
     head = score(tmp_path, "head", labels(), run(misses=[3, 30]))
-    records = build_document(base, head, resamples=300)
+    records = build_document(typed(base), typed(head), resamples=300)
     assert comparison_to_json(records) == build_comparison(base, head, resamples=300)
     assert comparison_from_json(build_comparison(base, head, resamples=300)) == records
 

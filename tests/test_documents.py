@@ -151,7 +151,7 @@ def test_a_damaged_comparison_is_rendered_or_refused_never_crashes(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(damaged(GOOD_REPORT, REPORT_PATHS), damaged(GOOD_REPORT, REPORT_PATHS))
 def test_damaged_reports_are_compared_or_refused_never_crash(base: Any, head: Any) -> None:
-    from retrieval_eval.comparison.document import build_comparison
+    from typed_reports import build_comparison
 
     try:
         base = checked_report(base, "base")

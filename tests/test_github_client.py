@@ -133,7 +133,7 @@ def test_lists_artifacts_runs_and_pulls(fake: FakeGitHub, client: GitHubClient) 
     fake.add_artifact(21, "other", b"y", created_at="2026-01-03T00:00:00Z")
     artifacts = list(client.list_artifacts("octo/widgets", name="retrieval-eval-report"))
     assert [(a.name, a.run_id, a.head_branch) for a in artifacts] == [("retrieval-eval-report", 21, "main")]
-    assert client.get_workflow_run("octo/widgets", 21)["conclusion"] == "success"
+    assert client.get_workflow_run("octo/widgets", 21).conclusion == "success"
     assert len(client.list_run_artifacts("octo/widgets", 21)) == 2
     fake.add_pull(9, "f" * 40, head_label="fork:main")
     assert [p.number for p in client.list_pulls("octo/widgets", head="fork:main")] == [9]

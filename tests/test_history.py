@@ -17,9 +17,11 @@ from compare_data import labels, run, score
 from fake_github import FakeGitHub
 from retrieval_eval.action.git import GitObjects
 from retrieval_eval.action.main import main
-from retrieval_eval.comparison.history import Point, break_reason, build_history, history_metrics, segments
+from retrieval_eval.comparison.history import Point
+from retrieval_eval.formats.report import dump_report
 from test_render import check_golden
 from typed_render import render, render_history
+from typed_reports import break_reason, build_history, history_metrics, point, segments
 
 REPORT = ".retrieval-eval/report.json"
 
@@ -119,7 +121,7 @@ def test_a_change_of_judgments_threshold_gain_or_policy_breaks_the_line() -> Non
 def test_segments_split_at_breaks_and_missing_values() -> None:
     reports = [report(0.7), report(0.75), report(0.8, threshold=2), report(0.6, threshold=2), report(0.65, threshold=2)]
     reports[3]["metrics"].pop("recall@5")
-    history = build_history([Point(f"c{i}", None, r) for i, r in enumerate(reports)], history_metrics(reports[-1]))
+    history = build_history([point(f"c{i}", None, r) for i, r in enumerate(reports)], history_metrics(reports[-1]))
     assert history["metrics"] == ["recall@5", "ndcg@5"]
     assert [p["break"] for p in history["points"]] == [None, None, "threshold 1 → 2", None, None]
     assert segments(history["points"], "recall@5") == [[0, 1], [2], [4]]
@@ -139,7 +141,7 @@ def scored_line(tmp_path: Path) -> list[Point]:
     head = score(tmp_path, "head", relabelled(), run(misses=[5]), gates=["recall@5:-0.02", "ndcg@10:0.5"])
     dates = ["2026-01-02", "2026-01-05", "2026-01-09", "2026-01-10"]
     labels_ = ["1a2b3c4", "5d6e7f8", "9a0b1c2", "this PR"]
-    return [Point(label, date, r) for label, date, r in zip(labels_, dates, [first, second, third, head])]
+    return [point(label, date, r) for label, date, r in zip(labels_, dates, [first, second, third, head])]
 
 
 def test_the_summary_charts_the_history_with_a_break(tmp_path: Path) -> None:
@@ -162,9 +164,9 @@ def test_the_history_command_renders_files(tmp_path: Path) -> None:
 
     points = scored_line(tmp_path)
     paths = []
-    for point in points:
-        path = tmp_path / f"{point.label.replace(' ', '-')}.json"
-        path.write_text(json.dumps(point.report), encoding="utf-8")
+    for each in points:
+        path = tmp_path / f"{each.label.replace(' ', '-')}.json"
+        path.write_text(dump_report(each.report), encoding="utf-8")
         paths.append(str(path))
     markdown = CliRunner().invoke(cli, ["history", *paths, "--format", "summary"])
     assert markdown.exit_code == 0, markdown.output
@@ -237,7 +239,7 @@ def test_a_history_setting_out_of_range_is_refused(tmp_path: Path, fake: FakeGit
 
 
 def test_which_optional_measures_were_computed_breaks_no_line() -> None:
-    from retrieval_eval.comparison.history import break_reason
+    from typed_reports import break_reason
 
     inputs = {"judgments_sha256": "a" * 64, "query_set_sha256": "b" * 64}
     config = {"k": [5], "threshold": 1, "gain": "exponential", "unjudged": "assume-irrelevant"}
@@ -252,7 +254,7 @@ def test_the_bounded_policy_scores_as_assume_irrelevant_and_breaks_no_line(tmp_p
     """The truth from the CLI itself: the same run under both policies has the same values."""
     from compare_data import write_jsonl
     from helpers import run_cli
-    from retrieval_eval.comparison.history import break_reason
+    from typed_reports import break_reason
 
     judgments = write_jsonl(tmp_path / "judgments.jsonl", labels())
     ranked = write_jsonl(tmp_path / "run.jsonl", run(misses=[1, 2]))

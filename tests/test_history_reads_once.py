@@ -12,9 +12,11 @@ import pytest
 
 from retrieval_eval.action import history as history_module
 from retrieval_eval.action.baseline import Baseline
-from retrieval_eval.action.event import Event
 from retrieval_eval.action.git import FileHistory, FileVersion
 from retrieval_eval.action.settings import Runner, parse_settings
+from retrieval_eval.formats.github import event_from_json
+from retrieval_eval.formats.history import history_to_json
+from retrieval_eval.formats.report import as_report
 
 BASE_SHA = "b" * 40
 
@@ -40,10 +42,11 @@ class Versions:
 
 def _history(tmp_path: Path, baseline: Baseline, versions: list[FileVersion]) -> dict[str, Any] | None:
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=tmp_path))
-    event = Event("pull_request", {"pull_request": {"number": 1, "base": {"sha": BASE_SHA, "ref": "main"}}})
-    return history_module.base_history(
-        settings, event, Versions(versions), baseline, report(0.7), "2026-01-01T00:00:00Z"
+    event = event_from_json("pull_request", {"pull_request": {"number": 1, "base": {"sha": BASE_SHA, "ref": "main"}}})
+    history = history_module.base_history_records(
+        settings, event, Versions(versions), baseline, as_report(report(0.7)), "2026-01-01T00:00:00Z"
     )
+    return None if history is None else history_to_json(history)
 
 
 def test_the_base_commits_version_is_the_baseline_already_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,12 +60,12 @@ def test_the_base_commits_version_is_the_baseline_already_read(tmp_path: Path, m
         return real(data, source)
 
     monkeypatch.setattr(history_module, "parse_document", counting)
-    read = Baseline(json.loads(newest), source="git", sha256=hashlib.sha256(newest).hexdigest())
+    read = Baseline(as_report(json.loads(newest)), source="git", sha256=hashlib.sha256(newest).hexdigest())
     reused = _history(tmp_path, read, versions)
     assert parsed == [older]  # the newest version is the baseline's bytes: not parsed again
     # The same history as parsing every version: a baseline read from other bytes reuses nothing.
     parsed.clear()
-    other = Baseline(json.loads(newest), source="file", sha256=hashlib.sha256(b"other bytes").hexdigest())
+    other = Baseline(as_report(json.loads(newest)), source="file", sha256=hashlib.sha256(b"other bytes").hexdigest())
     assert _history(tmp_path, other, versions) == reused
     assert parsed == [older, newest]
     assert reused is not None and [p["label"] for p in reused["points"]] == ["aaaaaaa", "bbbbbbb", "this PR"]

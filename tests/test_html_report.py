@@ -24,10 +24,10 @@ import pytest
 from browser import dump_dom, needs_chromium, screenshot
 from compare_data import labels, run, score, write_jsonl
 from helpers import run_cli
-from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.render.html import plain
 from typed_render import html_report, shown_queries
+from typed_reports import build_comparison
 
 DEMO = files("retrieval_eval") / "demo"
 

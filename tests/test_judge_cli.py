@@ -163,7 +163,7 @@ def test_refusals_and_garbage_never_become_grades(tmp_path: Path, judge_kind: st
 
 
 def test_a_content_filter_is_a_refusal_whether_it_answers_400_or_finishes_early() -> None:
-    from retrieval_eval.pipeline.judge_clients import read_completion
+    from retrieval_eval.formats.judge import read_completion
 
     filtered = {"choices": [{"message": {"content": "1: 0"}, "finish_reason": "content_filter"}]}
     assert read_completion(filtered, 2) == (("refused", "refused"), 0)

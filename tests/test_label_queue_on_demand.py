@@ -63,7 +63,7 @@ def test_the_count_is_the_length_of_the_queue_it_stands_for(tmp_path: Path, seed
         judgments_path=judgments,
         run_path=_write(tmp_path / "head.jsonl", head_run),
         scoring=config,
-        baseline=base.report,
+        baseline=base.typed_report,
     )
     built = run_pipeline(request.with_queue())
     assert built.queue and built.queued == len(built.queue)

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 from compare_data import NOW, labels, run, score, write_jsonl
-from retrieval_eval.comparison.document import build_comparison
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
+from typed_reports import build_comparison
 
 MDE = 0.134584
 SD = 0.303822
@@ -78,7 +79,7 @@ def gate(directory: Path, base: dict[str, Any], expression: str, *, require: boo
         str(write_jsonl(directory / "j.jsonl", labels())),
         str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        baseline=base,
+        baseline=as_report(base),
         generated_at=NOW,
         gating=Gating(gates=[expression], require_detectable=require),
     )
@@ -152,7 +153,7 @@ def notes(directory: Path, base: dict[str, Any], expression: str) -> list[str]:
         str(write_jsonl(directory / "j.jsonl", labels())),
         str(write_jsonl(directory / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        baseline=base,
+        baseline=as_report(base),
         generated_at=NOW,
         gating=Gating(gates=[expression]),
     )
@@ -192,7 +193,7 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
         str(write_jsonl(tmp_path / "j.jsonl", labels())),
         str(write_jsonl(tmp_path / "r.jsonl", run(misses=range(4)))),
         ScoreConfig(k=(5, 10)),
-        baseline=base,
+        baseline=as_report(base),
         generated_at=NOW,
         gating=Gating(gates=["recall@5:-0.12"]),
     )

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
 from typed_render import render
 
@@ -118,8 +119,8 @@ def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
 
 def test_confounded_deltas_are_flagged_not_judged(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.comparison.document import build_comparison
     from test_compare import relabelled
+    from typed_reports import build_comparison
 
     base = score(tmp_path, "base", labels(), run(41))
     head = score(tmp_path, "head", relabelled(), run(41))
@@ -138,7 +139,7 @@ def test_drift_is_warned_about(tmp_path: Path) -> None:
 
 def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from retrieval_eval.comparison.document import build_comparison
+    from typed_reports import build_comparison
 
     base = score(tmp_path, "base", labels(strata=("faq", "howto", "billing", "retired")), run())
     head = score(tmp_path, "head", labels(), run(misses=[4]))
@@ -453,7 +454,7 @@ def test_the_comparison_an_evaluation_carries_renders_like_its_document(tmp_path
             str(judgments),
             str(runs),
             ScoreConfig(k=(5, 10)),
-            baseline=comparison_base(tmp_path),
+            baseline=as_report(comparison_base(tmp_path)),
             generated_at=NOW,
             gating=Gating(gates=["recall@5:-0.02"]),
         )
@@ -495,7 +496,8 @@ def test_the_queue_excerpt_reads_back_what_the_queue_lines_say() -> None:
     excerpt field by field: the chunk id for a chunk, the URI for a document, only the first five."""
     from retrieval_eval.core.unjudged import QueueEntry
     from retrieval_eval.formats.queue import queue_line
-    from retrieval_eval.pipeline.holes import QueuedKey, queue_excerpt
+    from retrieval_eval.pipeline.holes import queue_excerpt
+    from retrieval_eval.render.unjudged import _queue_row
 
     chunk = QueueEntry(query_id="q1", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25, query_moved=0.0)
     document = QueueEntry(query_id="q2", key="doc://b", rank=1, surfaced_by="both", move=0.5, query_moved=0.1)
@@ -505,10 +507,11 @@ def test_the_queue_excerpt_reads_back_what_the_queue_lines_say() -> None:
     ]
     excerpt = queue_excerpt(lines * 3, "retrieval-eval holes --queue q.jsonl")
     assert excerpt.count == 6 and excerpt.command == "retrieval-eval holes --queue q.jsonl"
-    assert excerpt.top[:2] == (
-        QueuedKey(query_id="q1", query="refund?", key="doc://a#c2", rank=3, surfaced_by="head", move=0.25),
-        QueuedKey(query_id="q2", query=None, key="doc://b", rank=1, surfaced_by="both", move=0.5),
-    )
+    rows = [_queue_row(line) for line in excerpt.top[:2]]
+    assert [(r.query_id, r.query, r.key, r.rank, r.side, r.move) for r in rows] == [
+        ("q1", "refund?", escape_markdown("doc://a#c2", limit=80), "3", "head", "+0.2500"),
+        ("q2", "—", escape_markdown("doc://b", limit=80), "1", "both", "+0.5000"),
+    ]  # a chunk shows its chunk id, a document its URI, both as the comment escapes them
     assert len(excerpt.top) == 5
     assert queue_excerpt([], "cmd", count=40).count == 40  # counted, not built
 
@@ -538,7 +541,5 @@ def test_a_user_template_reads_the_documented_names_by_attribute_or_by_subscript
     assert drawn[0] == drawn[1]
     assert "\nFAIL ❌ 12 15\nrecall@3 **-0.5000** ❌" in drawn[0] and "\njudged@3 24 10 12\n" in drawn[0]
     first = queue.top[0]
-    assert (
-        first.move is not None
-        and f"{first.query_id} {first.key.replace('//', '&#8203;//')} +{first.move:.4f}" in drawn[0]
-    )
+    key = (first.chunk_id or first.doc_uri).replace("//", "&#8203;//")
+    assert f"{first.query_id} {key} +{first.move:.4f}" in drawn[0]

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -25,7 +26,9 @@ def scored(tmp: Path, config: ScoreConfig, baseline: dict | None = None) -> Eval
     run = tmp / "r.jsonl"  # x and y unjudged above the relevant a and c
     ranking = ["x", "y", "a", "c", "b"]
     run.write_text("".join(json.dumps({"query_id": f"q{i}", "ranking": ranking}) + "\n" for i in range(3)))
-    return run_pipeline(EvaluationRequest(str(judgments), str(run), config, baseline=baseline))
+    return run_pipeline(
+        EvaluationRequest(str(judgments), str(run), config, baseline=None if baseline is None else as_report(baseline))
+    )
 
 
 def reported_deltas(evaluation: Evaluation) -> dict[str, float]:

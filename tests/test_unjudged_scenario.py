@@ -14,6 +14,8 @@ from pathlib import Path
 
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.queue import queue_line_to_json
+from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import Evaluation, run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -57,7 +59,7 @@ def score(tmp: Path, labels: list[dict], run: list[dict], policy: str, baseline:
         judgments_path=write(tmp / "judgments.jsonl", labels),
         run_path=write(tmp / f"run-{len(run)}-{id(run)}.jsonl", run),
         scoring=ScoreConfig(k=(10,), unjudged_policy=policy),
-        baseline=baseline,
+        baseline=None if baseline is None else as_report(baseline),
         label_queue=True,
         gating=Gating(gates=(GATE,)),
     )
@@ -108,7 +110,7 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert len(notes) == 1 and "--unjudged bounded" not in notes[0] and "retrieval-eval holes" in notes[0]
 
     # The queue: 60 lines, one per new chunk, each a judgments line waiting for its relevance.
-    queue = list(bounded.queue)
+    queue = [queue_line_to_json(line) for line in bounded.queue]  # as the queue file holds them
     assert len(queue) == 60
     assert queue[0] == {
         "query_id": "q00",
@@ -140,6 +142,6 @@ def bounded_request(tmp: Path, base: dict) -> EvaluationRequest:  # type: ignore
         judgments_path=str(tmp / "judgments.jsonl"),
         run_path=write(tmp / "head.jsonl", head_run()),
         scoring=ScoreConfig(k=(10,), unjudged_policy="bounded"),
-        baseline=base,
+        baseline=as_report(base),
         gating=Gating(gates=(GATE,)),
     )

@@ -22,6 +22,7 @@ API_NAMES = (
     "drift",
     "evaluate",
     "load_judgments",
+    "load_report",
     "load_run",
     "plan",
     "text_sha",

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._public import API_NAMES
 from .comparison.bounds import drop_unknown_bounds
@@ -38,9 +39,8 @@ from .core.metrics import describe_known, known_metric
 from .core.power import Design
 from .core.report_model import Report
 from .core.significance import DEFAULT_SEED
-from .formats.comparison import comparison_to_json
 from .formats.corpus import read_corpus
-from .formats.drift import drift_to_json
+from .formats.drift import drift_labels_json, drift_summary_json, drift_to_json
 from .formats.judgments import judgments_file_format
 from .formats.objects import (
     canonical_judgments_sha256,
@@ -51,6 +51,7 @@ from .formats.objects import (
 )
 from .formats.report import checked_json, dump_report, load_report_hashed, report_from_json
 from .formats.runs import run_from_rows
+from .formats.typedjson import JsonObject
 from .pipeline.evaluate import run_pipeline
 from .pipeline.request import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
@@ -60,7 +61,6 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     MetricChange,
     Record,
     import_pandas,
-    json_copy,
 )
 from .pipeline.score_run import with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
@@ -227,7 +227,7 @@ def evaluate(
     threshold: int = 1,
     gain: str = "exponential",
     gates: str | Iterable[str] = (),
-    baseline: Evaluation | Mapping[str, Any] | PathLike | None = None,
+    baseline: Evaluation | Report | PathLike | None = None,
     corpus: PathLike | None = None,
     collapse_to_documents: bool = False,
     max_drift: float | None = None,
@@ -255,8 +255,8 @@ def evaluate(
     Unjudged documents); ``machine`` reads a judge's labels from ``machine_labels``. ``gates``:
     gate expressions (docs/metrics.md, Gates), metrics named ours or the field's way.
     ``judged``: samples of judged metrics, ``{name: path}``, for ``judged:`` gates.
-    ``baseline``: the base side for delta gates, an Evaluation, a report dict or a report's
-    path. ``corpus``: a corpus snapshot's path, which adds label drift (``max_drift`` fails the
+    ``baseline``: the base side for delta gates, an Evaluation, a report (:func:`load_report`)
+    or a report's path. ``corpus``: a corpus snapshot's path, which adds label drift (``max_drift`` fails the
     verdict past that share of stale labels) and the eval-set checks (``easy_set``,
     ``answer_in_query``; None turns one off). ``floor``: a floor run's path, or ``"bm25"``
     (computed over the corpus), for ``floor:`` gates. ``generated_at``: the report's time stamp
@@ -290,7 +290,7 @@ def evaluate(
         _of_type("generated_at", generated_at, (str,), "an ISO 8601 time stamp")
     held_judgments, judgments_path = _judgments_for_pipeline(judgments)
     rows, run_path = _run_for_pipeline(run)
-    base_report, base_sha256 = _hashed_report_of(baseline, "baseline")
+    base_report, base_sha256 = _hashed_report_of(baseline, "baseline", stacklevel=3)
     texts.update(judgments=judgments_path, run=run_path, baseline=_baseline_text(baseline))
     # The one translation the CLI and the action make: text, read by the settings table's rows.
     values = Values(texts, {}, label=_argument, confined=False, noun="argument")
@@ -440,31 +440,56 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
     return loaded._rows, loaded.source
 
 
+def load_report(source: object) -> Report:
+    """A report, typed (:class:`retrieval_eval.core.report_model.Report`): read from a report
+    file's path (what ``score --report`` writes), or from a report's JSON object held in memory,
+    checked against the report's shape as a file is; an Evaluation gives its ``typed_report``.
+    Refuses what is not a report with :class:`InputError`. What :func:`evaluate` (``baseline``),
+    :func:`compare` and :func:`plan` take for a report."""
+    if isinstance(source, Report):
+        return source
+    if isinstance(source, Evaluation):
+        return source.typed_report
+    path = _as_path(source)
+    if path is not None:
+        return load_report_hashed(path, source="report")[0]
+    if isinstance(source, Mapping):
+        return report_from_json(checked_json(dict(source), "report"))
+    raise UsageError(f"report: expected a report's path or its JSON object, got {type(source).__name__}")
+
+
 def _report_of(side: object, what: str) -> Report | None:
-    return _hashed_report_of(side, what)[0]
+    return _hashed_report_of(side, what, stacklevel=4)[0]
 
 
-def _hashed_report_of(side: object, what: str) -> tuple[Report | None, str | None]:
-    """A report from an Evaluation, a report dict or a report file's path, and the SHA-256 of
-    its bytes: the file's, or (held in memory) those of the file ``score --report`` writes for it."""
+def _hashed_report_of(side: object, what: str, *, stacklevel: int) -> tuple[Report | None, str | None]:
+    """A report from an Evaluation, a report or a report file's path, and the SHA-256 of its
+    bytes: the file's, or (held in memory) those of the file ``score --report`` writes for it.
+    ``stacklevel``: where the caller's call is, for the deprecation of a report's JSON object."""
     if side is None:
         return None, None
     path = _as_path(side)
     if path is not None:
         return load_report_hashed(path, source=what)
 
-    if isinstance(side, Evaluation):
-        text = dump_report(side.typed_report)
-        return side.typed_report, hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if isinstance(side, (Evaluation, Report)):
+        report = side.typed_report if isinstance(side, Evaluation) else side
+        return report, hashlib.sha256(dump_report(report).encode("utf-8")).hexdigest()
     if isinstance(side, Mapping):
+        warnings.warn(
+            f"{what}: a report's JSON object (a dict) is deprecated here and will be refused in a later "
+            "release: read it with retrieval_eval.load_report() and pass the Report",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
         data = checked_json(dict(side), what)  # hashed as given: the bytes score --report would write for it
         return report_from_json(data), hashlib.sha256(dump_report(data).encode("utf-8")).hexdigest()
-    raise UsageError(f"{what}: expected an Evaluation, a report dict or a report's path, got {type(side).__name__}")
+    raise UsageError(f"{what}: expected an Evaluation, a report or a report's path, got {type(side).__name__}")
 
 
 def compare(
-    base: Evaluation | Mapping[str, Any] | PathLike,
-    head: Evaluation | Mapping[str, Any] | PathLike,
+    base: Evaluation | Report | PathLike,
+    head: Evaluation | Report | PathLike,
     *,
     judgments: object = None,
     resamples: int = 10_000,
@@ -489,7 +514,7 @@ def compare(
     base_report = _report_of(base, "base")
     head_report = _report_of(head, "head")
     if base_report is None or head_report is None:
-        raise UsageError("base and head: expected an Evaluation, a report dict or a report's path each, not None")
+        raise UsageError("base and head: expected an Evaluation, a report or a report's path each, not None")
     index = None
     if judgments is not None:
         loaded = load_judgments(judgments)
@@ -506,13 +531,13 @@ def compare(
         power=power,
     )
     document = drop_unknown_bounds(document, base_report, head_report)  # a lean report's bounds not computed
-    return Comparison(comparison_to_json(document))
+    return Comparison(document)
 
 
 def plan(
-    report: Evaluation | Mapping[str, Any] | PathLike,
+    report: Evaluation | Report | PathLike,
     *,
-    baseline: Evaluation | Mapping[str, Any] | PathLike | None = None,
+    baseline: Evaluation | Report | PathLike | None = None,
     judgments: object = None,
     metrics: Iterable[str] = (),
     changes: Iterable[float] = (0.01, 0.02, 0.05),
@@ -534,7 +559,7 @@ def plan(
     _power(power)
     pilot = _report_of(report, "report")
     if pilot is None:
-        raise UsageError("report: expected an Evaluation, a report dict or a report's path, not None")
+        raise UsageError("report: expected an Evaluation, a report or a report's path, not None")
     try:
         request = PlanRequest(tuple(metrics), tuple(changes), tuple(queries), Design(power, alpha, method), correlation)
     except ValueError as exc:
@@ -550,33 +575,35 @@ class Drift(Frozen):
     """Which labels still point at the live corpus (docs/drift.md), as ``retrieval-eval drift --json``
     reports it."""
 
-    __slots__ = ("_payload",)
-    _payload: dict[str, Any]
+    __slots__ = ("check",)
+    check: DriftCheck  # the typed result; the JSON below is written from it (formats/drift.py)
 
-    def __init__(self, payload: Mapping[str, Any]) -> None:
-        self._set(_payload=json_copy(dict(payload)))
+    def __init__(self, check: DriftCheck) -> None:
+        self._set(check=check)
 
     def __repr__(self) -> str:
-        return f"<Drift: {self.invalid_ratio:.1%} of {self.summary['labels']} labels no longer point at the corpus>"
+        labels = len(self.check.result.labels)
+        return f"<Drift: {self.invalid_ratio:.1%} of {labels} labels no longer point at the corpus>"
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JsonObject:
         """Labels per status (valid, re_anchorable, merged, split, orphaned), invalid_ratio,
-        recoverable and needs_human."""
-        return dict(self._payload["summary"])
+        recoverable and needs_human (a new dict each time)."""
+        return drift_summary_json(self.check)
 
     @property
     def invalid_ratio(self) -> float:
         """Share of labels that are not VALID, repairable ones included."""
-        return float(self._payload["summary"]["invalid_ratio"])
+        return float(self.check.result.invalid_ratio)
 
     @property
-    def labels(self) -> list[dict[str, Any]]:
+    def labels(self) -> list[JsonObject]:
         """One entry per label: its line, query, key, status, the rule that decided, the target."""
-        return [dict(entry) for entry in self._payload["labels"]]
+        return drift_labels_json(self.check)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(json_copy(self._payload))
+    def to_dict(self) -> JsonObject:
+        """``retrieval-eval drift --json``'s payload (a new dict each time)."""
+        return drift_to_json(self.check)
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per label."""
@@ -592,4 +619,4 @@ def drift(judgments: object, corpus: PathLike) -> Drift:
     loaded = load_judgments(judgments)
     snapshot = read_corpus(corpus_path)
     result = check_drift(loaded._labels, snapshot)
-    return Drift(drift_to_json(DriftCheck(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path)))
+    return Drift(DriftCheck(result, snapshot, judgments_path=loaded.source, corpus_path=corpus_path))

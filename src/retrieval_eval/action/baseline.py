@@ -203,7 +203,7 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
     candidates.sort(key=lambda a: a.created_at, reverse=True)
     for artifact in candidates:
         run = ctx.github.get_workflow_run(ctx.repo, int(artifact.run_id or 0))
-        if run.get("conclusion") != "success" or run.get("event") in PULL_REQUEST_EVENTS:
+        if run.conclusion != "success" or run.event in PULL_REQUEST_EVENTS:
             continue
         archive = ctx.github.download_artifact(ctx.repo, artifact.id)
         data = _report_member(archive, _member_names(ctx.settings), f"artifact {name}")

@@ -24,6 +24,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._version import __version__
+from ..formats.github import (
+    Artifact,
+    Comment,
+    PullRequest,
+    WorkflowRun,
+    artifact_from_api,
+    comment_from_api,
+    login_from_api,
+    page_items,
+    pull_request_from_api,
+    workflow_run_from_api,
+)
+
+__all__ = ["Artifact", "Comment", "Forbidden", "GitHubClient", "GitHubError", "NotFound", "PullRequest", "WorkflowRun"]
 
 JSON = "application/vnd.github+json"
 RAW = "application/vnd.github.raw+json"
@@ -68,8 +82,10 @@ class Response:
     headers: Mapping[str, str]
     body: bytes
 
-    def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8")) if self.body else None
+    def json(self) -> object:
+        """The body as JSON, for a reader of formats/github.py to take apart (None when empty)."""
+        loaded: object = json.loads(self.body.decode("utf-8")) if self.body else None
+        return loaded
 
 
 def _answers(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -108,71 +124,6 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-@dataclass(frozen=True)
-class Comment:
-    id: int
-    body: str
-    login: str
-    user_type: str
-    html_url: str
-
-    @classmethod
-    def from_api(cls, data: Mapping[str, Any]) -> Comment:
-        user = data.get("user") or {}
-        return cls(
-            int(data["id"]),
-            data.get("body") or "",
-            user.get("login") or "",
-            user.get("type") or "",
-            data.get("html_url") or "",
-        )
-
-
-@dataclass(frozen=True)
-class Artifact:
-    id: int
-    name: str
-    expired: bool
-    run_id: int | None
-    head_branch: str | None
-    repository_id: int | None
-    head_repository_id: int | None
-    created_at: str = ""
-    size: int = 0
-
-    @classmethod
-    def from_api(cls, data: Mapping[str, Any]) -> Artifact:
-        run = data.get("workflow_run") or {}
-        return cls(
-            int(data["id"]),
-            data.get("name") or "",
-            bool(data.get("expired")),
-            run.get("id"),
-            run.get("head_branch"),
-            run.get("repository_id"),
-            run.get("head_repository_id"),
-            data.get("created_at") or "",
-            int(data.get("size_in_bytes") or 0),
-        )
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    number: int
-    state: str
-    head_sha: str
-    html_url: str
-
-    @classmethod
-    def from_api(cls, data: Mapping[str, Any]) -> PullRequest:
-        return cls(
-            int(data["number"]),
-            data.get("state") or "",
-            (data.get("head") or {}).get("sha") or "",
-            data.get("html_url") or "",
-        )
-
-
 @dataclass
 class GitHubClient:
     """Talks to ``base_url`` (``https://api.github.com`` or a GitHub Enterprise API)."""
@@ -197,12 +148,12 @@ class GitHubClient:
             data = self._request("GET", "/user").json()
         except (Forbidden, NotFound):
             return None
-        return (data or {}).get("login")
+        return login_from_api(data)
 
     @_answers
     def list_issue_comments(self, repo: str, number: int) -> list[Comment]:
         path = f"/repos/{repo}/issues/{number}/comments"
-        return [Comment.from_api(item) for item in self._paginate(path)]
+        return [comment_from_api(item) for item in self._paginate(path)]
 
     @_answers
     def create_issue_comment(self, repo: str, number: int, body: str, *, retry: bool = True) -> Comment:
@@ -211,12 +162,12 @@ class GitHubClient:
         data = self._request(
             "POST", f"/repos/{repo}/issues/{number}/comments", body={"body": body}, attempts=None if retry else 1
         ).json()
-        return Comment.from_api(data)
+        return comment_from_api(data)
 
     @_answers
     def update_issue_comment(self, repo: str, comment_id: int, body: str) -> Comment:
         data = self._request("PATCH", f"/repos/{repo}/issues/comments/{comment_id}", body={"body": body}).json()
-        return Comment.from_api(data)
+        return comment_from_api(data)
 
     def get_contents(self, repo: str, path: str, *, ref: str) -> bytes:
         """A file's bytes at ``ref`` (the raw media type works up to 100 MB, JSON only to 1 MB)."""
@@ -227,19 +178,16 @@ class GitHubClient:
     def list_artifacts(self, repo: str, *, name: str) -> Iterator[Artifact]:
         """Artifacts of the repository with this name, newest first (lazily: callers stop early)."""
         for item in self._paginate(f"/repos/{repo}/actions/artifacts", {"name": name}, key="artifacts"):
-            yield Artifact.from_api(item)
+            yield artifact_from_api(item)
 
     @_answers
     def list_run_artifacts(self, repo: str, run_id: int) -> list[Artifact]:
         items = self._paginate(f"/repos/{repo}/actions/runs/{run_id}/artifacts", key="artifacts")
-        return [Artifact.from_api(item) for item in items]
+        return [artifact_from_api(item) for item in items]
 
     @_answers
-    def get_workflow_run(self, repo: str, run_id: int) -> dict[str, Any]:
-        data = self._request("GET", f"/repos/{repo}/actions/runs/{run_id}").json()
-        if not isinstance(data, dict):
-            raise TypeError(f"a run is an object, not {type(data).__name__}")
-        return data
+    def get_workflow_run(self, repo: str, run_id: int) -> WorkflowRun:
+        return workflow_run_from_api(self._request("GET", f"/repos/{repo}/actions/runs/{run_id}").json())
 
     def download_artifact(self, repo: str, artifact_id: int) -> bytes:
         """The artifact's zip. GitHub answers with a redirect to storage, fetched without the token."""
@@ -253,24 +201,23 @@ class GitHubClient:
     @_answers
     def list_pulls(self, repo: str, *, state: str = "open", head: str | None = None) -> list[PullRequest]:
         query = {"state": state, **({"head": head} if head else {})}
-        return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/pulls", query)]
+        return [pull_request_from_api(item) for item in self._paginate(f"/repos/{repo}/pulls", query)]
 
     @_answers
     def list_pulls_for_commit(self, repo: str, sha: str) -> list[PullRequest]:
-        return [PullRequest.from_api(item) for item in self._paginate(f"/repos/{repo}/commits/{sha}/pulls")]
+        return [pull_request_from_api(item) for item in self._paginate(f"/repos/{repo}/commits/{sha}/pulls")]
 
     # -- transport ---------------------------------------------------------------
 
     def _paginate(
         self, path: str, query: Mapping[str, str] | None = None, *, key: str | None = None
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[object]:
         url: str | None = self._url(path, {**(query or {}), "per_page": str(PER_PAGE)})
         for _ in range(MAX_PAGES):
             if url is None:
                 return
             response = self._send_with_retries("GET", url)
-            data = response.json()
-            yield from (data.get(key, []) if key else data) or []
+            yield from page_items(response.json(), key)
             url = self._next_page(response)
 
     def _next_page(self, response: Response) -> str | None:
@@ -291,7 +238,7 @@ class GitHubClient:
         path: str,
         *,
         query: Mapping[str, str] | None = None,
-        body: Any = None,
+        body: Mapping[str, str] | None = None,
         accept: str = JSON,
         attempts: int | None = None,
     ) -> Response:
@@ -312,7 +259,7 @@ class GitHubClient:
         method: str,
         url: str,
         *,
-        body: Any = None,
+        body: Mapping[str, str] | None = None,
         accept: str = JSON,
         headers: Mapping[str, str] | None = None,
         attempts: int | None = None,

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any
 
 from ..comparison.history import Point, history_metrics, history_of
 from ..core.errors import InputError
 from ..core.history import History
 from ..core.report_model import Report
-from ..formats.history import history_to_json
 from ..formats.jsondoc import parse_document
 from ..formats.report import as_report
 from .baseline import Baseline
@@ -33,14 +31,6 @@ from .settings import Settings
 
 THIS_PR = "this PR"
 FETCH_HINT = "set fetch-depth: 0 in actions/checkout to chart the base branch's history"
-
-
-def base_history(
-    settings: Settings, event: Event, git: Git, baseline: Baseline, report: Report, now: str
-) -> dict[str, Any] | None:
-    """:func:`base_history_records` in its JSON form (``build_history``'s)."""
-    history = base_history_records(settings, event, git, baseline, report, now)
-    return None if history is None else history_to_json(history)
 
 
 def base_history_records(

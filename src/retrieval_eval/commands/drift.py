@@ -18,7 +18,7 @@ from ..formats.drift import drift_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgment_records import write_judgments
 from ..formats.judgments import parse_judgments
-from ..formats.queue import rejudge_line_to_json, write_queue
+from ..formats.queue import write_queue
 from ..render.drift import render_drift
 from ._common import (
     DECIMAL,
@@ -150,7 +150,7 @@ def command(
             write_atomic(written, write_judgments(plan.judgments))
         queue = queue_lines(result, corpus) if queue_path else None
         if queue_path and queue is not None:
-            write_queue(queue_path, [rejudge_line_to_json(line) for line in queue])
+            write_queue(queue_path, queue)
         check = DriftCheck(
             result,
             corpus,

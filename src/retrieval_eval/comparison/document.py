@@ -1,13 +1,11 @@
-"""The comparison document: every part assembled, as records (``build_document``) or as JSON.
+"""The comparison document: every part assembled, as records (``build_document``).
 
 The same inputs give the same bytes: nothing here reads the clock, and the
-bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.formats.comparison`.
+bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.formats.comparison`
+(``comparison_to_json``), and only there.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from .._version import __version__
 from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
@@ -16,8 +14,7 @@ from ..core.labelindex import LabelIndex, as_label_index
 from ..core.power import DEFAULT_POWER
 from ..core.report_model import Inputs, Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
-from ..formats.comparison import KIND, comparison_to_json
-from ..formats.report import as_report
+from ..formats.comparison import KIND
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
@@ -27,35 +24,12 @@ from .sides import Sides, metric_names, pair_queries, per_query
 from .yardstick import decide_yardstick
 
 DOCUMENT_VERSION = 1
-__all__ = ["DOCUMENT_VERSION", "KIND", "build_comparison", "build_document", "side_summary"]
-
-
-def build_comparison(
-    base_report: Report | Mapping[str, Any],
-    head_report: Report | Mapping[str, Any],
-    *,
-    judgments: JudgmentSet | LabelIndex | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    map_blocks: BlockMap = map,
-    power: float = DEFAULT_POWER,
-) -> dict[str, Any]:
-    """The comparison document as the JSON object ``compare`` writes (see :func:`build_document`)."""
-    document = build_document(
-        base_report,
-        head_report,
-        judgments=judgments,
-        resamples=resamples,
-        seed=seed,
-        map_blocks=map_blocks,
-        power=power,
-    )
-    return comparison_to_json(document)
+__all__ = ["DOCUMENT_VERSION", "KIND", "build_document", "side_summary"]
 
 
 def build_document(
-    base_report: Report | Mapping[str, Any],
-    head_report: Report | Mapping[str, Any],
+    base_report: Report,
+    head_report: Report,
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -69,9 +43,8 @@ def build_document(
     scored with; callers check its hash). They give query text and strata,
     and allow rescoring the base rankings when the yardstick changed.
     ``power`` is the power at which each minimum detectable effect (``mde``) is stated.
-    Reports may be given as JSON (read as :func:`~retrieval_eval.formats.report.as_report` reads it).
+    A report held as JSON is read into one by :mod:`retrieval_eval.formats.report` first.
     """
-    base_report, head_report = as_report(base_report), as_report(head_report)
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
     yardstick = decide_yardstick(sides, metric_names(sides))

@@ -8,8 +8,6 @@ about the yardstick itself are made in ``yardstick``; the others are here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.comparison_document import Finding
 
 __all__ = ["CONFOUNDS", "LIMITS", "NOTE", "RESOLVED", "Finding", "distinct", "further_findings", "short"]
@@ -22,11 +20,11 @@ LIMITS = "limits"  # the comparison covers less than everything (queries, metric
 NOTE = "note"  # worth knowing; changes nothing computed
 
 
-def short(sha: Any) -> str:
+def short(sha: str | None) -> str:
     return str(sha)[:12] if sha else "unknown"
 
 
-def distinct(before: Any, after: Any) -> tuple[str, str]:
+def distinct(before: str | None, after: str | None) -> tuple[str, str]:
     """Two fingerprints shortened only as far as they stay told apart.
 
     A hash reads well in 12 characters; a fingerprint a person chose (``help/2026-01``) is

@@ -13,20 +13,17 @@ different rulers, so joining them would show a move that nobody made.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any
 
 from ..core.gates import gate_metric
-from ..core.history import HISTORY_KIND, History, HistoryPoint, line_segments
-from ..core.report_model import Config, Report
-from ..formats.history import history_to_json, point_from_json
-from ..formats.report import as_report
+from ..core.history import HISTORY_KIND, History, HistoryPoint
+from ..core.report_model import Config, Json, Report
 from .findings import short
 from .sides import Sides
 from .yardstick import yardstick_changes
 
-__all__ = ["HISTORY_KIND", "Point", "break_reason", "build_history", "history_metrics", "history_of", "segments"]
+__all__ = ["HISTORY_KIND", "Point", "break_reason", "history_metrics", "history_of"]
 # Config entries that say how a report was scored; the cutoffs only add or remove metrics. (Which
 # optional measures a report computed is not in its config, and breaks no line: ``computed``.)
 # ``others`` holds the entries the model does not name: each of those is a policy of its own.
@@ -39,16 +36,11 @@ class Point:
 
     label: str
     date: str | None
-    report: Report | Mapping[str, Any]  # JSON is read as as_report reads it
-
-    @property
-    def typed(self) -> Report:
-        return as_report(self.report)
+    report: Report  # a report held as JSON is read into one by formats/report.py first
 
 
-def history_metrics(report: Report | Mapping[str, Any]) -> list[str]:
+def history_metrics(report: Report) -> list[str]:
     """The primary metric, then every metric a gate of ``report`` reads, in gate order."""
-    report = as_report(report)
     gates = report.verdict.gates if report.verdict is not None else None
     gated = [gate_metric(gate.expression or "") for gate in gates or ()]
     return list(dict.fromkeys([report.primary_metric(), *(m for m in gated if m)]))
@@ -56,7 +48,7 @@ def history_metrics(report: Report | Mapping[str, Any]) -> list[str]:
 
 def history_of(points: Sequence[Point], metrics: Sequence[str], *, note: str | None = None) -> History:
     """Each point's value of each metric, and a break where it is not comparable with the one before."""
-    reports = [point.typed for point in points]
+    reports = [point.report for point in points]
     return History(
         metrics=tuple(metrics),
         points=tuple(
@@ -72,14 +64,8 @@ def history_of(points: Sequence[Point], metrics: Sequence[str], *, note: str | N
     )
 
 
-def build_history(points: Sequence[Point], metrics: Sequence[str]) -> dict[str, Any]:
-    """:func:`history_of` as its JSON object (``break`` per point)."""
-    return history_to_json(history_of(points, metrics))
-
-
-def break_reason(older: Report | Mapping[str, Any], newer: Report | Mapping[str, Any]) -> str | None:
+def break_reason(older: Report, newer: Report) -> str | None:
     """Why ``newer`` cannot be joined to ``older`` on one line, or None when it can."""
-    older, newer = as_report(older), as_report(newer)
     reasons = [_said(code, older, newer) for code, _ in yardstick_changes(Sides(older, newer, None))]
     old_policies, new_policies = _policies(older.config), _policies(newer.config)
     for key in sorted(set(old_policies) | set(new_policies)):
@@ -89,12 +75,12 @@ def break_reason(older: Report | Mapping[str, Any], newer: Report | Mapping[str,
     return "; ".join(reasons) or None
 
 
-def _policies(config: Config | None) -> dict[str, Any]:
+def _policies(config: Config | None) -> dict[str, Json]:
     """The entries of ``config`` that say how a report was scored beside its threshold and gain
     (the unjudged policy, and any a later version records), those it holds."""
     if config is None:
         return {}
-    named = {f.name: getattr(config, f.name) for f in fields(Config) if f.name not in _NOT_POLICY}
+    named: dict[str, Json] = {f.name: getattr(config, f.name) for f in fields(Config) if f.name not in _NOT_POLICY}
     found = {name: value for name, value in named.items() if value is not None}
     return {**found, **(config.others or {})}
 
@@ -104,14 +90,9 @@ def _policies(config: Config | None) -> dict[str, Any]:
 _SAME_VALUES = {("unjudged", "bounded"): "assume-irrelevant"}
 
 
-def _values_of(key: str, setting: Any) -> Any:
+def _values_of(key: str, setting: Json) -> Json:
     """The setting as far as the values depend on it."""
     return _SAME_VALUES.get((key, setting), setting) if isinstance(setting, str) else setting
-
-
-def segments(points: Sequence[Mapping[str, Any]], metric: str) -> list[list[int]]:
-    """:func:`~retrieval_eval.core.history.line_segments` of points in their JSON form."""
-    return line_segments([point_from_json(point) for point in points], metric)
 
 
 def _said(code: str, older: Report, newer: Report) -> str:
@@ -128,5 +109,5 @@ def _said(code: str, older: Report, newer: Report) -> str:
     return "a report does not record its threshold and gain"
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return "none" if value is None else str(value)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.aliases import canonical_metric
 from ..core.comparison import difference
@@ -31,6 +30,7 @@ from ..core.power import (
 )
 from ..core.report_model import Report
 from ..formats.plan import plan_to_json
+from ..formats.typedjson import JsonObject
 from .sides import PerQuery, pair_queries, per_query
 
 PAIRED, PROXY, WHOLE_SET = "paired", "proxy", "whole set's spread"
@@ -41,7 +41,7 @@ DEFAULT_CHANGES = (0.01, 0.02, 0.05)
 class Plan(PlanRecord):
     """Every row, and what they assume; ``as_dict()`` is ``plan --json``."""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return plan_to_json(self)
 
 

@@ -7,9 +7,6 @@ same way as one just built.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..core.comparison import Deltas, MetricDelta
 from ..core.comparison_document import ComparisonDocument, PowerDesign
 from ..core.errors import InputError
@@ -19,8 +16,6 @@ from ..core.lenient import number
 from ..core.power import DEFAULT_ALPHA, DEFAULT_POWER, Design
 from ..core.report_model import Report
 from ..core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, BlockMap
-from ..formats.comparison import comparison_from_json
-from ..formats.report import as_report
 from .bounds import drop_unknown_bounds
 from .document import build_document
 from .findings import CONFOUNDS
@@ -28,8 +23,8 @@ from .power import GATE_METHOD, gate_design
 
 
 def compare_reports(
-    base: Report | Mapping[str, Any],
-    head: Report | Mapping[str, Any],
+    base: Report,
+    head: Report,
     *,
     judgments: JudgmentSet | LabelIndex | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -44,12 +39,12 @@ def compare_reports(
     document = build_document(
         base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
     )
-    return comparison_from_document(drop_unknown_bounds(document, as_report(base), as_report(head)))
+    return comparison_from_document(drop_unknown_bounds(document, base, head))
 
 
-def comparison_from_document(compared: ComparisonDocument | Mapping[str, Any]) -> Deltas:
-    """What gates read from a comparison document (its records, or the JSON object ``compare`` writes)."""
-    document = compared if isinstance(compared, ComparisonDocument) else comparison_from_json(compared)
+def comparison_from_document(document: ComparisonDocument) -> Deltas:
+    """What gates read from a comparison document (its records; a file's JSON is read into them
+    by :func:`retrieval_eval.formats.comparison.comparison_from_json`)."""
     comparison = Deltas(document=document)
     for name, row in document.metrics.items():
         power = row.power

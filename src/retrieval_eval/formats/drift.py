@@ -19,19 +19,13 @@ from .corpus import corpus_to_json
 def drift_to_json(check: DriftCheck) -> dict[str, Any]:
     """The payload ``drift --json`` prints and ``retrieval_eval.drift()`` returns."""
     result = check.result
-    summary = {
-        "labels": len(result.labels),
-        **summary_to_json(result.summary()),
-        "recoverable": result.recoverable,
-        "needs_human": result.needs_human,
-    }
     payload: dict[str, Any] = {
         "judgments": check.judgments_path,
         "corpus": {"path": check.corpus_path, **corpus_to_json(check.corpus)},
-        "summary": summary,
+        "summary": drift_summary_json(check),
         "max_invalid_ratio": check.max_invalid_ratio,
         "ok": check.ok,
-        "labels": [finding_to_json(label, finding) for label, finding in result.pairs()],
+        "labels": drift_labels_json(check),
     }
     if check.fix is not None:
         payload["fix"] = {
@@ -42,6 +36,22 @@ def drift_to_json(check: DriftCheck) -> dict[str, Any]:
     if check.queue is not None:
         payload["queue"] = {"path": check.queue.path, "lines": check.queue.lines, "labels": result.needs_human}
     return payload
+
+
+def drift_summary_json(check: DriftCheck) -> dict[str, Any]:
+    """The payload's ``summary``: labels per status, ``invalid_ratio``, what can be repaired."""
+    result = check.result
+    return {
+        "labels": len(result.labels),
+        **summary_to_json(result.summary()),
+        "recoverable": result.recoverable,
+        "needs_human": result.needs_human,
+    }
+
+
+def drift_labels_json(check: DriftCheck) -> list[dict[str, Any]]:
+    """The payload's ``labels``: one entry per label, in the judgments' order."""
+    return [finding_to_json(label, finding) for label, finding in check.result.pairs()]
 
 
 def summary_to_json(summary: DriftSummary) -> dict[str, Any]:

@@ -1,12 +1,16 @@
-"""``judge --json``: what a judge run did, and its calibration (how far the machine judge agrees
-with the human labels)."""
+"""The judge's JSON: a chat-completions answer read (:func:`read_completion`), a judge command's
+answer line read (:func:`read_command_line`, the protocol of pipeline/judge_clients.py), and
+``judge --json`` written: what a judge run did, and its calibration (how far the machine judge
+agrees with the human labels)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply
 from ..core.judge_calibration import Calibration
 
 
@@ -61,3 +65,79 @@ def calibration_json(calibration: Calibration | None) -> dict[str, Any] | None:
         "floor": calibration.floor,
         "usable_by_gates": calibration.usable,
     }
+
+
+def _refusal(choice: dict[str, Any]) -> bool:
+    """A content filter's stop, or a model's refusal: what the answer says in place of grades."""
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
+
+
+def token_count(value: Any) -> int:
+    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        return 0
+    return value
+
+
+def read_completion_bytes(raw: bytes, count: int) -> tuple[tuple[Answer, ...], int]:
+    """:func:`read_completion` of a response body as it came; a body that is not JSON is unparseable."""
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
+        return (UNPARSEABLE,) * count, 0
+    return read_completion(body, count)
+
+
+def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
+    """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
+    spent = token_count(tokens)
+    choices = body.get("choices") if isinstance(body, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if choice is None:
+        return (UNPARSEABLE,) * count, spent
+    if _refusal(choice):
+        return (REFUSED,) * count, spent
+    message = choice.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        return (UNPARSEABLE,) * count, spent
+    return tuple(parse_reply(content, count)), spent
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One answer line of a judge command: the request it answers, its answers (None when
+    ``answers`` is not a list: every passage unparseable) and the tokens it reports."""
+
+    id: str
+    answers: tuple[Answer, ...] | None
+    tokens: int
+
+
+def read_command_line(line: str, most: int) -> CommandLine | None:
+    """A judge command's answer line, its first ``most`` answers read; None for a line that
+    names no request (not JSON, not an object, no text id): garbage on stdout answers nothing."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        return None
+    answers = record.get("answers")
+    if not isinstance(answers, list):
+        return CommandLine(record["id"], None, 0)
+    read = tuple(command_answer(value) for value in answers[:most])
+    return CommandLine(record["id"], read, token_count(record.get("tokens")))
+
+
+def command_answer(value: object) -> Answer:
+    """One answer of the command protocol: a grade 0-3, ``"refused"``, or ``{"text": ...}`` read
+    as the chat judge reads a reply; anything else is unparseable."""
+    if value == REFUSED:
+        return REFUSED
+    if isinstance(value, dict) and set(value) == {"text"} and isinstance(value["text"], str):
+        return parse_reply(value["text"], 1)[0]
+    return grade_of(value)

@@ -18,13 +18,19 @@ import math
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, Union
+from typing import Any, TypeAlias, TypeVar, Union
 
 from ..core.precision import MAX_MAGNITUDE
 from ..core.report_model import NULL, OTHERS, Json
 
 T = TypeVar("T")
 Convert = Callable[[Any], Any]
+
+# A JSON object as the writers of this package hand it out (and ``json.loads`` gives it): new
+# dicts and lists throughout, each value whatever JSON holds there. It is what a public
+# ``to_dict()`` returns, made by a writer of this package from typed records; nothing outside
+# formats/ builds one or takes one apart, it is handed on untouched (docs/api.md, Typed results).
+JsonObject: TypeAlias = dict[str, Any]
 
 _PLAIN = (int, float, str, bool)
 

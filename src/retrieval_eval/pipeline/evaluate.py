@@ -28,7 +28,6 @@ from ..core.scoring import BOUNDED, Scores, index_judgments
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
-from ..formats.report import as_report
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
@@ -102,7 +101,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     scoring = request.scoring
     # Usage errors surface before any file is read.
     gates = request.gating.parse(ks=scoring.k, full_depth=scoring.full_depth)
-    base = None if request.baseline is None else as_report(request.baseline)
+    base = request.baseline
     # A large run starts being read on the spare cores now; its refusals still come after the judgments'.
     reading = RunReading(
         request.run_path,

@@ -8,22 +8,21 @@ a pull request may have changed it), the corpus for chunk text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..comparison.idspace import ids_changed, translate
 from ..core.comparison import Deltas
 from ..core.identity import is_chunk_id
 from ..core.labelindex import LabelIndex
-from ..core.lenient import integer, number
 from ..core.metrics import BY_NAME, FULL, gain_function
 from ..core.report_model import CorpusInfo, Report
 from ..core.scoring import BOUNDED, QueryLabels, Scores, gain_table, rank_query
 from ..core.unjudged import judged_drop, label_queue, new_unjudged
-from ..formats.queue import queue_line
+from ..formats.queue import QueueExcerpt, QueueLine, queue_line
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
+    from ..core.metrics import RankedQuery
 
 EXCERPT = 5  # queue lines the summary and the comment show
 
@@ -74,14 +73,14 @@ def build_queue(
     scores: Scores,
     baseline: Report | None,
     corpus: Corpus | None,
-) -> list[dict[str, Any]]:
+) -> list[QueueLine]:
     """Every unjudged (query, key) in the top k of the head or the base, as queue lines, most useful first."""
     config = scores.config
     gain_of = gain_table(config.gain, index)
     flip = gain_function(config.gain)(config.threshold)
     base = {q: r for q, r in base_rankings(baseline, index).items() if q in scores.per_query}
 
-    def ranked(query_id: str, ranking: list[str]) -> Any:
+    def ranked(query_id: str, ranking: list[str]) -> RankedQuery:
         return rank_query(indexed[query_id], ranking, gain_of, config.threshold, flip)
 
     entries = label_queue(
@@ -149,49 +148,12 @@ def new_unjudged_keys(
     return new_unjudged(grades, scores.rankings, base, primary_cutoff(scores))
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedKey:
-    """One line at the head of the label queue, as the summary and the comment list it."""
-
-    query_id: str
-    query: str | None
-    key: str  # the chunk id, or the document's URI for a document key
-    rank: int | None
-    surfaced_by: str  # head, base or both
-    move: float | None  # how far labeling it relevant could raise the mean
-
-
-@dataclass(frozen=True, slots=True)
-class QueueExcerpt:
-    """What the summary and the comment show of the label queue."""
-
-    count: int  # the queue's length
-    top: tuple[QueuedKey, ...]
-    command: str  # the command that writes the whole queue
-
-
-def queue_excerpt(queue: Sequence[Mapping[str, Any]], command: str, count: int | None = None) -> QueueExcerpt:
+def queue_excerpt(queue: Sequence[QueueLine], command: str, count: int | None = None) -> QueueExcerpt:
     """What the summary and the comment show of the queue: its length, its first lines, the command for all.
 
     ``count``: the queue's length when it was counted but not built (``queue`` is then empty).
     """
-    return QueueExcerpt(
-        count=len(queue) if count is None else count,
-        top=tuple(_queued(line) for line in queue[:EXCERPT]),
-        command=command,
-    )
-
-
-def _queued(line: Mapping[str, Any]) -> QueuedKey:
-    query, key = line.get("query"), line.get("chunk_id") or line.get("doc_uri")
-    return QueuedKey(
-        query_id=str(line.get("query_id", "")),
-        query=query if isinstance(query, str) else None,
-        key=key if isinstance(key, str) else "",
-        rank=integer(line.get("rank")),
-        surfaced_by=str(line.get("surfaced_by", "")),
-        move=number(line.get("move")),
-    )
+    return QueueExcerpt(len(queue) if count is None else count, tuple(queue[:EXCERPT]), command)
 
 
 def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:

@@ -20,7 +20,6 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..core.corpus import Corpus
 from ..core.judge import (
@@ -36,9 +35,11 @@ from ..core.judge import (
 )
 from ..core.judge_calibration import DEFAULT_FLOOR, Calibration, calibrate, stratified_sample
 from ..core.judgments import JudgmentSet
+from ..core.report_model import Json
 from ..formats.corpus import read_corpus
 from ..formats.judgments import parse_judgments
 from ..formats.machine_labels import QueueItem, queue_item, read_machine_labels, write_machine_labels
+from ..formats.queue import QueueLine, UnsettledLine, queue_line_to_json
 from .judge_clients import CommandJudge, HttpJudge, Reply, Request
 from .settings import Settings
 
@@ -56,7 +57,7 @@ class Pair:
     query: str
     text: str
     human: int | None = None  # the human grade of a calibration pair; never sent to the judge
-    record: Mapping[str, Any] = field(default_factory=dict)  # the queue line, for the human queue
+    record: Mapping[str, Json] = field(default_factory=dict)  # the queue line as read, for the human queue
 
     @property
     def key(self) -> str:
@@ -119,7 +120,7 @@ def hole_pairs(items: Sequence[QueueItem]) -> tuple[list[Pair], list[QueueItem]]
     return pairs, without
 
 
-def _label_text(record: Mapping[str, Any], chunk_id: str | None, corpus: Corpus | None) -> str | None:
+def _label_text(record: Mapping[str, Json], chunk_id: str | None, corpus: Corpus | None) -> str | None:
     text = record.get("chunk_text")
     if isinstance(text, str) and text:
         return text
@@ -359,13 +360,13 @@ def _calibration(pairs: Sequence[Pair], labels: Sequence[MachineLabel], setup: J
     )
 
 
-def human_queue(pairs: Sequence[Pair], labels: Sequence[MachineLabel]) -> list[dict[str, Any]]:
+def human_queue(pairs: Sequence[Pair], labels: Sequence[MachineLabel]) -> list[UnsettledLine]:
     """The holes the judge did not settle, as queue lines for a person, with why."""
-    lines = []
-    for pair, label in zip(pairs, labels):
-        if pair.role == HOLE and not label.vote.usable:
-            lines.append({**pair.record, "judge_status": label.vote.status})
-    return lines
+    return [
+        UnsettledLine(pair.record, label.vote.status)
+        for pair, label in zip(pairs, labels)
+        if pair.role == HOLE and not label.vote.usable
+    ]
 
 
 # -- from files to files: what the command and the action share --------------------------------
@@ -408,7 +409,7 @@ def judge_queue(
 DEFAULT_TEMPERATURE = 0.7
 
 
-def judge_for_settings(settings: Settings, queue: Sequence[Mapping[str, Any]]) -> JudgeRun:
+def judge_for_settings(settings: Settings, queue: Sequence[QueueLine]) -> JudgeRun:
     """A workflow's judge run: the settings' endpoint and budget, the default prompt and
     samples, calibration on the judgments, labels written beside the report (or to
     ``machine-labels``, which is then also the cache)."""
@@ -417,7 +418,7 @@ def judge_for_settings(settings: Settings, queue: Sequence[Mapping[str, Any]]) -
     judge = HttpJudge(settings.judge_endpoint, settings.judge_model, prompt, DEFAULT_TEMPERATURE, settings.judge_key)
     budget = Budget(settings.judge_max_calls, settings.judge_max_tokens)
     setup = JudgeSetup(provenance, threshold=settings.threshold, budget=budget)
-    items = [queue_item(dict(line), number) for number, line in enumerate(queue, 1)]
+    items = [queue_item(queue_line_to_json(line), number) for number, line in enumerate(queue, 1)]
     files = JudgeFiles(
         out=str(settings.resolve(settings.machine_labels_out)),
         judgments=str(settings.resolve(settings.judgments)),

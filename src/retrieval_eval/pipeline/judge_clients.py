@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.judge import MAX_TOKENS, REFUSED, UNPARSEABLE, Answer, grade_of, parse_reply, user_message
+from ..core.judge import REFUSED, UNPARSEABLE, Answer, user_message
+from ..formats.judge import read_command_line, read_completion_bytes
 from .endpoints import shown_url
 
 MAX_BACKOFF = 30.0  # seconds; a Retry-After beyond this is capped
@@ -59,36 +60,6 @@ class Reply:
 
 class JudgeUnavailable(UsageError):
     """The judge refuses every request (a wrong key, endpoint or model): stop, say what to fix."""
-
-
-def _refusal(choice: dict[str, Any]) -> bool:
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    return choice.get("finish_reason") == "content_filter" or bool((message or {}).get("refusal"))
-
-
-def token_count(value: Any) -> int:
-    """A reported token count, or 0 when it is none: not a whole number, negative or absurd."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
-        return 0
-    return value
-
-
-def read_completion(body: Any, count: int) -> tuple[tuple[Answer, ...], int]:
-    """Answers and tokens from a chat-completions response body; a shape we do not know is unparseable."""
-    usage = body.get("usage") if isinstance(body, dict) else None
-    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
-    spent = token_count(tokens)
-    choices = body.get("choices") if isinstance(body, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
-    if choice is None:
-        return (UNPARSEABLE,) * count, spent
-    if _refusal(choice):
-        return (REFUSED,) * count, spent
-    message = choice.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str):
-        return (UNPARSEABLE,) * count, spent
-    return tuple(parse_reply(content, count)), spent
 
 
 @dataclass(frozen=True)
@@ -152,11 +123,7 @@ class HttpJudge:
             return self._http_error(exc, count)
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             raise _Retry(f"{type(exc).__name__}: {exc}", None) from None
-        try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: JSON nested past the stack
-            return Reply((UNPARSEABLE,) * count)
-        answers, tokens = read_completion(body, count)
+        answers, tokens = read_completion_bytes(raw, count)
         return Reply(answers, tokens)
 
     def _http_error(self, exc: urllib.error.HTTPError, count: int) -> Reply:
@@ -307,30 +274,16 @@ def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
         pass
 
 
-def command_answer(value: Any) -> Answer:
-    """One answer of the command protocol (module docstring)."""
-    if value == REFUSED:
-        return REFUSED
-    if isinstance(value, dict) and set(value) == {"text"} and isinstance(value["text"], str):
-        return parse_reply(value["text"], 1)[0]
-    return grade_of(value)
-
-
 def _answer_line(line: str, wanted: dict[str, Request]) -> tuple[str, Reply] | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
+    found = read_command_line(line, max((len(r.passages) for r in wanted.values()), default=0))
+    if found is None or found.id not in wanted:
         return None  # garbage on stdout names no request: its request stays unanswered
-    if not isinstance(record, dict) or record.get("id") not in wanted:
-        return None
-    request = wanted[record["id"]]
-    answers = record.get("answers")
-    if not isinstance(answers, list):
+    request = wanted[found.id]
+    if found.answers is None:
         return request.id, Reply((UNPARSEABLE,) * len(request.passages))
-    read = [command_answer(value) for value in answers[: len(request.passages)]]
+    read = list(found.answers[: len(request.passages)])
     read += [UNPARSEABLE] * (len(request.passages) - len(read))
-    tokens = record.get("tokens")
-    return request.id, Reply(tuple(read), token_count(tokens))
+    return request.id, Reply(tuple(read), found.tokens)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,7 @@ request itself.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ..core.errors import UsageError
 from ..core.gates import Gating
@@ -47,8 +45,8 @@ class EvaluationRequest:
     scoring: ScoreConfig = field(default_factory=ScoreConfig)  # k, threshold, gain, unjudged policy
     gating: Gating = field(default_factory=Gating)  # gates, judged metrics, require-detectable
     run_format: str = "auto"
-    # The base report, found by the adapter; JSON (a library caller's, a test's) is read as as_report reads it.
-    baseline: Report | Mapping[str, Any] | None = None
+    # The base report, found by the adapter (JSON is read into one by formats/report.py first).
+    baseline: Report | None = None
     baseline_sha256: str | None = None  # of the base report's bytes as read (the report records it)
     generated_at: str = "1970-01-01T00:00:00Z"
     corpus_path: str | None = None  # adds the drift summary; maps chunks to documents

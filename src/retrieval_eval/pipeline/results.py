@@ -4,9 +4,11 @@
 Python API report from one object. :class:`Comparison` is a read-only view of a comparison
 document (what ``retrieval-eval compare`` writes).
 
-Everything a caller reads is a copy or an immutable value: ``to_dict()`` is the report (or the
-comparison document) as JSON would hold it, ``to_pandas()`` its frames, ``iter_records()``
-ir_measures-style (query_id, measure, value) records. Names are always ours (``ndcg@10``);
+Everything a caller reads is a copy or an immutable value. Each object holds typed records
+(``typed_report``, ``typed_document``); ``to_dict()`` is the report (or the comparison document)
+as JSON holds it, a new dict each time, written from them by the formats layer, the one writer
+the CLI uses too. ``to_pandas()`` gives its frames, ``iter_records()`` ir_measures-style
+(query_id, measure, value) records. Names are always ours (``ndcg@10``);
 a lookup by name also takes ir_measures' and trec_eval's spellings.
 
 Plain classes with ``__slots__`` rather than dataclasses: they were written when
@@ -16,7 +18,11 @@ the API on first use instead. pandas, an optional extra, is imported where a fra
 
 from __future__ import annotations
 
+import warnings
+
 from ..core.aliases import canonical_metric
+from ..core.comparison_document import ComparisonDocument
+from ..formats.comparison import comparison_from_json, comparison_to_json
 from ..formats.report import report_to_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (about 6 ms)
@@ -27,10 +33,13 @@ if TYPE_CHECKING:
     import pandas
 
     from ..core.comparison import Deltas
+    from ..core.comparison_document import MetricRow
     from ..core.gates import Verdict
     from ..core.report_model import Report
     from ..core.scoring import Scores
     from ..core.validate import Validation
+    from ..formats.queue import QueueLine
+    from ..formats.typedjson import JsonObject
 
 
 class Record(tuple):  # type: ignore[type-arg]  # (str, str, float); a namedtuple would import collections (1 ms)
@@ -77,15 +86,6 @@ class Frozen:
             object.__setattr__(self, name, value)
 
 
-def json_copy(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value (dicts, lists, scalars): what to_dict() hands out."""
-    if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_copy(item) for item in value]
-    return value
-
-
 def import_pandas(method: str) -> Any:
     try:
         import pandas  # optional, no dependency of the package: to_pandas() alone needs it
@@ -114,7 +114,7 @@ class Evaluation(Frozen):
     verdict: Verdict
     comparison: Deltas | None
     corpus_changes: tuple[str, ...]
-    queue: tuple[dict[str, Any], ...]  # the label queue, when the request asked for it
+    queue: tuple[QueueLine, ...]  # the label queue, when the request asked for it
     queued: int  # the label queue's length, counted when asked for even if not built
 
     def __init__(
@@ -125,7 +125,7 @@ class Evaluation(Frozen):
         verdict: Verdict,
         comparison: Deltas | None,
         corpus_changes: tuple[str, ...] = (),
-        queue: tuple[dict[str, Any], ...] = (),
+        queue: tuple[QueueLine, ...] = (),
         *,
         queued: int | None = None,
     ) -> None:
@@ -145,8 +145,9 @@ class Evaluation(Frozen):
         return f"<Evaluation {self.status}: {len(self.typed_report.per_query or {})} queries scored, {shown}>"
 
     @property
-    def report(self) -> dict[str, Any]:
-        """The report as ``retrieval-eval score --json`` prints it (a new dict each time)."""
+    def report(self) -> JsonObject:
+        """The report as ``retrieval-eval score --json`` prints it (a new dict each time), written
+        from ``typed_report`` by the report's writer (formats/report.py)."""
         return report_to_json(self.typed_report)
 
     @property
@@ -190,9 +191,7 @@ class Evaluation(Frozen):
         """The comparison with the baseline given to evaluate(), or None without one."""
         if self.comparison is None or self.comparison.document is None:
             return None
-        from ..formats.comparison import comparison_to_json  # loaded when a comparison is asked for
-
-        return Comparison(comparison_to_json(self.comparison.document))
+        return Comparison(self.comparison.document)
 
     def value(self, metric: str) -> float:
         """The mean of one metric, named ours (``ndcg@10``) or the field's way (``nDCG@10``)."""
@@ -212,8 +211,8 @@ class Evaluation(Frozen):
             for measure, value in values.items():
                 yield Record(query, measure, value)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The report, as ``retrieval-eval score --json`` prints it (a copy)."""
+    def to_dict(self) -> JsonObject:
+        """The report, as ``retrieval-eval score --json`` prints it (a copy; see :attr:`report`)."""
         return self.report
 
     def to_pandas(self) -> tuple[pandas.DataFrame, pandas.DataFrame]:
@@ -246,18 +245,18 @@ class MetricChange(Frozen):
     confounded: str | None
     n: int | None
 
-    def __init__(self, metric: str, row: Mapping[str, Any]) -> None:
-        ci = row.get("ci")
+    def __init__(self, metric: str, row: MetricRow) -> None:
+        ci = row.ci
         self._set(
             metric=metric,
-            base=row.get("base"),
-            head=row.get("head"),
-            delta=row.get("delta"),
+            base=row.base,
+            head=row.head,
+            delta=row.delta,
             ci=(float(ci[0]), float(ci[1])) if ci else None,
-            p_value=row.get("p_value"),
-            significant=row.get("significant"),
-            confounded=row.get("confounded"),
-            n=row.get("n"),
+            p_value=row.p_value,
+            significant=row.significant,
+            confounded=row.confounded,
+            n=row.n,
         )
 
     def __repr__(self) -> str:
@@ -268,38 +267,49 @@ class MetricChange(Frozen):
 
 class Comparison(Frozen):
     """A head against a base: each metric's delta with a 95% interval, and whether the two
-    were measured alike. A read-only view of the comparison document."""
+    were measured alike. A read-only view of the comparison document (its typed records,
+    ``typed_document``; ``to_dict()`` is its JSON)."""
 
-    __slots__ = ("_document",)
-    _document: dict[str, Any]
+    __slots__ = ("typed_document",)
+    typed_document: ComparisonDocument
 
-    def __init__(self, document: Mapping[str, Any]) -> None:
-        self._set(_document=json_copy(dict(document)))
+    def __init__(self, document: ComparisonDocument) -> None:
+        if not isinstance(document, ComparisonDocument):
+            # A comparison's JSON object was taken until this release; read as a file's would be.
+            warnings.warn(
+                "Comparison() of a comparison's JSON object is deprecated and will be refused in a later "
+                "release: give it the typed document, Comparison.typed_document (what retrieval_eval.compare() builds)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            document = comparison_from_json(document)
+        self._set(typed_document=document)
 
     def __repr__(self) -> str:
-        return f"<Comparison of {len(self._document.get('metrics', {}))} metrics, comparable={self.comparable}>"
+        return f"<Comparison of {len(self.typed_document.metrics)} metrics, comparable={self.comparable}>"
 
     @property
     def comparable(self) -> bool:
         """False when a change of yardstick confounds every delta (see ``to_dict()['comparability']``)."""
-        return bool(self._document.get("comparable"))
+        return bool(self.typed_document.comparable)
 
     @property
     def primary(self) -> str:
-        return str(self._document.get("primary"))
+        return str(self.typed_document.primary)
 
     @property
     def metrics(self) -> dict[str, MetricChange]:
-        return {name: MetricChange(name, row) for name, row in self._document.get("metrics", {}).items()}
+        return {name: MetricChange(name, row) for name, row in self.typed_document.metrics.items()}
 
     def metric(self, name: str) -> MetricChange:
         """One metric's change, named ours or the field's way."""
         resolved = resolve(name)
-        return MetricChange(resolved, self._document["metrics"][resolved])
+        return MetricChange(resolved, self.typed_document.metrics[resolved])
 
-    def to_dict(self) -> dict[str, Any]:
-        """The comparison document, as ``retrieval-eval compare --json`` prints it (a copy)."""
-        return dict(json_copy(self._document))
+    def to_dict(self) -> JsonObject:
+        """The comparison document, as ``retrieval-eval compare --json`` prints it (a new dict
+        each time, written from ``typed_document`` by the comparison's writer, formats/comparison.py)."""
+        return comparison_to_json(self.typed_document)
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per metric: base, head, delta, ci_low, ci_high, p_value, significant, confounded."""

@@ -38,7 +38,7 @@ from .text import comparison_text, render_text
 from .view import BaselineNote, build_view
 
 if TYPE_CHECKING:
-    from ..pipeline.holes import QueueExcerpt
+    from ..formats.queue import QueueExcerpt
     from .sandbox import Drawer
 
 KINDS = ("summary", "comment", "text")

@@ -17,7 +17,7 @@ from .escape import code_fence, escape_markdown
 from .numbers import fmt
 
 if TYPE_CHECKING:
-    from ..pipeline.holes import QueuedKey, QueueExcerpt
+    from ..formats.queue import QueueExcerpt, QueueLine
 
 QUERY_LIMIT = 80
 
@@ -85,11 +85,11 @@ def unjudged_view(
     )
 
 
-def _queue_row(line: QueuedKey) -> QueueRow:
+def _queue_row(line: QueueLine) -> QueueRow:
     return QueueRow(
         query_id=escape_markdown(line.query_id, limit=80),
         query=escape_markdown(line.query, limit=QUERY_LIMIT) if line.query else "—",
-        key=escape_markdown(line.key, limit=80),
+        key=escape_markdown(line.chunk_id or line.doc_uri, limit=80),  # a chunk key, else a document's
         rank=str(line.rank or "—"),
         side=escape_markdown(line.surfaced_by, limit=10),
         move=f"+{fmt(line.move)}" if line.move is not None else "—",

@@ -47,7 +47,7 @@ from .tables import (
 from .unjudged import UnjudgedView, unjudged_view
 
 if TYPE_CHECKING:
-    from ..pipeline.holes import QueueExcerpt
+    from ..formats.queue import QueueExcerpt
 
 
 @dataclass(frozen=True)
