@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from functools import cache
+from typing import TYPE_CHECKING
 
 from jinja2 import PackageLoader, StrictUndefined, Template, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from .html import PageView
+if TYPE_CHECKING:  # html imports this module when it draws a page
+    from .html import PageView
 
 
 def draw_page(view: PageView) -> str:
