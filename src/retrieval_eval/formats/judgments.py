@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
 from ..core.judgments import (
-    MAX_RELEVANCE,
     JudgmentFields,
     JudgmentSet,
     Label,
@@ -26,7 +25,7 @@ from ..core.judgments import (
     holds,
     no_judgment_error,
 )
-from ..core.labelindex import HUMAN, LabelIndex, QueryIndex
+from ..core.labelindex import LabelIndex
 from .fileio import open_binary, reads_once, sha256_file
 from .jsonl import BOM, decode_keeping_numbers, decode_line, expect_object, iter_lines, loose_loads
 from .qrels import read_beir_qrels, read_trec_qrels
@@ -129,105 +128,29 @@ def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
         qrels.sha256 = sha256_file(path)
         return qrels
     index = LabelIndex()
+    add = index.add
     digest = hashlib.sha256()
+    loads = loose_loads()
     with open_binary(path) as handle:
-        _index_lines(index, iter_lines(handle, digest, source=source, path=path), source, path)
+        for line, raw in iter_lines(handle, digest, source=source, path=path):
+            # The common label, written out: the fast path of judgment_line (no JSON text starts
+            # with "//", so a comment never parses here). Any other line goes through it whole.
+            try:
+                record = loads(raw)
+            except ValueError:
+                record = None
+            fields: JudgmentFields | NoAnswer | None = None if record is None else common_judgment_fields(record)
+            if fields is None:
+                _line, record, fields = judgment_line(raw, line, loads, source, path)
+            if type(fields) is tuple:  # a label (a NoAnswer is a class of its own), tested first: most lines
+                add(fields, record, line)
+            elif isinstance(fields, NoAnswer):
+                index.add_no_answer(fields)
     if not index.queries:
         raise no_judgment_error(source, path)
     index.sha256 = digest.hexdigest()
     index.finish(lambda: _keys_by_line(path, source))
     return index
-
-
-# The fields of the plainest label, the one most lines of a large file are: a string query id
-# and document, a grade, and optionally these strings, nothing else (no chunk, no trail).
-_PLAIN_FIELDS = frozenset(("query_id", "doc_uri", "relevance", "query", "stratum", "labeled_by", "corpus_fingerprint"))
-
-
-def _index_lines(index: LabelIndex, lines: Iterator[tuple[int, bytes]], source: str, path: str | None) -> None:
-    """Index every line; the plainest label (:data:`_PLAIN_FIELDS`, labeled by a human or
-    not said) on a path written out here, every other line through :func:`judgment_line`
-    and :meth:`LabelIndex.add`, which the path must agree with.
-
-    That label is most of a large file, and this loop runs once per line: its check
-    (:func:`~retrieval_eval.core.judgments.common_judgment_fields`) and its indexing
-    (:meth:`LabelIndex.add`) are written out together, each field read once, and the query
-    of the line before is kept at hand (a file's labels come grouped by query). It takes a
-    line only when the fields are all there is and each has the type the checks want, so the
-    refusals, and anything the general path does, are left to it.
-    """
-    loads = loose_loads()  # bound once: the per-line frames showed in the profile
-    add = index.add
-    queries = index.queries
-    repeated = index.repeated
-    fingerprints = index.fingerprints
-    plain = _PLAIN_FIELDS
-    labels = human = 0
-    last_id: str | None = None
-    query = QueryIndex()
-    for line, raw in lines:
-        # No JSON text starts with "//", so a comment never parses here.
-        try:
-            record = loads(raw)
-        except ValueError:
-            record = None
-        if type(record) is dict and record.keys() <= plain:
-            get = record.get
-            query_id = get("query_id")
-            doc_uri = get("doc_uri")
-            relevance = get("relevance")
-            text = get("query")
-            stratum = get("stratum")
-            provenance = get("labeled_by")
-            fingerprint = get("corpus_fingerprint")
-            if (
-                type(query_id) is str
-                and query_id
-                and type(doc_uri) is str
-                and doc_uri
-                and type(relevance) is int  # not a bool, whose type is its own
-                and 0 <= relevance <= MAX_RELEVANCE
-                and (text is None or type(text) is str)
-                and (stratum is None or type(stratum) is str)
-                and (fingerprint is None or type(fingerprint) is str)
-                and (provenance is None or (type(provenance) is str and provenance.startswith(HUMAN)))
-                # every field there is one of these, none of them null
-                and len(record)
-                == 3 + (text is not None) + (stratum is not None) + (provenance is not None) + (fingerprint is not None)
-            ):
-                if query_id != last_id:
-                    found = queries.get(query_id)
-                    if found is None:
-                        found = queries[query_id] = QueryIndex()
-                    query = found
-                    last_id = query_id
-                query.labels += 1
-                if text and text not in query.texts:
-                    query.texts += (text,)
-                if stratum and stratum not in query.strata:
-                    query.strata += (stratum,)
-                grades = query.grades
-                previous = grades.get(doc_uri)
-                if previous is None:
-                    grades[doc_uri] = relevance
-                else:
-                    if relevance > previous:
-                        grades[doc_uri] = relevance
-                    repeated.add((query_id, doc_uri))
-                labels += 1
-                fingerprints.add(fingerprint)
-                if provenance is not None:
-                    human += 1
-                continue
-        fields: JudgmentFields | NoAnswer | None = None if record is None else common_judgment_fields(record)
-        if fields is None:
-            _line, record, fields = judgment_line(raw, line, loads, source, path)
-        if type(fields) is tuple:  # a label (a NoAnswer is a class of its own)
-            add(fields, record, line)
-        elif isinstance(fields, NoAnswer):
-            index.add_no_answer(fields)
-    index.labels += labels
-    index.human_labels += human
 
 
 def _keys_by_line(path: str, source: str) -> Iterator[tuple[int, str, str]]:
