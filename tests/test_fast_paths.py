@@ -289,3 +289,18 @@ def test_the_report_file_is_what_dump_report_would_write(tmp_path: Path) -> None
     path = tmp_path / "report.json"
     write_json_atomic(str(path), report, chunk=1_000)
     assert path.read_text(encoding="utf-8") == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.skipif(jsonout._orjson is None, reason="the fast extra (orjson) is not installed")
+def test_a_block_past_the_first_is_checked_before_orjson_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the first block says whether a container is written by blocks; each later block is
+    checked on its own: a nested row, a negative value below 1e-4, a NaN there is written by json."""
+    monkeypatch.setattr(jsonout, "ROWS_PER_BLOCK", 2)
+    flat = {"a": {"v": 0.5}, "b": {"v": 0.25}}
+    for late in ({"v": {"nested": [1, 2]}}, {"v": -2.5e-05}, {"v": float("nan")}, {"v": -0.5}, {"v": 10**20}):
+        value = {**flat, "c": {"v": 0.125}, "d": late, "e": {"v": 1.0}}
+        assert "".join(iter_indented_fast(value)) == json.dumps(value, indent=2, ensure_ascii=False), late
+    assert jsonout._numbers_alike([0.5, -0.25, 0.0, 3])
+    assert not jsonout._numbers_alike([0.5, -2.5e-05])  # orjson writes -0.000025, json -2.5e-05
+    assert not jsonout._numbers_alike([0.5, float("inf")])
+    assert not jsonout._numbers_alike([0.5, 1e16])

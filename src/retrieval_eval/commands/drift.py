@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
-
 import click
 
 from ..core.drift import check_drift
@@ -24,6 +20,7 @@ from ._common import (
     DECIMAL,
     EXIT_BAD_ANSWER,
     EXIT_OK,
+    collector_paused,
     colour_option,
     handles_errors,
     json_option,
@@ -42,29 +39,6 @@ def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: 
             f"--max-invalid-ratio {max_invalid_ratio:g} must be between 0 and 1",
             hint="--max-invalid-ratio 0.05 tolerates 5% of labels needing attention",
         )
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off while a large corpus is read and checked, and
-    while the findings are written.
-
-    Nothing drift builds forms a reference cycle, so the collector finds
-    nothing; on a million chunks it would still re-walk every live object
-    many times, which costs seconds (0.6 s of CPU on 500k chunks for the
-    100,000 entries of the JSON output alone).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            # What was made meanwhile is left out of later collections: re-enabled, the collector
-            # would walk all of it at the next allocation (0.4 s of CPU on 500k chunks), to find
-            # no cycle, just before the command ends.
-            gc.freeze()
-            gc.enable()
 
 
 @click.command()

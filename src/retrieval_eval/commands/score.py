@@ -20,6 +20,7 @@ from ..pipeline.request import local_baseline, request_from_settings
 from ..pipeline.settings import inputs_of
 from ..render.terminal import render_score
 from ._common import (
+    collector_paused,
     colour_option,
     generated_at,
     handles_errors,
@@ -76,9 +77,10 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     request = request_from_settings(
         settings, baseline=baseline, generated_at=generated_at(now), baseline_sha256=baseline_sha256
     )
-    evaluation = run_pipeline(request, workers=worker_count(workers_override(os.environ)))
-    if settings.report:
-        write_report(str(settings.resolve(settings.report)), evaluation.typed_report)
+    with collector_paused():  # the index, heads and report it builds hold no cycle
+        evaluation = run_pipeline(request, workers=worker_count(workers_override(os.environ)))
+        if settings.report:
+            write_report(str(settings.resolve(settings.report)), evaluation.typed_report)
     if as_json:
         print_json(evaluation.report)
     else:

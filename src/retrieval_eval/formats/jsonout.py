@@ -128,17 +128,21 @@ _PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
 _NUMBERS = frozenset((int, float))
 
 
-def _numbers_alike(values: list[Any]) -> bool:
-    """Whether orjson writes every number among these scalars as json does."""
-    kinds = set(map(type, values))
+def _numbers_alike(values: list[Any], kinds: set[type] | None = None) -> bool:
+    """Whether orjson writes every number among these scalars (of these ``kinds``, when known) as json does."""
+    kinds = set(map(type, values)) if kinds is None else kinds
     if not kinds & _NUMBERS:
         return True
     numbers = values if kinds <= _NUMBERS else [v for v in values if type(v) is int or type(v) is float]
-    magnitudes = list(map(abs, numbers))
+    if not math.isfinite(sum(numbers)):  # a NaN or an infinity (or a sum past the floats: left to json too)
+        return False
+    # No NaN from here on, so min and max are well defined. The metrics' values are never
+    # negative: their magnitudes are themselves, and no float is made for each (abs would).
+    if min(numbers) < 0:
+        numbers = list(map(abs, numbers))
     return (
-        math.isfinite(sum(magnitudes))  # no NaN, no infinity
-        and max(magnitudes) < 1e16  # integers past 64 bits, and large floats, left to json
-        and min(filter(None, magnitudes), default=1.0) >= 1e-4
+        max(numbers) < 1e16  # integers past 64 bits, and large floats, left to json
+        and min(filter(None, numbers), default=1.0) >= 1e-4
     )
 
 
@@ -155,19 +159,25 @@ def _rows_alike(rows: list[Any]) -> bool:
         scalars = list(chain.from_iterable(rows))
     else:
         return False
-    return set(map(type, scalars)) <= _PLAIN_TYPES and _numbers_alike(scalars)
+    kinds = set(map(type, scalars))
+    return kinds <= _PLAIN_TYPES and _numbers_alike(scalars, kinds)
 
 
 def _is_rows(container: dict[Any, Any] | list[Any]) -> bool:
-    """A container of scalars, or of containers of scalars: written in blocks of rows."""
+    """A container of scalars, or of containers of scalars: written in blocks of rows.
+
+    Only the first block's rows are looked into: every block is checked again before orjson
+    writes it (:func:`_block_text`), and one that is not rows is written as
+    :func:`iter_indented` writes it, the same text. This only chooses the faster way."""
     values = list(container.values()) if type(container) is dict else container
     kinds = set(map(type, values))
     if kinds <= _PLAIN_TYPES:
         return True
+    first = values[:ROWS_PER_BLOCK]
     if kinds == {dict}:
-        return set(map(type, chain.from_iterable(map(dict.values, values)))) <= _PLAIN_TYPES
+        return set(map(type, chain.from_iterable(map(dict.values, first)))) <= _PLAIN_TYPES
     if kinds == {list}:
-        return set(map(type, chain.from_iterable(values))) <= _PLAIN_TYPES
+        return set(map(type, chain.from_iterable(first))) <= _PLAIN_TYPES
     return False
 
 

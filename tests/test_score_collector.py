@@ -1,0 +1,102 @@
+"""``score`` keeps the cyclic garbage collector off while it reads, scores and writes
+(commands/_common.collector_paused), which is safe only because nothing it builds forms a
+reference cycle: this is checked here, on the one-process and the forked-ranges paths."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import ROOT
+from retrieval_eval.cli import cli
+from retrieval_eval.commands import _common, score
+from retrieval_eval.core.scoring import ScoreConfig
+from retrieval_eval.formats.report import write_report
+from retrieval_eval.pipeline import run_ranges
+from retrieval_eval.pipeline.evaluate import run_pipeline
+from retrieval_eval.pipeline.request import EvaluationRequest
+
+EXAMPLE = ROOT / "examples" / "first-eval-set"
+
+
+def cyclic_garbage_of(work: Any) -> int:
+    """Objects in reference cycles that ``work`` left behind (the collector kept off meanwhile)."""
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        work()
+        return gc.collect()
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.parametrize("ranges", [False, True])
+def test_scoring_and_writing_the_report_leave_no_cycle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ranges: bool
+) -> None:
+    workers = 0
+    if ranges:  # the run cut into many ranges, a forked worker reading from the back
+        monkeypatch.setattr(run_ranges, "PARALLEL_FROM", 0)
+        monkeypatch.setattr(run_ranges, "RANGE_BYTES", 97)
+        workers = 1
+
+    def work() -> None:
+        request = EvaluationRequest(
+            str(EXAMPLE / "judgments.jsonl"), str(EXAMPLE / "run.jsonl"), scoring=ScoreConfig(k=(1, 5))
+        )
+        evaluation = run_pipeline(request, workers=workers)
+        assert evaluation.scores.per_query  # something was scored
+        write_report(str(tmp_path / "report.json"), evaluation.typed_report)
+
+    work()  # once first: what is loaded and cached on first use is no garbage
+    assert cyclic_garbage_of(work) == 0
+
+
+def test_a_cycle_is_what_the_check_above_would_see() -> None:
+    def cycle() -> None:
+        a: list[Any] = []
+        a.append(a)
+
+    assert cyclic_garbage_of(cycle) == 1
+
+
+def test_score_runs_with_the_collector_off_and_turns_it_back_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[bool] = []
+    real = score.run_pipeline
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(score, "run_pipeline", spy)
+    assert gc.isenabled()
+    judgments, run = str(EXAMPLE / "judgments.jsonl"), str(EXAMPLE / "run.jsonl")
+    done = CliRunner().invoke(cli, ["score", "-j", judgments, "-r", run, "--report", str(tmp_path / "r.json")])
+    assert done.exit_code == 0, done.output
+    assert seen == [False]
+    assert gc.isenabled()  # and what score made is frozen, out of later collections
+    gc.unfreeze()
+
+
+def test_the_collector_is_left_as_it_was_found() -> None:
+    gc.unfreeze()  # whatever a command run earlier in this process froze
+    gc.disable()
+    try:
+        with _common.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off: it stays off, nothing frozen
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+    with _common.collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.unfreeze()
