@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from functools import cache
-from typing import TYPE_CHECKING
 
 from jinja2 import PackageLoader, StrictUndefined, Template, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-if TYPE_CHECKING:  # html imports this module when it draws a page
-    from .html import PageView
+from .html_view import PageView
 
 
 def draw_page(view: PageView) -> str:
