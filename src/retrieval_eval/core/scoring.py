@@ -491,6 +491,48 @@ def score_rankings(
     return scores
 
 
+def per_query_bounds(
+    index: LabelIndex,
+    rankings: Mapping[str, list[str]],
+    config: ScoreConfig,
+    *,
+    indexed: Mapping[str, QueryLabels] | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """The ``per_query_lower`` and ``per_query_upper`` that :func:`score_rankings` with bounds
+    would give for the queries of ``rankings``, and nothing else.
+
+    The same queries (scored ones whose kept ranking holds an unjudged key), the same
+    values and order, made without the averages, the strata or the values' columns: what
+    a comparison reads from a report that left its bounds out.
+    """
+    indexed = indexed if indexed is not None else index_judgments(index, config)
+    gain_of = gain_table(config.gain, index)
+    threshold = config.threshold
+    flip_gain = gain_function(config.gain)(threshold)
+    ks, full_depth = config.k, config.full_depth
+    lowers: dict[str, dict[str, float]] = {}
+    uppers: dict[str, dict[str, float]] = {}
+    pool: dict[float, float] = {}
+    for query_id in sorted(rankings):
+        labels = indexed.get(query_id)
+        if labels is None or labels.no_answer or labels.n_relevant == 0:
+            continue  # not scored: score_rankings keeps no per-query bound for it
+        ranking = rankings[query_id]
+        if config.condensed:
+            ranking = condense(labels, ranking)
+        depth = kept_depth(labels, config)
+        if len(ranking) > depth:
+            ranking = ranking[:depth]
+        query = rank_query(labels, ranking, gain_of, threshold, flip_gain)
+        if all(query.judged):
+            continue
+        bounds = bounds_query(query, score_query(query, ks, full_depth), ks, full_depth)
+        if bounds is not None:
+            uppers[query_id] = rounded(bounds.upper, pool)
+            lowers[query_id] = rounded(bounds.lower, pool)
+    return lowers, uppers
+
+
 def mean_bounds(
     scorer: HeadScorer, query_ids: list[str] | None, unscored: Mapping[str, Mapping[str, tuple[float, float]]]
 ) -> tuple[dict[str, float], dict[str, float]]:

@@ -38,7 +38,7 @@ from .reach import small_strata_notes
 from .request import EvaluationRequest
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
-from .score_run import with_base_bounds
+from .score_run import PendingBounds
 
 
 def gate_readings(scores: Scores, comparison: Deltas | None, floor: Floor | None) -> GateReadings:
@@ -200,8 +200,15 @@ def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power:
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
-    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
-    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
+    # A base that did not compute its bounds has them computed, on these judgments, by a
+    # worker while this process draws the bootstrap.
+    pending = PendingBounds(base, body, index, workers=workers, head_too=False)
+    try:
+        return compare_reports(
+            base, body, judgments=index, map_blocks=shared_map(workers), power=power, bounds=pending.reports
+        )
+    finally:
+        pending.close()
 
 
 def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:

@@ -1,0 +1,162 @@
+"""A comparison computes the bounds a lean report left out without scoring it again, and in a worker.
+
+``per_query_bounds`` must give exactly what ``score_rankings`` with bounds gives per query
+(the oracle-tested scoring, here the reference) on rankings built to reach every branch:
+unjudged keys anywhere in the top k, queries with no relevant label, no-answer queries,
+queries missing from the rankings, condensed lists, whole rankings, graded gains.
+``PendingBounds`` must give the same reports whether a worker computed them, none could
+be forked, or the worker died before sending anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import run_cli
+from retrieval_eval.core.report_model import Report
+from retrieval_eval.core.scoring import ScoreConfig, per_query_bounds, score_rankings
+from retrieval_eval.formats.judgments import read_label_index
+from retrieval_eval.formats.report import load_report
+from retrieval_eval.pipeline import score_run
+from retrieval_eval.pipeline.forking import may_fork
+from retrieval_eval.pipeline.score_run import PendingBounds, with_base_bounds
+
+CONFIGS = [
+    ScoreConfig(k=(1, 3, 10)),
+    ScoreConfig(k=(5,), threshold=2, gain="linear"),
+    ScoreConfig(k=(3, 10), full_depth=True),
+    ScoreConfig(k=(5, 10), unjudged_policy="condensed"),
+]
+
+
+def _labels(rng: random.Random, queries: int) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    for number in range(queries):
+        query = f"q{number:03d}"
+        if number % 17 == 5:
+            lines.append({"query_id": query, "query": f"text {number}", "expect": "no_answer"})
+            continue
+        docs = rng.sample(range(60), rng.randint(1, 12))
+        for doc in docs:
+            # Every ninth query has nothing above grade 0: no relevant label yet.
+            grade = 0 if number % 9 == 4 else rng.choice((0, 0, 1, 2, 3))
+            lines.append(
+                {
+                    "query_id": query,
+                    "query": f"text {number}",
+                    "doc_uri": f"d{doc}",
+                    "relevance": grade,
+                    "stratum": f"s{number % 3}",
+                }
+            )
+    return lines
+
+
+def _rankings(rng: random.Random, queries: int) -> dict[str, list[str]]:
+    found = {}
+    for number in range(queries):
+        if number % 13 == 2:
+            continue  # not in the run
+        depth = rng.choice((0, 2, 5, 10, 14, 25))
+        found[f"q{number:03d}"] = [f"d{doc}" for doc in rng.sample(range(60), depth)]
+    return found
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"k{c.k}-t{c.threshold}-{c.gain}-{c.unjudged_policy}")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_bounds_alone_are_the_bounds_scoring_gives(tmp_path: Path, config: ScoreConfig, seed: int) -> None:
+    rng = random.Random(seed)
+    path = tmp_path / "judgments.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in _labels(rng, 120)))
+    index = read_label_index(str(path))
+    rankings = _rankings(rng, 130)  # ten queries in the run that no label names
+    reference = score_rankings(index, rankings, replace(config, bounds=True))
+    lower, upper = per_query_bounds(index, rankings, replace(config, bounds=True))
+    expected_lower = {q: row for q, row in reference.per_query_lower.items() if q in rankings}
+    expected_upper = {q: row for q, row in reference.per_query_upper.items() if q in rankings}
+    # Built to hold unjudged keys; a condensed list has none left, so no query has bounds.
+    assert bool(expected_upper) == (config.unjudged_policy != "condensed")
+    # The same queries in the same order, and the same values to the last bit (JSON writes them).
+    assert json.dumps(lower) == json.dumps(expected_lower)
+    assert json.dumps(upper) == json.dumps(expected_upper)
+
+
+def _lean_reports(tmp_path: Path) -> tuple[Report, Report, str]:
+    """Two reports as `score --out` writes them (no bounds), scored on the same judgments."""
+    rng = random.Random(7)
+    judgments = tmp_path / "judgments.jsonl"
+    judgments.write_text("".join(json.dumps(line) + "\n" for line in _labels(rng, 80)))
+    reports = []
+    for name in ("base", "head"):
+        run = tmp_path / f"{name}.jsonl"
+        run.write_text(
+            "".join(json.dumps({"query_id": q, "ranking": keys}) + "\n" for q, keys in _rankings(rng, 80).items())
+        )
+        out = tmp_path / f"{name}.json"
+        result = run_cli("score", "-j", str(judgments), "-r", str(run), "-k", "3,10", "--out", str(out))
+        assert result.code == 0, result.stderr
+        report = load_report(str(out), source=name)
+        assert report.computed == () and report.per_query_upper is None
+        reports.append(report)
+    return reports[0], reports[1], str(judgments)
+
+
+def _tables(report: Report) -> str:
+    return json.dumps([report.computed, report.per_query_lower, report.per_query_upper])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_worker_no_worker_or_a_dead_worker_give_the_same_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, head, judgments = _lean_reports(tmp_path)
+    index = read_label_index(judgments)
+    expected = [with_base_bounds(report, index) for report in (base, head)]
+    assert expected[0].per_query_upper and expected[1].per_query_upper
+    assert expected[0].computed == ("bounds",)
+    for workers in (0, 1):
+        pending = PendingBounds(base, head, index, workers=workers)
+        assert (pending._child is not None) == (workers == 1 and may_fork())
+        found = pending.reports()
+        assert pending.reports() is found  # waited for once
+        assert [_tables(r) for r in found] == [_tables(r) for r in expected]
+    # The base only: the head is returned as it came.
+    only_base = PendingBounds(base, head, index, workers=1, head_too=False).reports()
+    assert _tables(only_base[0]) == _tables(expected[0]) and only_base[1] is head
+    # A worker that dies before sending: this process computes what it did not deliver.
+    monkeypatch.setattr(score_run, "send_message", lambda fd, message: os._exit(3))
+    pending = PendingBounds(base, head, index, workers=1)
+    assert pending._child is not None or not may_fork()
+    assert [_tables(r) for r in pending.reports()] == [_tables(r) for r in expected]
+    pending.close()  # idempotent
+
+
+def test_compare_writes_the_same_bytes_with_the_bounds_in_a_worker_or_here(tmp_path: Path) -> None:
+    base, head, judgments = _lean_reports(tmp_path)
+    outputs = []
+    for workers in ("0", "1", "2"):
+        out = tmp_path / f"comparison-{workers}.json"
+        result = run_cli(
+            "compare",
+            "--base",
+            str(tmp_path / "base.json"),
+            "--head",
+            str(tmp_path / "head.json"),
+            "-j",
+            judgments,
+            "--out",
+            str(out),
+            env={**os.environ, "RETRIEVAL_EVAL_WORKERS": workers},
+        )
+        assert result.code == 0, result.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+    document = json.loads(outputs[0])
+    assert any("bounds" in row for row in document["metrics"].values())
