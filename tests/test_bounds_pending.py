@@ -122,17 +122,17 @@ def test_a_worker_no_worker_or_a_dead_worker_give_the_same_reports(
     assert expected[0].per_query_upper and expected[1].per_query_upper
     assert expected[0].computed == ("bounds",)
     for workers in (0, 1):
-        pending = PendingBounds(base, head, index, workers=workers)
+        pending = PendingBounds((base, head), index, workers=workers)
         assert (pending._child is not None) == (workers == 1 and may_fork())
         found = pending.reports()
         assert pending.reports() is found  # waited for once
         assert [_tables(r) for r in found] == [_tables(r) for r in expected]
-    # The base only: the head is returned as it came.
-    only_base = PendingBounds(base, head, index, workers=1, head_too=False).reports()
-    assert _tables(only_base[0]) == _tables(expected[0]) and only_base[1] is head
+    # The base alone, as the pipeline starts it while the head is scored.
+    (only_base,) = PendingBounds((base,), index, workers=1).reports()
+    assert _tables(only_base) == _tables(expected[0])
     # A worker that dies before sending: this process computes what it did not deliver.
     monkeypatch.setattr(score_run, "send_message", lambda fd, message: os._exit(3))
-    pending = PendingBounds(base, head, index, workers=1)
+    pending = PendingBounds((base, head), index, workers=1)
     assert pending._child is not None or not may_fork()
     assert [_tables(r) for r in pending.reports()] == [_tables(r) for r in expected]
     pending.close()  # idempotent

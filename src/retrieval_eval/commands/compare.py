@@ -33,6 +33,11 @@ def load_head_judgments(path: str, head: Report) -> LabelIndex:
     return index
 
 
+def _pair(reports: tuple[Report, ...]) -> tuple[Report, Report]:
+    base, head = reports
+    return base, head
+
+
 @click.command(
     epilog=f"Gates (score -g, with --baseline for delta gates): {GRAMMAR_HELP}. "
     "A delta gate on a confounded delta is INDETERMINATE. See docs/compare.md."
@@ -92,7 +97,7 @@ def command(
     pending = None
     if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
         # computed by a worker while this process draws the bootstrap
-        pending = PendingBounds(base, head, judgment_set, workers=workers)
+        pending = PendingBounds((base, head), judgment_set, workers=workers)
     try:
         document = build_document(
             base,
@@ -102,7 +107,7 @@ def command(
             seed=DEFAULT_SEED if seed is None else seed,
             map_blocks=shared_map(workers),
             power=power,
-            bounds=pending.reports if pending is not None else None,
+            bounds=None if pending is None else lambda: _pair(pending.reports()),
         )
         if pending is not None:
             base, head = pending.reports()

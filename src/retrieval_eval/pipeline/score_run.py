@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from ..core.labelindex import LabelIndex
@@ -115,26 +115,25 @@ def with_bounds(report: Report, lower: dict[str, dict[str, float]], upper: dict[
 
 
 class PendingBounds:
-    """Two reports' missing bounds, computed by a forked worker while this process goes on.
+    """Reports' missing bounds, computed by a forked worker while this process goes on.
 
     ``compare`` starts it once the judgments are read and collects it (:meth:`reports`)
-    only where the bounds are read, after the bootstrap: the two costs then share the
-    machine's cores. Whatever the worker does not deliver (it could not be forked, or
-    died) is computed here, so the reports are the same in any case: the worker runs the
-    very function this process would.
+    only where the bounds are read, after the bootstrap; the pipeline starts it for the
+    base while the head is scored. The costs then share the machine's cores. Whatever the
+    worker does not deliver (it could not be forked, or died) is computed here, so the
+    reports are the same in any case: the worker runs the very function this process would.
     """
 
-    def __init__(self, base: Report, head: Report, index: LabelIndex, *, workers: int, head_too: bool = True) -> None:
-        """``head_too``: False computes the base's bounds only (the head is returned as it is)."""
-        self._reports = (base, head)
+    def __init__(self, reports: Sequence[Report], index: LabelIndex, *, workers: int) -> None:
+        self._reports = tuple(reports)
         self._index = index
         self._todo = {
             side: config
-            for side, report in enumerate(self._reports[: 2 if head_too else 1])
+            for side, report in enumerate(self._reports)
             if (config := bounds_to_compute(report, index)) is not None
         }
         self._child: tuple[int, MessageReader] | None = None
-        self._done: tuple[Report, Report] | None = None
+        self._done: tuple[Report, ...] | None = None
         if self._todo and workers > 0 and may_fork():
             self._child = self._fork()
 
@@ -143,7 +142,10 @@ class PendingBounds:
         widen_pipe(write_end)
 
         def serve() -> None:
-            os.close(read_end)
+            # Nothing but its own pipe stays open here: a pipe another worker (the run's
+            # reader) waits to see closed must not be held open by this one.
+            os.closerange(3, write_end)
+            os.closerange(write_end + 1, _FD_LIMIT)
             send_message(write_end, self._computed())
             os.close(write_end)
 
@@ -164,9 +166,9 @@ class PendingBounds:
             if sides is None or side in sides
         }
 
-    def reports(self) -> tuple[Report, Report]:
-        """The base and the head, each with its bounds when it lacked them and they could be computed
-        (waited for, or computed, once: a second call gives the same reports)."""
+    def reports(self) -> tuple[Report, ...]:
+        """The reports, in the order given, each with its bounds when it lacked them and they
+        could be computed (waited for, or computed, once: a second call gives the same tuple)."""
         if self._done is not None:
             return self._done
         found: dict[int, Bounds] = {}
@@ -180,10 +182,9 @@ class PendingBounds:
         missing = [side for side in self._todo if side not in found]
         if missing:
             found.update(self._computed(missing))
-        base, head = (
+        self._done = tuple(
             with_bounds(report, *found[side]) if side in found else report for side, report in enumerate(self._reports)
         )
-        self._done = (base, head)
         return self._done
 
     def close(self) -> None:
@@ -193,3 +194,6 @@ class PendingBounds:
             self._child = None
             reap(pid, kill=True)
             os.close(reader.fd)
+
+
+_FD_LIMIT = 1 << 20  # above any descriptor this process holds (close_range stops at the highest open one)
