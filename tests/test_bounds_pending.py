@@ -160,3 +160,26 @@ def test_compare_writes_the_same_bytes_with_the_bounds_in_a_worker_or_here(tmp_p
     assert outputs[0] == outputs[1] == outputs[2]
     document = json.loads(outputs[0])
     assert any("bounds" in row for row in document["metrics"].values())
+
+
+def test_rankings_the_two_sides_kept_alike_are_bounded_once_and_alike(tmp_path: Path) -> None:
+    # The head keeps half of the base's rankings as they were and reverses the others: shared
+    # bounds must be the ones each side computed alone, for the kept and the changed rankings.
+    base, _, judgments = _lean_reports(tmp_path)
+    index = read_label_index(judgments)
+    rankings = dict(base.rankings or {})
+    changed = {q: keys[::-1] for number, (q, keys) in enumerate(rankings.items()) if number % 2 and len(keys) > 1}
+    head = replace(base, rankings={**rankings, **changed})
+    alone = [with_base_bounds(report, index) for report in (base, head)]
+    cache = score_run.IndexCache()
+    shared = [with_base_bounds(report, index, cache=cache) for report in (base, head)]
+    assert [_tables(r) for r in shared] == [_tables(r) for r in alone]
+    assert _tables(alone[0]) != _tables(alone[1])  # the reversed rankings moved some bounds
+    (known,) = cache.known.values()
+    apart = []
+    for report in (base, head):
+        own = score_run.IndexCache()
+        with_base_bounds(report, index, cache=own)
+        apart.append(len(next(iter(own.known.values()))))
+    # Computed apart, each side bounds each of its queries; shared, the rankings kept alike once.
+    assert max(apart) <= len(known) < sum(apart)

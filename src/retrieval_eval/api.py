@@ -496,7 +496,7 @@ def compare(
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
         index.sha256 = loaded.sha256
-        shared: IndexCache = {}  # both sides scored alike index the judgments once
+        shared = IndexCache()  # what both sides scored alike can share
         base_report = with_base_bounds(base_report, index, cache=shared)
         head_report = with_base_bounds(head_report, index, cache=shared)
     document = build_document(

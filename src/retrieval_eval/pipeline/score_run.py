@@ -13,6 +13,7 @@ from ..core.scoring import (
     BOUNDS,
     HeadScorer,
     QueryLabels,
+    QueryRowBounds,
     ScoreConfig,
     Scores,
     depth_for,
@@ -90,7 +91,15 @@ def bounds_to_compute(report: Report, index: LabelIndex) -> ScoreConfig | None:
 
 
 Bounds = tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]  # per-query lower, upper
-IndexCache = dict[tuple[object, ...], dict[str, QueryLabels]]
+
+
+class IndexCache:
+    """What two reports scored alike share: the judgments indexed for scoring, and each
+    (query, kept ranking)'s bounds already computed (see :func:`per_query_bounds`)."""
+
+    def __init__(self) -> None:
+        self.indexed: dict[tuple[object, ...], dict[str, QueryLabels]] = {}
+        self.known: dict[ScoreConfig, dict[tuple[str, tuple[str, ...]], QueryRowBounds | None]] = {}
 
 
 def report_bounds(
@@ -100,13 +109,13 @@ def report_bounds(
     rankings = report.rankings or {}
     stored = {q: list(keys) for q, keys in rankings.items()}
     config = replace(scoring, bounds=True)
+    if cache is None:
+        return per_query_bounds(index, stored, config)
     key = (config.gain, config.threshold, config.max_k)  # what index_judgments reads of the configuration
-    indexed = cache.get(key) if cache is not None else None
+    indexed = cache.indexed.get(key)
     if indexed is None:
-        indexed = index_judgments(index, config)
-        if cache is not None:
-            cache[key] = indexed
-    return per_query_bounds(index, stored, config, indexed=indexed)
+        indexed = cache.indexed[key] = index_judgments(index, config)
+    return per_query_bounds(index, stored, config, indexed=indexed, known=cache.known.setdefault(config, {}))
 
 
 def with_bounds(report: Report, lower: dict[str, dict[str, float]], upper: dict[str, dict[str, float]]) -> Report:
@@ -159,7 +168,7 @@ class PendingBounds:
         return pid, MessageReader(read_end)
 
     def _computed(self, sides: Collection[int] | None = None) -> dict[int, Bounds]:
-        cache: IndexCache = {}
+        cache = IndexCache()
         return {
             side: report_bounds(self._reports[side], self._index, config, cache=cache)
             for side, config in self._todo.items()
