@@ -183,3 +183,46 @@ def test_rankings_the_two_sides_kept_alike_are_bounded_once_and_alike(tmp_path: 
         apart.append(len(next(iter(own.known.values()))))
     # Computed apart, each side bounds each of its queries; shared, the rankings kept alike once.
     assert max(apart) <= len(known) < sum(apart)
+
+
+def test_score_against_a_lean_base_gates_as_against_a_full_one_with_the_bounds_in_a_worker_or_here(
+    tmp_path: Path,
+) -> None:
+    # The pipeline starts the base's bounds in a worker once the judgments are read; a bounded
+    # delta gate reads them (its reason states the delta's bounds). A base scored with its
+    # bounds (--bounds) must gate alike: the bounds computed here are the ones it wrote.
+    _, _, judgments = _lean_reports(tmp_path)
+    full = tmp_path / "base-full.json"
+    result = run_cli(
+        "score", "-j", judgments, "-r", str(tmp_path / "base.jsonl"), "-k", "3,10", "--bounds", "--out", str(full)
+    )
+    assert result.code in (0, 1), result.stderr
+    verdicts = []
+    for base, workers in (("base.json", "0"), ("base.json", "1"), ("base-full.json", "0")):
+        out = tmp_path / f"report-{base}-{workers}.json"
+        result = run_cli(
+            "score",
+            "-j",
+            judgments,
+            "-r",
+            str(tmp_path / "head.jsonl"),
+            "-k",
+            "3,10",
+            "--unjudged",
+            "bounded",
+            "-g",
+            "precision@3:-0.01",
+            "--baseline",
+            str(tmp_path / base),
+            "--out",
+            str(out),
+            "--now",
+            "2026-01-01T00:00:00Z",
+            env={**os.environ, "RETRIEVAL_EVAL_WORKERS": workers},
+        )
+        assert result.code in (0, 1, 3), result.stderr
+        verdicts.append(json.loads(out.read_text())["verdict"])
+    assert verdicts[0] == verdicts[1] == verdicts[2]
+    (gate,) = verdicts[0]["gates"]
+    assert gate["expression"] == "precision@3:-0.01"
+    assert "bound" in json.dumps(gate), gate  # the delta's bounds were read
