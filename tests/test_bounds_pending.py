@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from helpers import run_cli
+from retrieval_eval.core.metrics import ValuesOnDemand, bounds_query, score_query
 from retrieval_eval.core.report_model import Report
-from retrieval_eval.core.scoring import ScoreConfig, per_query_bounds, score_rankings
+from retrieval_eval.core.scoring import QueryLabels, ScoreConfig, per_query_bounds, rank_query, score_rankings
 from retrieval_eval.formats.judgments import read_label_index
 from retrieval_eval.formats.report import load_report
 from retrieval_eval.pipeline import score_run
@@ -226,3 +227,16 @@ def test_score_against_a_lean_base_gates_as_against_a_full_one_with_the_bounds_i
     (gate,) = verdicts[0]["gates"]
     assert gate["expression"] == "precision@3:-0.01"
     assert "bound" in json.dumps(gate), gate  # the delta's bounds were read
+
+
+def test_values_on_demand_are_score_querys_values_computed_when_read() -> None:
+    # d1 relevant at rank 1, x unjudged at rank 2: the @1 metrics have no unjudged key in their
+    # top 1, so the bounds read their values; the @2 metrics have one and read none.
+    labels = QueryLabels({"d1": 1, "z": 0}, 1, (1.0,), None)
+    query = rank_query(labels, ["d1", "x"], {0: 0.0, 1: 1.0}, 1)
+    ks = (1, 2)
+    values = score_query(query, ks)
+    lazy = ValuesOnDemand(query, ks)
+    assert bounds_query(query, lazy, ks) == bounds_query(query, values, ks)
+    assert lazy and set(lazy) <= {name for name in values if name.endswith("@1") or name == "r_precision"}
+    assert all(lazy[name] == values[name] for name in values)  # each read, computed as score_query does

@@ -45,6 +45,7 @@ from .metrics import (
     FULL,
     GAINS,
     RankedQuery,
+    ValuesOnDemand,
     bounds_query,
     gain_function,
     is_positive_decimal,
@@ -550,7 +551,7 @@ def _row_bounds(
     """One query's rounded lower and upper bounds, or None when its kept ranking is all judged."""
     if all(query.judged):
         return None
-    bounds = bounds_query(query, score_query(query, ks, full_depth), ks, full_depth)
+    bounds = bounds_query(query, ValuesOnDemand(query, ks, full_depth), ks, full_depth)
     if bounds is None:
         return None
     return rounded(bounds.lower, pool), rounded(bounds.upper, pool)
