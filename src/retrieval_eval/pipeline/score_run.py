@@ -94,8 +94,9 @@ Bounds = tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]  # per-
 
 
 class IndexCache:
-    """What two reports scored alike share: the judgments indexed for scoring, and each
-    (query, kept ranking)'s bounds already computed (see :func:`per_query_bounds`)."""
+    """What reports scored alike on one set of judgments share: the judgments indexed for
+    scoring, and each (query, kept ranking)'s bounds already computed (see
+    :func:`per_query_bounds`). One cache serves one index: the bounds it keeps read its labels."""
 
     def __init__(self) -> None:
         self.indexed: dict[tuple[object, ...], dict[str, QueryLabels]] = {}
