@@ -62,7 +62,7 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     Record,
     import_pandas,
 )
-from .pipeline.score_run import with_base_bounds
+from .pipeline.score_run import IndexCache, with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 
@@ -521,7 +521,9 @@ def compare(
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
         index.sha256 = loaded.sha256
-        base_report, head_report = with_base_bounds(base_report, index), with_base_bounds(head_report, index)
+        shared = IndexCache()  # what both sides scored alike can share
+        base_report = with_base_bounds(base_report, index, cache=shared)
+        head_report = with_base_bounds(head_report, index, cache=shared)
     document = build_document(
         base_report,
         head_report,

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from itertools import repeat
+from operator import itemgetter, sub
 
 from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.labelindex import LabelIndex
@@ -68,25 +70,23 @@ def add_bounds(
     ids = pairing.ids
     base_rows, head_rows = [pairing.base[q] for q in ids], [pairing.head[q] for q in ids]
     # Each query's four bound rows, looked up once for every metric.
-    bound_rows = [
-        (head_lower.get(q, _NONE), base_upper.get(q, _NONE), head_upper.get(q, _NONE), base_lower.get(q, _NONE))
-        for q in ids
-    ]
+    head_lowers = [head_lower.get(q, _NONE) for q in ids]
+    base_uppers = [base_upper.get(q, _NONE) for q in ids]
+    head_uppers = [head_upper.get(q, _NONE) for q in ids]
+    base_lowers = [base_lower.get(q, _NONE) for q in ids]
     for metric, row in rows.items():
         if row.delta is None:
             continue
-        bases = [values.get(metric) for values in base_rows]
-        heads = [values.get(metric) for values in head_rows]
-        if any(value is None for value in bases) or any(value is None for value in heads):
+        try:  # every paired query holds the metric on both sides, or it gets no bounds
+            bases = list(map(itemgetter(metric), base_rows))
+            heads = list(map(itemgetter(metric), head_rows))
+        except KeyError:
             continue
-        low = [
-            h_low.get(metric, head) - b_up.get(metric, base)  # type: ignore[operator]
-            for (h_low, b_up, _, _), base, head in zip(bound_rows, bases, heads)
-        ]
-        high = [
-            h_up.get(metric, head) - b_low.get(metric, base)  # type: ignore[operator]
-            for (_, _, h_up, b_low), base, head in zip(bound_rows, bases, heads)
-        ]
+        # A bound a row does not list is the value itself; the lists are made in C, one
+        # dict.get(row, metric, value) each, then subtracted pairwise.
+        name = repeat(metric)
+        low = list(map(sub, map(dict.get, head_lowers, name, heads), map(dict.get, base_uppers, name, bases)))
+        high = list(map(sub, map(dict.get, head_uppers, name, heads), map(dict.get, base_lowers, name, bases)))
         bounds = (round(math.fsum(low) / len(low), DECIMALS), round(math.fsum(high) / len(high), DECIMALS))
         count = None
         if sides.judgments is not None:

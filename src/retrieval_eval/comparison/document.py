@@ -7,6 +7,8 @@ bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._version import __version__
 from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
 from ..core.judgments import JudgmentSet
@@ -19,9 +21,10 @@ from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
+from .idspace import decide_id_space
 from .power import add_power, add_stratum_power, design_section, gate_design
 from .sides import Sides, metric_names, pair_queries, per_query
-from .yardstick import decide_yardstick
+from .yardstick import decide_yardstick, yardstick_changes
 
 DOCUMENT_VERSION = 1
 __all__ = ["DOCUMENT_VERSION", "KIND", "build_document", "side_summary"]
@@ -36,6 +39,7 @@ def build_document(
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
+    bounds: Callable[[], tuple[Report, Report]] | None = None,
 ) -> ComparisonDocument:
     """The comparison document of a head report against a base report.
 
@@ -44,9 +48,15 @@ def build_document(
     and allow rescoring the base rankings when the yardstick changed.
     ``power`` is the power at which each minimum detectable effect (``mde``) is stated.
     A report held as JSON is read into one by :mod:`retrieval_eval.formats.report` first.
+    ``bounds``, when given, returns the two reports with their per-query bounds, computed
+    meanwhile elsewhere (``compare`` draws the bootstrap while a worker computes them): it
+    is called where the bounds are first read, after the bootstrap under one yardstick,
+    at once when the base is to be rescored (rescoring reuses the head's bounds).
     """
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
+    if bounds is not None and (decide_id_space(sides).changed or yardstick_changes(sides)):
+        sides, bounds = Sides(*bounds(), sides.judgments), None
     yardstick = decide_yardstick(sides, metric_names(sides))
     pairing = pair_queries(yardstick.base_per_query, per_query(head_report))
     primary = head_report.primary_metric()
@@ -58,6 +68,8 @@ def build_document(
         pairing, scored_per_query(sides), resamples=resamples, seed=seed, map_blocks=map_blocks, strata=members
     )
     rows = metric_rows(sides, pairing, yardstick, resamples=resamples, seed=seed, boots=boots)
+    if bounds is not None:
+        sides = Sides(*bounds(), sides.judgments)
     rows = add_bounds(rows, sides, pairing, yardstick.base_upper, yardstick.base_lower)
     design = gate_design(power)
     rows = add_power(rows, pairing, design)

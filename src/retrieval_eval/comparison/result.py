@@ -7,6 +7,8 @@ same way as one just built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..core.comparison import Deltas, MetricDelta
 from ..core.comparison_document import ComparisonDocument, PowerDesign
 from ..core.errors import InputError
@@ -31,14 +33,25 @@ def compare_reports(
     seed: int = DEFAULT_SEED,
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
+    bounds: Callable[[], tuple[Report, Report]] | None = None,
 ) -> Deltas:
     """The full comparison, in the form gates read (its document rides along).
 
     A side that left its bounds out and could not have them computed (a base that kept no
-    rankings) gives the deltas no bounds: read as values they would claim a delta cannot move."""
+    rankings) gives the deltas no bounds: read as values they would claim a delta cannot move.
+    ``bounds``: the two reports with their bounds, computed meanwhile (see :func:`build_document`)."""
     document = build_document(
-        base, head, judgments=judgments, resamples=resamples, seed=seed, map_blocks=map_blocks, power=power
+        base,
+        head,
+        judgments=judgments,
+        resamples=resamples,
+        seed=seed,
+        map_blocks=map_blocks,
+        power=power,
+        bounds=bounds,
     )
+    if bounds is not None:
+        base, head = bounds()
     return comparison_from_document(drop_unknown_bounds(document, base, head))
 
 

@@ -406,6 +406,33 @@ def score_query(query: RankedQuery, ks: tuple[int, ...], full_depth: bool = Fals
     return {label: compute(query, k) for label, compute, k, _ in _plan(ks, full_depth)}
 
 
+Compute = Callable[[RankedQuery, int], float]
+
+
+class ValuesOnDemand(dict[str, float]):
+    """A query's values (:func:`score_query`'s), each computed the first time it is read.
+
+    :func:`bounds_query` reads a metric's value only where no unjudged key lies in its
+    top k; a caller that wants the bounds alone hands it this instead of every value,
+    and gets the same bounds: each value read is the very float ``score_query`` computes.
+    """
+
+    def __init__(self, query: RankedQuery, ks: tuple[int, ...], full_depth: bool = False) -> None:
+        super().__init__()
+        self._query = query
+        self._steps = _steps_by_label(ks, full_depth)
+
+    def __missing__(self, label: str) -> float:
+        compute, k = self._steps[label]
+        value = self[label] = compute(self._query, k)
+        return value
+
+
+@functools.lru_cache(maxsize=32)
+def _steps_by_label(ks: tuple[int, ...], full_depth: bool) -> dict[str, tuple[Compute, int]]:
+    return {label: (compute, k) for label, compute, k, _ in _plan(ks, full_depth)}
+
+
 @dataclass(frozen=True)
 class QueryBounds:
     """One query's bounds, per metric label: the lowest and highest value over labelings."""

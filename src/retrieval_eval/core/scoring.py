@@ -45,6 +45,7 @@ from .metrics import (
     FULL,
     GAINS,
     RankedQuery,
+    ValuesOnDemand,
     bounds_query,
     gain_function,
     is_positive_decimal,
@@ -493,6 +494,71 @@ def score_rankings(
         scores.lower, scores.upper = mean_bounds(scorer, None, unscored)
     scores.strata = stratum_scores(indexed, columns, config.primary, scorer, unscored)
     return scores
+
+
+def per_query_bounds(
+    index: LabelIndex,
+    rankings: Mapping[str, list[str]],
+    config: ScoreConfig,
+    *,
+    indexed: Mapping[str, QueryLabels] | None = None,
+    known: dict[tuple[str, tuple[str, ...]], QueryRowBounds | None] | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """The ``per_query_lower`` and ``per_query_upper`` that :func:`score_rankings` with bounds
+    would give for the queries of ``rankings``, and nothing else.
+
+    The same queries (scored ones whose kept ranking holds an unjudged key), the same
+    values and order, made without the averages, the strata or the values' columns: what
+    a comparison reads from a report that left its bounds out.
+
+    ``known`` remembers each (query, kept ranking)'s bounds across calls with the same
+    index and configuration: a query's bounds read nothing but its labels, the
+    configuration and its kept ranking, so a ranking the other side kept alike (a
+    change leaves most queries' rankings as they were) is not scored twice.
+    """
+    indexed = indexed if indexed is not None else index_judgments(index, config)
+    gain_of = gain_table(config.gain, index)
+    threshold = config.threshold
+    flip_gain = gain_function(config.gain)(threshold)
+    ks, full_depth = config.k, config.full_depth
+    lowers: dict[str, dict[str, float]] = {}
+    uppers: dict[str, dict[str, float]] = {}
+    pool: dict[float, float] = {}
+    for query_id in sorted(rankings):
+        labels = indexed.get(query_id)
+        if labels is None or labels.no_answer or labels.n_relevant == 0:
+            continue  # not scored: score_rankings keeps no per-query bound for it
+        ranking = rankings[query_id]
+        if config.condensed:
+            ranking = condense(labels, ranking)
+        depth = kept_depth(labels, config)
+        if len(ranking) > depth:
+            ranking = ranking[:depth]
+        key = (query_id, tuple(ranking))
+        if known is not None and key in known:
+            rows = known[key]
+        else:
+            rows = _row_bounds(rank_query(labels, ranking, gain_of, threshold, flip_gain), ks, full_depth, pool)
+            if known is not None:
+                known[key] = rows
+        if rows is not None:
+            lowers[query_id], uppers[query_id] = rows
+    return lowers, uppers
+
+
+QueryRowBounds = tuple[dict[str, float], dict[str, float]]  # one query's lower and upper bounds, rounded
+
+
+def _row_bounds(
+    query: RankedQuery, ks: tuple[int, ...], full_depth: bool, pool: dict[float, float]
+) -> QueryRowBounds | None:
+    """One query's rounded lower and upper bounds, or None when its kept ranking is all judged."""
+    if all(query.judged):
+        return None
+    bounds = bounds_query(query, ValuesOnDemand(query, ks, full_depth), ks, full_depth)
+    if bounds is None:
+        return None
+    return rounded(bounds.lower, pool), rounded(bounds.upper, pool)
 
 
 def mean_bounds(

@@ -36,7 +36,7 @@ from .reach import small_strata_notes
 from .request import EvaluationRequest
 from .results import Evaluation
 from .run_ranges import RunReading, split_for
-from .score_run import with_base_bounds
+from .score_run import PendingBounds
 
 
 def gate_readings(scores: Scores, comparison: Deltas | None, floor: Floor | None) -> GateReadings:
@@ -96,6 +96,15 @@ def needs_bounds(request: EvaluationRequest) -> bool:
 
 
 def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
+    started: list[PendingBounds] = []  # the base's bounds, computed by a worker from the judgments on
+    try:
+        return _evaluate(request, workers, started)
+    finally:
+        for pending in started:
+            pending.close()
+
+
+def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBounds]) -> Evaluation:
     # What the request asked for decides what is computed: the scoring definition, refined.
     request = replace(request, scoring=replace(request.scoring, bounds=needs_bounds(request)))
     scoring = request.scoring
@@ -114,6 +123,8 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     try:
         # Streamed into a compact index: the labels' records are never all held at once.
         index = read_label_index(request.judgments_path) if judgments is None else _held_index(request, judgments)
+        if base is not None:  # a base that did not compute its bounds has them computed while the head is scored
+            started.append(PendingBounds((base,), index, workers=workers))
         stage = CorpusStage.load(
             request.corpus_path, request.judgments_path, collapse=request.collapse_to_documents, judgments=judgments
         )
@@ -159,7 +170,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if base is None else _compare(base, body, index, workers, request.power)
+    comparison = None if base is None else _compare(base, body, index, workers, request.power, started[0])
     readings = gate_readings(scores, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, readings, request.gating) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
@@ -193,13 +204,22 @@ def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelInde
     return index
 
 
-def _compare(base: Report, body: Report, index: LabelIndex, workers: int, power: float) -> Deltas:
+def _compare(
+    base: Report, body: Report, index: LabelIndex, workers: int, power: float, pending: PendingBounds
+) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
     from ..comparison.result import compare_reports
 
-    base = with_base_bounds(base, index)  # a base that did not compute them, on these judgments
-    return compare_reports(base, body, judgments=index, map_blocks=shared_map(workers), power=power)
+    # The base's bounds (when it left them out) are collected where the comparison reads them.
+    return compare_reports(
+        base,
+        body,
+        judgments=index,
+        map_blocks=shared_map(workers),
+        power=power,
+        bounds=lambda: (pending.reports()[0], body),
+    )
 
 
 def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:
