@@ -24,7 +24,37 @@ def pytest_configure(config: pytest.Config) -> None:
     compileall.compile_dir(str(Path(retrieval_eval.__file__).parent), quiet=1)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which names each test's group
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Start the slow tests first: a long test picked up last would leave one worker running it
     alone while the others wait. A stable sort, so every worker sees the same order."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    groups_hold(config, items)
+
+
+GROUP_LOST = pytest.StashKey[str]()
+
+
+def groups_hold(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fail, with the reason, every grouped test whose ``xdist_group`` mark would not hold. pytest-xdist
+    groups a test by the ``@group`` it appends to the test's id; where that append has no effect
+    (pytest 9.2 with pytest-xdist 3.8) every group is silently spread over the workers: ranx's
+    kernels are compiled on each, the image is built on each, and Mermaid is fetched twice into
+    one folder."""
+    if not getattr(config.option, "loadgroup", False):  # one process, or another --dist
+        return
+    for item in items:
+        marks = item.iter_markers("xdist_group")
+        names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) for mark in marks}
+        if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
+            item.stash[GROUP_LOST] = (
+                f"pytest {pytest.__version__} with this pytest-xdist ignores xdist_group: this test would run apart "
+                "from its group. Install the versions the test extra asks for (pip install -e '.[test]'), or run "
+                "in one process (-n0)."
+            )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    lost = item.stash.get(GROUP_LOST, None)
+    if lost is not None:
+        pytest.fail(lost, pytrace=False)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, fixture_path, run_cli
 from retrieval_eval import __version__
 
@@ -49,6 +51,7 @@ def test_demo_without_the_lanes_extra_says_how_to_get_the_floor_and_still_passes
     assert "the easy-set check was skipped: it needs the same BM25 floor (see the floor's note)" in result.stdout
 
 
+@pytest.mark.slow  # the whole demo pipeline, with its comparison, three times
 def test_demo_out_writes_the_files_and_prints_a_command_that_reproduces_its_output(tmp_path: Path) -> None:
     folder = tmp_path / "my demo"  # a space: the printed command must quote it
     result = run_cli("demo", "--out", "my demo", cwd=tmp_path)

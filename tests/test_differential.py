@@ -178,6 +178,7 @@ def test_every_gate_and_bound_equals_its_reference(case: dict) -> None:  # type:
             assert result["status"] == reference_bounded((low, high), at), (result, low, high)
 
 
+@pytest.mark.slow  # two comparisons per case, each with its paired bootstrap
 @budget
 @given(cases)
 def test_compare_deltas_are_head_less_the_base_scored_the_documented_way(case: dict) -> None:  # type: ignore[type-arg]

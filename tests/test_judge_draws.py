@@ -62,6 +62,7 @@ def _world(rng: random.Random, *, queries: int, noise: float) -> tuple:
     return spec_queries, truths, overlap
 
 
+@pytest.mark.slow  # 120 worlds, 150 draws each
 def test_the_drawn_interval_covers_the_true_ndcg_at_least_93_in_100_times() -> None:
     rng = random.Random(11)
     worlds, covered = 120, 0

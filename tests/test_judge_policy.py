@@ -100,6 +100,7 @@ def score(tmp: Path, *gates: str, policy: str = "machine") -> tuple[int, dict[st
     return result.code, json.loads((tmp / "report.json").read_text())
 
 
+@pytest.mark.slow  # a judge labels the holes, then two scores through the CLI
 def test_a_calibrated_judge_resolves_what_the_bounds_leave_open_and_the_human_verdict_stays(tmp_path: Path) -> None:
     truth, true_precision, holes = world(tmp_path)
     label_holes(tmp_path, truth, Behaviour(noise=0.1, leniency=0.1, seed=2))
