@@ -96,11 +96,45 @@ def test_the_command_prints_the_table_and_the_assumptions(pilot: dict[str, Path]
         (("--power", "1.5"), "--power"),
         (("--change", "0"), "--change"),
         (("--queries", "1"), "--queries"),
+        # a size past a float's range once crashed the square root with a traceback
+        (("--queries", "1" + "0" * 400), "--queries"),
+        (("--queries", "1000000001"), "--queries"),
     ],
 )
 def test_the_command_refuses_cleanly(pilot: dict[str, Path], args: tuple[str, ...], says: str) -> None:
     done = run_cli("plan", "--report", str(pilot["head"]), *args)
     assert done.code == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_one_metric_change_or_size_stands_for_a_list_of_one(pilot: dict[str, Path]) -> None:
+    # A string is one metric, as gates="R@5:0.8" is one gate: never read letter by letter.
+    listed = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05], queries=[500]).as_dict()
+    alone = retrieval_eval.plan(pilot["head"], metrics="recall@5", changes=0.05, queries=500).as_dict()
+    assert alone == listed and rows(alone)[None]["needed"] == [{"change": 0.05, "queries": 290}]
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "says"),
+    [
+        ("metrics", ["recall@5", 5], "metrics: expected a metric name"),
+        ("changes", None, "changes: expected a change"),
+        ("changes", [0.05, 0.0], "changes: 0.0 is out of range"),
+        ("changes", 1.5, "changes: 1.5 is out of range"),
+        ("queries", [500, 1], "queries: 1 is out of range"),
+        ("queries", 10**400, "queries: a number of about 401 digits is out of range"),
+        ("queries", 500.0, "queries: expected a set size"),
+        ("alpha", None, "alpha: expected a number"),
+        ("alpha", 0.6, "alpha: 0.6 is out of range"),
+        ("method", None, "method: expected"),
+        ("method", "bayes", "method must be normal or t"),
+        ("correlation", "0.5", "correlation: '0.5' is not a number"),
+        ("correlation", 2, "correlation: 2 is out of range"),
+    ],
+)
+def test_the_api_names_the_argument_it_refuses(pilot: dict[str, Path], argument: str, value: Any, says: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        retrieval_eval.plan(pilot["head"], **{argument: value})
+    assert says in str(refused.value)
 
 
 def test_compare_states_effects_at_the_power_asked(pilot: dict[str, Path]) -> None:
