@@ -106,6 +106,23 @@ def test_the_command_refuses_cleanly(pilot: dict[str, Path], args: tuple[str, ..
     assert done.code == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def test_the_table_keeps_each_value_under_its_header(pilot: dict[str, Path]) -> None:
+    # "seen at 1000000000" is wider than a 14-character column: it ran into "n for 0.05" and
+    # pushed every value off its header. 500 queries see 2.801585 * 0.303822 / sqrt(500) = 0.0381;
+    # a billion see 2.7e-5, shown as below the fourth place rather than as a bare 0.
+    done = run_cli("plan", "--report", str(pilot["head"]), "--change", "0.05", "--queries", "1000000000",
+                   "--queries", "500")  # fmt: skip
+    assert done.code == 0, done.stderr
+    header, whole = done.stdout.splitlines()[2:4]
+    titles = ["queries", "sd_diff", "detects", "n for 0.05", "seen at 1000000000", "seen at 500"]
+    values = ["40", "0.3038", "0.1346", "290", "< 0.0001", "0.0381"]
+    for title, value in zip(titles, values, strict=True):
+        end = header.index(title) + len(title)
+        assert header[end - len(title) - 1] == " "  # a space before every header
+        assert whole[end - len(value) : end] == value, (title, value, whole)
+    assert len(whole) == len(header)
+
+
 def test_one_metric_change_or_size_stands_for_a_list_of_one(pilot: dict[str, Path]) -> None:
     # A string is one metric, as gates="R@5:0.8" is one gate: never read letter by letter.
     listed = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05], queries=[500]).as_dict()
