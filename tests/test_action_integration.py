@@ -447,6 +447,25 @@ def test_push_sets_delta_gates_aside(tmp_path: Path, fake: FakeGitHub) -> None:
     assert not fake.calls(pattern="/comments")
 
 
+@pytest.mark.parametrize(
+    "pull_request",
+    [{"number": "7"}, [], {"number": 7, "base": {"sha": None, "ref": 3}}],
+    ids=["no-base", "not-an-object", "base-of-wrong-types"],
+)
+def test_a_pull_request_payload_without_its_base_commit_keeps_the_delta_gates(
+    tmp_path: Path, fake: FakeGitHub, pull_request: object
+) -> None:
+    # A pull_request event whose payload names no base commit was taken for a push: its delta
+    # gate was set aside and the verdict passed a run that is worse than the base.
+    ws = make_workspace(tmp_path)
+    write_jsonl(ws.root / "run.jsonl", worse_run())
+    ws.write_event("pull_request", {"pull_request": pull_request, "repository": {"default_branch": "main"}})
+    run = act(ws, fake, gates="recall@5:-0.05")
+    assert run.code == 1 and run.outputs["verdict"] == "INDETERMINATE"
+    assert "Delta gates set aside" not in run.summary
+    assert "event's payload names no base commit \\(pull\\_request.base.sha" in run.summary  # Markdown-escaped
+
+
 def test_comment_always_finds_the_pull_request_of_a_push(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     ws.write_event("push", {"ref": "refs/heads/feature", "repository": {"default_branch": "main"}})

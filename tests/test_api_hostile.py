@@ -47,6 +47,7 @@ GOOD = {
     "load_run": {"source": RUN},
     "load_report": {},
     "canonical_metric": {"name": "ndcg@10"},
+    "plan": {},
 }
 PARAMETERS = {
     "evaluate": [
@@ -77,6 +78,18 @@ PARAMETERS = {
     "load_run": ["source", "format"],
     "load_report": ["source"],
     "canonical_metric": ["name"],
+    "plan": [
+        "report",
+        "baseline",
+        "judgments",
+        "metrics",
+        "changes",
+        "queries",
+        "power",
+        "alpha",
+        "method",
+        "correlation",
+    ],
 }
 CASES = [(function, name, value) for function, names in PARAMETERS.items() for name in names for value in BAD]
 
@@ -90,6 +103,8 @@ def _call(function: str, name: str, value: Any, evaluation: Any) -> Any:
     arguments = dict(GOOD[function])
     if function == "compare":
         arguments = {"base": evaluation, "head": evaluation, "resamples": 200}
+    if function == "plan":
+        arguments = {"report": evaluation}
     if function == "evaluate" and name in (
         "max_drift",
         "collapse_to_documents",

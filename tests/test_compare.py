@@ -163,6 +163,24 @@ def test_rankings_kept_too_shallow_confound_the_deeper_metrics(tmp_path: Path) -
     assert {"rankings-too-short", "cutoffs-changed"} <= set(codes(document))
 
 
+def test_metrics_cut_short_for_one_reason_share_one_finding(tmp_path: Path) -> None:
+    # Base rankings kept to depth 5, head at 5 and 10: every @10 metric is too short for the one
+    # same reason, so the comparability section says it once, naming them all (it printed seven
+    # near-identical lines), while each metric keeps its own reason for its gate.
+    base = score(tmp_path, "base", labels(), run(41), k=(5,))
+    head = score(tmp_path, "head", relabelled(), run(41))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=200)
+    short = [f for f in document["comparability"] if f["code"] == "rankings-too-short"]
+    at_10 = [name for name in document["metrics"] if name.endswith("@10")]
+    assert len(at_10) == 7 and len(short) == 1
+    assert short[0]["metrics"] == at_10
+    assert f"too short to score {', '.join(at_10)} again" in short[0]["detail"]
+    assert short[0]["meaning"].startswith(f"{', '.join(at_10)} are not compared")
+    for name in at_10:
+        assert f"too short to score {name} again" in document["metrics"][name]["confounded"]
+
+
 # -- reports that carry less ---------------------------------------------------------
 
 

@@ -96,11 +96,62 @@ def test_the_command_prints_the_table_and_the_assumptions(pilot: dict[str, Path]
         (("--power", "1.5"), "--power"),
         (("--change", "0"), "--change"),
         (("--queries", "1"), "--queries"),
+        # a size past a float's range once crashed the square root with a traceback
+        (("--queries", "1" + "0" * 400), "--queries"),
+        (("--queries", "1000000001"), "--queries"),
     ],
 )
 def test_the_command_refuses_cleanly(pilot: dict[str, Path], args: tuple[str, ...], says: str) -> None:
     done = run_cli("plan", "--report", str(pilot["head"]), *args)
     assert done.code == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_table_keeps_each_value_under_its_header(pilot: dict[str, Path]) -> None:
+    # "seen at 1000000000" is wider than a 14-character column: it ran into "n for 0.05" and
+    # pushed every value off its header. 500 queries see 2.801585 * 0.303822 / sqrt(500) = 0.0381;
+    # a billion see 2.7e-5, shown as below the fourth place rather than as a bare 0.
+    done = run_cli("plan", "--report", str(pilot["head"]), "--change", "0.05", "--queries", "1000000000",
+                   "--queries", "500")  # fmt: skip
+    assert done.code == 0, done.stderr
+    header, whole = done.stdout.splitlines()[2:4]
+    titles = ["queries", "sd_diff", "detects", "n for 0.05", "seen at 1000000000", "seen at 500"]
+    values = ["40", "0.3038", "0.1346", "290", "< 0.0001", "0.0381"]
+    for title, value in zip(titles, values, strict=True):
+        end = header.index(title) + len(title)
+        assert header[end - len(title) - 1] == " "  # a space before every header
+        assert whole[end - len(value) : end] == value, (title, value, whole)
+    assert len(whole) == len(header)
+
+
+def test_one_metric_change_or_size_stands_for_a_list_of_one(pilot: dict[str, Path]) -> None:
+    # A string is one metric, as gates="R@5:0.8" is one gate: never read letter by letter.
+    listed = retrieval_eval.plan(pilot["head"], metrics=["recall@5"], changes=[0.05], queries=[500]).as_dict()
+    alone = retrieval_eval.plan(pilot["head"], metrics="recall@5", changes=0.05, queries=500).as_dict()
+    assert alone == listed and rows(alone)[None]["needed"] == [{"change": 0.05, "queries": 290}]
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "says"),
+    [
+        ("metrics", ["recall@5", 5], "metrics: expected a metric name"),
+        ("changes", None, "changes: expected a change"),
+        ("changes", [0.05, 0.0], "changes: 0.0 is out of range"),
+        ("changes", 1.5, "changes: 1.5 is out of range"),
+        ("queries", [500, 1], "queries: 1 is out of range"),
+        ("queries", 10**400, "queries: a number of about 401 digits is out of range"),
+        ("queries", 500.0, "queries: expected a set size"),
+        ("alpha", None, "alpha: expected a number"),
+        ("alpha", 0.6, "alpha: 0.6 is out of range"),
+        ("method", None, "method: expected"),
+        ("method", "bayes", "method must be normal or t"),
+        ("correlation", "0.5", "correlation: '0.5' is not a number"),
+        ("correlation", 2, "correlation: 2 is out of range"),
+    ],
+)
+def test_the_api_names_the_argument_it_refuses(pilot: dict[str, Path], argument: str, value: Any, says: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        retrieval_eval.plan(pilot["head"], **{argument: value})
+    assert says in str(refused.value)
 
 
 def test_compare_states_effects_at_the_power_asked(pilot: dict[str, Path]) -> None:

@@ -327,6 +327,25 @@ def test_broken_or_unsafe_templates_are_refused(tmp_path: Path, text: str, probl
     assert problem in caught.value.message
 
 
+@pytest.mark.parametrize("call", ['verdict.get("status")', "metrics.items()", "row.keys()"])
+def test_a_template_treating_a_record_as_a_dict_is_told_how_to_read_it(tmp_path: Path, call: str) -> None:
+    # The views became records: a template written against dicts gets the way to read a field,
+    # and the hint names the template's own file and line.
+    report, comparison = CASES["delta_fail"](tmp_path)
+    body = (
+        f"{{% for row in metrics.rows %}}{{{{ {call} }}}}{{% endfor %}}"
+        if call.startswith("row")
+        else f"{{{{ {call} }}}}"
+    )
+    text = f'{{% extends "builtin/comment.md.j2" %}}\n{{% block footer %}}\n{body}\n{{% endblock %}}'
+    directory = templates(tmp_path, text)
+    with pytest.raises(InputError) as caught:
+        render("comment", report=report, comparison=comparison, template_dir=directory)
+    assert caught.value.message.startswith("template comment.md.j2:3: ")
+    assert 'a record is not a dict: read a field as verdict.status or verdict["status"]' in caught.value.message
+    assert caught.value.hint == f"fix line 3 of {os.path.join(directory, 'comment.md.j2')}"
+
+
 def test_render_command_refuses_a_template_without_marker_and_writes_nothing(tmp_path: Path) -> None:
     report, _ = CASES["pass_without_baseline"](tmp_path)
     path = tmp_path / "report.json"

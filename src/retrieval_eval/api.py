@@ -563,14 +563,59 @@ def plan(
     if pilot is None:
         raise UsageError("report: expected an Evaluation, a report or a report's path, not None")
     try:
-        request = PlanRequest(tuple(metrics), tuple(changes), tuple(queries), Design(power, alpha, method), correlation)
+        design = Design(power, _alpha(alpha), _method(method))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    request = _plan_request(metrics, changes, queries, design, correlation)
     strata = None
     if judgments is not None:
         index = LabelIndex.from_judgments(load_judgments(judgments)._labels)
         strata = {query_id: query.stratum for query_id, query in index.queries.items()}
     return make_plan(pilot, request, baseline=_report_of(baseline, "baseline"), strata=strata)
+
+
+def _listed(argument: str, value: object, kinds: tuple[type, ...], words: str) -> tuple[object, ...]:
+    """One value or a list (or tuple) of them, each of ``kinds`` (a bool is never a number)."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    for item in items:
+        _of_type(argument, item, kinds, words)
+    return items
+
+
+def _alpha(alpha: object) -> float:
+    """The test's level, in the range ``plan --alpha`` takes."""
+    _of_type("alpha", alpha, (int, float), "a number")
+    if not 0 < alpha <= 0.5:  # type: ignore[operator]  # a number, checked just above; NaN fails too
+        raise UsageError(f"alpha: {alpha!r} is out of range: give a level above 0 and at most 0.5 (the gate's: 0.05)")
+    return float(alpha)  # type: ignore[arg-type]
+
+
+def _method(method: object) -> str:
+    _of_type("method", method, (str,), '"normal" or "t"')
+    return str(method)
+
+
+def _plan_request(
+    metrics: object, changes: object, queries: object, design: Design, correlation: object
+) -> PlanRequest:
+    """What ``plan()`` plans, read as ``retrieval-eval plan`` reads its options: a metric name,
+    a change or a set size alone stands for a list of one."""
+    names = _listed("metrics", metrics, (str,), "a metric name or a list of them")
+    steps = _listed("changes", changes, (int, float), "a change or a list of them (e.g. [0.02, 0.05])")
+    for change in steps:
+        if not 0 < change <= 1:  # type: ignore[operator]  # numbers, checked above; NaN fails too
+            raise UsageError(f"changes: {change!r} is out of range: give a change above 0 and at most 1")
+    sizes = _listed("queries", queries, (int,), "a set size or a list of them (e.g. [200, 500])")
+    for size in sizes:
+        _number("queries", size, "queries")
+    _number("correlation", correlation, "correlation")
+    return PlanRequest(
+        tuple(map(str, names)),
+        tuple(float(c) for c in steps),  # type: ignore[arg-type]
+        tuple(int(n) for n in sizes),  # type: ignore[call-overload]
+        design,
+        float(correlation),  # type: ignore[arg-type]
+    )
 
 
 class Drift(Frozen):

@@ -88,8 +88,12 @@ def _explicit(ctx: BaselineContext, spec: BaselineSpec, found: Baseline | None) 
 
 def _auto(ctx: BaselineContext) -> Baseline:
     event, settings = ctx.event, ctx.settings
-    if event.name not in PULL_REQUEST_EVENTS or not event.base_sha:
+    if event.name not in PULL_REQUEST_EVENTS:
         return Baseline(None, reason=_not_a_pull_request(settings, event), no_base_branch=True)
+    if not event.base_sha:
+        # A pull request whose payload names no base commit still has a base branch: its delta
+        # gates stay (INDETERMINATE), never set aside as on a push, which would let them pass.
+        return Baseline(None, reason=_no_base_commit(event))
     path = settings.baseline_path
     found = (
         _from_git_commit(ctx, event.base_sha, path)
@@ -107,6 +111,14 @@ def _not_a_pull_request(settings: Settings, event: Event) -> str:
         f"this is {what}, not a pull request, so there is no base branch to compare with; "
         f"the report was written to {settings.report} to be committed as {settings.baseline_path} "
         f"or uploaded as the artifact {DEFAULT_ARTIFACT}"
+    )
+
+
+def _no_base_commit(event: Event) -> str:
+    return (
+        f"this {event.name} event's payload names no base commit (pull_request.base.sha, read from "
+        "GITHUB_EVENT_PATH), so the base branch's report cannot be looked up; delta gates are "
+        "INDETERMINATE until it does"
     )
 
 

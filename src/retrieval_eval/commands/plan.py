@@ -10,6 +10,7 @@ from ..core.significance import CONFIDENCE
 from ..formats.judgments import read_label_index
 from ..formats.plan import plan_to_json
 from ..formats.report import load_report
+from ..pipeline.settings import OPTION_BOUNDS
 from ..render.plan import plan_text
 from ._common import PlainNumber, handles_errors, json_option, print_json
 
@@ -37,7 +38,7 @@ from ._common import PlainNumber, handles_errors, json_option, print_json
     "--queries",
     "sizes",
     multiple=True,
-    type=PlainNumber(whole=True, minimum=2),
+    type=PlainNumber(whole=True, minimum=2, maximum=OPTION_BOUNDS["queries"].high),
     help="A set size: the change it detects.",
 )
 @click.option(

@@ -107,16 +107,23 @@ def _rescored(sides: Sides, changes: list[Change]) -> Yardstick:
 
 
 def _shallow_findings(shallow: dict[str, str]) -> list[Finding]:
-    return [
-        Finding(
-            "rankings-too-short",
-            CONFOUNDS,
-            reason,
-            f"{metric} is not compared: its delta would count the cut as misses",
-            (metric,),
-        )
-        for metric, reason in shallow.items()
-    ]
+    """One finding per reason: metrics cut short for the same reason (each reason names its own
+    metric) share one finding that names them all, rather than one near-copy a metric."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for metric, reason in shallow.items():
+        # A reason that does not name its metric (r_precision's) stays the metric's own.
+        key = (reason.replace(metric, _SLOT), "") if metric in reason else (reason, metric)
+        groups.setdefault(key, []).append(metric)
+    findings = []
+    for (shape, _), metrics in groups.items():
+        names = ", ".join(metrics)
+        verb = "is not compared: its delta" if len(metrics) == 1 else "are not compared: their deltas"
+        meaning = f"{names} {verb} would count the cut as misses (a base scored with a deeper -k keeps more)"
+        findings.append(Finding("rankings-too-short", CONFOUNDS, shape.replace(_SLOT, names), meaning, tuple(metrics)))
+    return findings
+
+
+_SLOT = "\0"  # where a reason names its metric, while reasons are grouped
 
 
 def _unresolved(

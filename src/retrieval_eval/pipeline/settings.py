@@ -283,6 +283,8 @@ OPTION_BOUNDS: dict[str, Bounds] = {
     "depth": Bounds(1, MAX_CUTOFF),  # keys kept or ranked per query (fuse, baseline)
     "k1": Bounds(0, 100, whole=False),  # BM25's saturation (1.2 to 2 in practice)
     "b": Bounds(0, 1, whole=False),  # BM25's length normalisation
+    "queries": Bounds(2, 1_000_000_000),  # plan: a set size, past any judged set (a float's sqrt stays exact)
+    "correlation": Bounds(-1, 1, whole=False),  # plan: the assumed correlation of two runs
 }
 
 

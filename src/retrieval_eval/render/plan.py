@@ -12,6 +12,7 @@ from .detectable import WHOLE_RANGE
 from .terminal import clean
 
 NAME_WIDTH = 24
+COLUMN_WIDTH = 14
 BORROWED = WHOLE_SET  # a stratum planned with the whole set's spread, marked *
 
 
@@ -32,11 +33,21 @@ def plan_text(plan: PlanRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _columns(row: PlanRow, *, title: str) -> str:
+def _headers(row: PlanRow) -> list[str]:
     needed = [f"n for {_num(change)}" for change, _ in row.needed]
     seen = [f"seen at {clean(queries)}" for queries, _ in row.detectable]
-    cells = ["queries", "sd_diff", "detects", *needed, *seen]
-    return f"{title:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
+    return ["queries", "sd_diff", "detects", *needed, *seen]
+
+
+def _cells(cells: list[str], headers: list[str]) -> str:
+    """Right-aligned under their headers: a column is as wide as its header and a space, at least
+    14 (``seen at 1000000000`` is wider), so headers never run into each other."""
+    return "".join(f"{cell:>{max(COLUMN_WIDTH, len(header) + 1)}}" for cell, header in zip(cells, headers))
+
+
+def _columns(row: PlanRow, *, title: str) -> str:
+    headers = _headers(row)
+    return f"{title:<{NAME_WIDTH}}" + _cells(headers, headers)
 
 
 def _line(row: PlanRow) -> str:
@@ -47,7 +58,7 @@ def _line(row: PlanRow) -> str:
     needed = [_count(queries) for _, queries in row.needed]
     seen = [_change(_rounded(change)) for _, change in row.detectable]
     cells = [clean(row.n), _num(_rounded(row.sd_diff)), _change(_rounded(row.mde)), *needed, *seen]
-    return f"{name[:NAME_WIDTH]:<{NAME_WIDTH}}" + "".join(f"{cell:>14}" for cell in cells)
+    return f"{name[:NAME_WIDTH]:<{NAME_WIDTH}}" + _cells(cells, _headers(row))
 
 
 def _rounded(value: float | None) -> float | None:
@@ -61,9 +72,14 @@ def _num(value: Any) -> str:
 
 
 def _change(value: Any) -> str:
-    """A detectable change: ``none (> 1)`` past the metric's whole range."""
+    """A detectable change: ``none (> 1)`` past the metric's whole range, ``< 0.0001`` for one
+    too small to show at four places (a huge set size), never a bare 0 that reads as exact."""
     found = number(value)
-    return "—" if found is None else "none (> 1)" if found > WHOLE_RANGE else _num(found)
+    if found is None:
+        return "—"
+    if found > WHOLE_RANGE:
+        return "none (> 1)"
+    return "< 0.0001" if 0 < found < 0.00005 else _num(found)
 
 
 def _count(value: Any) -> str:

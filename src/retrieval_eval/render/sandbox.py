@@ -191,7 +191,18 @@ def _refusal(exc: Exception, kind: str, template_dir: str | None) -> InputError:
         problem = str(exc.message or exc)
     else:
         problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return InputError(f"template {where}", line, problem, path=template_dir)
+    if _DICT_METHOD.search(problem):
+        # Before the views were records a template could call .get() or .items() on them.
+        problem += '; a record is not a dict: read a field as verdict.status or verdict["status"]'
+    # The hint names the user's own file, not only its directory; a built-in one, the directory.
+    path = template_dir
+    if template_dir is not None and not where.startswith("builtin/"):
+        path = os.path.join(template_dir, where)
+    return InputError(f"template {where}", line, problem, path=path)
+
+
+# Jinja's words for a dict's method asked of a view record (``verdict.get``, ``row.items()``).
+_DICT_METHOD = re.compile(r"'retrieval_eval\.[\w.]+ object' has no attribute '(get|items|keys|values)'")
 
 
 def _where(exc: Exception, template_dir: str | None) -> tuple[str | None, int | None]:
