@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from retrieval_eval import render as _render
 from retrieval_eval.core.comparison import Deltas
 from retrieval_eval.core.comparison_document import ComparisonDocument
 from retrieval_eval.core.history import History
@@ -20,8 +19,10 @@ from retrieval_eval.formats.comparison import comparison_from_json
 from retrieval_eval.formats.history import history_from_json
 from retrieval_eval.formats.report import as_report
 from retrieval_eval.render import html as _html
+from retrieval_eval.render import kinds as _kinds
 from retrieval_eval.render import sections as _sections
 from retrieval_eval.render import terminal as _terminal
+from retrieval_eval.render import text as _text
 from retrieval_eval.render.view import View, build_view
 
 AnyReport = Report | Mapping[str, Any]
@@ -56,7 +57,7 @@ def render(
     history: History | Mapping[str, Any] | None = None,
     **rest: Any,
 ) -> str:
-    return _render.render(
+    return _kinds.render(
         kind, report=report_of(report), comparison=comparison_of(comparison), history=history_of(history), **rest
     )
 
@@ -64,11 +65,11 @@ def render(
 def render_history(history: History | Mapping[str, Any], kind: str) -> str:
     typed = history_of(history)
     assert typed is not None
-    return _render.render_history(typed, kind)
+    return _kinds.render_history(typed, kind)
 
 
 def comparison_text(comparison: ComparisonDocument | Mapping[str, Any]) -> str:
-    return _render.comparison_text(comparison_document(comparison))
+    return _text.comparison_text(comparison_document(comparison))
 
 
 def render_html(report: AnyReport, comparison: AnyComparison = None, *args: Any, **rest: Any) -> str:

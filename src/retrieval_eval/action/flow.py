@@ -27,9 +27,11 @@ from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
 from ..pipeline.request import EvaluationRequest, holes_command, request_from_settings
 from ..pipeline.results import Evaluation
-from ..render import BaselineNote, comment_marker, render
+from ..render import comment_marker
 from ..render.escape import code_fence
 from ..render.html import html_report
+from ..render.kinds import render
+from ..render.view import BaselineNote
 from .baseline import Baseline, BaselineContext, resolve_baseline
 from .comment import TITLE, Posted, post_without_settings, publish_comment
 from .deps import Deps

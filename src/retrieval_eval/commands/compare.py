@@ -21,7 +21,7 @@ from ..formats.report import dump_report, load_report
 from ..pipeline.forking import shared_map, worker_count, workers_override
 from ..pipeline.score_run import PendingBounds
 from ..pipeline.settings import check_number
-from ..render import comparison_text
+from ..render.text import comparison_text
 from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
 
 

@@ -9,7 +9,7 @@ import click
 from ..comparison.history import Point, history_metrics, history_of
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.report import load_report
-from ..render import render_history
+from ..render.kinds import render_history
 from ._common import handles_errors
 
 

@@ -12,7 +12,7 @@ from ..core.report_model import Report
 from ..formats.comparison import read_comparison
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.report import load_report
-from ..render import render
+from ..render.kinds import render
 from ._common import handles_errors
 
 

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from .view import View
+if TYPE_CHECKING:
+    # The view is only annotated here: the package's __init__ imports the limits below, and the
+    # score command (which imports the package for its terminal output) never builds a view.
+    from .view import View
 
 COMMENT_LIMIT = 65_536  # characters, GitHub's limit for a comment body
 SUMMARY_LIMIT = 1 << 20  # bytes, GitHub's limit for one step's summary
 
 # A step gives the view shortened and says what it left out, or None when it had nothing to cut.
-Reduction = Callable[[View], tuple[View, str] | None]
+if TYPE_CHECKING:
+    Reduction = Callable[[View], tuple[View, str] | None]
 
 
 def _keep_movers(count: int) -> Reduction:

@@ -51,11 +51,12 @@ from .html_view import (
     PageVerdict,
     PageView,
 )
+from .marks import adjusted_mark, report_gates
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .power import power_view
 from .sections import NO_GATES, drift_facts, floor_shown, sections_of
-from .tables import adjusted_mark, floor_marks, gate_marks, report_gates
+from .tables import floor_marks, gate_marks
 from .view import EvalSetLine, ScoredView, significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none

@@ -14,6 +14,7 @@ from ..core.gates import PASS, SEVERITY, gate_metric
 from ..core.lenient import number
 from ..core.report_model import Floor, GateEntry, Margin, Report, StratumEntry
 from .escape import escape_markdown, escape_name, mermaid_label
+from .marks import adjusted_mark, report_gates
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 
 ICONS = {"PASS": "✅", "FAIL": "❌", "INDETERMINATE": "⚠️"}
@@ -100,11 +101,6 @@ class FloorStratumLine(MarginLine):
     n: int
 
 
-def report_gates(report: Report) -> tuple[GateEntry, ...]:
-    """The verdict's gates, none when the report has no verdict or lists none."""
-    return (report.verdict.gates if report.verdict is not None else None) or ()
-
-
 def metric_rows(report: Report, comparison: ComparisonDocument | None, primary: str) -> list[MetricLine]:
     marks = gate_marks(report_gates(report))
     compared = comparison.metrics if comparison else {}
@@ -136,15 +132,6 @@ def metric_row(
         confounded=escape_markdown(confounded) if confounded else None,
         gate=marks.get(name, ""),
     )
-
-
-def adjusted_mark(compared: MetricRow | StratumRow) -> bool:
-    """Significant after Holm's adjustment; a comparison made before it gives its own test."""
-    if compared.holm is not None:
-        return compared.holm.significant_adjusted is True
-    if isinstance(compared, StratumRow):
-        return compared.test is not None and compared.test.significant is True
-    return compared.significant is True
 
 
 def gate_marks(gates: Sequence[GateEntry]) -> dict[str, str]:

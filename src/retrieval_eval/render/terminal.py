@@ -31,10 +31,10 @@ from ..core.report_model import (
 from ..core.validate import Validation
 from .compared import Compared, as_document
 from .detectable import detectable_gates, detectable_sentence
+from .marks import adjusted_mark, report_gates
 from .notices import notices
 from .numbers import fmt_bound, fmt_delta, fmt_interval
 from .sections import NO_GATES, drift_facts, floor_shown
-from .tables import adjusted_mark, report_gates
 
 _COLOURS = {"PASS": "32", "FAIL": "31", "INDETERMINATE": "33", "dim": "2", "bold": "1"}
 BAR_WIDTH = 20

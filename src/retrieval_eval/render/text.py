@@ -14,8 +14,8 @@ from ..core.report_model import Report
 from .compared import Compared
 from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
+from .marks import adjusted_mark
 from .numbers import fmt, fmt_delta, fmt_interval
-from .tables import adjusted_mark
 from .terminal import clean, mover_line, render_score
 
 

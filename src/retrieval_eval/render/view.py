@@ -18,6 +18,7 @@ from ..core.report_model import Floor, Inputs, JudgmentsSummary, Report, Tool, W
 from .escape import code_fence, escape_markdown, escape_name, mermaid_label, show_hidden
 from .history import HistoryView, history_view
 from .machine import MachineView, machine_view
+from .marks import adjusted_mark, report_gates
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval
 from .power import PowerView, power_view
@@ -32,7 +33,6 @@ from .tables import (
     MetricLine,
     MoverLine,
     StratumLine,
-    adjusted_mark,
     compact_metric_rows,
     finding_rows,
     floor_marks,
@@ -41,7 +41,6 @@ from .tables import (
     margin_row,
     metric_rows,
     mover_rows,
-    report_gates,
     stratum_rows,
 )
 from .unjudged import UnjudgedView, unjudged_view
