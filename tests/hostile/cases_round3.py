@@ -554,12 +554,11 @@ CASES += [
 
 # -- R3.10: a template's time is bounded as its allocations are -----------------------------------------
 SILENT_LOOPS = {
-    # The review's probe: nested loops that print nothing, so no allocation bound ever trips.
+    # The review's probe: nested loops that print nothing, so no allocation bound ever trips. Each
+    # row here spends the whole real bound (5 s of CPU), so the table runs the probe once through
+    # the CLI and once through the action; its variants (strings, macros, filters, recursion, ...)
+    # run in tests/test_template_time.py through the same sandbox with the bound made small.
     "nested-ranges": "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
-    "nested-strings": "{% set s = 'x' * 5000 %}"
-    + "{% for a in s %}{% for b in s %}{% for c in s %}{% endfor %}{% endfor %}{% endfor %}",
-    "macro-loops": "{% macro m() %}{% for j in range(100000) %}{% endfor %}{% endmacro %}"
-    + "{% for i in range(100000) %}{{ m() }}{% endfor %}",
 }
 
 
