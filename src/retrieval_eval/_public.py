@@ -13,6 +13,7 @@ API_NAMES = (
     "Judgments",
     "MetricChange",
     "Record",
+    "Report",
     "RetrievalEvalError",
     "Run",
     "UsageError",

@@ -441,7 +441,7 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
 
 
 def load_report(source: object) -> Report:
-    """A report, typed (:class:`retrieval_eval.core.report_model.Report`): read from a report
+    """A report, typed (:class:`retrieval_eval.Report`): read from a report
     file's path (what ``score --report`` writes), or from a report's JSON object held in memory,
     checked against the report's shape as a file is; an Evaluation gives its ``typed_report``.
     Refuses what is not a report with :class:`InputError`. What :func:`evaluate` (``baseline``),
