@@ -36,6 +36,25 @@ def preload() -> None:
 
     for module in pkgutil.iter_modules(retrieval_eval.commands.__path__):
         importlib.import_module(f"retrieval_eval.commands.{module.name}")
+    # The optional extras, where installed: every command with --corpus or --floor loads numpy,
+    # scipy and bm25s (about 0.25 s of CPU per child, more than most commands take to run), and
+    # the bootstrap loads numpy. A fresh interpreter would import the very same modules, with
+    # the same one-thread BLAS set above, when the command asks for them; a machine without an
+    # extra still gets the command's own message, since the child then imports it and fails as
+    # a fresh process would. Tests that take an extra away start a fresh interpreter instead.
+    for extra in (
+        "retrieval_eval.core.fastdraws",
+        "retrieval_eval.lanes.topk",
+        "retrieval_eval.lanes.bm25",
+        "retrieval_eval.lanes.tfidf",
+        "Stemmer",
+    ):
+        try:
+            importlib.import_module(extra)
+        except ImportError:
+            pass
+    # Forking is only safe from a process with one thread: no extra may have started one.
+    assert threading.active_count() == 1, threading.enumerate()
     del retrieval_eval
 
 

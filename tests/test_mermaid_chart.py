@@ -95,10 +95,20 @@ BARS = "#chart svg [class^=bar-plot] rect"
 LINES = "#chart svg [class^=line-plot] path"
 
 
-def label_boxes(
-    chart: str, mermaid: Path, directory: Path, selector: str = LABELS
-) -> list[tuple[str, float, float, float, float]]:
+Box = tuple[str, float, float, float, float]
+
+
+def label_boxes(chart: str, mermaid: Path, directory: Path, selector: str = LABELS) -> list[Box]:
     """(text, left, top, right, bottom) of every axis label (or what ``selector`` picks) as Mermaid draws it."""
+    return boxes_of(chart, mermaid, directory, (selector,))[0]
+
+
+def boxes_of(chart: str, mermaid: Path, directory: Path, selectors: tuple[str, ...]) -> list[list[Box]]:
+    """The boxes of what each of ``selectors`` picks, all measured in one drawing of the chart.
+
+    One Chromium start per chart, however many kinds of element are measured: the selectors only
+    read the same drawn SVG, so a page per selector would draw the very same chart again.
+    """
     page = directory / "chart.html"
     source = chart.replace("&", "&amp;").replace("<", "&lt;")
     page.write_text(
@@ -108,10 +118,11 @@ def label_boxes(
 mermaid.initialize({{ startOnLoad: false }});
 mermaid.render("strata", document.getElementById("source").textContent).then(function (drawn) {{
   document.getElementById("chart").innerHTML = drawn.svg;
-  var labels = document.querySelectorAll("{selector}");
-  document.getElementById("boxes").textContent = JSON.stringify(Array.prototype.map.call(labels, function (t) {{
-    var b = t.getBoundingClientRect();
-    return [t.textContent, b.left, b.top, b.right, b.bottom];
+  document.getElementById("boxes").textContent = JSON.stringify({json.dumps(list(selectors))}.map(function (selector) {{
+    return Array.prototype.map.call(document.querySelectorAll(selector), function (t) {{
+      var b = t.getBoundingClientRect();
+      return [t.textContent, b.left, b.top, b.right, b.bottom];
+    }});
   }}));
 }}).catch(function (error) {{ document.getElementById("boxes").textContent = "error: " + error; }});
 </script></body></html>""",
@@ -125,10 +136,12 @@ mermaid.render("strata", document.getElementById("source").textContent).then(fun
         if not found or found.group(1):
             break
     assert found and found.group(1).startswith("["), f"Mermaid did not draw the chart: {found and found.group(1)}"
-    return [tuple(box) for box in json.loads(found.group(1))]  # type: ignore[misc]
+    drawn = json.loads(found.group(1))
+    assert len(drawn) == len(selectors)
+    return [[tuple(box) for box in boxes] for boxes in drawn]  # type: ignore[misc]
 
 
-def overlaps(boxes: list[tuple[str, float, float, float, float]]) -> list[tuple[str, str]]:
+def overlaps(boxes: list[Box]) -> list[tuple[str, str]]:
     return [
         (a[0], b[0])
         for i, a in enumerate(boxes)
@@ -189,11 +202,11 @@ def test_the_base_is_a_bar_of_its_own_per_stratum_not_a_line(
     report, comparison = with_base(names)
     chart = mermaid_block(render("summary", report=report, comparison=comparison))
     assert "\n    line " not in chart
-    assert overlaps(label_boxes(chart, mermaid_js, tmp_path)) == []
-    bars = label_boxes(chart, mermaid_js, tmp_path, BARS)
+    labels, bars, lines = boxes_of(chart, mermaid_js, tmp_path, (LABELS, BARS, LINES))
+    assert overlaps(labels) == []
     assert len(bars) == 2 * len(names), "a base bar and a head bar per stratum"
     assert overlaps(bars) == [], "no bar is drawn over another"
-    assert label_boxes(chart, mermaid_js, tmp_path, LINES) == []
+    assert lines == []
     # Base first, then head, in the table's order: the widths follow the values (base 1.0 each).
     widths = [right - left for _, left, _, right, _ in sorted(bars, key=lambda box: box[2])]
     heads = [round(i / len(names), 3) for i in range(len(names))]

@@ -302,6 +302,61 @@ def test_a_user_template_overrides_named_blocks_of_the_builtin(tmp_path: Path) -
     assert render("summary", report=report, comparison=comparison, template_dir=directory).startswith("## ❌")
 
 
+def test_a_user_template_edited_between_two_renders_is_drawn_as_it_now_reads(tmp_path: Path) -> None:
+    """Compiled templates are kept for the process: an edit on disk (same file, same name) must
+    still show on the next render, and the first text must not come back."""
+    report, comparison = CASES["delta_fail"](tmp_path)
+    footer = (
+        '{% extends "builtin/comment.md.j2" %}\n{% block footer %}\nfooter one · {{ verdict.status }}\n{% endblock %}\n'
+    )
+    directory = templates(tmp_path, footer)
+    assert render("comment", report=report, comparison=comparison, template_dir=directory).endswith(
+        "footer one · FAIL\n"
+    )
+    templates(tmp_path, footer.replace("footer one", "footer two"))
+    again = render("comment", report=report, comparison=comparison, template_dir=directory)
+    assert again.endswith("footer two · FAIL\n") and "footer one" not in again
+    # The same name in another folder is another template; the built-in one is untouched.
+    (tmp_path / "other").mkdir()
+    other = templates(tmp_path / "other", footer.replace("footer one", "footer three"))
+    assert render("comment", report=report, comparison=comparison, template_dir=other).endswith("footer three · FAIL\n")
+    builtin = render("comment", report=report, comparison=comparison)
+    assert "footer" not in builtin.splitlines()[-1]
+
+
+def test_compiled_templates_are_the_ones_a_fresh_compile_gives(tmp_path: Path) -> None:
+    """Every render draws what an environment without the kept code draws, byte for byte."""
+    from retrieval_eval.render import sandbox
+
+    report, comparison = CASES["delta_fail"](tmp_path)
+    for kind in ("comment", "summary"):
+        kept = render(kind, report=report, comparison=comparison)
+        fresh = sandbox._CompiledTemplates()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sandbox, "_COMPILED", fresh)
+            assert render(kind, report=report, comparison=comparison) == kept
+        assert fresh._codes, "the fresh environment compiled the templates itself"
+
+
+def test_the_kept_templates_stay_few() -> None:
+    from jinja2.bccache import Bucket
+
+    from retrieval_eval.render.sandbox import _CompiledTemplates
+
+    cache = _CompiledTemplates()
+    for number in range(3 * cache.SIZE):
+        bucket = Bucket(None, f"key{number}", "checksum")  # type: ignore[arg-type]
+        bucket.code = compile(str(number), "<t>", "eval")
+        cache.dump_bytecode(bucket)
+    assert len(cache._codes) == cache.SIZE
+    newest = Bucket(None, f"key{3 * cache.SIZE - 1}", "checksum")  # type: ignore[arg-type]
+    cache.load_bytecode(newest)
+    assert newest.code is not None and eval(newest.code) == 3 * cache.SIZE - 1  # noqa: S307
+    oldest = Bucket(None, "key0", "checksum")  # type: ignore[arg-type]
+    cache.load_bytecode(oldest)
+    assert oldest.code is None
+
+
 def test_a_user_template_that_drops_the_marker_is_refused(tmp_path: Path) -> None:
     report, _ = CASES["pass_without_baseline"](tmp_path)
     directory = templates(tmp_path, "{{ verdict.status }}\n")
