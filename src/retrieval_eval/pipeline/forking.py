@@ -257,27 +257,32 @@ def map_shared(work: Callable[[int], Any], count: int, *, workers: int) -> list[
     return [results[i] if i in results else work(i) for i in range(count)]
 
 
-def _fork_mapper(
-    work: Callable[[int], Any], claims: Claims, siblings: list[tuple[int, MessageReader]]
-) -> tuple[int, MessageReader]:
+def fork_writer(serve: Callable[[int, int], None]) -> tuple[int, MessageReader]:
+    """A forked worker that sends its messages through a pipe: ``serve(read_end, write_end)``
+    runs in the child; the parent keeps only the reading end (its pid and a reader on it)."""
     read_end, write_end = os.pipe()
     widen_pipe(write_end)
-
-    def serve() -> None:
-        for fd in [read_end, *(reader.fd for _, reader in siblings)]:
-            os.close(fd)  # ends a sibling's reader must see closed
-        while (index := claims.take(from_back=True)) is not None:
-            send_message(write_end, {index: work(index)})
-        os.close(write_end)
-
     try:
-        pid = fork_worker(serve)
+        pid = fork_worker(lambda: serve(read_end, write_end))
     except BaseException:
         os.close(read_end)
         raise
     finally:
         os.close(write_end)
     return pid, MessageReader(read_end)
+
+
+def _fork_mapper(
+    work: Callable[[int], Any], claims: Claims, siblings: list[tuple[int, MessageReader]]
+) -> tuple[int, MessageReader]:
+    def serve(read_end: int, write_end: int) -> None:
+        for fd in [read_end, *(reader.fd for _, reader in siblings)]:
+            os.close(fd)  # ends a sibling's reader must see closed
+        while (index := claims.take(from_back=True)) is not None:
+            send_message(write_end, {index: work(index)})
+        os.close(write_end)
+
+    return fork_writer(serve)
 
 
 MapFunction = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]

@@ -22,7 +22,7 @@ from ..core.scoring import (
     score_rankings,
     with_run_findings,
 )
-from .forking import MessageReader, fork_worker, may_fork, reap, send_message, widen_pipe
+from .forking import MessageReader, fork_writer, may_fork, reap, send_message
 from .run_ranges import RunReading
 
 
@@ -148,10 +148,7 @@ class PendingBounds:
             self._child = self._fork()
 
     def _fork(self) -> tuple[int, MessageReader]:
-        read_end, write_end = os.pipe()
-        widen_pipe(write_end)
-
-        def serve() -> None:
+        def serve(read_end: int, write_end: int) -> None:
             # Nothing but its own pipe stays open here: a pipe another worker (the run's
             # reader) waits to see closed must not be held open by this one.
             os.closerange(3, write_end)
@@ -159,14 +156,7 @@ class PendingBounds:
             send_message(write_end, self._computed())
             os.close(write_end)
 
-        try:
-            pid = fork_worker(serve)
-        except BaseException:
-            os.close(read_end)
-            raise
-        finally:
-            os.close(write_end)
-        return pid, MessageReader(read_end)
+        return fork_writer(serve)
 
     def _computed(self, sides: Collection[int] | None = None) -> dict[int, Bounds]:
         cache = IndexCache()
