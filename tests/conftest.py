@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# ranx, an oracle in a few tests, compiles its numba kernels on first use: on a fresh machine
+# that is about a minute of one core before its first answer, a third of the suite's wall time
+# on two cores. Run by the interpreter, the same ranx source gives the same answers (the tests
+# compare its scores to 1e-12 and its printed values at their digits) in a second. Set before
+# any test module imports numba; `.ci/run` runs the ranx tests once more with the kernels
+# compiled (NUMBA_DISABLE_JIT=0), as a user of ranx runs them.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,9 +52,8 @@ GROUP_LOST = pytest.StashKey[str]()
 def groups_hold(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Fail, with the reason, every grouped test whose ``xdist_group`` mark would not hold. pytest-xdist
     groups a test by the ``@group`` it appends to the test's id; where that append has no effect
-    (pytest 9.2 with pytest-xdist 3.8) every group is silently spread over the workers: ranx's
-    kernels are compiled on each, the image is built on each, and Mermaid is fetched twice into
-    one folder."""
+    (pytest 9.2 with pytest-xdist 3.8) every group is silently spread over the workers: the image
+    is built on each, and Mermaid is fetched twice into one folder."""
     if not getattr(config.option, "loadgroup", False):  # one process, or another --dist
         return
     for item in items:

@@ -29,8 +29,7 @@ def test_the_tour_and_the_other_libraries() -> None:
     run_examples(text[: text.index(RANX)], "docs/api.md")
 
 
-@pytest.mark.slow  # ranx compiles its numba kernels on first use (cached for later runs)
-@pytest.mark.xdist_group("ranx")  # on the worker that compiled them for test_fusion.py
+@pytest.mark.ranx
 def test_the_ranx_example() -> None:
     pytest.importorskip("ranx")
     text = DOC.read_text(encoding="utf-8")

@@ -25,7 +25,7 @@ def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-@pytest.mark.xdist_group("ranx")  # ranx compiles its numba kernels on first use: on the worker that compiles them
+@pytest.mark.ranx
 def test_an_unanswered_judged_query_scores_0_in_ir_measures_and_ranx_and_is_left_out_by_trec_eval() -> None:
     ir_measures = pytest.importorskip("ir_measures")
     pytrec_eval = pytest.importorskip("pytrec_eval")

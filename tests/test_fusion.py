@@ -65,8 +65,7 @@ def generated_runs(seed: int, count: int) -> list[dict[str, list[str]]]:
     return [{q: rng.sample(documents, rng.randint(1, 30)) for q in queries} for _ in range(count)]
 
 
-@pytest.mark.slow  # ranx compiles its numba kernels on first use (cached for later runs)
-@pytest.mark.xdist_group("ranx")  # one worker pays for the kernels, once
+@pytest.mark.ranx
 @pytest.mark.parametrize(("count", "k"), [(2, 60), (3, 10), (4, 0)])
 def test_rrf_equals_ranx(count: int, k: int) -> None:
     ranx = pytest.importorskip("ranx")
