@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from compare_data import labels, run, score
+from from_json import build_comparison
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.queue import QueueExcerpt
 from retrieval_eval.formats.report import as_report
-from typed_reports import build_comparison
 
 Case = tuple[dict[str, Any], dict[str, Any] | None]
 QUEUES: dict[str, QueueExcerpt] = {}  # the label queue's excerpt a case drew, by case name

@@ -591,12 +591,12 @@ def test_post_comment_needs_a_workflow_run_event(tmp_path: Path, fake: FakeGitHu
 def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_path: Path, fake: FakeGitHub) -> None:
     from types import SimpleNamespace
 
+    from from_json import render
     from retrieval_eval.action.baseline import Baseline
     from retrieval_eval.action.flow import Outcome, render_outcome
     from retrieval_eval.action.settings import Runner, parse_settings
     from retrieval_eval.formats.report import checked_report
     from retrieval_eval.render import COMMENT_LIMIT
-    from typed_render import render
 
     ws = make_workspace(tmp_path, history="none")
     act(ws, fake, comment="off")

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compare_data import labels, ranking, run, score, write_jsonl
+from from_json import build_comparison, deltas_of
 from helpers import run_cli
 from retrieval_eval.core.gates import GateReadings, evaluate_gate, parse_gate
 from retrieval_eval.formats.judgments import parse_judgments
-from typed_reports import build_comparison, deltas_of
 
 
 def codes(document: dict[str, Any]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compare_data import labels, run, score
+from from_json import build_comparison, report_of
 from helpers import run_cli
 from hostile.cases_io import COMPARISON as HOSTILE_CASES_COMPARISON
 from render_cases import CASES
@@ -51,7 +52,6 @@ from retrieval_eval.formats.comparison import comparison_from_json, comparison_t
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.formats.report import dump_report
 from retrieval_eval.formats.shapes import COMPARISON, comparison_problem
-from typed_reports import build_comparison, typed
 
 # -- the shape and the records name the same fields -------------------------------------
 
@@ -292,7 +292,7 @@ def test_each_kind_of_comparison_reads_back_to_the_same_bytes(tmp_path: Path) ->
 def test_the_records_and_the_json_are_one_comparison(tmp_path: Path) -> None:
     base = score(tmp_path, "base", labels(), run(misses=range(10)))
     head = score(tmp_path, "head", labels(), run(misses=[3, 30]))
-    records = build_document(typed(base), typed(head), resamples=300)
+    records = build_document(report_of(base), report_of(head), resamples=300)
     assert comparison_to_json(records) == build_comparison(base, head, resamples=300)
     assert comparison_from_json(build_comparison(base, head, resamples=300)) == records
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from from_json import comparison_text, render
 from hostile.cases_io import COMPARISON as GOOD_COMPARISON  # noqa: E402  (tests/ is on the path)
 from hostile.cases_io import REPORT as GOOD_REPORT
 from retrieval_eval.action.baseline import _parse
@@ -23,7 +24,6 @@ from retrieval_eval.core.errors import InputError
 from retrieval_eval.formats.jsondoc import parse_document
 from retrieval_eval.formats.report import as_report, checked_report
 from retrieval_eval.formats.shapes import COMPARISON, REPORT, comparison_problem, report_problem
-from typed_render import comparison_text, render
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = json.loads((ROOT / "spec" / "report.schema.json").read_text())
@@ -151,7 +151,7 @@ def test_a_damaged_comparison_is_rendered_or_refused_never_crashes(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(damaged(GOOD_REPORT, REPORT_PATHS), damaged(GOOD_REPORT, REPORT_PATHS))
 def test_damaged_reports_are_compared_or_refused_never_crash(base: Any, head: Any) -> None:
-    from typed_reports import build_comparison
+    from from_json import build_comparison
 
     try:
         base = checked_report(base, "base")

@@ -15,13 +15,12 @@ import pytest
 from action_workspace import git, make_workspace, repack
 from compare_data import labels, run, score
 from fake_github import FakeGitHub
+from from_json import break_reason, build_history, history_metrics, point, render, render_history, segments
 from retrieval_eval.action.git import GitObjects
 from retrieval_eval.action.main import main
 from retrieval_eval.comparison.history import Point
 from retrieval_eval.formats.report import dump_report
 from test_render import check_golden
-from typed_render import render, render_history
-from typed_reports import break_reason, build_history, history_metrics, point, segments
 
 REPORT = ".retrieval-eval/report.json"
 
@@ -239,7 +238,7 @@ def test_a_history_setting_out_of_range_is_refused(tmp_path: Path, fake: FakeGit
 
 
 def test_which_optional_measures_were_computed_breaks_no_line() -> None:
-    from typed_reports import break_reason
+    from from_json import break_reason
 
     inputs = {"judgments_sha256": "a" * 64, "query_set_sha256": "b" * 64}
     config = {"k": [5], "threshold": 1, "gain": "exponential", "unjudged": "assume-irrelevant"}
@@ -253,8 +252,8 @@ def test_which_optional_measures_were_computed_breaks_no_line() -> None:
 def test_the_bounded_policy_scores_as_assume_irrelevant_and_breaks_no_line(tmp_path: Path) -> None:
     """The truth from the CLI itself: the same run under both policies has the same values."""
     from compare_data import write_jsonl
+    from from_json import break_reason
     from helpers import run_cli
-    from typed_reports import break_reason
 
     judgments = write_jsonl(tmp_path / "judgments.jsonl", labels())
     ranked = write_jsonl(tmp_path / "run.jsonl", run(misses=[1, 2]))

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from compare_data import labels, run, score
+from from_json import build_comparison
 from retrieval_eval.core.significance import holm
 from retrieval_eval.formats.judgments import parse_judgments
-from typed_reports import build_comparison
 
 
 def test_holm_by_hand() -> None:

@@ -23,11 +23,10 @@ import pytest
 
 from browser import dump_dom, needs_chromium, screenshot
 from compare_data import labels, run, score, write_jsonl
+from from_json import build_comparison, html_report, shown_queries
 from helpers import run_cli
 from retrieval_eval.formats.judgments import parse_judgments
 from retrieval_eval.render.html import plain
-from typed_render import html_report, shown_queries
-from typed_reports import build_comparison
 
 DEMO = files("retrieval_eval") / "demo"
 
@@ -419,8 +418,8 @@ def _rechunked(folder: Path) -> Path:
 @needs_chromium
 @pytest.mark.parametrize("scenario", ["demo", "rechunk"])
 def test_the_page_has_every_section_the_summary_has(scenario: str, tmp_path: Path) -> None:
+    from from_json import sections_of
     from test_sections import HTML, SUMMARY, has_marker
-    from typed_render import sections_of
 
     corpus = _rechunked(tmp_path) if scenario == "rechunk" else Path(str(DEMO / "corpus.json"))
     out = _scenario(tmp_path, corpus)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from browser import dump_dom, needs_chromium
-from typed_render import render
+from from_json import render
 
 MERMAID_VERSION = "11"
 

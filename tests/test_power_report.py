@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 from compare_data import NOW, labels, run, score, write_jsonl
+from from_json import build_comparison
 from retrieval_eval.core.gates import Gating
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
-from typed_reports import build_comparison
 
 MDE = 0.134584
 SD = 0.303822
@@ -186,7 +186,7 @@ def test_validate_says_how_coarse_a_thin_stratum_is(tmp_path: Path) -> None:
 
 
 def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> None:
-    from typed_render import render_html, render_score
+    from from_json import render_html, render_score
 
     base = sides[0]
     request = EvaluationRequest(
@@ -209,7 +209,7 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
 
 
 def test_the_compare_text_lists_each_metrics_effect(sides: Sides) -> None:
-    from typed_render import comparison_text
+    from from_json import comparison_text
 
     base, head, _ = sides
     text = comparison_text(build_comparison(base, head))

@@ -154,7 +154,7 @@ def test_rankings_a_merge_shortened_say_so_when_they_cannot_be_scored_deeper(tmp
 def test_the_page_says_the_base_keys_are_old_chunk_ids_after_a_rechunk(tmp_path: Path) -> None:
     """The base column of a query shows the base's own keys, which name chunks before the re-chunk:
     they are marked as old ids, not as unjudged text."""
-    from typed_render import html_report
+    from from_json import html_report
 
     scenario = make_scenario("merged-paragraphs", "same")
     files = scenario.write(tmp_path)

@@ -18,12 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from from_json import render
 from helpers import run_cli
 from render_cases import CASES, HOSTILE_TEXTS, QUEUES
 from retrieval_eval.core.errors import InputError, UsageError
 from retrieval_eval.formats.report import as_report
 from retrieval_eval.render import COMMENT_LIMIT, comment_marker, escape_markdown
-from typed_render import render
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -80,7 +80,7 @@ HTML_CASES = (
 
 @pytest.mark.parametrize("case", HTML_CASES)
 def test_html_pages_match_their_golden_files(case: str, tmp_path: Path) -> None:
-    from typed_render import render_html
+    from from_json import render_html
 
     report, comparison = CASES[case](tmp_path)
     page = render_html(report, comparison, query_limit=3)  # three queries show their part; the rest is counted
@@ -119,8 +119,8 @@ def test_significance_is_what_sets_the_delta_in_bold(tmp_path: Path) -> None:
 
 def test_confounded_deltas_are_flagged_not_judged(tmp_path: Path) -> None:
     from compare_data import labels, run, score
+    from from_json import build_comparison
     from test_compare import relabelled
-    from typed_reports import build_comparison
 
     base = score(tmp_path, "base", labels(), run(41))
     head = score(tmp_path, "head", relabelled(), run(41))
@@ -139,7 +139,7 @@ def test_drift_is_warned_about(tmp_path: Path) -> None:
 
 def test_the_strata_count_counts_the_strata_listed(tmp_path: Path) -> None:
     from compare_data import labels, run, score
-    from typed_reports import build_comparison
+    from from_json import build_comparison
 
     base = score(tmp_path, "base", labels(strata=("faq", "howto", "billing", "retired")), run())
     head = score(tmp_path, "head", labels(), run(misses=[4]))

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
+from from_json import build_comparison
 from retrieval_eval.comparison import rescore
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.judgments import read_label_index
 from retrieval_eval.formats.report import as_report
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
-from typed_reports import build_comparison
 
 
 def _write(path: Path, lines: list[dict[str, Any]]) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from from_json import render, render_html, sections_of
 from render_cases import CASES
-from typed_render import render, render_html, sections_of
 
 # What marks each section in each rendering: a heading, a lead word, an element id.
 SUMMARY = {

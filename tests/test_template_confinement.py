@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from from_json import render
 from helpers import run_cli
 from hostile.cases_render import REPORT
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.render.sandbox import inside
-from typed_render import render
 
 SECRET = "INPUT_GITHUB-TOKEN=ghs_confinedTemplateSecret"
 EXTENDS = '{% extends "builtin/comment.md.j2" %}\n'

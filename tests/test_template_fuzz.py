@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from from_json import bare_view
 from retrieval_eval.core.errors import RetrievalEvalError
 from retrieval_eval.render import limits
 from retrieval_eval.render.sandbox import template_drawer
-from typed_render import bare_view
 
 ROUNDS = 300
 SECRET = "SECRET-never-rendered"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from from_json import bare_view
 from retrieval_eval.core.errors import InputError
 from retrieval_eval.render import limits
 from retrieval_eval.render.sandbox import template_drawer
-from typed_render import bare_view
 
 FOREVER = "range(100000)"
 LOOPS = {

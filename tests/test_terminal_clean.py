@@ -87,8 +87,8 @@ def test_the_old_chunker_fingerprint_is_what_the_labels_were_made_on() -> None:
 def test_the_comparison_in_the_terminal_carries_no_control_character(tmp_path: Path) -> None:
     """score --baseline prints the comparison: movers' ids, texts and strata, stratum names, findings
     and drift changes come from files, and reach the terminal shown by code."""
+    from from_json import render
     from render_cases import CASES
-    from typed_render import render
 
     report, comparison = CASES["no_gates"](tmp_path)
     assert comparison is not None

@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from from_json import build_comparison
 from hostile.case import HostileCase
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
-from typed_reports import build_comparison
 
 ROOT = Path(__file__).resolve().parents[2]
 STRATA = ROOT / "spec" / "fixtures" / "strata"
