@@ -618,7 +618,7 @@ def test_what_the_action_adds_to_the_comment_counts_toward_its_size_limit(tmp_pa
     assert n is not None
     settings = parse_settings({"INPUT_JUDGMENTS": "j", "INPUT_RUN": "r"}, runner=Runner(workspace=ws.root))
     outcome = Outcome(
-        SimpleNamespace(typed_report=checked_report(with_reasons(n), "report"), comparison=None, queue=()),  # type: ignore[arg-type]
+        SimpleNamespace(typed_report=checked_report(with_reasons(n), "report"), comparison=None, queue=(), queued=0),  # type: ignore[arg-type]
         Baseline(None, reason="no baseline report was found for main; " + "publish one " * 150),
         (),
     )

@@ -203,7 +203,7 @@ def render_outcome(settings: Settings, outcome: Outcome, history: History | None
 
     evaluation = outcome.evaluation
     # The count stands for a queue too long to build (label-queue: auto) or not asked for (off).
-    queue = queue_excerpt(evaluation.queue, queue_command(settings, baseline), getattr(evaluation, "queued", None))
+    queue = queue_excerpt(evaluation.queue, queue_command(settings, baseline), evaluation.queued)
 
     def draw(kind: str) -> str:
         return render(
