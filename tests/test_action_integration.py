@@ -466,6 +466,59 @@ def test_a_pull_request_payload_without_its_base_commit_keeps_the_delta_gates(
     assert "event's payload names no base commit \\(pull\\_request.base.sha" in run.summary  # Markdown-escaped
 
 
+def merge_group_event(ws: Workspace, base_sha: object) -> None:
+    """A merge queue's group on main, as GitHub sends it (the payload of a merge_group event)."""
+    group = {
+        "head_sha": ws.head_sha,
+        "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-x",
+        "base_ref": "refs/heads/main",
+    }
+    ws.write_event(
+        "merge_group", {"merge_group": {**group, "base_sha": base_sha}, "repository": {"default_branch": "main"}}
+    )
+
+
+def test_a_merge_queue_group_is_gated_against_the_branch_it_lands_on(tmp_path: Path, fake: FakeGitHub) -> None:
+    # A merge_group event was taken for a push: its delta gates were set aside, so a group whose
+    # pull requests each stayed within a gate, but not together, landed past it.
+    ws = make_workspace(tmp_path)
+    write_jsonl(ws.root / "run.jsonl", worse_run())
+    merge_group_event(ws, ws.base_sha)
+    run = act(ws, fake, gates="recall@5:-0.05")
+    assert run.code == 1 and run.outputs["verdict"] == "FAIL"
+    assert "Delta gates set aside" not in run.summary
+    assert not fake.calls(pattern="/comments")  # a group has no pull request to comment on
+    # The same group with the head equal to the base passes its gate.
+    write_jsonl(ws.root / "run.jsonl", demo_rows("run.jsonl"))
+    ws.reset_runner_files()
+    merge_group_event(ws, ws.base_sha)
+    run = act(ws, fake, gates="recall@5:-0.05")
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+
+
+@pytest.mark.parametrize(
+    ("base_sha", "says"),
+    [
+        (None, "event's payload names no base commit \\(merge\\_group.base\\_sha"),  # Markdown-escaped
+        (7, "event's payload names no base commit \\(merge\\_group.base\\_sha"),
+        ("", "event's payload names no base commit \\(merge\\_group.base\\_sha"),
+        ("../../.git/config", "no baseline report was found for main"),  # not a commit: looked up, not found
+        ("0" * 40, "no baseline report was found for main"),  # a commit nobody has
+    ],
+    ids=["absent", "a-number", "empty", "a-path", "unknown-commit"],
+)
+def test_a_merge_group_without_a_readable_base_keeps_the_delta_gates(
+    tmp_path: Path, fake: FakeGitHub, base_sha: object, says: str
+) -> None:
+    ws = make_workspace(tmp_path)
+    write_jsonl(ws.root / "run.jsonl", worse_run())
+    merge_group_event(ws, base_sha)
+    run = act(ws, fake, gates="recall@5:-0.05")
+    assert run.code == 1 and run.outputs["verdict"] == "INDETERMINATE"
+    assert "Delta gates set aside" not in run.summary
+    assert says in run.summary
+
+
 def test_comment_always_finds_the_pull_request_of_a_push(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     ws.write_event("push", {"ref": "refs/heads/feature", "repository": {"default_branch": "main"}})

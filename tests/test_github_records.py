@@ -52,6 +52,32 @@ def test_a_pull_request_event_reads_its_pull_request() -> None:
     assert event_from_json("push", PULL) == Event("push", default_branch="trunk")
 
 
+# A merge queue's group (GitHub's documented merge_group payload): the commit it lands on.
+GROUP = {
+    "action": "checks_requested",
+    "merge_group": {
+        "head_sha": "h" * 40,
+        "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-" + "b" * 40,
+        "base_sha": "b" * 40,
+        "base_ref": "refs/heads/main",
+        "head_commit": {"id": "h" * 40},
+    },
+    "repository": {"default_branch": "trunk"},
+}
+
+
+def test_a_merge_group_event_reads_the_base_branch_it_lands_on() -> None:
+    assert event_from_json("merge_group", GROUP) == Event(
+        "merge_group", base_sha="b" * 40, base_ref="main", default_branch="trunk"
+    )
+    # No pull request to comment on: the group's head_ref only mentions one.
+    assert event_from_json("merge_group", GROUP).pr_number is None
+    # A branch named without refs/heads/ is taken as it is; the group is read for merge_group only.
+    named = {"merge_group": {**GROUP["merge_group"], "base_ref": "release/2"}}  # type: ignore[dict-item]
+    assert event_from_json("merge_group", named).base_ref == "release/2"
+    assert event_from_json("pull_request", GROUP) == Event("pull_request", default_branch="trunk")
+
+
 def test_a_workflow_run_event_reads_the_run_that_finished() -> None:
     event = event_from_json("workflow_run", FINISHED)
     assert event.triggering_run == TriggeringRun(99, "pull_request", "c" * 40, "feature", "fork-owner", (3, 5))
@@ -69,10 +95,12 @@ def test_a_workflow_run_event_reads_the_run_that_finished() -> None:
         {"pull_request": {"number": True, "base": "main"}},
         {"pull_request": {"number": -1, "base": {"sha": 5, "ref": None}}},
         {"repository": {"default_branch": ["main"]}, "workflow_run": {"id": "99"}},
+        {"merge_group": []},
+        {"merge_group": {"base_sha": 5, "base_ref": ["refs/heads/main"]}},
     ],
 )
 def test_a_field_of_another_type_reads_as_absent(payload: Any) -> None:
-    for name in ("pull_request", "workflow_run"):
+    for name in ("pull_request", "workflow_run", "merge_group"):
         assert event_from_json(name, payload) == Event(name)
 
 

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from ..core.errors import InputError
 from ..core.report_model import Report
 from ..formats.report import load_report_hashed, parse_report
-from .event import PULL_REQUEST_EVENTS, Event
+from .event import BASE_BRANCH_EVENTS, MERGE_GROUP, Event
 from .git import Git
 from .github import GitHubClient, GitHubError, NotFound
 from .settings import BaselineSpec, Settings
@@ -88,11 +88,12 @@ def _explicit(ctx: BaselineContext, spec: BaselineSpec, found: Baseline | None) 
 
 def _auto(ctx: BaselineContext) -> Baseline:
     event, settings = ctx.event, ctx.settings
-    if event.name not in PULL_REQUEST_EVENTS:
+    if event.name not in BASE_BRANCH_EVENTS:
         return Baseline(None, reason=_not_a_pull_request(settings, event), no_base_branch=True)
     if not event.base_sha:
-        # A pull request whose payload names no base commit still has a base branch: its delta
-        # gates stay (INDETERMINATE), never set aside as on a push, which would let them pass.
+        # A pull request (or merge group) whose payload names no base commit still has a base
+        # branch: its delta gates stay (INDETERMINATE), never set aside as on a push, which
+        # would let them pass.
         return Baseline(None, reason=_no_base_commit(event))
     path = settings.baseline_path
     found = (
@@ -115,8 +116,9 @@ def _not_a_pull_request(settings: Settings, event: Event) -> str:
 
 
 def _no_base_commit(event: Event) -> str:
+    field = "merge_group.base_sha" if event.name == MERGE_GROUP else "pull_request.base.sha"
     return (
-        f"this {event.name} event's payload names no base commit (pull_request.base.sha, read from "
+        f"this {event.name} event's payload names no base commit ({field}, read from "
         "GITHUB_EVENT_PATH), so the base branch's report cannot be looked up; delta gates are "
         "INDETERMINATE until it does"
     )
@@ -215,7 +217,8 @@ def _newest_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline |
     candidates.sort(key=lambda a: a.created_at, reverse=True)
     for artifact in candidates:
         run = ctx.github.get_workflow_run(ctx.repo, int(artifact.run_id or 0))
-        if run.conclusion != "success" or run.event in PULL_REQUEST_EVENTS:
+        # A pull request's run, or a merge group's (not landed yet), never stands for the branch.
+        if run.conclusion != "success" or run.event in BASE_BRANCH_EVENTS:
             continue
         archive = ctx.github.download_artifact(ctx.repo, artifact.id)
         data = _report_member(archive, _member_names(ctx.settings), f"artifact {name}")

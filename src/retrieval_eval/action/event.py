@@ -6,10 +6,10 @@ handles the typed record only.
 
 from __future__ import annotations
 
-from ..formats.github import PULL_REQUEST_EVENTS, Event, TriggeringRun, event_from_json
+from ..formats.github import BASE_BRANCH_EVENTS, MERGE_GROUP, PULL_REQUEST_EVENTS, Event, TriggeringRun, event_from_json
 from ..formats.jsondoc import read_document
 
-__all__ = ["PULL_REQUEST_EVENTS", "Event", "TriggeringRun", "load_event"]
+__all__ = ["BASE_BRANCH_EVENTS", "MERGE_GROUP", "PULL_REQUEST_EVENTS", "Event", "TriggeringRun", "load_event"]
 
 
 def load_event(name: str, path: str) -> Event:

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
+# A merge queue tests each group of pull requests on top of the branch it will land on, and its
+# payload names that branch's commit (merge_group.base_sha): delta gates hold there as on a pull
+# request, or pull requests that each stay within a gate could land together past it.
+MERGE_GROUP = "merge_group"
+BASE_BRANCH_EVENTS = PULL_REQUEST_EVENTS | {MERGE_GROUP}
 
 
 # -- REST answers -------------------------------------------------------------------------
@@ -163,11 +168,12 @@ def event_from_json(name: str, payload: object) -> Event:
     data = _object(payload)
     pull = _object(data.get("pull_request")) if name in PULL_REQUEST_EVENTS else {}
     base = _object(pull.get("base"))
+    group = _object(data.get(MERGE_GROUP)) if name == MERGE_GROUP else {}
     return Event(
         name,
         pr_number=_number(pull.get("number")),
-        base_sha=_text(base.get("sha")),
-        base_ref=_text(base.get("ref")),
+        base_sha=_text(base.get("sha")) or _text(group.get("base_sha")),
+        base_ref=_text(base.get("ref")) or _branch(_text(group.get("base_ref"))),
         default_branch=_text(_object(data.get("repository")).get("default_branch")),
         triggering_run=_triggering_run(_object(data.get("workflow_run"))) if name == "workflow_run" else None,
     )
@@ -202,6 +208,11 @@ def _object(value: object) -> Mapping[str, Any]:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _branch(ref: str) -> str:
+    """A merge group names its base as a ref (refs/heads/main); a pull request names the branch."""
+    return ref.removeprefix("refs/heads/")
 
 
 def _number(value: object) -> int | None:
