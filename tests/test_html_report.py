@@ -143,6 +143,25 @@ def test_queries_that_moved_most_come_first_and_the_rest_are_counted(tmp_path: P
     assert "The 3 queries moved most on recall@5 of 6; the other 3 are left out of this page" in text
 
 
+def test_a_comparability_finding_is_shown_whole_up_to_its_limit(tmp_path: Path) -> None:
+    """The page is where a reader goes for the detail: a finding's detail and meaning (a re-chunk's
+    names the labels that broke, then the command that lists them) are not cut shorter there than
+    in the job summary (500 characters); past 2,000 the page cuts them too."""
+    base = score(tmp_path, "base", labels(3), run(3))
+    head = score(tmp_path, "head", labels(3), run(3, misses=[1]))
+    comparison = build_comparison(base, head)
+    long_detail = "labels broke: " + ", ".join(f"q{i:03d}/c1:{i:032x}" for i in range(20)) + "; list them: holes"
+    longer = "x" * 2_500
+    assert 500 < len(long_detail) < 2_000
+    comparison["comparability"] = [
+        {"code": "rechunk", "effect": "confounds", "detail": long_detail, "meaning": "end of the first"},
+        {"code": "other", "effect": "none", "detail": longer, "meaning": "m"},
+    ]
+    text = " ".join(Page(html_report(head, comparison, base=base)).text)
+    assert long_detail in text and "end of the first" in text
+    assert "x" * 1_990 in text and "x" * 2_001 not in text
+
+
 def test_each_key_shows_its_grade_not_relevant_or_unjudged(tmp_path: Path) -> None:
     rows = labels(2)
     base = score(tmp_path, "base", rows, run(2))

@@ -62,6 +62,10 @@ from .view import EvalSetLine, ScoredView, significance_line
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
 QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
 TEXT_LIMIT = 300  # characters of a name, query or reason
+# Characters of a comparability finding's detail and meaning: the page is where a reader goes for
+# them whole (a re-chunk's names the labels that broke, then the command that lists them), so it
+# cuts them later than the job summary does (500).
+FINDING_LIMIT = 2_000
 CHUNK_LIMIT = 600  # characters of a chunk's text
 OPEN_QUERIES = 3  # the first queries are shown unfolded
 
@@ -174,7 +178,11 @@ def build_html_view(
         movers=_movers(comparison),
         strata=_strata(report, comparison, primary),
         comparability=tuple(
-            PageFinding(effect=plain(f.effect, 20), detail=plain(f.detail), meaning=plain(f.meaning))
+            PageFinding(
+                effect=plain(f.effect, 20),
+                detail=plain(f.detail, FINDING_LIMIT),
+                meaning=plain(f.meaning, FINDING_LIMIT),
+            )
             for f in (comparison.findings if comparison else ())
         ),
         drift=_drift(report),
