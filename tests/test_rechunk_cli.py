@@ -115,6 +115,29 @@ def test_labels_that_broke_make_the_delta_indeterminate_and_are_named(tmp_path: 
     assert f"list them with 'retrieval-eval drift -j {fixed} -c {files.head_corpus}'" in reason
 
 
+def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp_path: Path) -> None:
+    # Unrepaired, every label blocks the translation; the reason names five of them. The three
+    # that broke (lines 4-6) are the ones no command repairs, so they are named first, whatever
+    # their place in the file; the MERGED ones before them in the file follow.
+    scenario = make_scenario("sentences", "same")
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    labels = [json.loads(line) for line in files.judgments.read_text().splitlines()]
+    for record in labels[3:6]:
+        del record["quote"]
+    files.judgments.write_text("".join(json.dumps(record) + "\n" for record in labels))
+    report = _gate(files, files.judgments, base, "--corpus", str(files.head_corpus))
+    assert report["verdict"]["status"] == "INDETERMINATE"
+    (reason,) = [r for r in report["verdict"]["reasons"] if r.startswith("recall@5:-0.02")]
+    assert "3 label(s) broke in the re-chunk" in reason
+    unrepaired = len(labels) - 3
+    assert f"{unrepaired} label(s) still name removed chunks" in reason
+    assert (
+        "q03 (line 4, SPLIT), q04 (line 5, SPLIT), q05 (line 6, SPLIT), q00 (line 1, MERGED), "
+        f"q01 (line 2, MERGED) and {len(labels) - 5} more" in reason
+    )
+
+
 def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path) -> None:
     scenario = make_scenario("windows", "worse")
     files = scenario.write(tmp_path)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
+from ..core.drift import NEEDS_HUMAN
 from ..core.labelindex import LabelIndex
 from ..core.report_model import CorpusInfo, Report, StaleLabel
 from .sides import Sides
@@ -115,12 +116,11 @@ def _migration_blocker(head: Report) -> str | None:
 
 def _named(stale: tuple[StaleLabel, ...], total: int) -> str:
     """The first labels of ``stale`` (the report keeps only its first few), and how many of the
-    ``total`` that block the translation are left unnamed."""
-    shown = [
-        f"{entry.query_id} (line {entry.line}, {entry.status})"
-        for entry in stale[:STALE_NAMED]
-        if entry != StaleLabel()  # an entry that says nothing is not named
-    ]
+    ``total`` that block the translation are left unnamed. Those that broke come first: no
+    command repairs them, a person must judge them again."""
+    said = [entry for entry in stale if entry != StaleLabel()]  # an entry that says nothing is not named
+    said.sort(key=lambda entry: entry.status not in NEEDS_HUMAN)  # stable: file order within each kind
+    shown = [f"{entry.query_id} (line {entry.line}, {entry.status})" for entry in said[:STALE_NAMED]]
     more = max(total, len(stale)) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
