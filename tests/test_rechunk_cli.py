@@ -190,3 +190,49 @@ def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) 
     assert report["verdict"]["status"] == "FAIL"
     (gate,) = report["verdict"]["gates"]
     assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
+
+
+def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(tmp_path: Path) -> None:
+    # docs/rechunk.md: the base ranked an unlabeled paragraph at 1 and the answer at 2 (MRR 1/2).
+    # The head cuts that paragraph into two sentences; ranking both before the answer puts it
+    # at 3 (MRR 1/3, a true delta of -1/6); ranking one piece before it keeps it at 2 (delta 0).
+    from retrieval_eval import chunk_id
+
+    def corpus(blocks: dict[str, list[str]], chunker: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, "r1", i, text, chunker)}
+            for uri, texts in blocks.items()
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": f"plants/{chunker}", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    pets = ["Lilies harm cats."]
+    old = corpus({"p://light": ["South windows are bright. North ones are dim."], "p://pets": pets}, "para/1")
+    new = corpus({"p://light": ["South windows are bright.", "North ones are dim."], "p://pets": pets}, "sent/2")
+    paths = {name: tmp_path / f"{name}.json" for name in ("old", "new")}
+    paths["old"].write_text(json.dumps(old))
+    paths["new"].write_text(json.dumps(new))
+    answer = old["chunks"][1]
+    judgments = tmp_path / "judgments.jsonl"
+    label = {"query_id": "q1", "doc_uri": answer["doc_uri"], "chunk_id": answer["chunk_id"],
+             "chunk_text": answer["text"], "relevance": 1}  # fmt: skip
+    judgments.write_text(json.dumps(label) + "\n")
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [c["chunk_id"] for c in old["chunks"]]}) + "\n")
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(paths["old"]), "-k", "3",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    assert run_cli("drift", "-j", str(judgments), "-c", str(paths["new"]), "--fix").code == 0
+    a, b, hit = (c["chunk_id"] for c in new["chunks"])
+    for ranking, delta, status in (([a, b, hit], -1 / 6, "FAIL"), ([a, hit, b], 0.0, "PASS")):
+        head_run = tmp_path / "head_run.jsonl"
+        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
+        gated = run_cli(
+            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(paths["new"]), "-k", "3",
+            "--baseline", str(base), "-g", "mrr@3:-0.02", "--json",
+        ).json()  # fmt: skip
+        (gate,) = gated["verdict"]["gates"]
+        assert gate["status"] == status
+        assert abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
