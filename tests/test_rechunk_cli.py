@@ -236,3 +236,69 @@ def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(t
         (gate,) = gated["verdict"]["gates"]
         assert gate["status"] == status
         assert abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
+
+
+def test_a_label_re_judged_on_edited_text_is_no_move_of_the_old_chunk(tmp_path: Path) -> None:
+    # One sentence is edited ("27" -> "24"), so its label is ORPHANED and the queue offers every
+    # chunk of its document. The person grades the edited sentence 2 and its neighbour 1 (the
+    # neighbour answers too; nobody had labeled it). Neither line says where the old text went:
+    # carrying the old chunk into both credited the base with the neighbour at the old chunk's
+    # rank, though the base ranked the neighbour 4th, and a head ranking the same text in the same
+    # order failed recall@2 by -0.5. No translation is sound here: the gate must not decide, and
+    # names the re-judged line (line 1 once the fix has dropped the broken label).
+    from retrieval_eval import chunk_id
+
+    def corpus(docs: dict[str, list[str]], revision: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": revision if uri == "t://temp" else "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, revision if uri == "t://temp" else "r1", i, text, "para/1")}
+            for uri, texts in docs.items()
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": f"c/{revision}", "chunker_fingerprint": "para/1", "chunks": chunks}
+
+    others = {"t://x": ["Unrelated one."], "t://y": ["Unrelated two."]}
+    old = corpus(
+        {"t://temp": ["Most plants prefer 18 to 27 degrees.", "Keep plants from cold drafts."], **others}, "r1"
+    )
+    new = corpus(
+        {"t://temp": ["Most plants prefer 18 to 24 degrees.", "Keep plants from cold drafts."], **others}, "r2"
+    )
+    for name, snapshot in (("old", old), ("new", new)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
+    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
+    edited = old["chunks"][0]
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    label = {"query_id": "q1", "doc_uri": "t://temp", "chunk_id": edited["chunk_id"], "chunk_text": edited["text"],
+             "relevance": 2}  # fmt: skip
+    judgments.write_text(json.dumps(label) + "\n")
+    order = [("t://temp", 0), ("t://x", 0), ("t://y", 0), ("t://temp", 1)]
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [o[key] for key in order]}) + "\n")
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "2,4",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1
+    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    assert [line["chunk_id"] for line in filled] == [n[("t://temp", 0)], n[("t://temp", 1)]]
+    for line, grade in zip(filled, (2, 1)):
+        line.update(relevance=grade, labeled_by="human:a")
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in filled))
+    assert run_cli(*drift).code == 0
+
+    same = [n[key] for key in order]
+    worse = [n[("t://x", 0)], n[("t://y", 0)], n[("t://temp", 0)], n[("t://temp", 1)]]
+    for ranking, never in ((same, "FAIL"), (worse, "PASS")):
+        head_run = tmp_path / "head_run.jsonl"
+        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
+        gated = run_cli(
+            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
+            "-k", "2,4", "--baseline", str(base), "-g", "recall@2:-0.02", "--json",
+        ).json()  # fmt: skip
+        (gate,) = gated["verdict"]["gates"]
+        assert gate["status"] == "INDETERMINATE" != never, gate["reason"]
+        assert "re-judged on text that changed" in gate["reason"] and "q1 (line 1)" in gate["reason"]
