@@ -115,3 +115,19 @@ def test_a_run_that_matches_no_label_is_decided_by_no_gate() -> None:
         verdict = decide([], ["a note"], gates, unmatched=[why])
         assert verdict.status == INDETERMINATE
         assert verdict.reasons[0] == why
+
+
+def test_a_gate_that_asks_for_a_rise_says_whether_it_got_it() -> None:
+    # "+0.01": must rise at least 0.01. A rise of 0 fails it: "beyond +0.01" would read as a rise
+    # past the target; a rise of 0.05 passes it: "within +0.01" would read as a cap on the rise.
+    gate = parse_gate("recall@5:+0.01", ks=KS)
+    flat = evaluate_gate(gate, context(comparison=Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.7, 0.7)})))
+    assert flat.status == FAIL
+    assert flat.reason == "recall@5:+0.01: recall@5 moved +0.0000 (from 0.7 to 0.7), short of the +0.01 it must rise"
+    rose = evaluate_gate(gate, context(comparison=Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.7, 0.75)})))
+    assert rose.status == PASS
+    assert rose.reason == "recall@5:+0.01: recall@5 moved +0.0500 (from 0.7 to 0.75), at least the +0.01 it must rise"
+    # A gate on drops keeps its words.
+    drop = parse_gate("recall@5:-0.02", ks=KS)
+    fell = evaluate_gate(drop, context(comparison=Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7)})))
+    assert fell.reason == "recall@5:-0.02: recall@5 moved -0.0500 (from 0.75 to 0.7), beyond -0.02"

@@ -215,3 +215,26 @@ def test_the_compare_text_lists_each_metrics_effect(sides: Sides) -> None:
     text = comparison_text(build_comparison(base, head))
     assert "detectable effect (80% power, 5% level) and queries moved" in text
     assert "  recall@5          0.1346   0 improved 36 tied 4 worsened" in text
+
+
+def test_the_compare_text_keeps_a_metric_without_spread_with_its_moves(sides: Sides) -> None:
+    # The base against itself: every recall@5 difference is 0 and the base's own values are all 1,
+    # so no spread is there to state an effect from (docs/compare.md: "—"). The row still says how
+    # the queries moved; a head that worsened every query alike would otherwise vanish from the list.
+    from typed_render import comparison_text
+
+    base, _, _ = sides
+    comparison = build_comparison(base, base)
+    assert comparison["metrics"]["recall@5"]["mde"] is None
+    text = comparison_text(comparison)
+    assert "  recall@5               —   0 improved 40 tied 0 worsened" in text
+
+
+def test_a_metric_on_one_side_only_is_not_listed_as_moved(tmp_path: Path) -> None:
+    # Cutoff 5 on one side only: nothing is paired there, so no row claims "0 improved 0 tied".
+    from typed_render import comparison_text
+
+    base = score(tmp_path, "base", labels(), run(), k=(5, 10))
+    head = score(tmp_path, "head", labels(), run(misses=range(4)), k=(10,))
+    text = comparison_text(build_comparison(base, head))
+    assert "  recall@10 " in text and "  recall@5 " not in text.split("queries moved")[1]

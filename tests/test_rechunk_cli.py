@@ -115,6 +115,29 @@ def test_labels_that_broke_make_the_delta_indeterminate_and_are_named(tmp_path: 
     assert f"list them with 'retrieval-eval drift -j {fixed} -c {files.head_corpus}'" in reason
 
 
+def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp_path: Path) -> None:
+    # Unrepaired, every label blocks the translation; the reason names five of them. The three
+    # that broke (lines 4-6) are the ones no command repairs, so they are named first, whatever
+    # their place in the file; the MERGED ones before them in the file follow.
+    scenario = make_scenario("sentences", "same")
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    labels = [json.loads(line) for line in files.judgments.read_text().splitlines()]
+    for record in labels[3:6]:
+        del record["quote"]
+    files.judgments.write_text("".join(json.dumps(record) + "\n" for record in labels))
+    report = _gate(files, files.judgments, base, "--corpus", str(files.head_corpus))
+    assert report["verdict"]["status"] == "INDETERMINATE"
+    (reason,) = [r for r in report["verdict"]["reasons"] if r.startswith("recall@5:-0.02")]
+    assert "3 label(s) broke in the re-chunk" in reason
+    unrepaired = len(labels) - 3
+    assert f"{unrepaired} label(s) still name removed chunks" in reason
+    assert (
+        "q03 (line 4, SPLIT), q04 (line 5, SPLIT), q05 (line 6, SPLIT), q00 (line 1, MERGED), "
+        f"q01 (line 2, MERGED) and {len(labels) - 5} more" in reason
+    )
+
+
 def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path) -> None:
     scenario = make_scenario("windows", "worse")
     files = scenario.write(tmp_path)
@@ -167,3 +190,115 @@ def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) 
     assert report["verdict"]["status"] == "FAIL"
     (gate,) = report["verdict"]["gates"]
     assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
+
+
+def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(tmp_path: Path) -> None:
+    # docs/rechunk.md: the base ranked an unlabeled paragraph at 1 and the answer at 2 (MRR 1/2).
+    # The head cuts that paragraph into two sentences; ranking both before the answer puts it
+    # at 3 (MRR 1/3, a true delta of -1/6); ranking one piece before it keeps it at 2 (delta 0).
+    from retrieval_eval import chunk_id
+
+    def corpus(blocks: dict[str, list[str]], chunker: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, "r1", i, text, chunker)}
+            for uri, texts in blocks.items()
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": f"plants/{chunker}", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    pets = ["Lilies harm cats."]
+    old = corpus({"p://light": ["South windows are bright. North ones are dim."], "p://pets": pets}, "para/1")
+    new = corpus({"p://light": ["South windows are bright.", "North ones are dim."], "p://pets": pets}, "sent/2")
+    paths = {name: tmp_path / f"{name}.json" for name in ("old", "new")}
+    paths["old"].write_text(json.dumps(old))
+    paths["new"].write_text(json.dumps(new))
+    answer = old["chunks"][1]
+    judgments = tmp_path / "judgments.jsonl"
+    label = {"query_id": "q1", "doc_uri": answer["doc_uri"], "chunk_id": answer["chunk_id"],
+             "chunk_text": answer["text"], "relevance": 1}  # fmt: skip
+    judgments.write_text(json.dumps(label) + "\n")
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [c["chunk_id"] for c in old["chunks"]]}) + "\n")
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(paths["old"]), "-k", "3",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    assert run_cli("drift", "-j", str(judgments), "-c", str(paths["new"]), "--fix").code == 0
+    a, b, hit = (c["chunk_id"] for c in new["chunks"])
+    for ranking, delta, status in (([a, b, hit], -1 / 6, "FAIL"), ([a, hit, b], 0.0, "PASS")):
+        head_run = tmp_path / "head_run.jsonl"
+        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
+        gated = run_cli(
+            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(paths["new"]), "-k", "3",
+            "--baseline", str(base), "-g", "mrr@3:-0.02", "--json",
+        ).json()  # fmt: skip
+        (gate,) = gated["verdict"]["gates"]
+        assert gate["status"] == status
+        assert abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
+
+
+def test_a_label_re_judged_on_edited_text_is_no_move_of_the_old_chunk(tmp_path: Path) -> None:
+    # One sentence is edited ("27" -> "24"), so its label is ORPHANED and the queue offers every
+    # chunk of its document. The person grades the edited sentence 2 and its neighbour 1 (the
+    # neighbour answers too; nobody had labeled it). Neither line says where the old text went:
+    # carrying the old chunk into both credited the base with the neighbour at the old chunk's
+    # rank, though the base ranked the neighbour 4th, and a head ranking the same text in the same
+    # order failed recall@2 by -0.5. No translation is sound here: the gate must not decide, and
+    # names the re-judged line (line 1 once the fix has dropped the broken label).
+    from retrieval_eval import chunk_id
+
+    def corpus(docs: dict[str, list[str]], revision: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": revision if uri == "t://temp" else "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, revision if uri == "t://temp" else "r1", i, text, "para/1")}
+            for uri, texts in docs.items()
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": f"c/{revision}", "chunker_fingerprint": "para/1", "chunks": chunks}
+
+    others = {"t://x": ["Unrelated one."], "t://y": ["Unrelated two."]}
+    old = corpus(
+        {"t://temp": ["Most plants prefer 18 to 27 degrees.", "Keep plants from cold drafts."], **others}, "r1"
+    )
+    new = corpus(
+        {"t://temp": ["Most plants prefer 18 to 24 degrees.", "Keep plants from cold drafts."], **others}, "r2"
+    )
+    for name, snapshot in (("old", old), ("new", new)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
+    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
+    edited = old["chunks"][0]
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    label = {"query_id": "q1", "doc_uri": "t://temp", "chunk_id": edited["chunk_id"], "chunk_text": edited["text"],
+             "relevance": 2}  # fmt: skip
+    judgments.write_text(json.dumps(label) + "\n")
+    order = [("t://temp", 0), ("t://x", 0), ("t://y", 0), ("t://temp", 1)]
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [o[key] for key in order]}) + "\n")
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "2,4",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1
+    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    assert [line["chunk_id"] for line in filled] == [n[("t://temp", 0)], n[("t://temp", 1)]]
+    for line, grade in zip(filled, (2, 1)):
+        line.update(relevance=grade, labeled_by="human:a")
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in filled))
+    assert run_cli(*drift).code == 0
+
+    same = [n[key] for key in order]
+    worse = [n[("t://x", 0)], n[("t://y", 0)], n[("t://temp", 0)], n[("t://temp", 1)]]
+    for ranking, never in ((same, "FAIL"), (worse, "PASS")):
+        head_run = tmp_path / "head_run.jsonl"
+        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
+        gated = run_cli(
+            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
+            "-k", "2,4", "--baseline", str(base), "-g", "recall@2:-0.02", "--json",
+        ).json()  # fmt: skip
+        (gate,) = gated["verdict"]["gates"]
+        assert gate["status"] == "INDETERMINATE" != never, gate["reason"]
+        assert "re-judged on text that changed" in gate["reason"] and "q1 (line 1)" in gate["reason"]

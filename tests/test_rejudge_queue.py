@@ -151,3 +151,49 @@ def test_a_re_judged_line_that_meets_a_repaired_label_collapses_into_it(tmp_path
     assert kept[("q1", ids[0])]["relevance"] == 0
     (collapse,) = second.json()["fix"]["collapsed"]
     assert collapse["query_id"] == "q1"
+
+
+def test_labels_whose_document_is_gone_are_named_not_sent_to_an_empty_queue(tmp_path: Path) -> None:
+    # A re-chunk that also deletes a document: its labels are ORPHANED with no live chunk to judge
+    # them against, so the queue can hold no line for them. Re-judging through the queue cannot
+    # clear them, so drift must name them and say what to do, instead of sending the user round
+    # the queue again (the gate stays INDETERMINATE while they stay).
+    from retrieval_eval import chunk_id
+
+    docs = {"help://returns": "Items can be returned within 30 days.", "help://legacy": "Fax us your receipt."}
+
+    def corpus(uris: list[str], chunker: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": "r1", "ordinal": 0, "text": docs[uri],
+             "chunk_id": chunk_id(uri, "r1", 0, docs[uri], chunker)}
+            for uri in uris
+        ]  # fmt: skip
+        return {"corpus_fingerprint": "help/1", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    old, new = corpus(list(docs), "paragraph/v1"), corpus(["help://returns"], "paragraph/v2")
+    corpus_path = tmp_path / "corpus.json"
+    corpus_path.write_text(json.dumps(new))
+    labels = [
+        {"query_id": q, "doc_uri": c["doc_uri"], "chunk_id": c["chunk_id"], "chunk_text": c["text"], "relevance": 1}
+        for q, c in zip(["q1", "q2"], old["chunks"])
+    ]
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
+
+    listed = run_cli("drift", "-j", str(judgments), "-c", str(corpus_path))
+    assert listed.code == 1
+    assert "--queue" not in listed.stdout  # nothing a queue could hold
+    assert "1 label has no live chunk to re-judge against (its document is gone): line 2 (q2)" in listed.stdout
+
+    fixed = run_cli("drift", "-j", str(judgments), "-c", str(corpus_path), "--fix", "--queue", str(queue))
+    assert fixed.code == 1, fixed.stdout
+    assert _lines(queue) == []
+    assert "set relevance" not in fixed.stdout  # no line to fill
+    assert f"wrote 0 lines to {queue}" in fixed.stdout
+    assert "1 label has no live chunk to re-judge against (its document is gone): line 2 (q2)" in fixed.stdout
+    assert "delete it from the judgments" in fixed.stdout
+
+    # Doing what it says decides the set: the repaired label is all that is left, and it is live.
+    kept = [line for line in judgments.read_text().splitlines() if '"q2"' not in line]
+    judgments.write_text("\n".join(kept) + "\n")
+    assert run_cli("drift", "-j", str(judgments), "-c", str(corpus_path)).code == 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
+from ..core.drift import NEEDS_HUMAN
 from ..core.labelindex import LabelIndex
 from ..core.report_model import CorpusInfo, Report, StaleLabel
 from .sides import Sides
@@ -44,7 +45,7 @@ def decide_id_space(sides: Sides) -> IdSpace:
     detail = _change_seen(sides)
     if detail is None:
         return IdSpace(False)
-    return IdSpace(True, detail, _migration_blocker(sides.head))
+    return IdSpace(True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides))
 
 
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
@@ -113,14 +114,41 @@ def _migration_blocker(head: Report) -> str | None:
     return "; ".join(parts) + (f": {named}" if named else "") + lists
 
 
+def _unmoved_blocker(sides: Sides) -> str | None:
+    """Why base hits on old chunks re-judged on changed text cannot be carried, or None.
+
+    Such a label's re-judged lines grade chunks of its document but name no place of the old text
+    (see :func:`retrieval_eval.core.labelindex.unmoved_from`): carried into every relevant line,
+    the base would be credited with chunks at ranks it never gave them; carried nowhere, it would
+    lose a hit it had. Only where the base ranked such an old chunk does this matter."""
+    labels, rankings = sides.judgments, sides.base.rankings or {}
+    if labels is None or not labels.unmoved:
+        return None
+    found = sorted(
+        (line, query_id)
+        for query_id, olds in labels.unmoved.items()
+        for old, line in olds.items()
+        if old in rankings.get(query_id, ())
+    )
+    if not found:
+        return None
+    named = ", ".join(f"{query_id} (line {line})" for line, query_id in found[:STALE_NAMED])
+    more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    return (
+        f"{len(found)} base-ranked chunk(s) had labels re-judged on text that changed (ORPHANED: the queue "
+        "offered chunks of the document, and no line says where the old text went), so the base's hits on "
+        f"them cannot be carried into the head's ids: {named}{more}; score the base's retriever on the "
+        "head's corpus for a comparison"
+    )
+
+
 def _named(stale: tuple[StaleLabel, ...], total: int) -> str:
     """The first labels of ``stale`` (the report keeps only its first few), and how many of the
-    ``total`` that block the translation are left unnamed."""
-    shown = [
-        f"{entry.query_id} (line {entry.line}, {entry.status})"
-        for entry in stale[:STALE_NAMED]
-        if entry != StaleLabel()  # an entry that says nothing is not named
-    ]
+    ``total`` that block the translation are left unnamed. Those that broke come first: no
+    command repairs them, a person must judge them again."""
+    said = [entry for entry in stale if entry != StaleLabel()]  # an entry that says nothing is not named
+    said.sort(key=lambda entry: entry.status not in NEEDS_HUMAN)  # stable: file order within each kind
+    shown = [f"{entry.query_id} (line {entry.line}, {entry.status})" for entry in said[:STALE_NAMED]]
     more = max(total, len(stale)) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 

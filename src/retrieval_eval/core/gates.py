@@ -442,9 +442,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         )
     what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(base)} to {_fmt(head)})"
     if moved.delta >= round(gate.threshold, DECIMALS):
-        result = GateResult(
-            gate.expression, PASS, f"{gate.expression}: {what}, within {gate.threshold:+g}", moved.head, moved.base
-        )
+        result = GateResult(gate.expression, PASS, f"{gate.expression}: {what}, {_held(gate)}", moved.head, moved.base)
     else:
         result = _delta_beyond(gate, moved, what)
     seeing = detectable(gate, moved, comparison.design)
@@ -478,6 +476,20 @@ def _direction(gate: Gate) -> str:
     return "gains" if gate.threshold > 0 else "changes"
 
 
+def _held(gate: Gate) -> str:
+    """How a passing delta gate's reason ends: a gate on drops held its bound, one on gains reached its target."""
+    if gate.threshold > 0:
+        return f"at least the {gate.threshold:+g} it must rise"
+    return f"within {gate.threshold:+g}"
+
+
+def _missed(gate: Gate) -> str:
+    """How a missed delta gate's reason ends: a drop went beyond its bound, a gain fell short of its target."""
+    if gate.threshold > 0:
+        return f"short of the {gate.threshold:+g} it must rise"
+    return f"beyond {gate.threshold:+g}"
+
+
 def _delta_beyond(gate: Gate, moved: MetricDelta, what: str) -> GateResult:
     """A delta beyond the gate's threshold: FAIL, unless the gate asks for significance that is not there."""
     if gate.significant_only:
@@ -494,20 +506,18 @@ def _delta_beyond(gate: Gate, moved: MetricDelta, what: str) -> GateResult:
             return GateResult(
                 gate.expression,
                 PASS,
-                f"{gate.expression}: {what}, beyond {gate.threshold:+g} but not significant ({UNADJUSTED})",
+                f"{gate.expression}: {what}, {_missed(gate)} but not significant ({UNADJUSTED})",
                 moved.head,
                 moved.base,
             )
         return GateResult(
             gate.expression,
             FAIL,
-            f"{gate.expression}: {what}, beyond {gate.threshold:+g} and significant ({UNADJUSTED})",
+            f"{gate.expression}: {what}, {_missed(gate)} and significant ({UNADJUSTED})",
             moved.head,
             moved.base,
         )
-    return GateResult(
-        gate.expression, FAIL, f"{gate.expression}: {what}, beyond {gate.threshold:+g}", moved.head, moved.base
-    )
+    return GateResult(gate.expression, FAIL, f"{gate.expression}: {what}, {_missed(gate)}", moved.head, moved.base)
 
 
 def _floor(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:

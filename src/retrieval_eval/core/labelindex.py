@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .identity import normalize
 from .judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from .report_model import Json
 
@@ -107,6 +108,10 @@ class LabelIndex:
     # The same moves per query, each with the grade the old chunk's own label had there (None:
     # not recorded): an old chunk is carried into a new one only where that keeps its relevance.
     carries: dict[str, dict[str, list[Carry]]] = field(default_factory=dict)
+    # Relevant re-judged lines of labels whose text changed (ORPHANED, the queue offered chunks of
+    # the document): they grade a new chunk but say nothing of where the old text went, so they
+    # record no move. Per query: old chunk id -> the first such line.
+    unmoved: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
@@ -149,6 +154,9 @@ class LabelIndex:
                 self.opaque_keys.add(chunk_id)
             self._record_migration(chunk_id, record)
             self._record_carries(query_id, chunk_id, record)
+            stranded = unmoved_from(record)
+            if stranded is not None:
+                self.unmoved.setdefault(query_id, {}).setdefault(stranded, line)
         provenance = get("labeled_by")
         if type(provenance) is str:
             if provenance.startswith(HUMAN):  # most labels: counted without a call
@@ -232,7 +240,7 @@ def migrated_from(record: Mapping[str, Json]) -> list[str]:
         olds.append(trail)
     before = _from(record.get("rejudge"))
     relevance = record.get("relevance")
-    if before is not None and isinstance(relevance, int) and relevance > 0:
+    if before is not None and isinstance(relevance, int) and relevance > 0 and unmoved_from(record) is None:
         olds.append(before)
     absorbed = record.get("collapsed_from")
     for other in absorbed if isinstance(absorbed, (list, tuple)) else ():
@@ -242,6 +250,27 @@ def migrated_from(record: Mapping[str, Json]) -> list[str]:
                 olds.append(chunk_id)
             olds.extend(migrated_from({"reanchored": other.get("reanchored")}))
     return olds
+
+
+def unmoved_from(record: Mapping[str, Json]) -> str | None:
+    """The old chunk id a relevant re-judged line names without saying where its text went, or None.
+
+    A ``SPLIT`` label's queue offers the chunks its text now spans, and an ``ORPHANED`` one whose
+    exact text lies in other documents offers those places: a relevant line there is where the
+    old text went. An ``ORPHANED`` label whose text changed or whose document is gone is offered
+    chunks of its document: a relevant line grades that chunk, and names no place of the old text
+    (the old text is in none of them)."""
+    before = record.get("rejudge")
+    relevance = record.get("relevance")
+    if not isinstance(before, dict) or not isinstance(relevance, int) or relevance <= 0:
+        return None
+    old = _from(before)
+    if old is None or before.get("status") != "ORPHANED":
+        return None
+    was, now = before.get("chunk_text"), record.get("chunk_text")
+    if isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now):
+        return None  # the very text, elsewhere
+    return old
 
 
 def _from(trail: Json) -> str | None:
@@ -272,7 +301,13 @@ def migrations(record: Mapping[str, Json]) -> list[tuple[str, int | None]]:
         found.append((trail, relevance))
     before = record.get("rejudge")
     old = _from(before)
-    if old is not None and isinstance(before, dict) and relevance is not None and relevance > 0:
+    if (
+        old is not None
+        and isinstance(before, dict)
+        and relevance is not None
+        and relevance > 0
+        and unmoved_from(record) is None
+    ):
         found.append((old, _grade(before.get("relevance"))))
     absorbed = record.get("collapsed_from")
     for other in absorbed if isinstance(absorbed, (list, tuple)) else ():

@@ -60,12 +60,16 @@ def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[str]
     alpha = None if design is None else number(design.alpha)
     rows = []
     for name, row in comparison.metrics.items():
-        mde = None if row.power is None else number(row.power.mde)
-        if mde is None or row.power is None:
+        if row.power is None:
             continue
+        # No spread to state an effect from (docs/compare.md: "—"): the row still says how queries moved.
+        mde = number(row.power.mde)
         moved = row.power.moved or Moved(0, 0, 0)
+        if mde is None and not (moved.improved or moved.tied or moved.worsened):
+            continue  # not paired at all (a cutoff on one side only): nothing to say
         counts = f"{moved.improved} improved {moved.tied} tied {moved.worsened} worsened"
-        rows.append(f"  {clean(name):<16}{detectable_text(mde, 4):>8}   {counts}")
+        effect = "—" if mde is None else detectable_text(mde, 4)
+        rows.append(f"  {clean(name):<16}{effect:>8}   {counts}")
     if not rows or power is None or alpha is None:
         return []
     return [f"detectable effect ({power:.0%} power, {alpha:.0%} level) and queries moved", *rows]

@@ -12,6 +12,7 @@ from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, Finding
 from ..core.drift_check import DriftCheck
 from ..core.drift_fix import Change, Collapse
 from ..core.judgments import Label
+from ..core.rejudge import candidates
 from .terminal import Style, clean
 
 MAX_LISTED = 10
@@ -127,6 +128,36 @@ def _written_line(check: DriftCheck) -> str:
     return f"wrote {_plural(fix.plan.labels_after, 'label')} to {clean(fix.written)}{dropped}"
 
 
+def _stranded(check: DriftCheck, *, after_fix: bool = True) -> list[Label]:
+    """The broken labels (after a fix: those it did not replace) that the queue can hold no line
+    for: no live chunk to judge them against, their document is gone."""
+    fix = check.fix
+    replaced = (
+        {entry.line for entry in fix.plan.replaced} if after_fix and fix is not None and not fix.dry_run else set()
+    )
+    return [
+        label
+        for label, finding in check.result.pairs()
+        if finding.status in NEEDS_HUMAN and label.line not in replaced and not candidates(label, finding, check.corpus)
+    ]
+
+
+def _stranded_line(stranded: list[Label]) -> str:
+    count = len(stranded)
+    named = ", ".join(f"line {label.line} ({clean(label.query_id)})" for label in stranded[:MAX_LISTED])
+    if count > MAX_LISTED:
+        named += f" and {count - MAX_LISTED} more"
+    queries = len({label.query_id for label in stranded})
+    one = count == 1
+    return (
+        f"{_plural(count, 'label')} {'has' if one else 'have'} no live chunk to re-judge against "
+        f"({'its document is' if one else 'the documents they name are'} gone): {named}; "
+        f"delete {'it' if one else 'them'} from the judgments, or label "
+        f"{'the query' if queries == 1 else 'those queries'} again on the live corpus "
+        f"(a re-judge queue cannot hold {'it' if one else 'them'})"
+    )
+
+
 def _next_lines(check: DriftCheck) -> list[str]:
     result, fix = check.result, check.fix
     lines = []
@@ -143,21 +174,31 @@ def _next_lines(check: DriftCheck) -> list[str]:
         lines.append("next  " + clean(" ".join(shlex.quote(part) for part in command)))
     # After a fix, what is left: re-judged lines may have replaced some of the broken labels.
     needs_human = fix.plan.needs_human if fix is not None and not fix.dry_run else result.needs_human
+    # Labels whose document is gone have no candidate chunk: the queue holds no line for them.
+    stranded = _stranded(check) if needs_human else []
+    queueable = needs_human - len(stranded)
     queue = check.queue
     if queue is not None:
-        lines.append(
-            f"wrote {_plural(queue.lines, 'line')} for {_plural(result.needs_human, 'label')} to "
-            f"{clean(queue.path)}: set relevance and labeled_by on each, append them to the judgments, "
-            "then run drift --fix (it drops the labels they replace)"
-        )
-    elif needs_human:
+        # The queue is written from what drift found, before any fix: its labels are counted so.
+        queued = result.needs_human - len(_stranded(check, after_fix=False))
+        if queue.lines:
+            lines.append(
+                f"wrote {_plural(queue.lines, 'line')} for {_plural(queued, 'label')} to "
+                f"{clean(queue.path)}: set relevance and labeled_by on each, append them to the judgments, "
+                "then run drift --fix (it drops the labels they replace)"
+            )
+        else:
+            lines.append(f"wrote 0 lines to {clean(queue.path)}")
+    elif queueable > 0:
         command = ["retrieval-eval", "drift", "-j", check.judgments_path, "-c", check.corpus_path]
         lines.append(
-            f"next  re-judge the {_plural(needs_human, 'label')} under 'needs a human' "
+            f"next  re-judge the {_plural(queueable, 'label')} under 'needs a human' "
             "against the live chunks: "
             + clean(" ".join(shlex.quote(part) for part in [*command, "--queue", "rejudge.jsonl"]))
             + " writes them as a queue"
         )
+    if stranded:
+        lines.append(_stranded_line(stranded))
     return lines
 
 
