@@ -221,7 +221,7 @@ def test_the_compare_text_keeps_a_metric_without_spread_with_its_moves(sides: Si
     # The base against itself: every recall@5 difference is 0 and the base's own values are all 1,
     # so no spread is there to state an effect from (docs/compare.md: "—"). The row still says how
     # the queries moved; a head that worsened every query alike would otherwise vanish from the list.
-    from typed_render import comparison_text
+    from from_json import comparison_text
 
     base, _, _ = sides
     comparison = build_comparison(base, base)
@@ -232,7 +232,7 @@ def test_the_compare_text_keeps_a_metric_without_spread_with_its_moves(sides: Si
 
 def test_a_metric_on_one_side_only_is_not_listed_as_moved(tmp_path: Path) -> None:
     # Cutoff 5 on one side only: nothing is paired there, so no row claims "0 improved 0 tied".
-    from typed_render import comparison_text
+    from from_json import comparison_text
 
     base = score(tmp_path, "base", labels(), run(), k=(5, 10))
     head = score(tmp_path, "head", labels(), run(misses=range(4)), k=(10,))
