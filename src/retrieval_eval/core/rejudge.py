@@ -60,6 +60,17 @@ def candidates(label: Label, finding: Finding, corpus: Corpus) -> list[str]:
     return [corpus.ids[i] for i in corpus.chunks_of(label.doc_uri)][:DOCUMENT_CANDIDATES]
 
 
+def stranded(result: DriftResult, corpus: Corpus) -> list[Label]:
+    """The broken labels (SPLIT, ORPHANED) no re-judge queue can hold, in file order: no live chunk
+    to judge them against, their document is gone. Only deleting them or labeling their query
+    again clears them."""
+    return [
+        label
+        for label, finding in result.pairs()
+        if finding.status in NEEDS_HUMAN and not candidates(label, finding, corpus)
+    ]
+
+
 def queue_lines(result: DriftResult, corpus: Corpus) -> list[RejudgeLine]:
     """One line per (broken label, candidate chunk), labels in file order."""
     lines: list[RejudgeLine] = []

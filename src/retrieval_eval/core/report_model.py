@@ -102,6 +102,8 @@ class Drift:
     merged: int | None = None
     split: int | None = None
     orphaned: int | None = None
+    # Of the split and orphaned: those no re-judge queue can hold (their document is gone).
+    stranded: int | None = None
     invalid_ratio: float | None = None
     changes: tuple[str, ...] | None = None
     repair_command: str | None = None

@@ -178,6 +178,7 @@ REPORT: dict[str, Any] = _object(
                         "merged": COUNT,
                         "split": COUNT,
                         "orphaned": COUNT,
+                        "stranded": COUNT,
                         "invalid_ratio": {"type": "number", "minimum": 0, "maximum": 1},
                         "changes": {"type": "array", "items": STRING},
                         "repair_command": STRING,

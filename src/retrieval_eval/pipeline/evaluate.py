@@ -16,6 +16,7 @@ from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex
+from ..core.rejudge import stranded
 from ..core.report import (
     ReportInputs,
     blocking_findings,
@@ -247,6 +248,7 @@ def _drift_section(stage: CorpusStage, changes: list[str], repair_command: str) 
         merged=counts["MERGED"],
         split=counts["SPLIT"],
         orphaned=counts["ORPHANED"],
+        stranded=len(stranded(drift, stage.corpus)) if stage.corpus is not None else None,
         invalid_ratio=drift.invalid_ratio,
         changes=tuple(changes),
         repair_command=repair_command,

@@ -12,7 +12,7 @@ from ..core.drift import NEEDS_HUMAN, RECOVERABLE, STATUSES, VALID, Finding
 from ..core.drift_check import DriftCheck
 from ..core.drift_fix import Change, Collapse
 from ..core.judgments import Label
-from ..core.rejudge import candidates
+from ..core.rejudge import stranded
 from .terminal import Style, clean
 
 MAX_LISTED = 10
@@ -135,11 +135,7 @@ def _stranded(check: DriftCheck, *, after_fix: bool = True) -> list[Label]:
     replaced = (
         {entry.line for entry in fix.plan.replaced} if after_fix and fix is not None and not fix.dry_run else set()
     )
-    return [
-        label
-        for label, finding in check.result.pairs()
-        if finding.status in NEEDS_HUMAN and label.line not in replaced and not candidates(label, finding, check.corpus)
-    ]
+    return [label for label in stranded(check.result, check.corpus) if label.line not in replaced]
 
 
 def _stranded_line(stranded: list[Label]) -> str:

@@ -168,6 +168,7 @@ class View:
     corpus_changes: tuple[str, ...]
     drift_repair: str | None
     drift_queue: str | None
+    drift_stranded: str | None
     unjudged: UnjudgedView | None
     machine_labels: MachineView | None
     baseline: tuple[str, ...]
@@ -220,6 +221,7 @@ def build_view(
         corpus_changes=tuple(corpus_changes(report)),
         drift_repair=drift_repair(report),
         drift_queue=drift_queue(report),
+        drift_stranded=drift_stranded(report),
         unjudged=unjudged_view(report, comparison, queue),
         machine_labels=machine_view(report) if kind == "summary" else None,
         baseline=tuple(baseline_lines(baseline, kind)),
@@ -377,15 +379,30 @@ def drift_repair(report: Report) -> str | None:
 
 
 def drift_queue(report: Report) -> str | None:
-    """The command that writes the labels needing a person as a re-judge queue, fenced."""
+    """The command that writes the labels needing a person as a re-judge queue, fenced; None when
+    the queue would hold no line (every broken label's document is gone: see drift_stranded)."""
     drift = drift_of(report)
     command = drift.list_command
-    broken = (drift.split or 0) + (drift.orphaned or 0)
-    if not command or not broken:
+    broken = (drift.split or 0) + (drift.orphaned or 0) - (drift.stranded or 0)
+    if not command or broken <= 0:
         return None
     command = show_hidden(f"{command} --queue rejudge.jsonl")
     fence = code_fence(command)
     return f"{fence}sh\n{command}\n{fence}"
+
+
+def drift_stranded(report: Report) -> str | None:
+    """What clears the broken labels no re-judge queue can hold (their document is gone)."""
+    count = drift_of(report).stranded or 0
+    if count <= 0:
+        return None
+    one = count == 1
+    return (
+        f"{count} label{'' if one else 's'} name{'s' if one else ''} a document that is gone: no re-judge "
+        f"queue can hold {'it' if one else 'them'}; delete {'it' if one else 'them'} from the judgments, or "
+        f"label the quer{'y' if one else 'ies'} again on the live corpus (drift without --fix lists "
+        f"{'it' if one else 'them'})."
+    )
 
 
 def baseline_lines(baseline: BaselineNote | None, kind: str) -> list[str]:
