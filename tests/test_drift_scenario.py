@@ -121,6 +121,7 @@ def test_fix_then_validate_is_clean_and_score_is_decided(rechunked: tuple[Path, 
         "merged": 0,
         "split": 2,
         "orphaned": 1,
+        "stranded": 1,  # q5: its document was deleted, so no re-judge queue can hold it
         "invalid_ratio": pytest.approx(1 / 3),
         # The repaired labels carry the new corpus's fingerprint: nothing changed under them.
         "changes": [],

@@ -37,15 +37,19 @@ class IdSpace:
     changed: bool
     detail: str = ""  # how the change was seen
     blocker: str | None = None  # why the base cannot be carried over soundly, when it cannot
+    meaning: str | None = None  # what the change means for the deltas, when not the base's ids being old
 
 
 def decide_id_space(sides: Sides) -> IdSpace:
     if sides.judgments is not None and not sides.judgments.chunk_ids:
         return IdSpace(False)  # document-level labels: a re-chunk leaves document ids as they were
     detail = _change_seen(sides)
-    if detail is None:
-        return IdSpace(False)
-    return IdSpace(True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides))
+    if detail is not None:
+        return IdSpace(True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides))
+    outside = _head_outside(sides, sides.base.rankings or {}, sides.judgments) if sides.judgments else None
+    if outside is not None:
+        return IdSpace(True, outside, HEAD_OUTSIDE_BLOCKER, HEAD_OUTSIDE_MEANING)
+    return IdSpace(False)
 
 
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
@@ -86,6 +90,43 @@ def _barely_overlapping(sides: Sides, rankings: Mapping[str, tuple[str, ...]], l
     return (
         f"the base found labeled text for {len(hits)} queries, but only {named} of its rankings name "
         "a key the head's labels name: the two sides use different chunk ids"
+    )
+
+
+HEAD_OUTSIDE_MEANING = (
+    "the labels and the base's rankings name one set of ids and the head's run another, so scored "
+    "against these labels every key the head ranks counts as irrelevant"
+)
+HEAD_OUTSIDE_BLOCKER = (
+    "a re-chunk's labels follow its new ids only once repaired: score the head with --corpus (the "
+    "corpus its run ranks) and run drift --fix (docs/rechunk.md); if the run's ids are not a "
+    "re-chunk's, the run names keys the labels do not"
+)
+
+
+def _head_outside(sides: Sides, rankings: Mapping[str, tuple[str, ...]], labels: LabelIndex) -> str | None:
+    """The head's rankings, when they name none of the keys the labels or the base's rankings name.
+
+    A re-chunk whose labels were not moved yet (scored without the corpus, before ``drift --fix``)
+    leaves the head ranking new ids that no label and no base ranking knows: every key would be
+    taken as irrelevant, and a head equal to the base in substance would score 0. A retriever on
+    the same corpus ranks some known key somewhere; one that ranks none is not comparable either.
+    """
+    ranked = {query: keys for query, keys in (sides.head.rankings or {}).items() if keys}
+    if not ranked:
+        return None
+    # Most heads rank a labeled key of their own query at once: the whole look is then one probe.
+    if any(key in labels.queries[q].grades for q, keys in ranked.items() if q in labels.queries for key in keys):
+        return None
+    known = {key for query in labels.queries.values() for key in query.grades}
+    if any(key in known for keys in ranked.values() for key in keys):
+        return None
+    head_keys = {key for keys in ranked.values() for key in keys}
+    if any(key in head_keys for keys in rankings.values() for key in keys):
+        return None
+    return (
+        f"the head's rankings ({len(ranked)} queries) name none of the keys the labels or the base's "
+        "rankings name: the head ranks chunks in other ids"
     )
 
 

@@ -157,10 +157,8 @@ def _confounded_metrics(code: str, names: Sequence[str]) -> tuple[str, ...]:
 def _across_id_spaces(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:
     """Rankings in two id spaces are never scored against one set of labels as they are."""
     if space.blocker is not None:
-        meaning = (
-            "the base rankings name the old chunks and the head's labels the new ones; they cannot be "
-            f"put in one id space soundly because {space.blocker}"
-        )
+        moved = space.meaning or "the base rankings name the old chunks and the head's labels the new ones"
+        meaning = f"{moved}; they cannot be put in one id space soundly because {space.blocker}"
         finding = Finding(ID_SPACE, CONFOUNDS, space.detail, meaning)
         return Yardstick("changed", per_query(sides.base), [finding], {"*": f"{space.detail}; {space.blocker}"})
     rankings = base_rankings(sides.base)
