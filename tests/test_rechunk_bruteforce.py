@@ -49,6 +49,10 @@ class Case:
     deleted: int | None = None
     answers: dict[str, tuple[Sentence, ...]] = field(default_factory=dict)
     quotes: dict[str, bool] = field(default_factory=dict)
+    grades: dict[str, int] = field(default_factory=dict)  # an answering chunk's grade, per query
+    # Paragraphs (document, paragraph) a query's labeler judged not relevant (grade 0), besides
+    # its answer: often chunks the base never ranked, re-judged as any other.
+    negatives: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     duplicate_queue: bool = False  # the filled queue appended twice
     old_ids_in_head: bool = False  # the head run also names old chunk ids (below k)
     base_depth: int | None = None  # a base run cut short: some old chunks never ranked
@@ -111,12 +115,19 @@ def make_case(seed: int) -> Case:
     sentences = [(d, p, s) for d in range(case.docs) for p in range(case.paragraphs) for s in range(case.sentences)]
     taken: set[Sentence] = set()
     for q in range(5):
-        first = rng.choice([s for s in sentences if s not in taken and s[2] < case.sentences - 1])
+        free = [s for s in sentences if s not in taken and s[2] < case.sentences - 1]
+        if q and rng.random() < 0.3:  # in the paragraph of the previous answer: two labels, one old chunk
+            d, p, _ = case.answers[f"q{q - 1}"][0]
+            free = [s for s in free if s[:2] == (d, p)] or free
+        first = rng.choice(free)
         two = rng.random() < 0.3  # answered by two sentences: re-judged relevant on two new chunks
         answer = (first, (first[0], first[1], first[2] + 1)) if two else (first,)
         taken.update(answer)
         case.answers[f"q{q}"] = answer
         case.quotes[f"q{q}"] = not two and rng.random() < 0.5
+        case.grades[f"q{q}"] = rng.choice([1, 2])
+        others = sorted({s[:2] for s in sentences} - {s[:2] for s in answer})
+        case.negatives[f"q{q}"] = rng.sample(others, rng.choice([0, 0, 1, 2]))
     if "edit" in case.change:
         answered = [s for answer in case.answers.values() for s in answer]
         case.edited = rng.choice(answered if rng.random() < 0.8 else sentences)
@@ -162,11 +173,16 @@ def run_case(case: Case, tmp: Path) -> dict[str, Outcome]:
     for query, answer in case.answers.items():
         d, p, _ = answer[0]
         index = next(i for i, (_, ss) in enumerate(base_chunks) if answer[0] in ss)
-        record = {"query_id": query, "doc_uri": f"t://d{d}", "chunk_id": old_ids[index], "relevance": 1,
-                  "chunk_text": base_corpus["chunks"][index]["text"], "labeled_by": "human:a"}  # fmt: skip
+        record = {"query_id": query, "doc_uri": f"t://d{d}", "chunk_id": old_ids[index],
+                  "relevance": case.grades[query], "chunk_text": base_corpus["chunks"][index]["text"],
+                  "labeled_by": "human:a"}  # fmt: skip
         if case.quotes[query]:
             record["quote"] = text(case, answer[0], head=False)
         labels.append(record)
+        for d, p in case.negatives[query]:
+            index = next(i for i, (_, ss) in enumerate(base_chunks) if (d, p, 0) in ss)
+            labels.append({"query_id": query, "doc_uri": f"t://d{d}", "chunk_id": old_ids[index], "relevance": 0,
+                           "chunk_text": base_corpus["chunks"][index]["text"], "labeled_by": "human:a"})  # fmt: skip
     judgments = tmp / "judgments.jsonl"
     write_jsonl(judgments, labels)
 
@@ -192,7 +208,13 @@ def run_case(case: Case, tmp: Path) -> dict[str, Outcome]:
     filled = []
     for line in (json.loads(row) for row in queue.read_text().splitlines()):
         sentences = head_chunks[new_ids.index(line["chunk_id"])][1]
-        filled.append({**line, "relevance": int(answers(case, line["query_id"], sentences)), "labeled_by": "human:b"})
+        filled.append(
+            {
+                **line,
+                "relevance": case.grades[line["query_id"]] * answers(case, line["query_id"], sentences),
+                "labeled_by": "human:b",
+            }
+        )
     kept = [json.loads(row) for row in judgments.read_text().splitlines()]
     if case.deleted is not None:  # drift: "delete it from the judgments"
         kept = [r for r in kept if r["doc_uri"] != f"t://d{case.deleted}"]
