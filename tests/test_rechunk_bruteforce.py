@@ -3,7 +3,8 @@
 A few documents of a few paragraphs (sentences, each a fact of its own); queries whose answer is
 one or two sentences of one paragraph. The corpus is re-chunked between base and head: paragraphs
 cut into sentences, paragraphs merged in pairs, one sentence edited (the same chunker: only that
-document's chunks get new ids), a document deleted, or an edit and a cut at once. The labels are
+document's chunks get new ids), a document deleted, an edit and a cut at once, or a document moved
+whole to two new addresses (each text then in two places: the head ranks one copy). The labels are
 made on the paragraphs, repaired with ``drift --fix``, the re-judge queue is answered by a person
 who reads the text (a chunk answers a query when it holds one of its answer sentences, edited or
 not), stranded labels are deleted as drift says, and the head is gated against the base report.
@@ -34,7 +35,7 @@ from retrieval_eval.cli import cli
 
 K = 3
 GATE = f"recall@{K}:-0.01"
-CHANGES = ("split", "merge", "edit", "delete", "edit+split")
+CHANGES = ("split", "merge", "edit", "delete", "edit+split", "copy")
 Sentence = tuple[int, int, int]  # document, paragraph, sentence
 
 
@@ -47,6 +48,7 @@ class Case:
     sentences: int = 3
     edited: Sentence | None = None
     deleted: int | None = None
+    copied: int | None = None  # a document moved whole to two new addresses (its old one gone)
     answers: dict[str, tuple[Sentence, ...]] = field(default_factory=dict)
     quotes: dict[str, bool] = field(default_factory=dict)
     grades: dict[str, int] = field(default_factory=dict)  # an answering chunk's grade, per query
@@ -81,8 +83,10 @@ def chunks(case: Case, head: bool) -> list[tuple[str, list[Sentence]]]:
         paras = [paragraph(case, d, p, head) for p in range(case.paragraphs)]
         if merged:
             paras = [sum(paras[i : i + 2], []) for i in range(0, len(paras), 2)]
-        for para in paras:
-            out.extend((f"t://d{d}", [s]) for s in para) if cut else out.append((f"t://d{d}", para))
+        uris = [f"t://d{d}/v2", f"t://d{d}/latest"] if head and d == case.copied else [f"t://d{d}"]
+        for uri in uris:
+            for para in paras:
+                out.extend((uri, [s]) for s in para) if cut else out.append((uri, para))
     return out
 
 
@@ -99,7 +103,7 @@ def revision(case: Case, d: int, head: bool) -> str:
 def snapshot(case: Case, head: bool) -> tuple[dict[str, Any], list[tuple[str, list[Sentence]]]]:
     made, records, ordinals = chunks(case, head), [], {}
     for uri, sentences in made:
-        d = int(uri.removeprefix("t://d"))
+        d = int(uri.removeprefix("t://d").split("/")[0])
         ordinal = ordinals[uri] = ordinals.get(uri, -1) + 1
         body = " ".join(text(case, s, head) for s in sentences)
         rev = revision(case, d, head)
@@ -134,6 +138,8 @@ def make_case(seed: int) -> Case:
     if case.change == "delete":  # a document holding at most two answers: three queries stay scored
         held = [sum(answer[0][0] == d for answer in case.answers.values()) for d in range(case.docs)]
         case.deleted = rng.choice([d for d in range(case.docs) if held[d] <= 2])
+    if case.change == "copy":
+        case.copied = rng.randrange(case.docs)
     case.duplicate_queue = rng.random() < 0.15
     case.old_ids_in_head = rng.random() < 0.2
     case.base_depth = rng.choice([None, None, 6])
@@ -234,7 +240,9 @@ def run_case(case: Case, tmp: Path) -> dict[str, Outcome]:
             for old in base_rankings[query]:
                 if answers(case, query, base_chunks[old][1]):
                     holding = [i for i, (_, ss) in enumerate(head_chunks) if answers(case, query, ss)]
-                    ranking.extend(i for i in holding if i not in ranking)
+                    for i in holding:  # one copy of a text found whole in several places
+                        if all(head_chunks[j][1] != head_chunks[i][1] for j in ranking):
+                            ranking.append(i)
                 else:
                     spare = [
                         i
