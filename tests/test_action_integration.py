@@ -8,6 +8,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -692,3 +693,59 @@ def test_the_action_writes_the_label_queue_beside_the_report(tmp_path: Path, fak
     first = json.loads(lines[0])
     assert "relevance" not in first and first["labeled_by"] == "todo:human:<your name>"
     assert "Label these first" in run.summary and "retrieval-eval holes" in run.summary
+
+
+def _group_payload(ws: Workspace, **fields: object) -> dict[str, object]:
+    group = {
+        "head_sha": ws.head_sha,
+        "head_ref": "refs/heads/gh-readonly-queue/main/pr-7-x",
+        "base_ref": "refs/heads/main",
+    }
+    return {"merge_group": {**group, "base_sha": ws.base_sha, **fields}, "repository": {"default_branch": "main"}}
+
+
+HOSTILE_REF = "refs/heads/<img src=x onerror=alert(1)>\n## Injected [click](https://evil.example) `x` | y"
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "verdicts"),
+    [
+        # base_ref not under refs/heads/, or holding Markdown, HTML and a line break; with an
+        # unknown base commit the ref is all the summary has to name the branch by.
+        ("merge_group", lambda ws: _group_payload(ws, base_ref="main"), {"FAIL"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_ref="refs/tags/v1"), {"FAIL"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_ref=HOSTILE_REF), {"FAIL"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_ref=HOSTILE_REF, base_sha="0" * 40), {"INDETERMINATE"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_ref=["refs/heads/main"]), {"FAIL"}),
+        # base_sha that is no full commit name: cut short, one too long, upper case, with a newline.
+        ("merge_group", lambda ws: _group_payload(ws, base_sha=ws.base_sha[:39]), {"FAIL", "INDETERMINATE"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_sha=ws.base_sha + "a"), {"FAIL", "INDETERMINATE"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_sha=ws.base_sha.upper()), {"FAIL", "INDETERMINATE"}),
+        ("merge_group", lambda ws: _group_payload(ws, base_sha=ws.base_sha + "\n## x"), {"FAIL", "INDETERMINATE"}),
+        # A payload of the other kind: each event reads only its own, and names what it lacks.
+        ("pull_request", lambda ws: _group_payload(ws), {"INDETERMINATE"}),
+        (
+            "merge_group",
+            lambda ws: {"pull_request": {"number": 7, "base": {"sha": ws.base_sha, "ref": "main"}}},
+            {"INDETERMINATE"},
+        ),
+        ("merge_group", lambda ws: {"merge_group": "refs/heads/main"}, {"INDETERMINATE"}),
+        ("merge_group", lambda ws: [], {"INDETERMINATE"}),
+    ],
+    ids=[
+        "ref-not-under-heads", "ref-a-tag", "ref-markdown-html-newline", "ref-hostile-unknown-base",
+        "ref-a-list", "sha-39", "sha-41", "sha-upper-case", "sha-newline", "group-under-pull-request",
+        "pull-request-under-group", "group-a-string", "payload-a-list",
+    ],
+)  # fmt: skip
+def test_a_hostile_merge_group_payload_never_sets_the_delta_gates_aside(
+    tmp_path: Path, fake: FakeGitHub, event: str, payload: Any, verdicts: set[str]
+) -> None:
+    ws = make_workspace(tmp_path)
+    write_jsonl(ws.root / "run.jsonl", worse_run())
+    ws.write_event(event, payload(ws))
+    run = act(ws, fake, gates="recall@5:-0.05")
+    assert run.code == 1 and run.outputs["verdict"] in verdicts, run.summary
+    assert "Delta gates set aside" not in run.summary and "Traceback" not in run.summary
+    for raw in ("<img", "\n## Injected", "[click](", "\n## x"):
+        assert raw not in run.summary

@@ -134,6 +134,20 @@ def test_chunk_text_over_two_chunks_is_split_naming_both() -> None:
     assert finding.target is None
 
 
+def test_chunk_text_cut_into_pieces_with_one_edited_is_orphaned_not_split() -> None:
+    # The paragraph A B C is cut into one chunk a sentence, and B is edited on the way. A and C lie
+    # inside the labeled text, but read across the chunks the text is not whole: calling it SPLIT
+    # over A and C would send a person to re-judge those two only, never the edited B (which may
+    # be what answered), and carry the old chunk into A and C alone.
+    edited = PARA_B.replace("billing", "invoice")
+    [finding] = resolve({"d": [PARA_A, edited, PARA_C]}, label("q", "d", f"{PARA_A} {PARA_B} {PARA_C}"))
+    assert (finding.status, finding.rule) == (ORPHANED, "chunk_text_changed")
+    assert finding.covering == () and finding.target is None
+    # Unedited, the same cut is a split over all three.
+    [finding] = resolve({"d": [PARA_A, PARA_B, PARA_C]}, label("q", "d", f"{PARA_A} {PARA_B} {PARA_C}"))
+    assert (finding.status, finding.rule) == (SPLIT, "chunk_text_split") and len(finding.covering) == 3
+
+
 def test_only_text_sha_cannot_tell_a_split_from_an_orphan() -> None:
     [finding] = resolve({"d": [PARA_A, PARA_B]}, label("q", "d", f"{PARA_A} {PARA_B}", with_text=False))
     assert (finding.status, finding.rule) == (ORPHANED, "text_gone")

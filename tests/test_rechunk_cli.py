@@ -302,3 +302,131 @@ def test_a_label_re_judged_on_edited_text_is_no_move_of_the_old_chunk(tmp_path: 
         (gate,) = gated["verdict"]["gates"]
         assert gate["status"] == "INDETERMINATE" != never, gate["reason"]
         assert "re-judged on text that changed" in gate["reason"] and "q1 (line 1)" in gate["reason"]
+
+
+def test_an_edited_sentence_under_the_same_chunker_does_not_drop_the_base_hit(tmp_path: Path) -> None:
+    # The chunker stays; one sentence of four documents is edited, so only that document's chunk
+    # ids change. Its label is ORPHANED, re-judged on the edited chunk (no move), and the three
+    # other queries keep their ids: nothing else tells the base's ids from the head's. Rescored
+    # with the old chunk unlabeled, the base lost the hit it had at rank 1 (recall@1 1.0 -> 0.75),
+    # so a head that pushed the edited answer to rank 4 passed with +0.0000. It must not pass.
+    from retrieval_eval import chunk_id
+
+    def corpus(docs: dict[str, list[str]], edited: str) -> dict[str, Any]:
+        chunks = []
+        for uri, texts in docs.items():
+            revision = edited if uri == "t://d0" else "r1"
+            chunks += [
+                {"doc_uri": uri, "doc_revision": revision, "ordinal": i, "text": text,
+                 "chunk_id": chunk_id(uri, revision, i, text, "para/1")}
+                for i, text in enumerate(texts)
+            ]  # fmt: skip
+        return {"corpus_fingerprint": f"c/{edited}", "chunker_fingerprint": "para/1", "chunks": chunks}
+
+    old_docs = {f"t://d{i}": [f"Doc {i} answer is {10 + i}.", f"Doc {i} filler."] for i in range(4)}
+    new_docs = {**old_docs, "t://d0": ["Doc 0 answer is 99.", "Doc 0 filler."]}
+    old, new = corpus(old_docs, "r1"), corpus(new_docs, "r2")
+    for name, snapshot in (("old", old), ("new", new)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
+    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    labels = [
+        {"query_id": f"q{i}", "doc_uri": f"t://d{i}", "chunk_id": o[(f"t://d{i}", 0)],
+         "chunk_text": old_docs[f"t://d{i}"][0], "relevance": 1}
+        for i in range(4)
+    ]  # fmt: skip
+    judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
+
+    def ranking(ids: dict[tuple[str, int], str], i: int, answer_first: bool = True) -> list[str]:
+        rest = [ids[(f"t://d{j}", 1)] for j in range(4) if j != i]
+        answer = ids[(f"t://d{i}", 0)]
+        return [answer, *rest] if answer_first else [*rest, answer]
+
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    base_run.write_text("".join(json.dumps({"query_id": f"q{i}", "ranking": ranking(o, i)}) + "\n" for i in range(4)))
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "1,4",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1
+    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    assert [line["chunk_id"] for line in filled] == [n[("t://d0", 0)], n[("t://d0", 1)]]
+    for line in filled:  # the person reads the text: the edited sentence still answers
+        line.update(relevance=int("answer" in line["chunk_text"]), labeled_by="human:a")
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in filled))
+    assert run_cli(*drift).code == 0
+
+    head_run = tmp_path / "head_run.jsonl"
+    rows = [{"query_id": f"q{i}", "ranking": ranking(n, i, answer_first=i != 0)} for i in range(4)]
+    head_run.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    gated = run_cli(
+        "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
+        "-k", "1,4", "--baseline", str(base), "-g", "recall@1:-0.02", "--json",
+    ).json()  # fmt: skip
+    (gate,) = gated["verdict"]["gates"]
+    assert gate["status"] == "INDETERMINATE", gate["reason"]
+    assert "re-judged on text that changed" in gate["reason"] and "q0 (line 4)" in gate["reason"]
+
+
+def test_a_text_copied_into_two_documents_is_carried_into_one_copy(tmp_path: Path) -> None:
+    # The labeled paragraph's document is gone and its exact text is now in two documents (v2 and
+    # latest): ORPHANED, the queue offers both copies, and the person grades both relevant. Each
+    # copy is the whole old text, not a piece of it: carried into both, the base was credited with
+    # the second copy at rank 2, which it never ranked, and a head ranking the very same texts in
+    # the same order (the first copy 1st, the filler 2nd) failed recall@2 by -0.5.
+    from retrieval_eval import chunk_id
+
+    answer = "The answer is forty two."
+
+    def corpus(docs: dict[str, list[str]], chunker: str) -> dict[str, Any]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, "r1", i, text, chunker)}
+            for uri, texts in docs.items()
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+        return {"corpus_fingerprint": chunker, "chunker_fingerprint": chunker, "chunks": chunks}
+
+    rest = {"t://b": ["Filler b."], "t://c": ["Filler c."]}
+    old = corpus({"t://a": [answer, "Filler a."], **rest}, "para/1")
+    new = corpus({"t://v2/a": [answer, "Filler a."], "t://latest/a": [answer, "Filler a."], **rest}, "para/2")
+    for name, snapshot in (("old", old), ("new", new)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
+    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    label = {"query_id": "q1", "doc_uri": "t://a", "chunk_id": o[("t://a", 0)], "chunk_text": answer, "relevance": 1}
+    judgments.write_text(json.dumps(label) + "\n")
+    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
+    order = [("t://a", 0), ("t://b", 0), ("t://c", 0), ("t://a", 1)]
+    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [o[key] for key in order]}) + "\n")
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "2,4",
+        "--report", str(base),
+    ).code == 0  # fmt: skip
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1
+    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    assert sorted(line["chunk_id"] for line in filled) == sorted([n[("t://v2/a", 0)], n[("t://latest/a", 0)]])
+    for line in filled:
+        line.update(relevance=1, labeled_by="human:a")
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in filled))
+    assert run_cli(*drift).code == 0
+
+    first, second = (n[(uri, 0)] for uri in ("t://v2/a", "t://latest/a"))
+    same = [first, n[("t://b", 0)], n[("t://c", 0)], second]
+    other_copy = [second, n[("t://b", 0)], n[("t://c", 0)], first]  # the very text too
+    worse = [n[("t://b", 0)], n[("t://c", 0)], first, second]
+    for ranking, status in ((same, "PASS"), (other_copy, "PASS"), (worse, "FAIL")):
+        head_run = tmp_path / "head_run.jsonl"
+        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
+        gated = run_cli(
+            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
+            "-k", "2,4", "--baseline", str(base), "-g", "recall@2:-0.02", "--json",
+        ).json()  # fmt: skip
+        (gate,) = gated["verdict"]["gates"]
+        assert gate["status"] == status, gate["reason"]

@@ -74,6 +74,16 @@ def _change_seen(sides: Sides) -> str | None:
     stale = sum(1 for keys in rankings.values() for key in keys if key in moved) if moved else 0
     if stale:
         return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
+    # A label re-judged on edited text records no move (see labelindex.unmoved_from), yet its old
+    # chunk is gone all the same: when the chunker stayed, that may be all that tells the base's
+    # ids from the head's, and the base's hit there would otherwise count as a miss.
+    unmoved = sides.judgments.unmoved
+    gone = sum(1 for q, keys in rankings.items() for key in keys if key in unmoved.get(q, ())) if unmoved else 0
+    if gone:
+        return (
+            f"the base rankings name {gone} chunk id(s) whose labels the head re-judged on text that changed "
+            "in a re-chunk"
+        )
     return _barely_overlapping(sides, rankings, sides.judgments)
 
 

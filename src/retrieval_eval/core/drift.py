@@ -15,7 +15,8 @@ first rule that decides wins:
    label's ``doc_uri`` follows it. Several chunks elsewhere are reported as
    candidates and resolution goes on, because picking one would be a guess;
 3. two or more chunks of the document are substrings of ``chunk_text``:
-   ``SPLIT``, naming them. A ``quote`` then decides: inside exactly one
+   ``SPLIT``, naming them, when read across them the text is whole (else
+   ``ORPHANED``: part of it changed). A ``quote`` then decides: inside exactly one
    chunk, the label is ``MERGED`` there (the chunk holds the evidence);
    across a boundary, still ``SPLIT`` with the chunks it touches; nowhere,
    ``ORPHANED``;
@@ -503,6 +504,17 @@ def _by_text(pending: _Pending, doc: DocumentIndex) -> Finding | None:
     if len(pieces) >= 2:
         if pending.quote is not None:
             return _by_quote(pending, doc, pending.quote)
+        if not doc.touched(text):
+            # Pieces of it are live, but part of it is in none (a sentence edited as the paragraph
+            # was cut): the pieces are not where the labeled text went, and a queue offering only
+            # them would hide the edited part, which may be what answers.
+            return Finding(
+                index,
+                ORPHANED,
+                "chunk_text_changed",
+                f"{len(pieces)} live chunks lie inside the labeled text, but read across them it is "
+                "not whole: part of it changed",
+            )
         return Finding(
             index,
             SPLIT,

@@ -112,6 +112,9 @@ class LabelIndex:
     # the document): they grade a new chunk but say nothing of where the old text went, so they
     # record no move. Per query: old chunk id -> the first such line.
     unmoved: dict[str, dict[str, int]] = field(default_factory=dict)
+    # (query, old chunk) already carried into one copy of its very text: an ORPHANED label whose
+    # exact text is now in several places is carried into the first relevant one only.
+    copied: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
@@ -172,8 +175,15 @@ class LabelIndex:
                 self.moved.setdefault(old, chunk_id)
 
     def _record_carries(self, query_id: str, chunk_id: str, record: Mapping[str, Json]) -> None:
+        copy = copied_from(record)
         for old, grade in migrations(record):
             if old != chunk_id or not chunk_id.startswith("c1:"):
+                if old == copy:
+                    # Each copy is the whole old text, not a piece of it: carried into every copy,
+                    # the base would be credited with copies at ranks it never gave them.
+                    if (query_id, old) in self.copied:
+                        continue
+                    self.copied.add((query_id, old))
                 targets = self.carries.setdefault(query_id, {}).setdefault(old, [])
                 if all(carry.to != chunk_id for carry in targets):
                     targets.append(Carry(chunk_id, grade))
@@ -271,6 +281,22 @@ def unmoved_from(record: Mapping[str, Json]) -> str | None:
     if isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now):
         return None  # the very text, elsewhere
     return old
+
+
+def copied_from(record: Mapping[str, Json]) -> str | None:
+    """The old chunk id a relevant re-judged line of an ``ORPHANED`` label holds the very text of
+    (the text is now in several places, each offered), or None."""
+    before = record.get("rejudge")
+    relevance = record.get("relevance")
+    if not isinstance(before, dict) or not isinstance(relevance, int) or relevance <= 0:
+        return None
+    old = _from(before)
+    if old is None or before.get("status") != "ORPHANED":
+        return None
+    was, now = before.get("chunk_text"), record.get("chunk_text")
+    if isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now):
+        return old
+    return None
 
 
 def _from(trail: Json) -> str | None:
