@@ -53,6 +53,15 @@ def preload() -> None:
             importlib.import_module(extra)
         except ImportError:
             pass
+    # Every command that draws a summary, a comment, a history or the HTML page (the action, render,
+    # history) would first import Jinja2 and compile the built-in templates: about 0.1 s of CPU in
+    # every such child, more than many of them take to run. Compiled here once, they are in every
+    # child, as in any process that has drawn them before (a user's templates are read as ever).
+    from retrieval_eval.render import html_page, sandbox
+
+    for kind in ("summary", "comment", "history"):
+        sandbox.template_drawer(kind, None)
+    html_page._template()
     # Forking is only safe from a process with one thread: no extra may have started one.
     assert threading.active_count() == 1, threading.enumerate()
     del retrieval_eval

@@ -274,7 +274,7 @@ def run_case(case: Case, tmp: Path) -> dict[str, Outcome]:
     return outcomes
 
 
-SEEDS = range(60)
+SEEDS = range(36)  # six of each change; 420 seeds found no wrong verdict when the rule last changed
 
 
 @pytest.mark.parametrize("seed", SEEDS)
