@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from browser import dump_dom, needs_chromium, screenshot
+from browser import dump_dom, dump_dom_and_screenshot, needs_chromium
 from compare_data import labels, run, score, write_jsonl
 from from_json import build_comparison, html_report, shown_queries
 from helpers import run_cli
@@ -293,14 +293,13 @@ def test_hostile_text_neither_runs_nor_loads_anything_in_a_browser(
 ) -> None:
     port, seen = requests_seen
     page = hostile_page(tmp_path, port)
-    dom = dump_dom(page, tmp_path / "profile", budget_ms=2000)
+    dom = dump_dom_and_screenshot(page, tmp_path / "hostile.png", tmp_path / "profile", budget_ms=2000)
     after = Page(dom)
     titles = re.findall(r"<title>(.*?)</title>", dom, re.S)
     assert titles[0] == "retrieval-eval · PASS", "a hostile script changed the title"
     assert len(after.scripts) == 1
     assert not after.tags("img") and not after.tags("iframe") and not after.tags("link")
     assert f"<script>{PWNED}</script>" in " ".join(after.text)
-    screenshot(page, tmp_path / "hostile.png", tmp_path / "profile")
     assert seen == [], f"the page made requests: {seen}"
 
 
@@ -311,7 +310,8 @@ def test_hostile_text_neither_runs_nor_loads_anything_in_a_browser(
 @needs_chromium
 def test_the_demo_page_in_a_browser_shows_the_verdict_and_side_by_side_rankings(demo: dict[str, Path]) -> None:
     offline = ("--host-resolver-rules=MAP * ~NOTFOUND",)
-    dom = dump_dom(demo["page"], demo["folder"] / "profile", extra=offline)
+    shot = demo["folder"] / "demo.png"
+    dom = dump_dom_and_screenshot(demo["page"], shot, demo["folder"] / "profile", extra=offline)
     assert re.search(r'id="verdict-status">PASS<', dom)
     # b6 "discount for teams": recall@5 went from 0 to 1, its relevant chunk now ranked 4th in the head.
     section = re.search(r'<details class="query"[^>]*data-search="b6 .*?</details>', dom, re.S)
@@ -322,7 +322,6 @@ def test_the_demo_page_in_a_browser_shows_the_verdict_and_side_by_side_rankings(
     graded = [(rank, body) for rank, body in entries if "grade 3" in body]
     assert [rank for rank, _ in graded] == ["4"]
     assert "Teams of five or more can ask for a volume discount." in graded[0][1]  # the chunk text, from the corpus
-    shot = screenshot(demo["page"], demo["folder"] / "demo.png", demo["folder"] / "profile", extra=offline)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
