@@ -50,6 +50,16 @@ def test_p_value_takes_twice_the_smaller_tail_and_is_never_zero() -> None:
     assert two_sided_p([0, 0, 0]) == 1.0
 
 
+def test_the_p_value_counts_each_tail_as_the_definition_does() -> None:
+    """Brute force: the tails counted one by one, against the bisection over the sorted sums."""
+    rng = random.Random(7)
+    for _ in range(2_000):
+        sums = sorted(rng.randint(-4, 4) for _ in range(rng.randint(1, 12)))
+        below = sum(1 for value in sums if value <= 0)
+        above = sum(1 for value in sums if value >= 0)
+        assert two_sided_p(sums) == min(1.0, 2.0 * (min(below, above) + 1) / (len(sums) + 1)), sums
+
+
 def test_summarize_reads_interval_and_p_value_from_the_resampled_sums() -> None:
     # Four resamples of n = 2 deltas, sums in units: means -0.5, 0.5, 1.0, 1.5.
     sums = [3 * UNITS, -1 * UNITS, 2 * UNITS, 1 * UNITS]

@@ -41,6 +41,7 @@ import array
 import math
 import random
 import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -120,11 +121,15 @@ def percentile(ordered: Sequence[int | float], fraction: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * weight
 
 
-def two_sided_p(sums: Sequence[int]) -> float:
-    """Twice the smaller tail beyond zero, corrected so a finite simulation never says 0."""
-    at_or_below = sum(1 for value in sums if value <= 0)
-    at_or_above = sum(1 for value in sums if value >= 0)
-    return min(1.0, 2.0 * (min(at_or_below, at_or_above) + 1) / (len(sums) + 1))
+def two_sided_p(ordered: Sequence[int]) -> float:
+    """Twice the smaller tail beyond zero, corrected so a finite simulation never says 0.
+
+    ``ordered``: the resampled sums, sorted (as :func:`summarize` has them for the interval), so
+    each tail is counted by bisection instead of a pass over every resample: a comparison of 18
+    metrics read its 10,000 sums 36 times, about a third of a small comparison's time."""
+    at_or_below = bisect_right(ordered, 0)
+    at_or_above = len(ordered) - bisect_left(ordered, 0)
+    return min(1.0, 2.0 * (min(at_or_below, at_or_above) + 1) / (len(ordered) + 1))
 
 
 def summarize(sums: list[int], *, observed: int, n: int, confidence: float = CONFIDENCE) -> Bootstrap:
