@@ -270,6 +270,20 @@ def unmoved_from(record: Mapping[str, Json]) -> str | None:
     old text went. An ``ORPHANED`` label whose text changed or whose document is gone is offered
     chunks of its document: a relevant line grades that chunk, and names no place of the old text
     (the old text is in none of them)."""
+    found = _orphaned_rejudge(record)
+    return found[0] if found is not None and not found[1] else None
+
+
+def copied_from(record: Mapping[str, Json]) -> str | None:
+    """The old chunk id a relevant re-judged line of an ``ORPHANED`` label holds the very text of
+    (the text is now in several places, each offered), or None."""
+    found = _orphaned_rejudge(record)
+    return found[0] if found is not None and found[1] else None
+
+
+def _orphaned_rejudge(record: Mapping[str, Json]) -> tuple[str, bool] | None:
+    """(old chunk id, whether the line holds the old text itself) for a relevant re-judged line of
+    an ``ORPHANED`` label; None for any other line."""
     before = record.get("rejudge")
     relevance = record.get("relevance")
     if not isinstance(before, dict) or not isinstance(relevance, int) or relevance <= 0:
@@ -278,18 +292,7 @@ def unmoved_from(record: Mapping[str, Json]) -> str | None:
     if old is None or before.get("status") != "ORPHANED":
         return None
     was, now = before.get("chunk_text"), record.get("chunk_text")
-    if isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now):
-        return None  # the very text, elsewhere
-    return old
-
-
-def copied_from(record: Mapping[str, Json]) -> str | None:
-    """The old chunk id a relevant re-judged line of an ``ORPHANED`` label holds the very text of
-    (the text is now in several places, each offered), or None."""
-    before = record.get("rejudge")
-    relevance = record.get("relevance")
-    if not isinstance(before, dict) or not isinstance(relevance, int) or relevance <= 0:
-        return None
+    return old, isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now)
     old = _from(before)
     if old is None or before.get("status") != "ORPHANED":
         return None
