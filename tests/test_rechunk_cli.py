@@ -6,6 +6,7 @@ with (tests/rechunk_scenarios.py), at the level of the labeled text."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from helpers import run_cli
 from rechunk_scenarios import CHUNKERS, OUTCOMES, ScenarioFiles, make_scenario
 
 GATE = "recall@5:-0.02"
+Ids = dict[tuple[str, int], str]  # chunk id by (document, ordinal)
 TOLERANCE = 0.02
 
 
@@ -192,6 +194,64 @@ def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) 
     assert gate["observed"] - gate["baseline"] == pytest.approx(scenario.truth.delta("recall@5"), abs=TOLERANCE)
 
 
+# -- small re-chunks written out by hand: the helpers the tests below share ----------------------
+
+
+def write_corpora(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> tuple[Ids, Ids]:
+    """old.json and new.json written; each snapshot's chunk ids by (document, ordinal)."""
+    for name, snapshot in (("old", old), ("new", new)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
+    return ids_of(old), ids_of(new)
+
+
+def ids_of(snapshot: dict[str, Any]) -> Ids:
+    return {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in snapshot["chunks"]}
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def score_base(tmp_path: Path, labels: list[dict[str, Any]], rankings: dict[str, list[str]], k: str) -> Path:
+    """The labels in judgments.jsonl, and the base report scored on the old corpus."""
+    judgments = write_rows(tmp_path / "judgments.jsonl", labels)
+    run = write_rows(tmp_path / "base_run.jsonl", [{"query_id": q, "ranking": r} for q, r in rankings.items()])
+    base = tmp_path / "base.json"
+    scored = run_cli(
+        "score", "-j", str(judgments), "-r", str(run), "--corpus", str(tmp_path / "old.json"), "-k", k,
+        "--report", str(base),
+    )  # fmt: skip
+    assert scored.code == 0, scored.stderr
+    return base
+
+
+def rejudge(tmp_path: Path, grade: Callable[[dict[str, Any]], int]) -> list[dict[str, Any]]:
+    """drift --fix with its queue, the queue filled by ``grade`` (a person reading each line),
+    appended to the judgments, and drift --fix again, which must then find every label live."""
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1
+    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    for line in filled:
+        line.update(relevance=grade(line), labeled_by="human:a")
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in filled))
+    assert run_cli(*drift).code == 0
+    return filled
+
+
+def gate_head(tmp_path: Path, rankings: dict[str, list[str]], k: str, gate: str) -> dict[str, Any]:
+    """The head run gated against base.json on the new corpus: its one gate's result."""
+    run = write_rows(tmp_path / "head_run.jsonl", [{"query_id": q, "ranking": r} for q, r in rankings.items()])
+    gated = run_cli(
+        "score", "-j", str(tmp_path / "judgments.jsonl"), "-r", str(run), "--corpus", str(tmp_path / "new.json"),
+        "-k", k, "--baseline", str(tmp_path / "base.json"), "-g", gate, "--json",
+    ).json()  # fmt: skip
+    (result,) = gated["verdict"]["gates"]
+    return dict(result)
+
+
 def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(tmp_path: Path) -> None:
     # docs/rechunk.md: the base ranked an unlabeled paragraph at 1 and the answer at 2 (MRR 1/2).
     # The head cuts that paragraph into two sentences; ranking both before the answer puts it
@@ -210,30 +270,17 @@ def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(t
     pets = ["Lilies harm cats."]
     old = corpus({"p://light": ["South windows are bright. North ones are dim."], "p://pets": pets}, "para/1")
     new = corpus({"p://light": ["South windows are bright.", "North ones are dim."], "p://pets": pets}, "sent/2")
-    paths = {name: tmp_path / f"{name}.json" for name in ("old", "new")}
-    paths["old"].write_text(json.dumps(old))
-    paths["new"].write_text(json.dumps(new))
+    write_corpora(tmp_path, old, new)
     answer = old["chunks"][1]
-    judgments = tmp_path / "judgments.jsonl"
     label = {"query_id": "q1", "doc_uri": answer["doc_uri"], "chunk_id": answer["chunk_id"],
              "chunk_text": answer["text"], "relevance": 1}  # fmt: skip
-    judgments.write_text(json.dumps(label) + "\n")
-    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
-    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [c["chunk_id"] for c in old["chunks"]]}) + "\n")
-    assert run_cli(
-        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(paths["old"]), "-k", "3",
-        "--report", str(base),
-    ).code == 0  # fmt: skip
-    assert run_cli("drift", "-j", str(judgments), "-c", str(paths["new"]), "--fix").code == 0
+    score_base(tmp_path, [label], {"q1": [c["chunk_id"] for c in old["chunks"]]}, "3")
+    assert (
+        run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "new.json"), "--fix").code == 0
+    )
     a, b, hit = (c["chunk_id"] for c in new["chunks"])
     for ranking, delta, status in (([a, b, hit], -1 / 6, "FAIL"), ([a, hit, b], 0.0, "PASS")):
-        head_run = tmp_path / "head_run.jsonl"
-        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
-        gated = run_cli(
-            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(paths["new"]), "-k", "3",
-            "--baseline", str(base), "-g", "mrr@3:-0.02", "--json",
-        ).json()  # fmt: skip
-        (gate,) = gated["verdict"]["gates"]
+        gate = gate_head(tmp_path, {"q1": ranking}, "3", "mrr@3:-0.02")
         assert gate["status"] == status
         assert abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
 
@@ -264,42 +311,20 @@ def test_a_label_re_judged_on_edited_text_is_no_move_of_the_old_chunk(tmp_path: 
     new = corpus(
         {"t://temp": ["Most plants prefer 18 to 24 degrees.", "Keep plants from cold drafts."], **others}, "r2"
     )
-    for name, snapshot in (("old", old), ("new", new)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
-    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
-    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
+    o, n = write_corpora(tmp_path, old, new)
     edited = old["chunks"][0]
-    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
     label = {"query_id": "q1", "doc_uri": "t://temp", "chunk_id": edited["chunk_id"], "chunk_text": edited["text"],
              "relevance": 2}  # fmt: skip
-    judgments.write_text(json.dumps(label) + "\n")
     order = [("t://temp", 0), ("t://x", 0), ("t://y", 0), ("t://temp", 1)]
-    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
-    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [o[key] for key in order]}) + "\n")
-    assert run_cli(
-        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "2,4",
-        "--report", str(base),
-    ).code == 0  # fmt: skip
-    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
-    assert run_cli(*drift, "--queue", str(queue)).code == 1
-    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    score_base(tmp_path, [label], {"q1": [o[key] for key in order]}, "2,4")
+    grades = {n[("t://temp", 0)]: 2, n[("t://temp", 1)]: 1}
+    filled = rejudge(tmp_path, lambda line: grades[line["chunk_id"]])
     assert [line["chunk_id"] for line in filled] == [n[("t://temp", 0)], n[("t://temp", 1)]]
-    for line, grade in zip(filled, (2, 1)):
-        line.update(relevance=grade, labeled_by="human:a")
-    with judgments.open("a") as appended:
-        appended.write("".join(json.dumps(line) + "\n" for line in filled))
-    assert run_cli(*drift).code == 0
 
     same = [n[key] for key in order]
     worse = [n[("t://x", 0)], n[("t://y", 0)], n[("t://temp", 0)], n[("t://temp", 1)]]
     for ranking, never in ((same, "FAIL"), (worse, "PASS")):
-        head_run = tmp_path / "head_run.jsonl"
-        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
-        gated = run_cli(
-            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
-            "-k", "2,4", "--baseline", str(base), "-g", "recall@2:-0.02", "--json",
-        ).json()  # fmt: skip
-        (gate,) = gated["verdict"]["gates"]
+        gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
         assert gate["status"] == "INDETERMINATE" != never, gate["reason"]
         assert "re-judged on text that changed" in gate["reason"] and "q1 (line 1)" in gate["reason"]
 
@@ -325,48 +350,24 @@ def test_an_edited_sentence_under_the_same_chunker_does_not_drop_the_base_hit(tm
 
     old_docs = {f"t://d{i}": [f"Doc {i} answer is {10 + i}.", f"Doc {i} filler."] for i in range(4)}
     new_docs = {**old_docs, "t://d0": ["Doc 0 answer is 99.", "Doc 0 filler."]}
-    old, new = corpus(old_docs, "r1"), corpus(new_docs, "r2")
-    for name, snapshot in (("old", old), ("new", new)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
-    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
-    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
-    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    o, n = write_corpora(tmp_path, corpus(old_docs, "r1"), corpus(new_docs, "r2"))
     labels = [
         {"query_id": f"q{i}", "doc_uri": f"t://d{i}", "chunk_id": o[(f"t://d{i}", 0)],
          "chunk_text": old_docs[f"t://d{i}"][0], "relevance": 1}
         for i in range(4)
     ]  # fmt: skip
-    judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
 
-    def ranking(ids: dict[tuple[str, int], str], i: int, answer_first: bool = True) -> list[str]:
+    def ranking(ids: Ids, i: int, answer_first: bool = True) -> list[str]:
         rest = [ids[(f"t://d{j}", 1)] for j in range(4) if j != i]
         answer = ids[(f"t://d{i}", 0)]
         return [answer, *rest] if answer_first else [*rest, answer]
 
-    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
-    base_run.write_text("".join(json.dumps({"query_id": f"q{i}", "ranking": ranking(o, i)}) + "\n" for i in range(4)))
-    assert run_cli(
-        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "1,4",
-        "--report", str(base),
-    ).code == 0  # fmt: skip
-    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
-    assert run_cli(*drift, "--queue", str(queue)).code == 1
-    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    score_base(tmp_path, labels, {f"q{i}": ranking(o, i) for i in range(4)}, "1,4")
+    # The person reads the text: the edited sentence still answers.
+    filled = rejudge(tmp_path, lambda line: int("answer" in line["chunk_text"]))
     assert [line["chunk_id"] for line in filled] == [n[("t://d0", 0)], n[("t://d0", 1)]]
-    for line in filled:  # the person reads the text: the edited sentence still answers
-        line.update(relevance=int("answer" in line["chunk_text"]), labeled_by="human:a")
-    with judgments.open("a") as appended:
-        appended.write("".join(json.dumps(line) + "\n" for line in filled))
-    assert run_cli(*drift).code == 0
 
-    head_run = tmp_path / "head_run.jsonl"
-    rows = [{"query_id": f"q{i}", "ranking": ranking(n, i, answer_first=i != 0)} for i in range(4)]
-    head_run.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    gated = run_cli(
-        "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
-        "-k", "1,4", "--baseline", str(base), "-g", "recall@1:-0.02", "--json",
-    ).json()  # fmt: skip
-    (gate,) = gated["verdict"]["gates"]
+    gate = gate_head(tmp_path, {f"q{i}": ranking(n, i, answer_first=i != 0) for i in range(4)}, "1,4", "recall@1:-0.02")
     assert gate["status"] == "INDETERMINATE", gate["reason"]
     assert "re-judged on text that changed" in gate["reason"] and "q0 (line 4)" in gate["reason"]
 
@@ -393,40 +394,17 @@ def test_a_text_copied_into_two_documents_is_carried_into_one_copy(tmp_path: Pat
     rest = {"t://b": ["Filler b."], "t://c": ["Filler c."]}
     old = corpus({"t://a": [answer, "Filler a."], **rest}, "para/1")
     new = corpus({"t://v2/a": [answer, "Filler a."], "t://latest/a": [answer, "Filler a."], **rest}, "para/2")
-    for name, snapshot in (("old", old), ("new", new)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(snapshot))
-    o = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in old["chunks"]}
-    n = {(c["doc_uri"], c["ordinal"]): c["chunk_id"] for c in new["chunks"]}
-    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    o, n = write_corpora(tmp_path, old, new)
     label = {"query_id": "q1", "doc_uri": "t://a", "chunk_id": o[("t://a", 0)], "chunk_text": answer, "relevance": 1}
-    judgments.write_text(json.dumps(label) + "\n")
-    base_run, base = tmp_path / "base_run.jsonl", tmp_path / "base.json"
     order = [("t://a", 0), ("t://b", 0), ("t://c", 0), ("t://a", 1)]
-    base_run.write_text(json.dumps({"query_id": "q1", "ranking": [o[key] for key in order]}) + "\n")
-    assert run_cli(
-        "score", "-j", str(judgments), "-r", str(base_run), "--corpus", str(tmp_path / "old.json"), "-k", "2,4",
-        "--report", str(base),
-    ).code == 0  # fmt: skip
-    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix")
-    assert run_cli(*drift, "--queue", str(queue)).code == 1
-    filled = [json.loads(line) for line in queue.read_text().splitlines()]
+    score_base(tmp_path, [label], {"q1": [o[key] for key in order]}, "2,4")
+    filled = rejudge(tmp_path, lambda line: 1)
     assert sorted(line["chunk_id"] for line in filled) == sorted([n[("t://v2/a", 0)], n[("t://latest/a", 0)]])
-    for line in filled:
-        line.update(relevance=1, labeled_by="human:a")
-    with judgments.open("a") as appended:
-        appended.write("".join(json.dumps(line) + "\n" for line in filled))
-    assert run_cli(*drift).code == 0
 
     first, second = (n[(uri, 0)] for uri in ("t://v2/a", "t://latest/a"))
     same = [first, n[("t://b", 0)], n[("t://c", 0)], second]
     other_copy = [second, n[("t://b", 0)], n[("t://c", 0)], first]  # the very text too
     worse = [n[("t://b", 0)], n[("t://c", 0)], first, second]
     for ranking, status in ((same, "PASS"), (other_copy, "PASS"), (worse, "FAIL")):
-        head_run = tmp_path / "head_run.jsonl"
-        head_run.write_text(json.dumps({"query_id": "q1", "ranking": ranking}) + "\n")
-        gated = run_cli(
-            "score", "-j", str(judgments), "-r", str(head_run), "--corpus", str(tmp_path / "new.json"),
-            "-k", "2,4", "--baseline", str(base), "-g", "recall@2:-0.02", "--json",
-        ).json()  # fmt: skip
-        (gate,) = gated["verdict"]["gates"]
+        gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
         assert gate["status"] == status, gate["reason"]
