@@ -14,6 +14,7 @@ import pytest
 
 from helpers import run_cli
 from rechunk_scenarios import CHUNKERS, OUTCOMES, ScenarioFiles, make_scenario
+from retrieval_eval import chunk_id
 
 GATE = "recall@5:-0.02"
 Ids = dict[tuple[str, int], str]  # chunk id by (document, ordinal)
@@ -197,6 +198,22 @@ def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) 
 # -- small re-chunks written out by hand: the helpers the tests below share ----------------------
 
 
+def snapshot(
+    docs: dict[str, list[str]], chunker: str, revisions: dict[str, str] | None = None, *, fingerprint: str | None = None
+) -> dict[str, Any]:
+    """A corpus snapshot: each document's paragraphs as chunks with content-addressed ids (revision
+    r1 unless ``revisions`` names another), fingerprinted as ``fingerprint`` (the chunker's by default)."""
+    chunks = []
+    for uri, texts in docs.items():
+        revision = (revisions or {}).get(uri, "r1")
+        chunks += [
+            {"doc_uri": uri, "doc_revision": revision, "ordinal": i, "text": text,
+             "chunk_id": chunk_id(uri, revision, i, text, chunker)}
+            for i, text in enumerate(texts)
+        ]  # fmt: skip
+    return {"corpus_fingerprint": fingerprint or chunker, "chunker_fingerprint": chunker, "chunks": chunks}
+
+
 def write_corpora(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> tuple[Ids, Ids]:
     """old.json and new.json written; each snapshot's chunk ids by (document, ordinal)."""
     for name, snapshot in (("old", old), ("new", new)):
@@ -256,20 +273,11 @@ def test_the_same_text_cut_into_more_pieces_ranked_first_moves_the_answer_down(t
     # docs/rechunk.md: the base ranked an unlabeled paragraph at 1 and the answer at 2 (MRR 1/2).
     # The head cuts that paragraph into two sentences; ranking both before the answer puts it
     # at 3 (MRR 1/3, a true delta of -1/6); ranking one piece before it keeps it at 2 (delta 0).
-    from retrieval_eval import chunk_id
-
-    def corpus(blocks: dict[str, list[str]], chunker: str) -> dict[str, Any]:
-        chunks = [
-            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
-             "chunk_id": chunk_id(uri, "r1", i, text, chunker)}
-            for uri, texts in blocks.items()
-            for i, text in enumerate(texts)
-        ]  # fmt: skip
-        return {"corpus_fingerprint": f"plants/{chunker}", "chunker_fingerprint": chunker, "chunks": chunks}
-
     pets = ["Lilies harm cats."]
-    old = corpus({"p://light": ["South windows are bright. North ones are dim."], "p://pets": pets}, "para/1")
-    new = corpus({"p://light": ["South windows are bright.", "North ones are dim."], "p://pets": pets}, "sent/2")
+    old = snapshot({"p://light": ["South windows are bright. North ones are dim."], "p://pets": pets}, "para/1",
+                   fingerprint="plants/para/1")  # fmt: skip
+    new = snapshot({"p://light": ["South windows are bright.", "North ones are dim."], "p://pets": pets}, "sent/2",
+                   fingerprint="plants/sent/2")  # fmt: skip
     write_corpora(tmp_path, old, new)
     answer = old["chunks"][1]
     label = {"query_id": "q1", "doc_uri": answer["doc_uri"], "chunk_id": answer["chunk_id"],
@@ -293,24 +301,15 @@ def test_a_label_re_judged_on_edited_text_is_no_move_of_the_old_chunk(tmp_path: 
     # rank, though the base ranked the neighbour 4th, and a head ranking the same text in the same
     # order failed recall@2 by -0.5. No translation is sound here: the gate must not decide, and
     # names the re-judged line (line 1 once the fix has dropped the broken label).
-    from retrieval_eval import chunk_id
-
-    def corpus(docs: dict[str, list[str]], revision: str) -> dict[str, Any]:
-        chunks = [
-            {"doc_uri": uri, "doc_revision": revision if uri == "t://temp" else "r1", "ordinal": i, "text": text,
-             "chunk_id": chunk_id(uri, revision if uri == "t://temp" else "r1", i, text, "para/1")}
-            for uri, texts in docs.items()
-            for i, text in enumerate(texts)
-        ]  # fmt: skip
-        return {"corpus_fingerprint": f"c/{revision}", "chunker_fingerprint": "para/1", "chunks": chunks}
-
     others = {"t://x": ["Unrelated one."], "t://y": ["Unrelated two."]}
-    old = corpus(
-        {"t://temp": ["Most plants prefer 18 to 27 degrees.", "Keep plants from cold drafts."], **others}, "r1"
-    )
-    new = corpus(
-        {"t://temp": ["Most plants prefer 18 to 24 degrees.", "Keep plants from cold drafts."], **others}, "r2"
-    )
+    old = snapshot(
+        {"t://temp": ["Most plants prefer 18 to 27 degrees.", "Keep plants from cold drafts."], **others}, "para/1",
+        fingerprint="c/r1",
+    )  # fmt: skip
+    new = snapshot(
+        {"t://temp": ["Most plants prefer 18 to 24 degrees.", "Keep plants from cold drafts."], **others}, "para/1",
+        {"t://temp": "r2"}, fingerprint="c/r2",
+    )  # fmt: skip
     o, n = write_corpora(tmp_path, old, new)
     edited = old["chunks"][0]
     label = {"query_id": "q1", "doc_uri": "t://temp", "chunk_id": edited["chunk_id"], "chunk_text": edited["text"],
@@ -335,22 +334,13 @@ def test_an_edited_sentence_under_the_same_chunker_does_not_drop_the_base_hit(tm
     # other queries keep their ids: nothing else tells the base's ids from the head's. Rescored
     # with the old chunk unlabeled, the base lost the hit it had at rank 1 (recall@1 1.0 -> 0.75),
     # so a head that pushed the edited answer to rank 4 passed with +0.0000. It must not pass.
-    from retrieval_eval import chunk_id
-
-    def corpus(docs: dict[str, list[str]], edited: str) -> dict[str, Any]:
-        chunks = []
-        for uri, texts in docs.items():
-            revision = edited if uri == "t://d0" else "r1"
-            chunks += [
-                {"doc_uri": uri, "doc_revision": revision, "ordinal": i, "text": text,
-                 "chunk_id": chunk_id(uri, revision, i, text, "para/1")}
-                for i, text in enumerate(texts)
-            ]  # fmt: skip
-        return {"corpus_fingerprint": f"c/{edited}", "chunker_fingerprint": "para/1", "chunks": chunks}
-
     old_docs = {f"t://d{i}": [f"Doc {i} answer is {10 + i}.", f"Doc {i} filler."] for i in range(4)}
     new_docs = {**old_docs, "t://d0": ["Doc 0 answer is 99.", "Doc 0 filler."]}
-    o, n = write_corpora(tmp_path, corpus(old_docs, "r1"), corpus(new_docs, "r2"))
+    old, new = (
+        snapshot(old_docs, "para/1", fingerprint="c/r1"),
+        snapshot(new_docs, "para/1", {"t://d0": "r2"}, fingerprint="c/r2"),
+    )
+    o, n = write_corpora(tmp_path, old, new)
     labels = [
         {"query_id": f"q{i}", "doc_uri": f"t://d{i}", "chunk_id": o[(f"t://d{i}", 0)],
          "chunk_text": old_docs[f"t://d{i}"][0], "relevance": 1}
@@ -378,22 +368,11 @@ def test_a_text_copied_into_two_documents_is_carried_into_one_copy(tmp_path: Pat
     # copy is the whole old text, not a piece of it: carried into both, the base was credited with
     # the second copy at rank 2, which it never ranked, and a head ranking the very same texts in
     # the same order (the first copy 1st, the filler 2nd) failed recall@2 by -0.5.
-    from retrieval_eval import chunk_id
-
     answer = "The answer is forty two."
 
-    def corpus(docs: dict[str, list[str]], chunker: str) -> dict[str, Any]:
-        chunks = [
-            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
-             "chunk_id": chunk_id(uri, "r1", i, text, chunker)}
-            for uri, texts in docs.items()
-            for i, text in enumerate(texts)
-        ]  # fmt: skip
-        return {"corpus_fingerprint": chunker, "chunker_fingerprint": chunker, "chunks": chunks}
-
     rest = {"t://b": ["Filler b."], "t://c": ["Filler c."]}
-    old = corpus({"t://a": [answer, "Filler a."], **rest}, "para/1")
-    new = corpus({"t://v2/a": [answer, "Filler a."], "t://latest/a": [answer, "Filler a."], **rest}, "para/2")
+    old = snapshot({"t://a": [answer, "Filler a."], **rest}, "para/1")
+    new = snapshot({"t://v2/a": [answer, "Filler a."], "t://latest/a": [answer, "Filler a."], **rest}, "para/2")
     o, n = write_corpora(tmp_path, old, new)
     label = {"query_id": "q1", "doc_uri": "t://a", "chunk_id": o[("t://a", 0)], "chunk_text": answer, "relevance": 1}
     order = [("t://a", 0), ("t://b", 0), ("t://c", 0), ("t://a", 1)]
