@@ -103,14 +103,10 @@ def _barely_overlapping(sides: Sides, rankings: Mapping[str, tuple[str, ...]], l
     )
 
 
-HEAD_OUTSIDE_MEANING = (
-    "the labels and the base's rankings name one set of ids and the head's run another, so scored "
-    "against these labels every key the head ranks counts as irrelevant"
-)
+HEAD_OUTSIDE_MEANING = "so every key the head ranks counts as irrelevant"
 HEAD_OUTSIDE_BLOCKER = (
-    "a re-chunk's labels follow its new ids only once repaired: score the head with --corpus (the "
-    "corpus its run ranks) and run drift --fix (docs/rechunk.md); if the run's ids are not a "
-    "re-chunk's, the run names keys the labels do not"
+    "labels follow a re-chunk's new ids only once repaired: score the head with --corpus and run "
+    "drift --fix (docs/rechunk.md); if the corpus was not re-chunked, the run's ids are not the labels'"
 )
 
 
@@ -134,10 +130,7 @@ def _head_outside(sides: Sides, rankings: Mapping[str, tuple[str, ...]], labels:
     head_keys = {key for keys in ranked.values() for key in keys}
     if any(key in head_keys for keys in rankings.values() for key in keys):
         return None
-    return (
-        f"the head's rankings ({len(ranked)} queries) name none of the keys the labels or the base's "
-        "rankings name: the head ranks chunks in other ids"
-    )
+    return f"the head's rankings ({len(ranked)} queries) name none of the keys the labels or the base's rankings name"
 
 
 def _migration_blocker(head: Report) -> str | None:
