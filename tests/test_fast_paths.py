@@ -291,6 +291,21 @@ def test_the_report_file_is_what_dump_report_would_write(tmp_path: Path) -> None
     assert path.read_text(encoding="utf-8") == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
+def test_dump_report_writes_what_json_dumps_writes_for_a_whole_report() -> None:
+    # A real report compared with a base, with bounds and rankings (as the action writes it), not a sample
+    # of shapes: every section goes through the same pieces as the file the action writes.
+    from retrieval_eval.api import evaluate
+    from retrieval_eval.formats.report import dump_report, report_to_json
+
+    demo = Path(__file__).resolve().parent.parent / "src" / "retrieval_eval" / "demo"
+    report = evaluate(
+        str(demo / "judgments.jsonl"), str(demo / "run.jsonl"), baseline=str(demo / "baseline.json")
+    ).typed_report
+    data = report_to_json(report)
+    assert data["per_query"] and data["per_query_upper"] and data["rankings"] and data["per_stratum"]
+    assert dump_report(report) == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
 @pytest.mark.skipif(jsonout._orjson is None, reason="the fast extra (orjson) is not installed")
 def test_a_block_past_the_first_is_checked_before_orjson_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the first block says whether a container is written by blocks; each later block is

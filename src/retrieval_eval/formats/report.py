@@ -15,7 +15,7 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.report_model import Report
 from .jsondoc import named, parse_document, read_document_bytes
-from .jsonout import write_json_atomic
+from .jsonout import iter_indented_fast, write_json_atomic
 from .shapes import report_problem
 from .typedjson import from_json, from_json_lenient, to_json
 
@@ -44,7 +44,9 @@ def dump_report(report: Report | Mapping[str, Any]) -> str:
     """A report as written (two spaces of indent, UTF-8 kept, a final new line); also its JSON
     as :func:`report_to_json` gives it (and any JSON document written alike)."""
     data = report_to_json(report) if isinstance(report, Report) else report
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    # The same text as json.dumps(data, indent=2, ensure_ascii=False), written by orjson a block
+    # of rows at a time where it writes the same (formats/jsonout.py): a fifth of the time on M.
+    return "".join(iter_indented_fast(data)) + "\n"
 
 
 def write_report(path: str, report: Report) -> None:
