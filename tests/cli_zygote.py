@@ -10,7 +10,8 @@ never runs a command itself and starts no thread, so each child starts from the 
 state, and forking is safe.
 
 Requests and answers are JSON lines on the server's standard input and output:
-``{"argv", "cwd", "env", "out", "err"}`` in, where ``out`` and ``err`` are FIFOs the caller
+``{"argv", "cwd", "env", "out", "err"}`` in (and ``"code"``: a snippet run as ``python -c CODE ARGV``
+would run it, instead of the CLI), where ``out`` and ``err`` are FIFOs the caller
 reads (so the child's output is a pipe, as under ``subprocess.run``); ``{"pid"}`` as soon as
 the child exists (the caller kills it on a timeout), then ``{"status"}``, its wait status.
 """
@@ -91,11 +92,15 @@ def child(request: dict, channel: int, out: int, err: int) -> None:
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-        sys.argv = ["retrieval-eval", *request["argv"]]
+        snippet = request.get("code")
+        sys.argv = ["-c" if snippet is not None else "retrieval-eval", *request["argv"]]
         from retrieval_eval.entry import main
 
         try:
-            main(list(request["argv"]))
+            if snippet is not None:  # python -c SNIPPET ARGV: the snippet as __main__'s code
+                exec(compile(snippet, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+            else:
+                main(list(request["argv"]))
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc.code)

@@ -48,9 +48,15 @@ def run_cli(*args: str, cwd: str | Path | None = None, env: dict[str, str] | Non
 
 
 def run_entry_point(
-    argv: list[str], *, cwd: str | Path | None = None, env: Mapping[str, str] | None = None, timeout: float = 120
+    argv: list[str],
+    *,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+    code: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m retrieval_eval ARGV`` with its output captured, as ``subprocess.run`` gives it.
+    """``python -m retrieval_eval ARGV`` with its output captured, as ``subprocess.run`` gives it;
+    with ``code``, ``python -c CODE ARGV`` instead (a snippet of the Python API).
 
     The child is forked from a server that has already imported the CLI (tests/cli_zygote.py),
     which saves the interpreter's start-up and imports on every call; when ``env`` changes what
@@ -59,7 +65,7 @@ def run_entry_point(
     environment = dict(os.environ if env is None else env)
     if not _ZYGOTE.serves(environment):
         return subprocess.run(
-            [sys.executable, "-m", "retrieval_eval", *argv],
+            [sys.executable, *(["-m", "retrieval_eval"] if code is None else ["-c", code]), *argv],
             capture_output=True,
             text=True,
             cwd=cwd,
@@ -67,7 +73,7 @@ def run_entry_point(
             timeout=timeout,
             stdin=subprocess.DEVNULL,
         )
-    return _ZYGOTE.run(argv, cwd=None if cwd is None else str(cwd), env=environment, timeout=timeout)
+    return _ZYGOTE.run(argv, cwd=None if cwd is None else str(cwd), env=environment, timeout=timeout, code=code)
 
 
 class _Zygote:
@@ -115,7 +121,7 @@ class _Zygote:
         return json.loads(line)  # type: ignore[no-any-return]
 
     def run(
-        self, argv: list[str], *, cwd: str | None, env: dict[str, str], timeout: float
+        self, argv: list[str], *, cwd: str | None, env: dict[str, str], timeout: float, code: str | None = None
     ) -> subprocess.CompletedProcess[str]:
         server = self._server()
         with tempfile.TemporaryDirectory(prefix="cli-") as folder:
@@ -125,7 +131,7 @@ class _Zygote:
                 os.mkfifo(path)
                 readers.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
             try:
-                request = {"argv": argv, "cwd": cwd, "env": env, "out": paths[0], "err": paths[1]}
+                request = {"argv": argv, "cwd": cwd, "env": env, "out": paths[0], "err": paths[1], "code": code}
                 server.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
                 pid = self._answer(server)["pid"]
                 out, err = _drain(readers, time.monotonic() + timeout, pid)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -64,18 +62,8 @@ def run_case(case: HostileCase, tmp_path: Path, github_env: dict[str, str]) -> N
         case.setup(tmp_path)
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in case.argv]
     env = {**os.environ, **github_env, **{k: v.replace("{tmp}", str(tmp_path)) for k, v in case.env.items()}}
-    if case.code:  # a Python API case: its own interpreter, the snippet given
-        done = subprocess.run(
-            [sys.executable, "-c", case.code, *argv],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=case.timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    else:
-        done = run_entry_point(argv, cwd=tmp_path, env=env, timeout=case.timeout)
+    # A Python API case runs its snippet as python -c would (forked after the imports, as a command is).
+    done = run_entry_point(argv, cwd=tmp_path, env=env, timeout=case.timeout, code=case.code or None)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == case.exit_code, (done.returncode, done.stderr)
     assert case.stderr_has in done.stderr, done.stderr
