@@ -293,7 +293,7 @@ def test_hostile_text_neither_runs_nor_loads_anything_in_a_browser(
 ) -> None:
     port, seen = requests_seen
     page = hostile_page(tmp_path, port)
-    dom = dump_dom_and_screenshot(page, tmp_path / "hostile.png", tmp_path / "profile", budget_ms=2000)
+    dom = dump_dom_and_screenshot(page, tmp_path / "hostile.png", budget_ms=2000)
     after = Page(dom)
     titles = re.findall(r"<title>(.*?)</title>", dom, re.S)
     assert titles[0] == "retrieval-eval · PASS", "a hostile script changed the title"
@@ -311,7 +311,7 @@ def test_hostile_text_neither_runs_nor_loads_anything_in_a_browser(
 def test_the_demo_page_in_a_browser_shows_the_verdict_and_side_by_side_rankings(demo: dict[str, Path]) -> None:
     offline = ("--host-resolver-rules=MAP * ~NOTFOUND",)
     shot = demo["folder"] / "demo.png"
-    dom = dump_dom_and_screenshot(demo["page"], shot, demo["folder"] / "profile", extra=offline)
+    dom = dump_dom_and_screenshot(demo["page"], shot, extra=offline)
     assert re.search(r'id="verdict-status">PASS<', dom)
     # b6 "discount for teams": recall@5 went from 0 to 1, its relevant chunk now ranked 4th in the head.
     section = re.search(r'<details class="query"[^>]*data-search="b6 .*?</details>', dom, re.S)
@@ -337,7 +337,7 @@ def test_the_demo_page_in_a_browser_shows_the_verdict_and_side_by_side_rankings(
     ],
 )
 def test_sorting_reorders_a_table(demo: dict[str, Path], fragment: str, table: str, first: str) -> None:
-    dom = dump_dom(demo["page"], demo["folder"] / f"profile-{table}", fragment=fragment)
+    dom = dump_dom(demo["page"], fragment=fragment)
     body = re.search(rf'id="{table}".*?<tbody>(.*?)</tbody>', dom, re.S)
     assert body is not None
     first_cell = re.search(r"<td>(?:<a [^>]*>)?([^<]*)", body.group(1))
@@ -348,7 +348,7 @@ def test_sorting_reorders_a_table(demo: dict[str, Path], fragment: str, table: s
 @pytest.mark.browser
 @needs_chromium
 def test_filtering_hides_the_queries_that_do_not_match(demo: dict[str, Path]) -> None:
-    dom = dump_dom(demo["page"], demo["folder"] / "profile-filter", fragment="#filter=refund")
+    dom = dump_dom(demo["page"], fragment="#filter=refund")
     shown = [q for q in re.findall(r'<details class="query( hidden)?"[^>]*data-search="(\w+) ', dom) if not q[0]]
     # "refund" is in b1 and b2's text only.
     assert [q for _, q in shown] == ["b1", "b2"]
@@ -447,7 +447,7 @@ def test_the_page_has_every_section_the_summary_has(scenario: str, tmp_path: Pat
     # What the demo holds by construction: a floor, an easy stratum, six gates, two gains, no-answer queries.
     assert {"floor", "eval_set", "gates", "drift", "strata", "movers", "reasons"} <= set(sections)
     summary = out["summary.md"].read_text(encoding="utf-8")
-    dom = dump_dom(out["page.html"], tmp_path / "profile", extra=("--host-resolver-rules=MAP * ~NOTFOUND",))
+    dom = dump_dom(out["page.html"], extra=("--host-resolver-rules=MAP * ~NOTFOUND",))
     for name in sections:
         assert has_marker(summary, SUMMARY[name]), f"the summary lacks {name}"
         assert HTML[name] in dom, f"the page lacks {name}, which the summary has"

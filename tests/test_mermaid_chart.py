@@ -148,7 +148,7 @@ charts.reduce(function (done, chart, number) {{
     # A busy machine can dump the page before Mermaid's promises settle (an empty box list, no
     # error): the page is drawn again, up to three times, before that counts as a failure.
     for _ in range(3):
-        dom = dump_dom(page, directory / "profile", budget_ms=20_000)
+        dom = dump_dom(page, budget_ms=20_000)
         found = re.search(r'<pre id="boxes">(.*?)</pre>', dom, re.S)
         if not found or found.group(1):
             break
