@@ -387,3 +387,64 @@ def test_a_text_copied_into_two_documents_is_carried_into_one_copy(tmp_path: Pat
     for ranking, status in ((same, "PASS"), (other_copy, "PASS"), (worse, "FAIL")):
         gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
         assert gate["status"] == status, gate["reason"]
+
+
+def test_the_reason_counts_the_moved_chunks_the_base_ranks_once_each(tmp_path: Path) -> None:
+    # Three documents of two paragraphs, merged into one chunk each; three queries, each labeling
+    # the first paragraph of one document, and each base ranking its own first paragraph first,
+    # then the other two first paragraphs. The base is scored without its corpus, so the moves are
+    # what tell the ids apart: the base rankings name 3 chunk ids the labels moved (a0, b0, c0),
+    # ranked 9 times over. The reason said 9, more chunks than the old corpus had paragraphs.
+    docs = {f"t://{d}": [f"{d} answer one.", f"{d} filler two."] for d in "abc"}
+    old = snapshot(docs, "para/1")
+    new = snapshot({uri: [" ".join(texts)] for uri, texts in docs.items()}, "pairs/1")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": f"q{d}", "doc_uri": f"t://{d}", "chunk_id": o[(f"t://{d}", 0)],
+         "chunk_text": docs[f"t://{d}"][0], "relevance": 1}
+        for d in "abc"
+    ]  # fmt: skip
+    judgments = write_rows(tmp_path / "judgments.jsonl", labels)
+    firsts = {d: o[(f"t://{d}", 0)] for d in "abc"}
+    rows = [{"query_id": f"q{d}", "ranking": [firsts[d], *(firsts[e] for e in "abc" if e != d)]} for d in "abc"]
+    run = write_rows(tmp_path / "base_run.jsonl", rows)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", str(judgments), "-r", str(run), "-k", "1,3", "--report", str(base)).code == 0
+    assert run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix").code == 0
+    gate = gate_head(tmp_path, {f"q{d}": [n[(f"t://{d}", 0)]] for d in "abc"}, "1,3", "recall@1:-0.02")
+    assert gate["status"] == "PASS", gate["reason"]  # each answer still first: recall@1 1 -> 1
+    head = run_cli(
+        "score", "-j", str(judgments), "-r", str(tmp_path / "head_run.jsonl"), "--corpus", str(tmp_path / "new.json"),
+        "-k", "1,3", "--baseline", str(base),
+    )  # fmt: skip
+    assert "the base rankings name 3 chunk id(s) that the head's labels record as moved" in head.stdout, head.stdout
+
+
+def test_the_reason_counts_an_edited_chunk_two_queries_rank_once(tmp_path: Path) -> None:
+    # The chunker stays; one labeled sentence is edited. Two queries labeled it and both base
+    # rankings hold it: one old chunk whose labels were re-judged on changed text, ranked twice.
+    # The reason said 2 chunks, twice; the verdict stays INDETERMINATE (no line says where it went).
+    old_docs = {"t://d": ["The answer is 10.", "Filler."], "t://e": ["Other."]}
+    old = snapshot(old_docs, "para/1", fingerprint="c/r1")
+    edited = {**old_docs, "t://d": ["The answer is 99.", "Filler."]}
+    new = snapshot(edited, "para/1", {"t://d": "r2"}, fingerprint="c/r2")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": q, "doc_uri": "t://d", "chunk_id": o[("t://d", 0)], "chunk_text": "The answer is 10.",
+         "relevance": 1}
+        for q in ("q1", "q2")
+    ]  # fmt: skip
+    order = [("t://d", 0), ("t://e", 0), ("t://d", 1)]
+    score_base(tmp_path, labels, {q: [o[key] for key in order] for q in ("q1", "q2")}, "1,3")
+    rejudge(tmp_path, lambda line: int("answer" in line["chunk_text"]))
+    ranking = [n[key] for key in order]
+    head = run_cli(
+        "score", "-j", str(tmp_path / "judgments.jsonl"), "-r",
+        str(write_rows(tmp_path / "head_run.jsonl", [{"query_id": q, "ranking": ranking} for q in ("q1", "q2")])),
+        "--corpus", str(tmp_path / "new.json"), "-k", "1,3", "--baseline", str(tmp_path / "base.json"),
+        "-g", "recall@1:-0.02",
+    )  # fmt: skip
+    assert "INDETERMINATE recall@1:-0.02" in head.stdout, head.stdout
+    assert "the base rankings name 1 chunk id(s) whose labels the head re-judged" in head.stdout, head.stdout
+    assert "1 base-ranked chunk(s) had labels re-judged on text that changed" in head.stdout, head.stdout
+    assert "q1 (line 1), q2 (line 3)" in head.stdout, head.stdout  # each query's answer line (after the fix)
