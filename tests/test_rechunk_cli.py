@@ -448,3 +448,32 @@ def test_the_reason_counts_an_edited_chunk_two_queries_rank_once(tmp_path: Path)
     assert "the base rankings name 1 chunk id(s) whose labels the head re-judged" in head.stdout, head.stdout
     assert "1 base-ranked chunk(s) had labels re-judged on text that changed" in head.stdout, head.stdout
     assert "q1 (line 1), q2 (line 3)" in head.stdout, head.stdout  # each query's answer line (after the fix)
+
+
+def test_a_window_two_labeled_paragraphs_share_carries_the_base_hit_of_each(tmp_path: Path) -> None:
+    # Two relevant paragraphs, A ("Alpha one. Alpha two.") and B ("Beta one. Beta two."), are cut
+    # into windows w0 "Alpha one.", w1 "Alpha two. Beta one." and w2 "Beta two.": A is SPLIT over
+    # w0 and w1, B over w1 and w2, so the queue offers w1 twice (once for each). The person grades
+    # every window relevant; drift --fix folds the two w1 lines into one. The base ranked B first,
+    # so in the new ids it showed w1 and w2 at rank 1: recall@2 is 2/3. The fold lost B's move into
+    # w1, the base was scored 1/3, a head ranking the same text read +0.3333 and a head that pushed
+    # w1 to rank 3 (truly 1/3, a drop of 1/3) passed with +0.0000.
+    fillers = {"t://f1": ["Filler one."], "t://f2": ["Filler two."]}
+    old = snapshot({"t://d": ["Alpha one. Alpha two.", "Beta one. Beta two."], **fillers}, "para/1")
+    new = snapshot({"t://d": ["Alpha one.", "Alpha two. Beta one.", "Beta two."], **fillers}, "win/1")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": "q1", "doc_uri": "t://d", "chunk_id": o[("t://d", i)], "chunk_text": old["chunks"][i]["text"],
+         "relevance": 1}
+        for i in (0, 1)
+    ]  # fmt: skip
+    a, b, f1, f2 = o[("t://d", 0)], o[("t://d", 1)], o[("t://f1", 0)], o[("t://f2", 0)]
+    score_base(tmp_path, labels, {"q1": [b, f1, f2, a]}, "2,4")
+    filled = rejudge(tmp_path, lambda line: 1)
+    w0, w1, w2 = (n[("t://d", i)] for i in range(3))
+    assert [(line["chunk_id"], line["rejudge"]["from"]) for line in filled] == [(w0, a), (w1, a), (w1, b), (w2, b)]
+    g1, g2 = n[("t://f1", 0)], n[("t://f2", 0)]
+    for ranking, delta, status in (([w1, w2, g1, g2, w0], 0.0, "PASS"), ([w2, g1, w1, g2, w0], -1 / 3, "FAIL")):
+        gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
+        assert gate["status"] == status, gate["reason"]
+        assert abs(gate["baseline"] - 2 / 3) < 1e-9 and abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
