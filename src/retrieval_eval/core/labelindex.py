@@ -115,6 +115,9 @@ class LabelIndex:
     # (query, old chunk) already carried into one copy of its very text: an ORPHANED label whose
     # exact text is now in several places is carried into the first relevant one only.
     copied: set[tuple[str, str]] = field(default_factory=set)
+    # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
+    # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
+    rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
@@ -161,6 +164,9 @@ class LabelIndex:
                 stranded = unmoved_from(trail)
                 if stranded is not None:
                     self.unmoved.setdefault(query_id, {}).setdefault(stranded, line)
+            before = _from(get("rejudge"))
+            if before is not None:
+                self.rejudged.setdefault((query_id, key), []).append((before, relevance))
         provenance = get("labeled_by")
         if type(provenance) is str:
             if provenance.startswith(HUMAN):  # most labels: counted without a call
