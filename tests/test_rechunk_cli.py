@@ -135,6 +135,8 @@ def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp
     assert "3 label(s) broke in the re-chunk" in reason
     unrepaired = len(labels) - 3
     assert f"{unrepaired} label(s) still name removed chunks" in reason
+    # Unrepaired, the labels name the old chunks as the base does; only the head's run is new.
+    assert "the base rankings name the old chunks and the head's run the new ones" in reason, reason
     assert (
         "q03 (line 4, SPLIT), q04 (line 5, SPLIT), q05 (line 6, SPLIT), q00 (line 1, MERGED), "
         f"q01 (line 2, MERGED) and {len(labels) - 5} more" in reason
