@@ -118,6 +118,30 @@ def test_labels_that_broke_make_the_delta_indeterminate_and_are_named(tmp_path: 
     assert f"list them with 'retrieval-eval drift -j {fixed} -c {files.head_corpus}'" in reason
 
 
+@pytest.mark.parametrize("outcome", ["better", "worse"])
+def test_the_base_run_gated_after_a_rechunk_is_no_measurement_of_the_retriever(tmp_path: Path, outcome: str) -> None:
+    # The pull request re-chunks the corpus and repairs the labels, but CI hands the gate the run
+    # made before the re-chunk: every key it ranks is an old chunk, none is in the corpus. Whatever
+    # the retriever does on the new chunks (better or worse by construction), this run says nothing
+    # of it. It read FAIL, recall@5 falling to 0, with a reason to go and label unjudged keys.
+    scenario = make_scenario("merged-paragraphs", outcome)
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    drift = ("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed))
+    assert run_cli(*drift).code == 0
+    report = run_cli(
+        "score", "-j", str(fixed), "-r", str(files.base_run), "--corpus", str(files.head_corpus), "-k", "5,10",
+        "--baseline", str(base), "-g", GATE, "--json",
+    ).json()  # fmt: skip
+    assert report["verdict"]["status"] == "INDETERMINATE", report["verdict"]
+    assert any("no key of the run is a chunk of the corpus (--corpus)" in r for r in report["verdict"]["reasons"])
+    # The head's own run on the new corpus is decided as before.
+    decided = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    assert decided["verdict"]["status"] == scenario.truth.verdict(0.02)
+    assert not any("no key of the run is a chunk" in r for r in decided["verdict"]["reasons"])
+
+
 def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp_path: Path) -> None:
     # Unrepaired, every label blocks the translation; the reason names five of them. The three
     # that broke (lines 4-6) are the ones no command repairs, so they are named first, whatever
