@@ -183,7 +183,8 @@ class CorpusStage:
                 "make the retriever return the chunk ids of the corpus snapshot, or label documents "
                 "(doc_uri without chunk_id)"
             ]
-        if self.corpus is not None and index.chunk_ids and not ranks_the_corpus(self.corpus, scores.rankings):
+        corpus = None if self.collapse else self.corpus  # collapsed rankings name documents
+        if corpus is not None and index.chunk_ids and not ranks_the_corpus(corpus, scores.rankings):
             # A run made before a re-chunk, scored with the re-chunked corpus and its repaired labels:
             # every key is a miss, yet nothing was measured of a retriever on this corpus.
             return [
