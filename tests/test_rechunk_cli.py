@@ -118,6 +118,30 @@ def test_labels_that_broke_make_the_delta_indeterminate_and_are_named(tmp_path: 
     assert f"list them with 'retrieval-eval drift -j {fixed} -c {files.head_corpus}'" in reason
 
 
+@pytest.mark.parametrize("outcome", ["better", "worse"])
+def test_the_base_run_gated_after_a_rechunk_is_no_measurement_of_the_retriever(tmp_path: Path, outcome: str) -> None:
+    # The pull request re-chunks the corpus and repairs the labels, but CI hands the gate the run
+    # made before the re-chunk: every key it ranks is an old chunk, none is in the corpus. Whatever
+    # the retriever does on the new chunks (better or worse by construction), this run says nothing
+    # of it. It read FAIL, recall@5 falling to 0, with a reason to go and label unjudged keys.
+    scenario = make_scenario("merged-paragraphs", outcome)
+    files = scenario.write(tmp_path)
+    base = _base_report(tmp_path, files)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    drift = ("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed))
+    assert run_cli(*drift).code == 0
+    report = run_cli(
+        "score", "-j", str(fixed), "-r", str(files.base_run), "--corpus", str(files.head_corpus), "-k", "5,10",
+        "--baseline", str(base), "-g", GATE, "--json",
+    ).json()  # fmt: skip
+    assert report["verdict"]["status"] == "INDETERMINATE", report["verdict"]
+    assert any("no key of the run is a chunk of the corpus (--corpus)" in r for r in report["verdict"]["reasons"])
+    # The head's own run on the new corpus is decided as before.
+    decided = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
+    assert decided["verdict"]["status"] == scenario.truth.verdict(0.02)
+    assert not any("no key of the run is a chunk" in r for r in decided["verdict"]["reasons"])
+
+
 def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp_path: Path) -> None:
     # Unrepaired, every label blocks the translation; the reason names five of them. The three
     # that broke (lines 4-6) are the ones no command repairs, so they are named first, whatever
@@ -135,6 +159,8 @@ def test_the_labels_a_person_must_judge_are_named_before_those_a_fix_repairs(tmp
     assert "3 label(s) broke in the re-chunk" in reason
     unrepaired = len(labels) - 3
     assert f"{unrepaired} label(s) still name removed chunks" in reason
+    # Unrepaired, the labels name the old chunks as the base does; only the head's run is new.
+    assert "the base rankings name the old chunks and the head's run the new ones" in reason, reason
     assert (
         "q03 (line 4, SPLIT), q04 (line 5, SPLIT), q05 (line 6, SPLIT), q00 (line 1, MERGED), "
         f"q01 (line 2, MERGED) and {len(labels) - 5} more" in reason
@@ -387,3 +413,93 @@ def test_a_text_copied_into_two_documents_is_carried_into_one_copy(tmp_path: Pat
     for ranking, status in ((same, "PASS"), (other_copy, "PASS"), (worse, "FAIL")):
         gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
         assert gate["status"] == status, gate["reason"]
+
+
+def test_the_reason_counts_the_moved_chunks_the_base_ranks_once_each(tmp_path: Path) -> None:
+    # Three documents of two paragraphs, merged into one chunk each; three queries, each labeling
+    # the first paragraph of one document, and each base ranking its own first paragraph first,
+    # then the other two first paragraphs. The base is scored without its corpus, so the moves are
+    # what tell the ids apart: the base rankings name 3 chunk ids the labels moved (a0, b0, c0),
+    # ranked 9 times over. The reason said 9, more chunks than the old corpus had paragraphs.
+    docs = {f"t://{d}": [f"{d} answer one.", f"{d} filler two."] for d in "abc"}
+    old = snapshot(docs, "para/1")
+    new = snapshot({uri: [" ".join(texts)] for uri, texts in docs.items()}, "pairs/1")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": f"q{d}", "doc_uri": f"t://{d}", "chunk_id": o[(f"t://{d}", 0)],
+         "chunk_text": docs[f"t://{d}"][0], "relevance": 1}
+        for d in "abc"
+    ]  # fmt: skip
+    judgments = write_rows(tmp_path / "judgments.jsonl", labels)
+    firsts = {d: o[(f"t://{d}", 0)] for d in "abc"}
+    rows = [{"query_id": f"q{d}", "ranking": [firsts[d], *(firsts[e] for e in "abc" if e != d)]} for d in "abc"]
+    run = write_rows(tmp_path / "base_run.jsonl", rows)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", str(judgments), "-r", str(run), "-k", "1,3", "--report", str(base)).code == 0
+    assert run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix").code == 0
+    gate = gate_head(tmp_path, {f"q{d}": [n[(f"t://{d}", 0)]] for d in "abc"}, "1,3", "recall@1:-0.02")
+    assert gate["status"] == "PASS", gate["reason"]  # each answer still first: recall@1 1 -> 1
+    head = run_cli(
+        "score", "-j", str(judgments), "-r", str(tmp_path / "head_run.jsonl"), "--corpus", str(tmp_path / "new.json"),
+        "-k", "1,3", "--baseline", str(base),
+    )  # fmt: skip
+    assert "the base rankings name 3 chunk id(s) that the head's labels record as moved" in head.stdout, head.stdout
+
+
+def test_the_reason_counts_an_edited_chunk_two_queries_rank_once(tmp_path: Path) -> None:
+    # The chunker stays; one labeled sentence is edited. Two queries labeled it and both base
+    # rankings hold it: one old chunk whose labels were re-judged on changed text, ranked twice.
+    # The reason said 2 chunks, twice; the verdict stays INDETERMINATE (no line says where it went).
+    old_docs = {"t://d": ["The answer is 10.", "Filler."], "t://e": ["Other."]}
+    old = snapshot(old_docs, "para/1", fingerprint="c/r1")
+    edited = {**old_docs, "t://d": ["The answer is 99.", "Filler."]}
+    new = snapshot(edited, "para/1", {"t://d": "r2"}, fingerprint="c/r2")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": q, "doc_uri": "t://d", "chunk_id": o[("t://d", 0)], "chunk_text": "The answer is 10.",
+         "relevance": 1}
+        for q in ("q1", "q2")
+    ]  # fmt: skip
+    order = [("t://d", 0), ("t://e", 0), ("t://d", 1)]
+    score_base(tmp_path, labels, {q: [o[key] for key in order] for q in ("q1", "q2")}, "1,3")
+    rejudge(tmp_path, lambda line: int("answer" in line["chunk_text"]))
+    ranking = [n[key] for key in order]
+    head = run_cli(
+        "score", "-j", str(tmp_path / "judgments.jsonl"), "-r",
+        str(write_rows(tmp_path / "head_run.jsonl", [{"query_id": q, "ranking": ranking} for q in ("q1", "q2")])),
+        "--corpus", str(tmp_path / "new.json"), "-k", "1,3", "--baseline", str(tmp_path / "base.json"),
+        "-g", "recall@1:-0.02",
+    )  # fmt: skip
+    assert "INDETERMINATE recall@1:-0.02" in head.stdout, head.stdout
+    assert "the base rankings name 1 chunk id(s) whose labels the head re-judged" in head.stdout, head.stdout
+    assert "1 base-ranked chunk(s) had labels re-judged on text that changed" in head.stdout, head.stdout
+    assert "q1 (line 1), q2 (line 3)" in head.stdout, head.stdout  # each query's answer line (after the fix)
+
+
+def test_a_window_two_labeled_paragraphs_share_carries_the_base_hit_of_each(tmp_path: Path) -> None:
+    # Two relevant paragraphs, A ("Alpha one. Alpha two.") and B ("Beta one. Beta two."), are cut
+    # into windows w0 "Alpha one.", w1 "Alpha two. Beta one." and w2 "Beta two.": A is SPLIT over
+    # w0 and w1, B over w1 and w2, so the queue offers w1 twice (once for each). The person grades
+    # every window relevant; drift --fix folds the two w1 lines into one. The base ranked B first,
+    # so in the new ids it showed w1 and w2 at rank 1: recall@2 is 2/3. The fold lost B's move into
+    # w1, the base was scored 1/3, a head ranking the same text read +0.3333 and a head that pushed
+    # w1 to rank 3 (truly 1/3, a drop of 1/3) passed with +0.0000.
+    fillers = {"t://f1": ["Filler one."], "t://f2": ["Filler two."]}
+    old = snapshot({"t://d": ["Alpha one. Alpha two.", "Beta one. Beta two."], **fillers}, "para/1")
+    new = snapshot({"t://d": ["Alpha one.", "Alpha two. Beta one.", "Beta two."], **fillers}, "win/1")
+    o, n = write_corpora(tmp_path, old, new)
+    labels = [
+        {"query_id": "q1", "doc_uri": "t://d", "chunk_id": o[("t://d", i)], "chunk_text": old["chunks"][i]["text"],
+         "relevance": 1}
+        for i in (0, 1)
+    ]  # fmt: skip
+    a, b, f1, f2 = o[("t://d", 0)], o[("t://d", 1)], o[("t://f1", 0)], o[("t://f2", 0)]
+    score_base(tmp_path, labels, {"q1": [b, f1, f2, a]}, "2,4")
+    filled = rejudge(tmp_path, lambda line: 1)
+    w0, w1, w2 = (n[("t://d", i)] for i in range(3))
+    assert [(line["chunk_id"], line["rejudge"]["from"]) for line in filled] == [(w0, a), (w1, a), (w1, b), (w2, b)]
+    g1, g2 = n[("t://f1", 0)], n[("t://f2", 0)]
+    for ranking, delta, status in (([w1, w2, g1, g2, w0], 0.0, "PASS"), ([w2, g1, w1, g2, w0], -1 / 3, "FAIL")):
+        gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
+        assert gate["status"] == status, gate["reason"]
+        assert abs(gate["baseline"] - 2 / 3) < 1e-9 and abs(gate["observed"] - gate["baseline"] - delta) < 1e-9

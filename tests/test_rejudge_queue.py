@@ -197,3 +197,52 @@ def test_labels_whose_document_is_gone_are_named_not_sent_to_an_empty_queue(tmp_
     kept = [line for line in judgments.read_text().splitlines() if '"q2"' not in line]
     judgments.write_text("\n".join(kept) + "\n")
     assert run_cli("drift", "-j", str(judgments), "-c", str(corpus_path)).code == 0
+
+
+def test_a_chunk_the_queue_offers_for_two_broken_labels_validates_when_graded_once(tmp_path: Path) -> None:
+    # Paragraphs A and B, both labeled relevant, are cut into windows w0 "Alpha one.", w1 "Alpha
+    # two. Beta one." and w2 "Beta two.": A is SPLIT over w0 and w1, B over w1 and w2, so the queue
+    # offers w1 twice, once for each (lines 2 and 3). Filled with one grade it is what the docs say
+    # it is, a judgments file validate calls ok: it said "keep one label", and deleting the line
+    # for B forgets that B went into w1. Two grades for one chunk are a conflict a person settles.
+    from retrieval_eval import chunk_id
+
+    def snapshot(texts: list[str], chunker: str) -> dict[str, Any]:
+        return {"corpus_fingerprint": chunker, "chunker_fingerprint": chunker, "chunks": [
+            {"doc_uri": "t://d", "doc_revision": "r1", "ordinal": i, "text": text,
+             "chunk_id": chunk_id("t://d", "r1", i, text, chunker)}
+            for i, text in enumerate(texts)
+        ]}  # fmt: skip
+
+    old = snapshot(["Alpha one. Alpha two.", "Beta one. Beta two."], "para/1")
+    new = snapshot(["Alpha one.", "Alpha two. Beta one.", "Beta two."], "win/1")
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    judgments = tmp_path / "judgments.jsonl"
+    judgments.write_text("".join(
+        json.dumps({"query_id": "q1", "query": "alpha beta", "doc_uri": "t://d", "chunk_id": c["chunk_id"],
+                    "chunk_text": c["text"], "relevance": 1, "labeled_by": "human:a"}) + "\n"
+        for c in old["chunks"]
+    ))  # fmt: skip
+    queue = tmp_path / "rejudge.jsonl"
+    assert run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--queue", str(queue)).code == 1
+    lines = _lines(queue)
+    w1 = new["chunks"][1]["chunk_id"]
+    assert [line["chunk_id"] == w1 for line in lines] == [False, True, True, False]
+
+    for grades, code, said in (
+        ((1, 1, 1, 1), 0, "warning  rejudge-shared-chunk  query q1 grades " + w1 + " on lines 2, 3, re-judge lines "
+         "for 2 broken labels: keep every line; drift --fix folds them"),
+        ((1, 1, 2, 1), 1, "error    duplicate-label  query q1 grades " + w1 + " on lines 2, 3, re-judge lines for 2 "
+         "broken labels, graded 1 and 2: give the lines one grade and keep every line"),
+    ):  # fmt: skip
+        filled = tmp_path / "filled.jsonl"
+        filled.write_text("".join(json.dumps({**line, "relevance": g, "labeled_by": "human:a"}) + "\n"
+                                  for line, g in zip(lines, grades)))  # fmt: skip
+        checked = run_cli("validate", "-j", str(filled))
+        assert checked.code == code and said in checked.stdout, checked.stdout
+
+    # Two labels of one query on one chunk that no queue wrote are still one label too many.
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(judgments.read_text().splitlines()[0] + "\n" + judgments.read_text().splitlines()[0] + "\n")
+    checked = run_cli("validate", "-j", str(twice))
+    assert checked.code == 1 and "more than once (lines 1, 2); keep one label" in checked.stdout, checked.stdout

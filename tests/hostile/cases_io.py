@@ -443,6 +443,24 @@ for name, gate in (
             stderr_has="is not a plain decimal number",
         )
     )
+# A run or judgments given for a report: the message names the option it was given by (compare
+# --head given judgments said "--baseline takes a report", an option compare does not have).
+for name, argv, says in (
+    ("compare-head", ("compare", "--base", "r.json", "--head", "j.jsonl"), "--head takes a report"),
+    ("compare-base", ("compare", "--base", "run.jsonl", "--head", "r.json"), "--base takes a report"),
+    ("render-report", ("render", "--report", "run.jsonl"), "--report takes a report"),
+    ("plan-report", ("plan", "--report", "j.jsonl"), "--report takes a report"),
+):
+    CASES.append(
+        HostileCase(
+            "8",
+            f"{name}-given-other-input-names-its-option",
+            argv,
+            {**SCORE_FILES, "r.json": REPORT_BYTES},
+            stderr_has=says,
+            stdout_lacks=("--baseline",),
+        )
+    )
 for name, given, kind in (
     ("run-jsonl", "run.jsonl", "this is a run, not a report"),
     ("judgments-jsonl", "j.jsonl", "this is judgments, not a report"),

@@ -71,14 +71,15 @@ def _change_seen(sides: Sides) -> str | None:
     if sides.judgments is None or not rankings:
         return None
     moved = sides.judgments.moved
-    stale = sum(1 for keys in rankings.values() for key in keys if key in moved) if moved else 0
+    # Distinct ids: one old chunk ranked by every query is one chunk the labels moved, not one per query.
+    stale = len({key for keys in rankings.values() for key in keys if key in moved}) if moved else 0
     if stale:
         return f"the base rankings name {stale} chunk id(s) that the head's labels record as moved by a re-chunk"
     # A label re-judged on edited text records no move (see labelindex.unmoved_from), yet its old
     # chunk is gone all the same: when the chunker stayed, that may be all that tells the base's
     # ids from the head's, and the base's hit there would otherwise count as a miss.
     unmoved = sides.judgments.unmoved
-    gone = sum(1 for q, keys in rankings.items() for key in keys if key in unmoved.get(q, ())) if unmoved else 0
+    gone = len({key for q, keys in rankings.items() for key in keys if key in unmoved.get(q, ())}) if unmoved else 0
     if gone:
         return (
             f"the base rankings name {gone} chunk id(s) whose labels the head re-judged on text that changed "
@@ -176,10 +177,12 @@ def _unmoved_blocker(sides: Sides) -> str | None:
     )
     if not found:
         return None
+    # One old chunk several queries ranked is one chunk; its labels are named one by one.
+    chunks = len({old for q, olds in labels.unmoved.items() for old in olds if old in rankings.get(q, ())})
     named = ", ".join(f"{query_id} (line {line})" for line, query_id in found[:STALE_NAMED])
     more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
     return (
-        f"{len(found)} base-ranked chunk(s) had labels re-judged on text that changed (ORPHANED: the queue "
+        f"{chunks} base-ranked chunk(s) had labels re-judged on text that changed (ORPHANED: the queue "
         "offered chunks of the document, and no line says where the old text went), so the base's hits on "
         f"them cannot be carried into the head's ids: {named}{more}; score the base's retriever on the "
         "head's corpus for a comparison"

@@ -157,7 +157,8 @@ def _confounded_metrics(code: str, names: Sequence[str]) -> tuple[str, ...]:
 def _across_id_spaces(sides: Sides, space: IdSpace, names: Sequence[str]) -> Yardstick:
     """Rankings in two id spaces are never scored against one set of labels as they are."""
     if space.blocker is not None:
-        moved = space.meaning or "the base rankings name the old chunks and the head's labels the new ones"
+        # The head's labels name the new chunks only once repaired, and what blocks is often that they are not.
+        moved = space.meaning or "the base rankings name the old chunks and the head's run the new ones"
         meaning = f"{moved}; they cannot be put in one id space soundly because {space.blocker}"
         finding = Finding(ID_SPACE, CONFOUNDS, space.detail, meaning)
         return Yardstick("changed", per_query(sides.base), [finding], {"*": f"{space.detail}; {space.blocker}"})

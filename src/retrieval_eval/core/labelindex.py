@@ -115,6 +115,9 @@ class LabelIndex:
     # (query, old chunk) already carried into one copy of its very text: an ORPHANED label whose
     # exact text is now in several places is carried into the first relevant one only.
     copied: set[tuple[str, str]] = field(default_factory=set)
+    # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
+    # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
+    rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
@@ -157,9 +160,13 @@ class LabelIndex:
                 self.opaque_keys.add(chunk_id)
             self._record_migration(chunk_id, record)
             self._record_carries(query_id, chunk_id, record)
-            stranded = unmoved_from(record)
-            if stranded is not None:
-                self.unmoved.setdefault(query_id, {}).setdefault(stranded, line)
+            for trail in (record, *absorbed_records(record)):
+                stranded = unmoved_from(trail)
+                if stranded is not None:
+                    self.unmoved.setdefault(query_id, {}).setdefault(stranded, line)
+            before = _from(get("rejudge"))
+            if before is not None:
+                self.rejudged.setdefault((query_id, key), []).append((before, relevance))
         provenance = get("labeled_by")
         if type(provenance) is str:
             if provenance.startswith(HUMAN):  # most labels: counted without a call
@@ -175,10 +182,10 @@ class LabelIndex:
                 self.moved.setdefault(old, chunk_id)
 
     def _record_carries(self, query_id: str, chunk_id: str, record: Mapping[str, Json]) -> None:
-        copy = copied_from(record)
+        copies = {copied_from(trail) for trail in (record, *absorbed_records(record))}
         for old, grade in migrations(record):
             if old != chunk_id or not chunk_id.startswith("c1:"):
-                if old == copy:
+                if old in copies:
                     # Each copy is the whole old text, not a piece of it: carried into every copy,
                     # the base would be credited with copies at ranks it never gave them.
                     if (query_id, old) in self.copied:
@@ -252,14 +259,20 @@ def migrated_from(record: Mapping[str, Json]) -> list[str]:
     relevance = record.get("relevance")
     if before is not None and isinstance(relevance, int) and relevance > 0 and unmoved_from(record) is None:
         olds.append(before)
-    absorbed = record.get("collapsed_from")
-    for other in absorbed if isinstance(absorbed, (list, tuple)) else ():
-        if isinstance(other, dict):
-            chunk_id = other.get("chunk_id")
-            if isinstance(chunk_id, str):
-                olds.append(chunk_id)
-            olds.extend(migrated_from({"reanchored": other.get("reanchored")}))
+    for other in absorbed_records(record):
+        chunk_id = other.get("chunk_id")
+        if isinstance(chunk_id, str):
+            olds.append(chunk_id)
+        olds.extend(migrated_from(other))  # its own trail: a re-judged line folded here names its old chunk
     return olds
+
+
+def absorbed_records(record: Mapping[str, Json]) -> list[Mapping[str, Json]]:
+    """The whole records of the labels ``drift --fix`` folded into this one (``collapsed_from``):
+    two re-judged lines of one query on one chunk, each standing in for another old chunk, fold
+    into one, and each keeps the move it records."""
+    absorbed = record.get("collapsed_from")
+    return [other for other in absorbed if isinstance(other, dict)] if isinstance(absorbed, (list, tuple)) else []
 
 
 def unmoved_from(record: Mapping[str, Json]) -> str | None:
@@ -338,16 +351,11 @@ def migrations(record: Mapping[str, Json]) -> list[tuple[str, int | None]]:
         and unmoved_from(record) is None
     ):
         found.append((old, _grade(before.get("relevance"))))
-    absorbed = record.get("collapsed_from")
-    for other in absorbed if isinstance(absorbed, (list, tuple)) else ():
-        if isinstance(other, dict):
-            own = _grade(other.get("relevance"))
-            chunk_id = other.get("chunk_id")
-            if isinstance(chunk_id, str):
-                found.append((chunk_id, own))
-            moved = _from(other.get("reanchored"))
-            if moved is not None:
-                found.append((moved, own))
+    for other in absorbed_records(record):
+        chunk_id = other.get("chunk_id")
+        if isinstance(chunk_id, str):
+            found.append((chunk_id, _grade(other.get("relevance"))))
+        found.extend(migrations(other))
     return found
 
 

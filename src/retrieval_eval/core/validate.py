@@ -23,6 +23,7 @@ CODES: dict[str, str] = {
     "duplicate-label": ERROR,
     "conflicting-stratum": ERROR,
     "no-answer-with-positives": ERROR,
+    "rejudge-shared-chunk": WARNING,
     "missing-query-text": WARNING,
     "conflicting-query-text": WARNING,
     "no-positives": WARNING,
@@ -80,9 +81,33 @@ def ordered(issues: Iterable[Issue]) -> tuple[Issue, ...]:
     return tuple(sorted(issues, key=lambda issue: (rank[issue.code], issue.subject)))
 
 
-def _label_issues(query_id: str, query: QueryIndex, threshold: int) -> Iterable[Issue]:
+def _shared_by_rejudge(query_id: str, key: str, where: str, rejudged: list[tuple[str, int]]) -> Issue:
+    """Lines of a filled re-judge queue that grade one chunk, each for another broken label."""
+    grades = sorted({grade for _, grade in rejudged})
+    shared = f"query {query_id} grades {key} on lines {where}, re-judge lines for {len(rejudged)} broken labels"
+    keep = (
+        "drift --fix folds them into one label and keeps each line's move "
+        "(deleting one forgets where its old chunk went)"
+    )
+    if len(grades) == 1:
+        return Issue("rejudge-shared-chunk", f"{query_id} {key}", f"{shared}: keep every line; {keep}")
+    graded = " and ".join(str(grade) for grade in grades)
+    return Issue(
+        "duplicate-label",
+        f"{query_id} {key}",
+        f"{shared}, graded {graded}: give the lines one grade and keep every line; {keep}",
+    )
+
+
+def _label_issues(
+    query_id: str, query: QueryIndex, threshold: int, rejudged: Mapping[tuple[str, str], list[tuple[str, int]]]
+) -> Iterable[Issue]:
     for key, lines in (query.repeats or {}).items():
         where = ", ".join(str(line) for line in lines)
+        trails = rejudged.get((query_id, key), [])
+        if len(trails) == len(lines) and len({old for old, _ in trails}) == len(trails):
+            yield _shared_by_rejudge(query_id, key, where, trails)
+            continue
         why = ""
         if len(query.iterations) > 1:
             why = (
@@ -157,7 +182,7 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
     index = as_label_index(judgments)
     issues: list[Issue] = []
     for query_id, query in index.queries.items():
-        issues.extend(_label_issues(query_id, query, threshold))
+        issues.extend(_label_issues(query_id, query, threshold, index.rejudged))
     issues.extend(_strata_issues(index.queries.values()))
     if not index.chunk_ids:
         issues.append(

@@ -93,16 +93,23 @@ def _report_from(data: bytes, source: str, *, path: str | None = None, where: st
         raise
 
 
+# The option each source of a report is given by, and what to score for it: compare --head
+# given judgments said "--baseline takes a report", an option compare does not have.
+_OPTION = {"baseline": "--baseline", "base": "--base", "head": "--head", "report": "--report"}
+_SCORE_FOR = {"head": "the head with --report head.json", "report": "the run with --report report.json"}
+
+
 def _refuse_other_input(data: bytes, source: str, *, path: str | None = None, where: str = "") -> None:
     """Raise, naming what ``data`` is, when it reads as a run or judgments; else return."""
     kind = other_input(data)
     if kind is not None:
+        option = _OPTION.get(source, source)
         raise InputError(
             named(source, path),
             None,
-            f"{where}this is {kind}, not a report; --baseline takes a report (what score --report writes)",
+            f"{where}this is {kind}, not a report; {option} takes a report (what score --report writes)",
             path=path,
-            hint="score the base branch with --report base.json and pass that file",
+            hint=f"score {_SCORE_FOR.get(source, 'the base branch with --report base.json')} and pass that file",
         ) from None
 
 

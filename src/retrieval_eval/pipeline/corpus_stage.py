@@ -183,6 +183,15 @@ class CorpusStage:
                 "make the retriever return the chunk ids of the corpus snapshot, or label documents "
                 "(doc_uri without chunk_id)"
             ]
+        corpus = None if self.collapse else self.corpus  # collapsed rankings name documents
+        if corpus is not None and index.chunk_ids and not ranks_the_corpus(corpus, scores.rankings):
+            # A run made before a re-chunk, scored with the re-chunked corpus and its repaired labels:
+            # every key is a miss, yet nothing was measured of a retriever on this corpus.
+            return [
+                "no key of the run is a chunk of the corpus (--corpus), at any rank of any query: the run "
+                "ranks another chunking of the documents (made before a re-chunk?); run the retriever on "
+                "this corpus"
+            ]
         return []
 
     def _drift_note(self) -> str | None:
@@ -223,6 +232,12 @@ def nothing_matched(index: LabelIndex, rankings: Mapping[str, list[str]]) -> boo
         if query is not None and any(key in query.grades for key in keys):
             return False
     return True
+
+
+def ranks_the_corpus(corpus: Corpus, rankings: Mapping[str, list[str]]) -> bool:
+    """Whether some ranked key is a chunk of ``corpus`` (an empty run ranks nothing outside it)."""
+    keys = [key for ranking in rankings.values() for key in ranking]
+    return not keys or any(key in corpus.position for key in keys)
 
 
 def document_run_against_chunks(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:
