@@ -236,8 +236,10 @@ def nothing_matched(index: LabelIndex, rankings: Mapping[str, list[str]]) -> boo
 
 def ranks_the_corpus(corpus: Corpus, rankings: Mapping[str, list[str]]) -> bool:
     """Whether some ranked key is a chunk of ``corpus`` (an empty run ranks nothing outside it)."""
-    keys = [key for ranking in rankings.values() for key in ranking]
-    return not keys or any(key in corpus.position for key in keys)
+    position = corpus.position
+    keys = (key for ranking in rankings.values() for key in ranking)
+    first = next(keys, None)
+    return first is None or first in position or any(key in position for key in keys)
 
 
 def document_run_against_chunks(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:
