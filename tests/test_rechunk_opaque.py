@@ -61,3 +61,35 @@ def test_a_mistyped_c1_id_is_still_refused(tmp_path: Path) -> None:
     judgments.write_text('{"query_id": "q1", "doc_uri": "d", "chunk_id": "c1:abc", "relevance": 1}\n')
     result = run_cli("validate", "-j", str(judgments))
     assert result.code == 2 and "chunk_id must be a c1 id (c1:<32 hex digits>" in result.stderr
+
+
+@pytest.mark.parametrize("chunker", ["sentences", "windows", "merged-paragraphs"])
+def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(tmp_path: Path, chunker: str) -> None:
+    """The re-chunk landed: the base branch holds the repaired labels (each with the slot it left in
+    ``reanchored.from``) and a report scored on the new corpus. A later pull request keeps labels
+    and corpus as they are and only changes the retriever. Slots are reused by the new chunking, so
+    the base ranks today's ``doc#3`` while an old trail says a label left ``doc#3``: the delta must
+    be the runs' own, worked out from the ranks the scenarios placed (``truth``)."""
+    same, worse = make_scenario(chunker, "same", ids="slot"), make_scenario(chunker, "worse", ids="slot")
+    assert [q.id for q in same.queries] == [q.id for q in worse.queries]
+    files = same.write(tmp_path)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    trails = [json.loads(line).get("reanchored", {}).get("from") for line in fixed.read_text().splitlines()]
+    head_slots = {c.id for c in same.head_chunks}
+    assert any(old in head_slots for old in trails)  # an old slot names other text today
+    base = tmp_path / "base.json"
+    inputs = ("-j", str(fixed), "--corpus", str(files.head_corpus), "-k", "5,10")
+    assert run_cli("score", *inputs, "-r", str(files.head_run), "--report", str(base)).code == 0
+    worse_run = tmp_path / "worse.run.jsonl"
+    worse_run.write_text("".join(json.dumps({"query_id": q, "ranking": r}) + "\n" for q, r in worse.head_runs.items()))
+    for run, truth, status in ((files.head_run, same.truth.head, "PASS"), (worse_run, worse.truth.head, "FAIL")):
+        gated = run_cli(*("score", *inputs, "-r", str(run), "--baseline", str(base), "-g", "recall@5:-0.02", "--json"))
+        verdict = gated.json()["verdict"]
+        (gate,) = verdict["gates"]
+        assert gate["baseline"] == pytest.approx(same.truth.head["recall@5"], abs=1e-9), verdict
+        assert gate["observed"] == pytest.approx(truth["recall@5"], abs=1e-9), verdict
+        assert verdict["status"] == status, verdict

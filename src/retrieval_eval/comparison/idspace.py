@@ -62,10 +62,23 @@ def _chunker(report: Report) -> str | None:
     return report.corpus.chunker_fingerprint if report.corpus is not None else None
 
 
+def _same_corpus(base: Report, head: Report) -> bool:
+    """Whether both reports were scored with the very same corpus file (its SHA-256 recorded)."""
+    base_sha = base.corpus.sha256 if base.corpus is not None else None
+    head_sha = head.corpus.sha256 if head.corpus is not None else None
+    return base_sha is not None and base_sha == head_sha
+
+
 def _change_seen(sides: Sides) -> str | None:
     base_chunker, head_chunker = _chunker(sides.base), _chunker(sides.head)
     if base_chunker is not None and head_chunker is not None and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
+    if _same_corpus(sides.base, sides.head):
+        # Both sides ranked one corpus file, byte for byte: one id space, whatever the labels'
+        # trails say. A trail outlives its re-chunk (a label repaired last month still names the
+        # slot it left), and a team's slot ids (doc#3) are reused by the next chunking: read here,
+        # an old trail would carry the base's hit on today's doc#3 into another chunk.
+        return None
     # Read in place, not copied: a large base report holds a million ranked keys.
     rankings = sides.base.rankings or {}
     if sides.judgments is None or not rankings:
