@@ -93,3 +93,34 @@ def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(tmp_path
         assert gate["baseline"] == pytest.approx(same.truth.head["recall@5"], abs=1e-9), verdict
         assert gate["observed"] == pytest.approx(truth["recall@5"], abs=1e-9), verdict
         assert verdict["status"] == status, verdict
+
+
+def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp_path: Path) -> None:
+    """paragraphs/v1 to paragraphs/v2 with slot ids: every slot holds the very text it held, so no
+    label moves, yet the chunker's name says the ids changed. The worse head (by construction 0.667
+    to 0.5, ``truth``) passed: the base's hits on the unchanged slots were dropped as old ids
+    (baseline 0). Whether a slot kept its text is not in the reports: the gate cannot decide."""
+    scenario = make_scenario("paragraphs", "worse", ids="slot")
+    assert scenario.truth.verdict(TOLERANCE) == "FAIL"
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    scored = run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+        "-k", "5,10", "--report", str(base),
+    )  # fmt: skip
+    assert scored.code == 0, scored.stderr
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    assert "reanchored" not in fixed.read_text()  # every label is VALID where it was
+    gated = run_cli(
+        "score", "-j", str(fixed), "-r", str(files.head_run), "--corpus", str(files.head_corpus), "-k", "5,10",
+        "--baseline", str(base), "-g", "recall@5:-0.02", "--json",
+    ).json()  # fmt: skip
+    verdict = gated["verdict"]
+    assert verdict["status"] == "INDETERMINATE", verdict
+    reasons = " ".join(verdict["reasons"])
+    assert "labeled relevant by the head with no move recorded" in reasons
+    assert "score the base's retriever on the head's corpus" in reasons

@@ -45,7 +45,9 @@ def decide_id_space(sides: Sides) -> IdSpace:
         return IdSpace(False)  # document-level labels: a re-chunk leaves document ids as they were
     detail = _change_seen(sides)
     if detail is not None:
-        return IdSpace(True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides))
+        return IdSpace(
+            True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides) or _reused_blocker(sides)
+        )
     outside = _head_outside(sides, sides.base.rankings or {}, sides.judgments) if sides.judgments else None
     if outside is not None:
         return IdSpace(True, outside, HEAD_OUTSIDE_BLOCKER, HEAD_OUTSIDE_MEANING)
@@ -196,6 +198,48 @@ def _unmoved_blocker(sides: Sides) -> str | None:
         "offered chunks of the document, and no line says where the old text went), so the base's hits on "
         f"them cannot be carried into the head's ids: {named}{more}; score the base's retriever on the "
         "head's corpus for a comparison"
+    )
+
+
+def _reused_blocker(sides: Sides) -> str | None:
+    """Why base hits on a team's own ids that no move accounts for cannot be carried, or None.
+
+    Such an id (``doc#3``) names a slot, which a re-chunk may refill with other text: carried over,
+    the translation counts it as an old id that matches no label (see :func:`translate`). Where the
+    head's labels grade that very id relevant for the query, the base's rank of it may have been a
+    hit on the same text (its document was not re-chunked) or on other text (it was): dropped, the
+    base would lose a hit it had, and a worse head could pass; kept, it could be credited with text
+    it never ranked. Nothing in the two reports tells which, so the deltas are not decided."""
+    labels, rankings = sides.judgments, sides.base.rankings or {}
+    if labels is None or not labels.opaque_keys:
+        return None
+    config = sides.head.config
+    threshold = config.threshold if config is not None and config.threshold is not None else 1
+    found: list[tuple[str, str]] = []
+    for query_id, keys in rankings.items():
+        query = labels.queries.get(query_id)
+        if query is None:
+            continue
+        carries = labels.carries.get(query_id, {})
+        # A label moved into the id: its text was elsewhere in the base, so the base's hit there
+        # was not on it, and counting the id as an old one is sound.
+        arrived = {carry.to for moves in carries.values() for carry in moves}
+        found.extend(
+            (query_id, key)
+            for key in keys
+            if key in labels.opaque_keys
+            and key not in carries
+            and key not in arrived
+            and query.grades.get(key, 0) >= threshold
+        )
+    if not found:
+        return None
+    named = ", ".join(f"{query_id} ({key})" for query_id, key in found[:STALE_NAMED])
+    more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    return (
+        f"{len(found)} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
+        "and such an id names a slot a re-chunk may refill with other text, so whether the base's hit there was on "
+        f"the labeled text is unknown: {named}{more}; score the base's retriever on the head's corpus for a comparison"
     )
 
 
