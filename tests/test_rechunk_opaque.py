@@ -11,6 +11,7 @@ import pytest
 
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
+from retrieval_eval.core.identity import text_sha
 
 TOLERANCE = 0.02
 
@@ -63,13 +64,17 @@ def test_a_mistyped_c1_id_is_still_refused(tmp_path: Path) -> None:
     assert result.code == 2 and "chunk_id must be a c1 id (c1:<32 hex digits>" in result.stderr
 
 
+@pytest.mark.parametrize("refreshed", [False, True])
 @pytest.mark.parametrize("chunker", ["sentences", "windows", "merged-paragraphs"])
-def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(tmp_path: Path, chunker: str) -> None:
+def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(
+    tmp_path: Path, chunker: str, refreshed: bool
+) -> None:
     """The re-chunk landed: the base branch holds the repaired labels (each with the slot it left in
-    ``reanchored.from``) and a report scored on the new corpus. A later pull request keeps labels
-    and corpus as they are and only changes the retriever. Slots are reused by the new chunking, so
-    the base ranks today's ``doc#3`` while an old trail says a label left ``doc#3``: the delta must
-    be the runs' own, worked out from the ranks the scenarios placed (``truth``)."""
+    ``reanchored.from``) and a report scored on the new corpus. A later pull request keeps the labels
+    as they are and changes the retriever; its corpus is the same file, or (``refreshed``) one where
+    a chunk no label names was edited since. Slots are reused by the new chunking, so the base ranks
+    today's ``doc#3`` while an old trail says a label left ``doc#3``: the delta must be the runs'
+    own, worked out from the ranks the scenarios placed (``truth``)."""
     same, worse = make_scenario(chunker, "same", ids="slot"), make_scenario(chunker, "worse", ids="slot")
     assert [q.id for q in same.queries] == [q.id for q in worse.queries]
     files = same.write(tmp_path)
@@ -84,6 +89,15 @@ def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(tmp_path
     base = tmp_path / "base.json"
     inputs = ("-j", str(fixed), "--corpus", str(files.head_corpus), "-k", "5,10")
     assert run_cli("score", *inputs, "-r", str(files.head_run), "--report", str(base)).code == 0
+    if refreshed:
+        snapshot = json.loads(files.head_corpus.read_text())
+        labeled = {json.loads(line)["chunk_id"] for line in fixed.read_text().splitlines()}
+        chunk = next(c for c in snapshot["chunks"] if c["chunk_id"] not in labeled)
+        chunk["text"] += " Updated in March."
+        chunk["text_sha"] = text_sha(chunk["text"])
+        refreshed_corpus = tmp_path / "corpus.v3.json"
+        refreshed_corpus.write_text(json.dumps(snapshot))
+        inputs = ("-j", str(fixed), "--corpus", str(refreshed_corpus), "-k", "5,10")
     worse_run = tmp_path / "worse.run.jsonl"
     worse_run.write_text("".join(json.dumps({"query_id": q, "ranking": r}) + "\n" for q, r in worse.head_runs.items()))
     for run, truth, status in ((files.head_run, same.truth.head, "PASS"), (worse_run, worse.truth.head, "FAIL")):

@@ -54,6 +54,22 @@ def decide_id_space(sides: Sides) -> IdSpace:
     return IdSpace(False)
 
 
+def without_old_trails(sides: Sides) -> Sides:
+    """``sides`` with the head's labels read without their repair trails when both reports were
+    scored with the very same judgments file: every trail in it was in the base's labels already,
+    so it records a re-chunk older than the base (a label repaired months ago keeps its
+    ``reanchored``) and no move between the two sides. Read as one, a team's slot ids (``doc#3``,
+    refilled by that older re-chunk) would carry the base's hit on today's ``doc#3`` elsewhere."""
+    labels = sides.judgments
+    if labels is None or not (labels.moved or labels.carries or labels.unmoved):
+        return sides
+    base_sha = sides.base.inputs.judgments_sha256 if sides.base.inputs is not None else None
+    head_sha = sides.head.inputs.judgments_sha256 if sides.head.inputs is not None else None
+    if not base_sha or base_sha != head_sha:
+        return sides
+    return Sides(sides.base, sides.head, replace(labels, moved={}, carries={}, unmoved={}, copied=set()))
+
+
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
     """Whether ``base`` ranks chunks in other ids than a head on ``head_corpus`` with ``labels``
     (before the head is scored: its unjudged keys are only told apart from the base's in one id space)."""
