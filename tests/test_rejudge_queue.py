@@ -197,3 +197,37 @@ def test_labels_whose_document_is_gone_are_named_not_sent_to_an_empty_queue(tmp_
     kept = [line for line in judgments.read_text().splitlines() if '"q2"' not in line]
     judgments.write_text("\n".join(kept) + "\n")
     assert run_cli("drift", "-j", str(judgments), "-c", str(corpus_path)).code == 0
+
+
+def test_a_re_judged_piece_that_keeps_the_paragraphs_slot_is_kept(tmp_path: Path) -> None:
+    # Slot ids: a paragraph at help://refunds#0 is cut into its three sentences, #0 to #2, so the
+    # first sentence keeps the paragraph's slot. The person grades that sentence 2 (it answers)
+    # and the others 0. Its filled line names the broken label's very key; the repaired file must
+    # hold the person's three grades and not the broken label.
+    sentences = ["Refunds arrive in five days.", "Gift cards are not refunded.", "Credit never expires."]
+    paragraph = " ".join(sentences)
+
+    def corpus(texts: list[str], chunker: str) -> dict[str, Any]:
+        chunks = [{"doc_uri": "help://refunds", "doc_revision": "r1", "ordinal": i, "text": text,
+                   "chunk_id": f"help://refunds#{i}"} for i, text in enumerate(texts)]  # fmt: skip
+        return {"corpus_fingerprint": "help/1", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    (tmp_path / "corpus.json").write_text(json.dumps(corpus(sentences, "sentence/v1")))
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": "help://refunds#0",
+             "chunk_text": paragraph, "relevance": 2, "labeled_by": "human:a"}  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    judgments.write_text(json.dumps(label) + "\n")
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1  # SPLIT: a person must judge it
+    queued = _lines(queue)
+    assert [line["chunk_id"] for line in queued] == [f"help://refunds#{i}" for i in range(3)]
+    for line in queued:
+        line["relevance"] = 2 if "five days" in line["chunk_text"] else 0
+        line["labeled_by"] = "human:b"
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in queued))
+    fixed = run_cli(*drift)
+    assert fixed.code == 0, fixed.stdout
+    kept = _lines(judgments)
+    assert {r["chunk_id"]: r["relevance"] for r in kept} == {f"help://refunds#{i}": 2 * (i == 0) for i in range(3)}
+    assert len(kept) == 3 and all(r["labeled_by"] == "human:b" for r in kept)
