@@ -231,3 +231,39 @@ def test_a_re_judged_piece_that_keeps_the_paragraphs_slot_is_kept(tmp_path: Path
     kept = _lines(judgments)
     assert {r["chunk_id"]: r["relevance"] for r in kept} == {f"help://refunds#{i}": 2 * (i == 0) for i in range(3)}
     assert len(kept) == 3 and all(r["labeled_by"] == "human:b" for r in kept)
+
+
+def test_a_quote_anchored_label_whose_document_moved_whole_is_queued_at_its_copies(tmp_path: Path) -> None:
+    # A paragraph was cut into sentences and its label moved by its quote into the first sentence
+    # (drift --fix keeps the paragraph as chunk_text: what the person read). Then the document moves
+    # whole to two new addresses: the quoted sentence is a chunk of each. The queue offers both,
+    # where it said the document was gone and the label should be deleted (its query would then
+    # have lost its only answer). Without a quote nothing names the sentence: still stranded.
+    from retrieval_eval import chunk_id
+
+    sentences = ["Refunds arrive in five days.", "Gift cards are not refunded."]
+    chunks = [
+        {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+         "chunk_id": chunk_id(uri, "r1", i, text, "sentence/v1")}
+        for uri in ("help://refunds/v2", "help://refunds/latest") for i, text in enumerate(sentences)
+    ]  # fmt: skip
+    snapshot = {"corpus_fingerprint": "help/2", "chunker_fingerprint": "sentence/v1", "chunks": chunks}
+    (tmp_path / "corpus.json").write_text(json.dumps(snapshot))
+    old = chunk_id("help://refunds", "r1", 0, sentences[0], "sentence/v1")
+    trail = {"rule": "quote", "from": "c1:" + "0" * 32}
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old, "chunk_text": " ".join(sentences),
+             "relevance": 2, "labeled_by": "human:a", "reanchored": trail}  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    for quoted in (True, False):
+        judgments.write_text(json.dumps({**label, "quote": sentences[0]} if quoted else label) + "\n")
+        checked = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--json").json()
+        (finding,) = checked["labels"]
+        assert finding["status"] == "ORPHANED"
+        if quoted:
+            assert finding["rule"] == "quote_elsewhere"
+            copies = {c["chunk_id"] for c in chunks if c["text"] == sentences[0]}
+            assert set(finding["candidates"]) == copies and len(copies) == 2
+            run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--queue", str(queue))
+            assert {line["chunk_id"] for line in _lines(queue)} == copies
+        else:
+            assert finding["rule"] == "document_gone" and not finding.get("candidates")

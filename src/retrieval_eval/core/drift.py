@@ -557,7 +557,8 @@ def _across_boundaries(pending: _Pending, doc: DocumentIndex) -> Finding | None:
     )
 
 
-def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
+def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
+    corpus = lookups.corpus
     if pending.candidates:
         return Finding(
             pending.index,
@@ -567,6 +568,19 @@ def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
             candidates=pending.candidates,
         )
     if label.doc_uri not in corpus.documents:
+        copies = lookups.by_sha.get(text_sha_of_normalized(pending.quote), []) if pending.quote else []
+        if copies:
+            # A label a repair moved by its quote names a chunk holding the quote, while its
+            # chunk_text is still the passage the person read: when the document then moves
+            # whole, only the quote is found again, in each copy of it.
+            return Finding(
+                pending.index,
+                ORPHANED,
+                "quote_elsewhere",
+                f"no chunk of the document is live; the quoted text is a chunk of {len(copies)} other "
+                "place(s); choose one by hand",
+                candidates=tuple(sorted(corpus.ids[i] for i in copies)),
+            )
         return Finding(pending.index, ORPHANED, "document_gone", "no chunk of the document is live")
     if pending.text is None and pending.quote is None:
         return Finding(
@@ -579,14 +593,14 @@ def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
 
 
-def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, corpus: Corpus) -> Finding:
+def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, lookups: _Lookups) -> Finding:
     finding = None
     if doc is not None:
         finding = _by_text(pending, doc)
         if finding is None and pending.quote is not None:
             finding = _by_quote(pending, doc, pending.quote)
     if finding is None or finding.status == ORPHANED and pending.candidates:
-        return _orphan(pending, label, corpus)
+        return _orphan(pending, label, lookups)
     if pending.candidates:
         return Finding(
             finding.index,
@@ -625,7 +639,12 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
             and label.doc_uri in corpus.documents
         )
     ]
-    lookups = _Lookups.build(corpus, _wanted_hashes(unsettled))
+    wanted = _wanted_hashes(unsettled)
+    for label in unsettled:  # a quote is looked for whole in other documents once its own is gone
+        quote = _normalized(label, "quote") if label.doc_uri not in corpus.documents else None
+        if quote:
+            wanted.add(text_sha_of_normalized(quote))
+    lookups = _Lookups.build(corpus, wanted)
     findings: list[Finding | None] = [None] * len(labels)
     by_doc: dict[str, list[_Pending]] = {}
     for index, label in enumerate(labels):
@@ -640,7 +659,7 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
         needs_index = doc_uri in corpus.documents and any(p.text or p.quote for p in group)
         doc = DocumentIndex(corpus, doc_uri) if needs_index else None
         for pending in group:
-            findings[pending.index] = _later_stages(pending, labels[pending.index], doc, corpus)
+            findings[pending.index] = _later_stages(pending, labels[pending.index], doc, lookups)
         done += len(group)
         if progress is not None:
             progress(done, len(labels))
