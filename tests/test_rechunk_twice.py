@@ -211,12 +211,12 @@ def run_case(case: Case, tmp: Path) -> dict[str, tuple[str, str]]:
     return outcomes
 
 
-# Seeds 138 and 145: a label moved by its quote into a sentence whose document then moved whole
-# (drift called it stranded, and deleting it took the query's answer). Of 200 seeds, 154 and 195
-# still pass a worse head: a label merged into a larger chunk whose document then moved whole is
-# found in no copy (drift looks for a gone document's text whole, as a chunk, not inside one),
-# drift calls it stranded, and deleting it as told takes the query's only answer.
-SEEDS = [*range(12), 138, 145]
+# Seeds 138 and 145: a label moved by its quote into a sentence whose document then moved whole;
+# 154: a label merged into a pair of paragraphs whose document then moved whole. drift called each
+# stranded, and deleting it as told took its query's only answer. Of 200 seeds, 195 still passes a
+# worse head: every label of the moved document lies inside a larger chunk, so none is a whole
+# chunk anywhere to show where the document went, and drift does not search the whole corpus.
+SEEDS = [*range(12), 138, 145, 154]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -267,3 +267,46 @@ def test_a_quote_anchored_label_whose_document_moved_whole_is_queued_at_its_copi
             assert {line["chunk_id"] for line in _lines(queue)} == copies
         else:
             assert finding["rule"] == "document_gone" and not finding.get("candidates")
+
+
+def test_a_merged_label_whose_document_moved_whole_is_queued_where_its_siblings_went(tmp_path: Path) -> None:
+    # Pairs of paragraphs: the answer paragraph was merged into the chunk "A B" (the label keeps
+    # A, what the person read); the lone paragraph C is its own chunk and labeled 0. The document
+    # then moves whole to two new addresses. C is a whole chunk of each copy, which shows where the
+    # document went; A lies inside "A B" in each: the queue offers those two chunks, where drift
+    # said the document was gone and the label should be deleted.
+    from retrieval_eval import chunk_id
+
+    a, b, c = "Refunds arrive in five days.", "Gift cards are not refunded.", "Credit never expires."
+    texts = [f"{a}\n\n{b}", c]
+    uris = ("help://refunds/v2", "help://refunds/latest")
+    chunks = [
+        {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+         "chunk_id": chunk_id(uri, "r1", i, text, "pairs/v1")}
+        for uri in uris for i, text in enumerate(texts)
+    ]  # fmt: skip
+    (tmp_path / "corpus.json").write_text(
+        json.dumps({"corpus_fingerprint": "help/2", "chunker_fingerprint": "pairs/v1", "chunks": chunks})
+    )
+    old = [chunk_id("help://refunds", "r1", i, text, "pairs/v1") for i, text in enumerate(texts)]
+    trail = {"rule": "chunk_text_contained", "from": "c1:" + "0" * 32}
+    labels = [
+        {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[0], "chunk_text": a, "relevance": 2,
+         "labeled_by": "human:a", "reanchored": trail},
+        {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[1], "chunk_text": c, "relevance": 0,
+         "labeled_by": "human:a"},
+    ]  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    for siblings in (labels, labels[:1]):
+        judgments.write_text("".join(json.dumps(r) + "\n" for r in siblings))
+        checked = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--json").json()
+        finding = checked["labels"][0]
+        assert finding["status"] == "ORPHANED"
+        if len(siblings) == 2:
+            assert finding["rule"] == "document_moved"
+            holders = {x["chunk_id"] for x in chunks if a in x["text"]}
+            assert set(finding["candidates"]) == holders and len(holders) == 2
+            run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--queue", str(queue))
+            assert {line["chunk_id"] for line in _lines(queue) if line["rejudge"]["line"] == 1} == holders
+        else:  # nothing shows where the document went: still stranded
+            assert finding["rule"] == "document_gone"

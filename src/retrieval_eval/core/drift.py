@@ -654,13 +654,67 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
         else:
             by_doc.setdefault(label.doc_uri, []).append(outcome)
     done = len(labels) - sum(len(group) for group in by_doc.values())
+    went = _where_documents_went(labels, findings, by_doc, corpus)
     for doc_uri, group in by_doc.items():
         # One index per document, dropped after its labels: memory follows the largest document.
         needs_index = doc_uri in corpus.documents and any(p.text or p.quote for p in group)
         doc = DocumentIndex(corpus, doc_uri) if needs_index else None
+        moved_to: dict[str, DocumentIndex] = {}  # the documents this one moved to, indexed once
         for pending in group:
-            findings[pending.index] = _later_stages(pending, labels[pending.index], doc, lookups)
+            finding = _later_stages(pending, labels[pending.index], doc, lookups)
+            if finding.rule == "document_gone" and doc_uri in went and (pending.text or pending.quote):
+                for target in went[doc_uri]:
+                    if target not in moved_to:
+                        moved_to[target] = DocumentIndex(corpus, target)
+                finding = _in_moved_document(pending, moved_to) or finding
+            findings[pending.index] = finding
         done += len(group)
         if progress is not None:
             progress(done, len(labels))
     return DriftResult(labels, tuple(f for f in findings if f is not None))
+
+
+def _where_documents_went(
+    labels: tuple[Label, ...], findings: list[Finding | None], by_doc: dict[str, list[_Pending]], corpus: Corpus
+) -> dict[str, tuple[str, ...]]:
+    """For each gone document some label names, the live documents where another of its labels'
+    very text is a chunk now: where the document moved, as its labels show it."""
+    went: dict[str, set[str]] = {}
+    gone = {doc_uri for doc_uri in by_doc if doc_uri not in corpus.documents}
+    if not gone:
+        return {}
+    for finding in findings:
+        if finding is not None and finding.target_doc is not None:
+            doc_uri = labels[finding.index].doc_uri
+            if doc_uri in gone:
+                went.setdefault(doc_uri, set()).add(finding.target_doc)
+    for doc_uri in gone:
+        for pending in by_doc[doc_uri]:
+            for key in pending.candidates:
+                went.setdefault(doc_uri, set()).add(corpus.docs[corpus.position[key]])
+    return {doc_uri: tuple(sorted(docs)) for doc_uri, docs in went.items()}
+
+
+def _in_moved_document(pending: _Pending, documents: dict[str, DocumentIndex]) -> Finding | None:
+    """A gone document's label whose text lies inside, or across, chunks of the documents it moved
+    to (:func:`_where_documents_went`): ORPHANED with those chunks, for a person to judge. A label
+    merged into a larger chunk keeps the smaller text it judged, which is no whole chunk anywhere,
+    so without this it was stranded, and deleting it as advised took its query's answer."""
+    found: list[str] = []
+    for doc in documents.values():
+        finding = _by_text(pending, doc)
+        if finding is None and pending.quote is not None:
+            finding = _by_quote(pending, doc, pending.quote)
+        if finding is None:
+            continue
+        found.extend(key for key in (finding.target, *finding.covering) if key is not None and key not in found)
+    if not found:
+        return None
+    return Finding(
+        pending.index,
+        ORPHANED,
+        "document_moved",
+        f"no chunk of the document is live; its other labels' text is now in {', '.join(documents)}, "
+        f"where the labeled text lies in {len(found)} chunk(s); choose by hand",
+        candidates=tuple(found),
+    )
