@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
 
@@ -310,3 +312,30 @@ def test_a_merged_label_whose_document_moved_whole_is_queued_where_its_siblings_
             assert {line["chunk_id"] for line in _lines(queue) if line["rejudge"]["line"] == 1} == holders
         else:  # nothing shows where the document went: still stranded
             assert finding["rule"] == "document_gone"
+
+
+@pytest.mark.parametrize(("pages", "rule"), [(8, "document_moved"), (9, "document_gone")])
+def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
+    tmp_path: Path, pages: int, rule: str
+) -> None:
+    # As above, but the sibling's text ("Credit never expires.") is a chunk of `pages` live
+    # documents, each also holding a chunk with the merged label's text. Eight places are searched
+    # (a document moved whole lands in a few); nine are a footer every page shares, which shows no
+    # move: the label stays stranded rather than queued at nine guesses.
+    from drift_support import write_jsonl, write_snapshot
+    from retrieval_eval import chunk_id
+
+    a, c = "Refunds arrive in five days.", "Credit never expires."
+    docs = {f"help://page-{n}": [f"{a}\n\nPage {n}.", c] for n in range(pages)}
+    write_snapshot(tmp_path / "corpus.json", docs)
+    old = [chunk_id("help://refunds", "r1", i, text, "pairs/v1") for i, text in enumerate([a, c])]
+    write_jsonl(
+        tmp_path / "judgments.jsonl",
+        [
+            {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[0], "chunk_text": a, "relevance": 2},
+            {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[1], "chunk_text": c, "relevance": 0},
+        ],
+    )
+    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
+    finding = checked.json()["labels"][0]
+    assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)

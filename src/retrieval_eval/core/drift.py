@@ -674,6 +674,9 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
     return DriftResult(labels, tuple(f for f in findings if f is not None))
 
 
+MOVED_TO_AT_MOST = 8  # documents a gone one is searched in, as its other labels show where it went
+
+
 def _where_documents_went(
     labels: tuple[Label, ...], findings: list[Finding | None], by_doc: dict[str, list[_Pending]], corpus: Corpus
 ) -> dict[str, tuple[str, ...]]:
@@ -692,7 +695,9 @@ def _where_documents_went(
         for pending in by_doc[doc_uri]:
             for key in pending.candidates:
                 went.setdefault(doc_uri, set()).add(corpus.docs[corpus.position[key]])
-    return {doc_uri: tuple(sorted(docs)) for doc_uri, docs in went.items()}
+    # A document moved whole lands in a few places; text found in many (a footer every page
+    # shares) says nothing of where this one went, and indexing them all would cost a pass each.
+    return {doc_uri: tuple(sorted(docs)) for doc_uri, docs in went.items() if len(docs) <= MOVED_TO_AT_MOST}
 
 
 def _in_moved_document(pending: _Pending, documents: dict[str, DocumentIndex]) -> Finding | None:
