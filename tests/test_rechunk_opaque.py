@@ -11,6 +11,7 @@ import pytest
 
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
+from retrieval_eval.core.identity import text_sha
 
 TOLERANCE = 0.02
 
@@ -61,3 +62,79 @@ def test_a_mistyped_c1_id_is_still_refused(tmp_path: Path) -> None:
     judgments.write_text('{"query_id": "q1", "doc_uri": "d", "chunk_id": "c1:abc", "relevance": 1}\n')
     result = run_cli("validate", "-j", str(judgments))
     assert result.code == 2 and "chunk_id must be a c1 id (c1:<32 hex digits>" in result.stderr
+
+
+@pytest.mark.parametrize("refreshed", [False, True])
+@pytest.mark.parametrize("chunker", ["sentences", "windows", "merged-paragraphs"])
+def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(
+    tmp_path: Path, chunker: str, refreshed: bool
+) -> None:
+    """The re-chunk landed: the base branch holds the repaired labels (each with the slot it left in
+    ``reanchored.from``) and a report scored on the new corpus. A later pull request keeps the labels
+    as they are and changes the retriever; its corpus is the same file, or (``refreshed``) one where
+    a chunk no label names was edited since. Slots are reused by the new chunking, so the base ranks
+    today's ``doc#3`` while an old trail says a label left ``doc#3``: the delta must be the runs'
+    own, worked out from the ranks the scenarios placed (``truth``)."""
+    same, worse = make_scenario(chunker, "same", ids="slot"), make_scenario(chunker, "worse", ids="slot")
+    assert [q.id for q in same.queries] == [q.id for q in worse.queries]
+    files = same.write(tmp_path)
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    trails = [json.loads(line).get("reanchored", {}).get("from") for line in fixed.read_text().splitlines()]
+    head_slots = {c.id for c in same.head_chunks}
+    assert any(old in head_slots for old in trails)  # an old slot names other text today
+    base = tmp_path / "base.json"
+    inputs = ("-j", str(fixed), "--corpus", str(files.head_corpus), "-k", "5,10")
+    assert run_cli("score", *inputs, "-r", str(files.head_run), "--report", str(base)).code == 0
+    if refreshed:
+        snapshot = json.loads(files.head_corpus.read_text())
+        labeled = {json.loads(line)["chunk_id"] for line in fixed.read_text().splitlines()}
+        chunk = next(c for c in snapshot["chunks"] if c["chunk_id"] not in labeled)
+        chunk["text"] += " Updated in March."
+        chunk["text_sha"] = text_sha(chunk["text"])
+        refreshed_corpus = tmp_path / "corpus.v3.json"
+        refreshed_corpus.write_text(json.dumps(snapshot))
+        inputs = ("-j", str(fixed), "--corpus", str(refreshed_corpus), "-k", "5,10")
+    worse_run = tmp_path / "worse.run.jsonl"
+    worse_run.write_text("".join(json.dumps({"query_id": q, "ranking": r}) + "\n" for q, r in worse.head_runs.items()))
+    for run, truth, status in ((files.head_run, same.truth.head, "PASS"), (worse_run, worse.truth.head, "FAIL")):
+        gated = run_cli(*("score", *inputs, "-r", str(run), "--baseline", str(base), "-g", "recall@5:-0.02", "--json"))
+        verdict = gated.json()["verdict"]
+        (gate,) = verdict["gates"]
+        assert gate["baseline"] == pytest.approx(same.truth.head["recall@5"], abs=1e-9), verdict
+        assert gate["observed"] == pytest.approx(truth["recall@5"], abs=1e-9), verdict
+        assert verdict["status"] == status, verdict
+
+
+def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp_path: Path) -> None:
+    """paragraphs/v1 to paragraphs/v2 with slot ids: every slot holds the very text it held, so no
+    label moves, yet the chunker's name says the ids changed. The worse head (by construction 0.667
+    to 0.5, ``truth``) passed: the base's hits on the unchanged slots were dropped as old ids
+    (baseline 0). Whether a slot kept its text is not in the reports: the gate cannot decide."""
+    scenario = make_scenario("paragraphs", "worse", ids="slot")
+    assert scenario.truth.verdict(TOLERANCE) == "FAIL"
+    files = scenario.write(tmp_path)
+    base = tmp_path / "base.json"
+    scored = run_cli(
+        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
+        "-k", "5,10", "--report", str(base),
+    )  # fmt: skip
+    assert scored.code == 0, scored.stderr
+    fixed = tmp_path / "judgments.v2.jsonl"
+    assert (
+        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
+        == 0
+    )
+    assert "reanchored" not in fixed.read_text()  # every label is VALID where it was
+    gated = run_cli(
+        "score", "-j", str(fixed), "-r", str(files.head_run), "--corpus", str(files.head_corpus), "-k", "5,10",
+        "--baseline", str(base), "-g", "recall@5:-0.02", "--json",
+    ).json()  # fmt: skip
+    verdict = gated["verdict"]
+    assert verdict["status"] == "INDETERMINATE", verdict
+    reasons = " ".join(verdict["reasons"])
+    assert "labeled relevant by the head with no move recorded" in reasons
+    assert "score the base's retriever on the head's corpus" in reasons

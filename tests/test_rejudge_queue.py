@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
 
@@ -246,3 +248,143 @@ def test_a_chunk_the_queue_offers_for_two_broken_labels_validates_when_graded_on
     twice.write_text(judgments.read_text().splitlines()[0] + "\n" + judgments.read_text().splitlines()[0] + "\n")
     checked = run_cli("validate", "-j", str(twice))
     assert checked.code == 1 and "more than once (lines 1, 2); keep one label" in checked.stdout, checked.stdout
+
+
+def test_a_re_judged_piece_that_keeps_the_paragraphs_slot_is_kept(tmp_path: Path) -> None:
+    # Slot ids: a paragraph at help://refunds#0 is cut into its three sentences, #0 to #2, so the
+    # first sentence keeps the paragraph's slot. The person grades that sentence 2 (it answers)
+    # and the others 0. Its filled line names the broken label's very key; the repaired file must
+    # hold the person's three grades and not the broken label.
+    sentences = ["Refunds arrive in five days.", "Gift cards are not refunded.", "Credit never expires."]
+    paragraph = " ".join(sentences)
+
+    def corpus(texts: list[str], chunker: str) -> dict[str, Any]:
+        chunks = [{"doc_uri": "help://refunds", "doc_revision": "r1", "ordinal": i, "text": text,
+                   "chunk_id": f"help://refunds#{i}"} for i, text in enumerate(texts)]  # fmt: skip
+        return {"corpus_fingerprint": "help/1", "chunker_fingerprint": chunker, "chunks": chunks}
+
+    (tmp_path / "corpus.json").write_text(json.dumps(corpus(sentences, "sentence/v1")))
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": "help://refunds#0",
+             "chunk_text": paragraph, "relevance": 2, "labeled_by": "human:a"}  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    judgments.write_text(json.dumps(label) + "\n")
+    drift = ("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--fix")
+    assert run_cli(*drift, "--queue", str(queue)).code == 1  # SPLIT: a person must judge it
+    queued = _lines(queue)
+    assert [line["chunk_id"] for line in queued] == [f"help://refunds#{i}" for i in range(3)]
+    for line in queued:
+        line["relevance"] = 2 if "five days" in line["chunk_text"] else 0
+        line["labeled_by"] = "human:b"
+    with judgments.open("a") as appended:
+        appended.write("".join(json.dumps(line) + "\n" for line in queued))
+    fixed = run_cli(*drift)
+    assert fixed.code == 0, fixed.stdout
+    kept = _lines(judgments)
+    assert {r["chunk_id"]: r["relevance"] for r in kept} == {f"help://refunds#{i}": 2 * (i == 0) for i in range(3)}
+    assert len(kept) == 3 and all(r["labeled_by"] == "human:b" for r in kept)
+
+
+def test_a_quote_anchored_label_whose_document_moved_whole_is_queued_at_its_copies(tmp_path: Path) -> None:
+    # A paragraph was cut into sentences and its label moved by its quote into the first sentence
+    # (drift --fix keeps the paragraph as chunk_text: what the person read). Then the document moves
+    # whole to two new addresses: the quoted sentence is a chunk of each. The queue offers both,
+    # where it said the document was gone and the label should be deleted (its query would then
+    # have lost its only answer). Without a quote nothing names the sentence: still stranded.
+    from retrieval_eval import chunk_id
+
+    sentences = ["Refunds arrive in five days.", "Gift cards are not refunded."]
+    chunks = [
+        {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+         "chunk_id": chunk_id(uri, "r1", i, text, "sentence/v1")}
+        for uri in ("help://refunds/v2", "help://refunds/latest") for i, text in enumerate(sentences)
+    ]  # fmt: skip
+    snapshot = {"corpus_fingerprint": "help/2", "chunker_fingerprint": "sentence/v1", "chunks": chunks}
+    (tmp_path / "corpus.json").write_text(json.dumps(snapshot))
+    old = chunk_id("help://refunds", "r1", 0, sentences[0], "sentence/v1")
+    trail = {"rule": "quote", "from": "c1:" + "0" * 32}
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old, "chunk_text": " ".join(sentences),
+             "relevance": 2, "labeled_by": "human:a", "reanchored": trail}  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    for quoted in (True, False):
+        judgments.write_text(json.dumps({**label, "quote": sentences[0]} if quoted else label) + "\n")
+        checked = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--json").json()
+        (finding,) = checked["labels"]
+        assert finding["status"] == "ORPHANED"
+        if quoted:
+            assert finding["rule"] == "quote_elsewhere"
+            copies = {c["chunk_id"] for c in chunks if c["text"] == sentences[0]}
+            assert set(finding["candidates"]) == copies and len(copies) == 2
+            run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--queue", str(queue))
+            assert {line["chunk_id"] for line in _lines(queue)} == copies
+        else:
+            assert finding["rule"] == "document_gone" and not finding.get("candidates")
+
+
+def test_a_merged_label_whose_document_moved_whole_is_queued_where_its_siblings_went(tmp_path: Path) -> None:
+    # Pairs of paragraphs: the answer paragraph was merged into the chunk "A B" (the label keeps
+    # A, what the person read); the lone paragraph C is its own chunk and labeled 0. The document
+    # then moves whole to two new addresses. C is a whole chunk of each copy, which shows where the
+    # document went; A lies inside "A B" in each: the queue offers those two chunks, where drift
+    # said the document was gone and the label should be deleted.
+    from retrieval_eval import chunk_id
+
+    a, b, c = "Refunds arrive in five days.", "Gift cards are not refunded.", "Credit never expires."
+    texts = [f"{a}\n\n{b}", c]
+    uris = ("help://refunds/v2", "help://refunds/latest")
+    chunks = [
+        {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": text,
+         "chunk_id": chunk_id(uri, "r1", i, text, "pairs/v1")}
+        for uri in uris for i, text in enumerate(texts)
+    ]  # fmt: skip
+    (tmp_path / "corpus.json").write_text(
+        json.dumps({"corpus_fingerprint": "help/2", "chunker_fingerprint": "pairs/v1", "chunks": chunks})
+    )
+    old = [chunk_id("help://refunds", "r1", i, text, "pairs/v1") for i, text in enumerate(texts)]
+    trail = {"rule": "chunk_text_contained", "from": "c1:" + "0" * 32}
+    labels = [
+        {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[0], "chunk_text": a, "relevance": 2,
+         "labeled_by": "human:a", "reanchored": trail},
+        {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[1], "chunk_text": c, "relevance": 0,
+         "labeled_by": "human:a"},
+    ]  # fmt: skip
+    judgments, queue = tmp_path / "judgments.jsonl", tmp_path / "rejudge.jsonl"
+    for siblings in (labels, labels[:1]):
+        judgments.write_text("".join(json.dumps(r) + "\n" for r in siblings))
+        checked = run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--json").json()
+        finding = checked["labels"][0]
+        assert finding["status"] == "ORPHANED"
+        if len(siblings) == 2:
+            assert finding["rule"] == "document_moved"
+            holders = {x["chunk_id"] for x in chunks if a in x["text"]}
+            assert set(finding["candidates"]) == holders and len(holders) == 2
+            run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "corpus.json"), "--queue", str(queue))
+            assert {line["chunk_id"] for line in _lines(queue) if line["rejudge"]["line"] == 1} == holders
+        else:  # nothing shows where the document went: still stranded
+            assert finding["rule"] == "document_gone"
+
+
+@pytest.mark.parametrize(("pages", "rule"), [(8, "document_moved"), (9, "document_gone")])
+def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
+    tmp_path: Path, pages: int, rule: str
+) -> None:
+    # As above, but the sibling's text ("Credit never expires.") is a chunk of `pages` live
+    # documents, each also holding a chunk with the merged label's text. Eight places are searched
+    # (a document moved whole lands in a few); nine are a footer every page shares, which shows no
+    # move: the label stays stranded rather than queued at nine guesses.
+    from drift_support import write_jsonl, write_snapshot
+    from retrieval_eval import chunk_id
+
+    a, c = "Refunds arrive in five days.", "Credit never expires."
+    docs = {f"help://page-{n}": [f"{a}\n\nPage {n}.", c] for n in range(pages)}
+    write_snapshot(tmp_path / "corpus.json", docs)
+    old = [chunk_id("help://refunds", "r1", i, text, "pairs/v1") for i, text in enumerate([a, c])]
+    write_jsonl(
+        tmp_path / "judgments.jsonl",
+        [
+            {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[0], "chunk_text": a, "relevance": 2},
+            {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[1], "chunk_text": c, "relevance": 0},
+        ],
+    )
+    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
+    finding = checked.json()["labels"][0]
+    assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)

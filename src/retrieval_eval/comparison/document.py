@@ -21,7 +21,7 @@ from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
-from .idspace import decide_id_space
+from .idspace import decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
 from .sides import Sides, metric_names, pair_queries, per_query
 from .yardstick import decide_yardstick, yardstick_changes
@@ -55,6 +55,7 @@ def build_document(
     """
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
+    sides = without_old_trails(sides)
     if bounds is not None and (decide_id_space(sides).changed or yardstick_changes(sides)):
         sides, bounds = Sides(*bounds(), sides.judgments), None
     yardstick = decide_yardstick(sides, metric_names(sides))

@@ -45,11 +45,29 @@ def decide_id_space(sides: Sides) -> IdSpace:
         return IdSpace(False)  # document-level labels: a re-chunk leaves document ids as they were
     detail = _change_seen(sides)
     if detail is not None:
-        return IdSpace(True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides))
+        return IdSpace(
+            True, detail, _migration_blocker(sides.head) or _unmoved_blocker(sides) or _reused_blocker(sides)
+        )
     outside = _head_outside(sides, sides.base.rankings or {}, sides.judgments) if sides.judgments else None
     if outside is not None:
         return IdSpace(True, outside, HEAD_OUTSIDE_BLOCKER, HEAD_OUTSIDE_MEANING)
     return IdSpace(False)
+
+
+def without_old_trails(sides: Sides) -> Sides:
+    """``sides`` with the head's labels read without their repair trails when both reports were
+    scored with the very same judgments file: every trail in it was in the base's labels already,
+    so it records a re-chunk older than the base (a label repaired months ago keeps its
+    ``reanchored``) and no move between the two sides. Read as one, a team's slot ids (``doc#3``,
+    refilled by that older re-chunk) would carry the base's hit on today's ``doc#3`` elsewhere."""
+    labels = sides.judgments
+    if labels is None or not (labels.moved or labels.carries or labels.unmoved):
+        return sides
+    base_sha = sides.base.inputs.judgments_sha256 if sides.base.inputs is not None else None
+    head_sha = sides.head.inputs.judgments_sha256 if sides.head.inputs is not None else None
+    if not base_sha or base_sha != head_sha:
+        return sides
+    return Sides(sides.base, sides.head, replace(labels, moved={}, carries={}, unmoved={}, copied=set()))
 
 
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
@@ -62,10 +80,23 @@ def _chunker(report: Report) -> str | None:
     return report.corpus.chunker_fingerprint if report.corpus is not None else None
 
 
+def _same_corpus(base: Report, head: Report) -> bool:
+    """Whether both reports were scored with the very same corpus file (its SHA-256 recorded)."""
+    base_sha = base.corpus.sha256 if base.corpus is not None else None
+    head_sha = head.corpus.sha256 if head.corpus is not None else None
+    return base_sha is not None and base_sha == head_sha
+
+
 def _change_seen(sides: Sides) -> str | None:
     base_chunker, head_chunker = _chunker(sides.base), _chunker(sides.head)
     if base_chunker is not None and head_chunker is not None and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
+    if _same_corpus(sides.base, sides.head):
+        # Both sides ranked one corpus file, byte for byte: one id space, whatever the labels'
+        # trails say. A trail outlives its re-chunk (a label repaired last month still names the
+        # slot it left), and a team's slot ids (doc#3) are reused by the next chunking: read here,
+        # an old trail would carry the base's hit on today's doc#3 into another chunk.
+        return None
     # Read in place, not copied: a large base report holds a million ranked keys.
     rankings = sides.base.rankings or {}
     if sides.judgments is None or not rankings:
@@ -186,6 +217,48 @@ def _unmoved_blocker(sides: Sides) -> str | None:
         "offered chunks of the document, and no line says where the old text went), so the base's hits on "
         f"them cannot be carried into the head's ids: {named}{more}; score the base's retriever on the "
         "head's corpus for a comparison"
+    )
+
+
+def _reused_blocker(sides: Sides) -> str | None:
+    """Why base hits on a team's own ids that no move accounts for cannot be carried, or None.
+
+    Such an id (``doc#3``) names a slot, which a re-chunk may refill with other text: carried over,
+    the translation counts it as an old id that matches no label (see :func:`translate`). Where the
+    head's labels grade that very id relevant for the query, the base's rank of it may have been a
+    hit on the same text (its document was not re-chunked) or on other text (it was): dropped, the
+    base would lose a hit it had, and a worse head could pass; kept, it could be credited with text
+    it never ranked. Nothing in the two reports tells which, so the deltas are not decided."""
+    labels, rankings = sides.judgments, sides.base.rankings or {}
+    if labels is None or not labels.opaque_keys:
+        return None
+    config = sides.head.config
+    threshold = config.threshold if config is not None and config.threshold is not None else 1
+    found: list[tuple[str, str]] = []
+    for query_id, keys in rankings.items():
+        query = labels.queries.get(query_id)
+        if query is None:
+            continue
+        carries = labels.carries.get(query_id, {})
+        # A label moved into the id: its text was elsewhere in the base, so the base's hit there
+        # was not on it, and counting the id as an old one is sound.
+        arrived = {carry.to for moves in carries.values() for carry in moves}
+        found.extend(
+            (query_id, key)
+            for key in keys
+            if key in labels.opaque_keys
+            and key not in carries
+            and key not in arrived
+            and query.grades.get(key, 0) >= threshold
+        )
+    if not found:
+        return None
+    named = ", ".join(f"{query_id} ({key})" for query_id, key in found[:STALE_NAMED])
+    more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    return (
+        f"{len(found)} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
+        "and such an id names a slot a re-chunk may refill with other text, so whether the base's hit there was on "
+        f"the labeled text is unknown: {named}{more}; score the base's retriever on the head's corpus for a comparison"
     )
 
 

@@ -557,7 +557,8 @@ def _across_boundaries(pending: _Pending, doc: DocumentIndex) -> Finding | None:
     )
 
 
-def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
+def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
+    corpus = lookups.corpus
     if pending.candidates:
         return Finding(
             pending.index,
@@ -567,6 +568,19 @@ def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
             candidates=pending.candidates,
         )
     if label.doc_uri not in corpus.documents:
+        copies = lookups.by_sha.get(text_sha_of_normalized(pending.quote), []) if pending.quote else []
+        if copies:
+            # A label a repair moved by its quote names a chunk holding the quote, while its
+            # chunk_text is still the passage the person read: when the document then moves
+            # whole, only the quote is found again, in each copy of it.
+            return Finding(
+                pending.index,
+                ORPHANED,
+                "quote_elsewhere",
+                f"no chunk of the document is live; the quoted text is a chunk of {len(copies)} other "
+                "place(s); choose one by hand",
+                candidates=tuple(sorted(corpus.ids[i] for i in copies)),
+            )
         return Finding(pending.index, ORPHANED, "document_gone", "no chunk of the document is live")
     if pending.text is None and pending.quote is None:
         return Finding(
@@ -579,14 +593,14 @@ def _orphan(pending: _Pending, label: Label, corpus: Corpus) -> Finding:
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
 
 
-def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, corpus: Corpus) -> Finding:
+def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, lookups: _Lookups) -> Finding:
     finding = None
     if doc is not None:
         finding = _by_text(pending, doc)
         if finding is None and pending.quote is not None:
             finding = _by_quote(pending, doc, pending.quote)
     if finding is None or finding.status == ORPHANED and pending.candidates:
-        return _orphan(pending, label, corpus)
+        return _orphan(pending, label, lookups)
     if pending.candidates:
         return Finding(
             finding.index,
@@ -625,7 +639,12 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
             and label.doc_uri in corpus.documents
         )
     ]
-    lookups = _Lookups.build(corpus, _wanted_hashes(unsettled))
+    wanted = _wanted_hashes(unsettled)
+    for label in unsettled:  # a quote is looked for whole in other documents once its own is gone
+        quote = _normalized(label, "quote") if label.doc_uri not in corpus.documents else None
+        if quote:
+            wanted.add(text_sha_of_normalized(quote))
+    lookups = _Lookups.build(corpus, wanted)
     findings: list[Finding | None] = [None] * len(labels)
     by_doc: dict[str, list[_Pending]] = {}
     for index, label in enumerate(labels):
@@ -635,13 +654,72 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
         else:
             by_doc.setdefault(label.doc_uri, []).append(outcome)
     done = len(labels) - sum(len(group) for group in by_doc.values())
+    went = _where_documents_went(labels, findings, by_doc, corpus)
     for doc_uri, group in by_doc.items():
         # One index per document, dropped after its labels: memory follows the largest document.
         needs_index = doc_uri in corpus.documents and any(p.text or p.quote for p in group)
         doc = DocumentIndex(corpus, doc_uri) if needs_index else None
+        moved_to: dict[str, DocumentIndex] = {}  # the documents this one moved to, indexed once
         for pending in group:
-            findings[pending.index] = _later_stages(pending, labels[pending.index], doc, corpus)
+            finding = _later_stages(pending, labels[pending.index], doc, lookups)
+            if finding.rule == "document_gone" and doc_uri in went and (pending.text or pending.quote):
+                for target in went[doc_uri]:
+                    if target not in moved_to:
+                        moved_to[target] = DocumentIndex(corpus, target)
+                finding = _in_moved_document(pending, moved_to) or finding
+            findings[pending.index] = finding
         done += len(group)
         if progress is not None:
             progress(done, len(labels))
     return DriftResult(labels, tuple(f for f in findings if f is not None))
+
+
+MOVED_TO_AT_MOST = 8  # documents a gone one is searched in, as its other labels show where it went
+
+
+def _where_documents_went(
+    labels: tuple[Label, ...], findings: list[Finding | None], by_doc: dict[str, list[_Pending]], corpus: Corpus
+) -> dict[str, tuple[str, ...]]:
+    """For each gone document some label names, the live documents where another of its labels'
+    very text is a chunk now: where the document moved, as its labels show it."""
+    went: dict[str, set[str]] = {}
+    gone = {doc_uri for doc_uri in by_doc if doc_uri not in corpus.documents}
+    if not gone:
+        return {}
+    for finding in findings:
+        if finding is not None and finding.target_doc is not None:
+            doc_uri = labels[finding.index].doc_uri
+            if doc_uri in gone:
+                went.setdefault(doc_uri, set()).add(finding.target_doc)
+    for doc_uri in gone:
+        for pending in by_doc[doc_uri]:
+            for key in pending.candidates:
+                went.setdefault(doc_uri, set()).add(corpus.docs[corpus.position[key]])
+    # A document moved whole lands in a few places; text found in many (a footer every page
+    # shares) says nothing of where this one went, and indexing them all would cost a pass each.
+    return {doc_uri: tuple(sorted(docs)) for doc_uri, docs in went.items() if len(docs) <= MOVED_TO_AT_MOST}
+
+
+def _in_moved_document(pending: _Pending, documents: dict[str, DocumentIndex]) -> Finding | None:
+    """A gone document's label whose text lies inside, or across, chunks of the documents it moved
+    to (:func:`_where_documents_went`): ORPHANED with those chunks, for a person to judge. A label
+    merged into a larger chunk keeps the smaller text it judged, which is no whole chunk anywhere,
+    so without this it was stranded, and deleting it as advised took its query's answer."""
+    found: list[str] = []
+    for doc in documents.values():
+        finding = _by_text(pending, doc)
+        if finding is None and pending.quote is not None:
+            finding = _by_quote(pending, doc, pending.quote)
+        if finding is None:
+            continue
+        found.extend(key for key in (finding.target, *finding.covering) if key is not None and key not in found)
+    if not found:
+        return None
+    return Finding(
+        pending.index,
+        ORPHANED,
+        "document_moved",
+        f"no chunk of the document is live; its other labels' text is now in {', '.join(documents)}, "
+        f"where the labeled text lies in {len(found)} chunk(s); choose by hand",
+        candidates=tuple(found),
+    )

@@ -22,7 +22,7 @@ Pure: a :class:`~retrieval_eval.core.drift.DriftResult` in, a :class:`FixPlan`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from .drift import NEEDS_HUMAN, DriftResult, Finding
@@ -139,11 +139,12 @@ def _survivor(members: list[int], labels: list[Label], moved: set[int]) -> int:
 
 
 def _collapse(
-    labels: list[Label], originals: tuple[Label, ...], moved: set[int]
+    labels: list[Label], originals: tuple[Label, ...], moved: set[int], dropped: Collection[int] = ()
 ) -> tuple[list[Label | None], list[Collapse]]:
     groups: dict[tuple[str, str], list[int]] = {}
     for i, label in enumerate(labels):
-        groups.setdefault((label.query_id, label.key), []).append(i)
+        if i not in dropped:
+            groups.setdefault((label.query_id, label.key), []).append(i)
     # A filled re-judge line is the repair's too: it may name a chunk another label of its query
     # was re-anchored to (a window holding the split answer and a neighbour's quote).
     repair = moved | {i for i, label in enumerate(labels) if isinstance(label.record.get("rejudge"), dict)}
@@ -190,9 +191,14 @@ def plan_fix(result: DriftResult, comments: dict[int, tuple[str, ...]] | None = 
         if change is not None:
             changes.append(change)
     moved = {i for i, finding in enumerate(result.findings) if finding.recoverable}
-    kept, collapses = _collapse(repaired, result.labels, moved)
+    dropped = superseded(result)
+    # A broken label its re-judged lines stand in for is gone before labels meet: with a team's
+    # slot ids the first piece of a cut paragraph keeps the paragraph's slot, so its filled line
+    # names the broken label's very key, and collapsing the two kept the broken one, which was
+    # then dropped with the person's new grade inside it.
+    kept, collapses = _collapse(repaired, result.labels, moved, dropped)
     replaced = []
-    for i in sorted(superseded(result)):
+    for i in sorted(dropped):
         label = result.labels[i]
         replaced.append(Replaced(label.line, label.query_id, label.key, result.findings[i].status))
         kept[i] = None

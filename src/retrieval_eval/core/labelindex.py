@@ -306,13 +306,6 @@ def _orphaned_rejudge(record: Mapping[str, Json]) -> tuple[str, bool] | None:
         return None
     was, now = before.get("chunk_text"), record.get("chunk_text")
     return old, isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now)
-    old = _from(before)
-    if old is None or before.get("status") != "ORPHANED":
-        return None
-    was, now = before.get("chunk_text"), record.get("chunk_text")
-    if isinstance(was, str) and isinstance(now, str) and normalize(was) == normalize(now):
-        return old
-    return None
 
 
 def _from(trail: Json) -> str | None:
