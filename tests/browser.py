@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import fcntl
 import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -67,16 +69,23 @@ class Browser:
         ours_to_write, its_to_read = _pipe()
         ours_to_read, its_to_write = _pipe(reverse=True)
         # Chromium reads commands on fd 3 and writes answers on fd 4; bash sets them up, since
-        # the pipes' own numbers are whatever was free here.
+        # the pipes' own numbers are whatever was free here, and starts it in the background and
+        # leaves: the browser is no child of the test process (tests check, with os.waitpid(-1),
+        # that no worker process is left behind), so it is ended by its pid.
         command = [CHROMIUM, *_QUIET, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", *extra]
-        self.process = subprocess.Popen(
-            ["bash", "-c", f'exec "$@" 3<&{its_to_read} 4>&{its_to_write} {its_to_read}<&- {its_to_write}>&-', "-"]
-            + command,
+        self.log = os.path.join(self.profile, "stderr.log")
+        redirect = f"3<&{its_to_read} 4>&{its_to_write} {its_to_read}<&- {its_to_write}>&-"
+        started = subprocess.run(
+            ["bash", "-c", f'"$@" {redirect} </dev/null >/dev/null 2>"$LOG" & echo $!', "-", *command],
             pass_fds=(its_to_read, its_to_write),
+            env={**os.environ, "LOG": self.log},
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
         )
+        self.pid = int(started.stdout)
         os.close(its_to_read)
         os.close(its_to_write)
         self.writer, self.reader = ours_to_write, ours_to_read
@@ -148,22 +157,26 @@ class Browser:
                 raise AssertionError(f"Chromium did not answer within {timeout:g} s")
             data = os.read(self.reader, 1 << 20)
             if not data:
+                said = Path(self.log).read_text(errors="replace")[-2000:]
                 self.close()
-                raise AssertionError("Chromium ended: " + self.process.stderr.read().decode()[-2000:])  # type: ignore[union-attr]
+                raise AssertionError("Chromium ended: " + said)
             self.pending += data
         raw, self.pending = self.pending.split(b"\0", 1)
         return json.loads(raw)  # type: ignore[no-any-return]
 
+    def alive(self) -> bool:
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(30)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
         for fd in (self.writer, self.reader):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
-        self.process.stderr.close()  # type: ignore[union-attr]
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
@@ -184,7 +197,7 @@ _BROWSERS: dict[tuple[str, ...], Browser] = {}
 def browser(extra: tuple[str, ...] = ()) -> Browser:
     """This process's browser started with ``extra`` flags (started on first use, closed at exit)."""
     found = _BROWSERS.get(extra)
-    if found is None or found.process.poll() is not None:
+    if found is None or not found.alive():
         found = _BROWSERS[extra] = Browser(extra)
         atexit.register(found.close)
     return found
