@@ -389,6 +389,26 @@ def test_no_baseline_makes_delta_gates_indeterminate(tmp_path: Path, fake: FakeG
     assert relaxed.code == 0 and relaxed.outputs["verdict"] == "INDETERMINATE"
 
 
+def test_a_delta_gate_without_a_baseline_gives_advice_a_workflow_can_follow(tmp_path: Path, fake: FakeGitHub) -> None:
+    # The gate's reason (annotation, gates table, comment) told a workflow to "pass --baseline
+    # BASE.json", a flag of the command line; the action's advice is the search it made.
+    ws = make_workspace(tmp_path, history="none")
+    run = act(ws, fake, gates="recall@5:-0.05")
+    (warning,) = [line for line in run.lines("::warning") if "gate INDETERMINATE" in line]
+    comment = ours(fake)[0]["body"]
+    for text in (warning, run.summary, comment):
+        assert "--baseline" not in text
+    assert warning.endswith(
+        'recall@5:-0.05: there is no baseline report to compare with; none was found for main; the note "No '
+        'baseline" says where it was looked for and how to publish one'
+    )
+    assert "No baseline: no baseline report was found for main" in comment
+    explicit = act(ws, fake, gates="recall@5:-0.05", baseline="none")
+    assert explicit.outputs["verdict"] == "INDETERMINATE"
+    assert "the baseline input is 'none'; set it to auto or to a report to compare with" in explicit.log
+    assert "--baseline" not in explicit.log + explicit.summary
+
+
 def test_artifacts_need_actions_read(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, history="none")
     fake.fail("GET", "/actions/artifacts", 403)
@@ -465,6 +485,7 @@ def test_a_pull_request_payload_without_its_base_commit_keeps_the_delta_gates(
     assert run.code == 1 and run.outputs["verdict"] == "INDETERMINATE"
     assert "Delta gates set aside" not in run.summary
     assert "event's payload names no base commit \\(pull\\_request.base.sha" in run.summary  # Markdown-escaped
+    assert 'the event names no base commit to look it up at (see the note "No baseline")' in run.log
 
 
 def merge_group_event(ws: Workspace, base_sha: object) -> None:

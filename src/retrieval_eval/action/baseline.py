@@ -44,6 +44,7 @@ class Baseline:
     no_base_branch: bool = False  # the event (a push, a schedule) has nothing to compare with
     sha256: str | None = None  # of the report's bytes as read (a file, a blob, an artifact's member)
     git_object: str = ""  # "<commit or ref>:<path>" when the report is a file of the repository's history
+    gate_hint: str = ""  # what a delta gate without a base report says to do, in the action's words
 
 
 @dataclass
@@ -62,7 +63,11 @@ class BaselineContext:
 def resolve_baseline(ctx: BaselineContext) -> Baseline:
     spec = ctx.settings.baseline
     if spec.kind == "none":
-        return Baseline(None, reason="the baseline input is 'none', so nothing is compared")
+        return Baseline(
+            None,
+            reason="the baseline input is 'none', so nothing is compared",
+            gate_hint="the baseline input is 'none'; set it to auto or to a report to compare with",
+        )
     if spec.kind == "path":
         report, sha256 = load_report_hashed(str(ctx.settings.resolve(spec.path)))
         return Baseline(report, source=spec.path, sha256=sha256)
@@ -94,7 +99,11 @@ def _auto(ctx: BaselineContext) -> Baseline:
         # A pull request (or merge group) whose payload names no base commit still has a base
         # branch: its delta gates stay (INDETERMINATE), never set aside as on a push, which
         # would let them pass.
-        return Baseline(None, reason=_no_base_commit(event))
+        return Baseline(
+            None,
+            reason=_no_base_commit(event),
+            gate_hint='the event names no base commit to look it up at (see the note "No baseline")',
+        )
     path = settings.baseline_path
     found = (
         _from_git_commit(ctx, event.base_sha, path)
@@ -103,7 +112,13 @@ def _auto(ctx: BaselineContext) -> Baseline:
     )
     if found is not None:
         return found
-    return Baseline(None, reason=_how_to_publish(settings, event), notes=tuple(ctx.notes))
+    return Baseline(
+        None,
+        reason=_how_to_publish(settings, event),
+        notes=tuple(ctx.notes),
+        gate_hint=f'none was found for {event.base_ref or "the base branch"}; the note "No baseline" '
+        "says where it was looked for and how to publish one",
+    )
 
 
 def _not_a_pull_request(settings: Settings, event: Event) -> str:

@@ -160,6 +160,8 @@ def applicable_gates(request: EvaluationRequest, baseline: Baseline) -> tuple[Ga
     """Delta gates need a base branch. On a push (baseline auto, no PR) there is none by
     design, so they are set aside and said so, instead of making every push INDETERMINATE."""
     gating = request.gating
+    if baseline.gate_hint:  # the command line's "pass --baseline" is no advice in a workflow
+        gating = dataclasses.replace(gating, no_baseline=baseline.gate_hint)
     if not baseline.no_base_branch:
         return gating, ()
     parsed = gating.parse(ks=request.scoring.k, full_depth=request.scoring.full_depth)

@@ -275,6 +275,9 @@ class Gating:
     gates: Sequence[str] = ()
     judged: Mapping[str, Measurement] = field(default_factory=dict)
     require_detectable: bool = False
+    # What a delta gate without a base report tells the user to do, in the words of the adapter
+    # that found none: the command line's flag here; the action names its own baseline search.
+    no_baseline: str = "pass --baseline BASE.json (a report of the base branch)"
 
     def parse(self, *, ks: tuple[int, ...], full_depth: bool = False) -> list[Gate]:
         """Every gate expression parsed against the cutoffs scored; UsageError for the first bad one."""
@@ -412,8 +415,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         return GateResult(
             gate.expression,
             INDETERMINATE,
-            f"{gate.expression}: there is no baseline report to compare with; "
-            "pass --baseline BASE.json (a report of the base branch)",
+            f"{gate.expression}: there is no baseline report to compare with; {gating.no_baseline}",
         )
     if not comparison.comparable:
         return GateResult(
