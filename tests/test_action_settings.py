@@ -133,6 +133,31 @@ def test_bad_gate_is_reported_with_the_input_name() -> None:
     assert "unknown metric" in caught.value.problems[1]
 
 
+@pytest.mark.parametrize(
+    ("k", "gate", "problem"),
+    [
+        (
+            "5",
+            "recall@3:0.8",
+            "gates: gate 'recall@3:0.8': recall@3 is not computed at the cutoffs given (k: 5) "
+            "(add 3 to k, e.g. k: 5,3)",
+        ),
+        (
+            "10",
+            "map:0.5",
+            "gates: gate 'map:0.5': map without a cutoff is the full-depth metric, computed with k: all "
+            "(add all to k, or name a cutoff, e.g. map@10)",
+        ),
+    ],
+)
+def test_a_gate_at_a_cutoff_not_scored_names_the_k_input(k: str, gate: str, problem: str) -> None:
+    # A workflow has an input k, not the command line's -k: "(-k 5) (add 3 to -k, e.g. k: 5,3)"
+    # mixed the two in one sentence.
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, "INPUT_K": k, "INPUT_GATES": gate})
+    assert caught.value.problems == [problem]
+
+
 def test_baseline_forms() -> None:
     def baseline(text: str) -> BaselineSpec:
         return parse({**REQUIRED, "INPUT_BASELINE": text}).baseline

@@ -818,11 +818,16 @@ def _gates(values: Values, ks: tuple[int, ...], full_depth: bool) -> list[str]:
         except UsageError as exc:
             # The engine's hints speak CLI ("-k 5,10"); name the setting as this adapter does.
             if values.confined:  # a workflow lists every problem in one summary: the hint goes beside it
-                hint = (exc.hint or "").replace("-k ", f"{values.label('k')}: ")
-                values.problem("gates", exc.message + (f" ({hint})" if hint else ""))
+                hint = _cutoffs_as(values.label("k"), exc.hint or "")
+                values.problem("gates", _cutoffs_as(values.label("k"), exc.message) + (f" ({hint})" if hint else ""))
             else:
                 values.problem("gates", exc.message, exc.hint or "")
     return gates
+
+
+def _cutoffs_as(label: str, text: str) -> str:
+    """The engine's "-k 5,10" and "add 3 to -k" as a workflow says them: "k: 5,10", "add 3 to k"."""
+    return re.sub(r"(?<![\w-])-k\b", label, re.sub(r"(?<![\w-])-k (?=\S)", f"{label}: ", text))
 
 
 def _judged_names(text: str) -> list[tuple[str, str]]:
