@@ -300,6 +300,20 @@ def test_bad_settings_are_all_reported(tmp_path: Path, fake: FakeGitHub) -> None
     assert main(env, stdout=io.StringIO()) == 2 and not ours(fake)
 
 
+def test_the_log_says_where_the_error_comment_went(tmp_path: Path, fake: FakeGitHub) -> None:
+    # Settings that cannot be read still reach the pull request as a comment; the log said so
+    # for an unreadable file but not for a bad input, as if nothing had been posted.
+    ws = make_workspace(tmp_path)
+    first = act(ws, fake, k="5", gates="recall@3:0.8")
+    second = act(ws, fake, k="5", gates="recall@3:0.8")
+    assert first.code == second.code == 2 and first.outputs["verdict"] == "ERROR"
+    (comment,) = ours(fake)
+    url = str(comment["html_url"])
+    assert first.outputs["comment-url"] == second.outputs["comment-url"] == url
+    assert f"retrieval-eval: comment created: {url}" in first.lines("retrieval-eval:")
+    assert f"retrieval-eval: comment updated: {url}" in second.lines("retrieval-eval:")
+
+
 def test_config_file_supplies_inputs(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     (ws.root / ".retrieval-eval.yml").write_text(

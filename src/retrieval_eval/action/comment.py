@@ -94,4 +94,5 @@ def post_without_settings(env: Mapping[str, str], runner: Runner, console: Conso
     except (GitHubError, ValueError) as exc:
         console.command("notice", f"The PR comment was not posted ({exc}).", title=TITLE)
         return Posted()
+    console.log(f"{TITLE}: comment {'created' if posted.created else 'updated'}: {posted.url}")
     return Posted(True, posted.url)
