@@ -423,6 +423,23 @@ def test_a_delta_gate_without_a_baseline_gives_advice_a_workflow_can_follow(tmp_
     assert "--baseline" not in explicit.log + explicit.summary
 
 
+def test_a_judged_drop_advises_the_unjudged_input(tmp_path: Path, fake: FakeGitHub) -> None:
+    # The reason told a workflow to "score with --unjudged bounded", a flag it has no way to pass;
+    # the action's own input is named instead, and it is one action.yml declares.
+    import yaml
+
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    run = act(ws, fake)
+    comment = str(ours(fake)[0]["body"])
+    reason = "label them first \\(retrieval-eval holes\\) or set the unjudged input to bounded"
+    assert "judged@5 fell from" in run.summary
+    assert reason in run.summary and reason in comment
+    assert "--unjudged" not in run.summary + comment
+    assert "unjudged" in yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
+    bounded = act(ws, fake, unjudged="bounded")
+    assert "the gates read the bounds over their labelings" in bounded.summary
+
+
 def test_artifacts_need_actions_read(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, history="none")
     fake.fail("GET", "/actions/artifacts", 403)

@@ -124,7 +124,7 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
         settings, baseline=baseline.report, generated_at=deps.now(), baseline_sha256=baseline.sha256
     ).with_queue(settings.queue_limit)  # counted always, built on demand (docs/action.md#the-label-queue)
     gating, skipped = applicable_gates(request, baseline)
-    request = dataclasses.replace(request, gating=gating)
+    request = dataclasses.replace(request, gating=gating, bounded_advice="set the unjudged input to bounded")
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
     evaluation = run_pipeline(request, workers=deps.workers)

@@ -177,7 +177,7 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     results.extend(_drift_gates(stage, request.max_drift))
     notes = policy_notes(scores) + stage.notes(index, scores) + lexical.notes
     notes += small_strata_notes(index, scores, gates, request.power)
-    drop = judged_drop_note(comparison, scores, new_keys)
+    drop = judged_drop_note(comparison, scores, new_keys, request.bounded_advice)
     if drop is not None:
         notes.append(drop)
     blocking = blocking_findings(scores, validation)

@@ -156,8 +156,14 @@ def queue_excerpt(queue: Sequence[QueueLine], command: str, count: int | None = 
     return QueueExcerpt(len(queue) if count is None else count, tuple(queue[:EXCERPT]), command)
 
 
-def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | None) -> str | None:
-    """The note a reviewer needs when judged@k fell: part of any drop may be unlabeled keys."""
+BOUNDED_ADVICE = "score with --unjudged bounded"  # the command line's words; the action names its input
+
+
+def judged_drop_note(
+    comparison: Deltas | None, scores: Scores, new_keys: int | None, bounded_advice: str = BOUNDED_ADVICE
+) -> str | None:
+    """The note a reviewer needs when judged@k fell: part of any drop may be unlabeled keys.
+    ``bounded_advice``: how the user of this adapter asks for the bounded policy."""
     if comparison is None or not scores.config.k or scores.config.condensed:
         return None
     k = scores.config.k[0]
@@ -182,5 +188,5 @@ def judged_drop_note(comparison: Deltas | None, scores: Scores, new_keys: int | 
         return f"{fell}: the gates read the bounds over their labelings; label them (retrieval-eval holes)"
     return (
         f"{fell}: unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "
-        "label them first (retrieval-eval holes) or score with --unjudged bounded"
+        f"label them first (retrieval-eval holes) or {bounded_advice}"
     )

@@ -32,6 +32,7 @@ from ..core.sensitivity import Thresholds
 from ..core.unjudged import MACHINE
 from ..formats.report import load_report_hashed
 from ..formats.samples import read_samples
+from .holes import BOUNDED_ADVICE
 from .settings import Settings
 
 
@@ -60,6 +61,7 @@ class EvaluationRequest:
     label_queue: bool = False  # count the label queue, and build it (the action writes it beside the report)
     queue_limit: int | None = None  # with label_queue: build it only when it has at most this many lines
     holes_command: str = ""  # the command that writes the whole queue, as the user would type it
+    bounded_advice: str = BOUNDED_ADVICE  # how the user asks for the bounded policy (a flag, an input)
     bounds: bool = False  # compute the bounds even when nothing else reads them (pipeline: needs_bounds)
     # Inputs held in memory (the library's): the paths above then only name them in messages.
     judgments_set: JudgmentSet | None = None
