@@ -222,6 +222,16 @@ def test_the_action_charts_the_base_branch_from_the_checkout(tmp_path: Path, fak
     assert "### History" not in off
 
 
+def test_a_base_branch_with_its_first_report_counts_one_version(tmp_path: Path, fake: FakeGitHub) -> None:
+    # The base commit is the only one that holds the report (make_workspace commits it once):
+    # a team that just adopted the action read "The last 1 versions".
+    ws = make_workspace(tmp_path)
+    code, summary = run_action(ws, fake)
+    assert code == 0, summary
+    assert "The last 1 version of .retrieval-eval/report.json on main" in summary
+    assert "1 versions" not in summary
+
+
 def test_a_shallow_checkout_shows_the_base_report_and_says_how_to_get_more(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, history="shallow")
     fake.contents[(ws.base_sha, REPORT)] = ws.base_report.encode()

@@ -81,7 +81,8 @@ def _note(settings: Settings, event: Event, found: FileHistory, count: int, unre
         why = found.cut or f"no commit on {branch} holds {settings.baseline_path}"
         told = f"The base report and this pull request only: {why}; {FETCH_HINT}."
         return told if found.cut else f"No history of {where}: {why}."
-    text = f"The last {count} versions of {where} (first parents from {event.base_sha[:12]}), then this pull request."
+    versions = f"{count} version{'' if count == 1 else 's'}"  # a repository's first report is one version
+    text = f"The last {versions} of {where} (first parents from {event.base_sha[:12]}), then this pull request."
     if unreadable:
         text += f" {unreadable} version(s) were not JSON and are left out."
     if found.cut:
