@@ -255,6 +255,19 @@ def test_unreadable_inputs_exit_2_after_explaining(tmp_path: Path, fake: FakeGit
     assert "could not answer" in str(ours(fake)[0]["body"])
 
 
+def test_a_missing_input_file_is_looked_for_in_the_workspace(tmp_path: Path, fake: FakeGitHub) -> None:
+    # The action reads paths from GITHUB_WORKSPACE (this test's current directory is elsewhere),
+    # but the hint said they were "resolved from the current directory".
+    ws = make_workspace(tmp_path)
+    assert Path.cwd() != ws.root
+    run = act(ws, fake, judgments="evals/judgement.jsonl")
+    assert run.code == 2 and run.outputs["verdict"] == "ERROR"
+    assert f"cannot read {ws.root / 'evals' / 'judgement.jsonl'}" in run.summary
+    hint = "Try: check the path under with: (or in the config file); a relative path is read from the workspace"
+    assert hint in run.summary and hint in str(ours(fake)[0]["body"])
+    assert "current directory" not in run.summary
+
+
 def test_a_report_that_cannot_be_written_exits_2_after_explaining(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path)
     (ws.root / "out").mkdir()  # the report input names a directory

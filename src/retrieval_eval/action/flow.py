@@ -20,6 +20,7 @@ from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.history import History
 from ..core.report import blocking_findings
 from ..core.report_model import Report
+from ..formats.fileio import FROM_CURRENT_DIRECTORY
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
 from ..pipeline.evaluate import run_pipeline
@@ -75,11 +76,18 @@ class Outcome:
 # -- evaluate --------------------------------------------------------------------------
 
 
+FROM_WORKSPACE = (
+    "check the path under with: (or in the config file); a relative path is read from the workspace, "
+    "the repository's root"
+)
+
+
 def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
     try:
         outcome = score(settings, event, deps)
     except RetrievalEvalError as exc:
-        publish_failure(settings, event, deps, exc)
+        # The action anchors every input path at the workspace, not at the current directory.
+        publish_failure(settings, event, deps, exc, hint=FROM_WORKSPACE if exc.hint == FROM_CURRENT_DIRECTORY else "")
         return EXIT_NO_ANSWER
     try:
         history = base_history_records(settings, event, deps.git, outcome.baseline, outcome.report, deps.now())

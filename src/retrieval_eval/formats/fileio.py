@@ -43,6 +43,10 @@ _REASONS = {
 }
 
 
+# A command reads a relative path from where it runs; the action reads it from the workspace.
+FROM_CURRENT_DIRECTORY = "check the path; it is resolved from the current directory"
+
+
 def cannot_read(path: str | os.PathLike[str], exc: OSError) -> InputError:
     reason = _REASONS.get(exc.errno or 0, exc.strerror or str(exc))
     if isinstance(exc, IsADirectoryError):
@@ -51,7 +55,7 @@ def cannot_read(path: str | os.PathLike[str], exc: OSError) -> InputError:
         f"cannot read {os.fspath(path)}",
         None,
         reason,
-        hint="check the path; it is resolved from the current directory",
+        hint=FROM_CURRENT_DIRECTORY,
     )
 
 
