@@ -65,9 +65,25 @@ def without_old_trails(sides: Sides) -> Sides:
         return sides
     base_sha = sides.base.inputs.judgments_sha256 if sides.base.inputs is not None else None
     head_sha = sides.head.inputs.judgments_sha256 if sides.head.inputs is not None else None
-    if not base_sha or base_sha != head_sha:
+    if not base_sha or base_sha != head_sha or _ranks_a_left_chunk(sides.base.rankings or {}, labels):
         return sides
     return Sides(sides.base, sides.head, replace(labels, moved={}, carries={}, unmoved={}, copied=set()))
+
+
+def _ranks_a_left_chunk(rankings: Mapping[str, tuple[str, ...]], labels: LabelIndex) -> bool:
+    """Whether the base ranks a c1 chunk the labels' trails record as left and no label names now.
+
+    A c1 id names one text in one chunking, so a trail older than the base names no key the base
+    ranks; one the base ranks is a move between the two sides, recorded before the base was scored
+    (a base report scored again, with its old run and corpus, after the labels were repaired in
+    place). Such trails are read: unread, every base hit on the old chunks was a miss."""
+    left = {key for key in labels.moved if key.startswith("c1:")}
+    left.update(key for carries in labels.carries.values() for key in carries if key.startswith("c1:"))
+    left.update(key for olds in labels.unmoved.values() for key in olds if key.startswith("c1:"))
+    if not left:
+        return False
+    left.difference_update(key for query in labels.queries.values() for key in query.grades)
+    return any(key in left for keys in rankings.values() for key in keys)
 
 
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
