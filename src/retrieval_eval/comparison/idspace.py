@@ -107,11 +107,15 @@ def _change_seen(sides: Sides) -> str | None:
     base_chunker, head_chunker = _chunker(sides.base), _chunker(sides.head)
     if base_chunker is not None and head_chunker is not None and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
-    if _same_corpus(sides.base, sides.head):
+    if _same_corpus(sides.base, sides.head) and not (
+        sides.judgments is not None and _ranks_a_left_chunk(sides.base.rankings or {}, sides.judgments)
+    ):
         # Both sides ranked one corpus file, byte for byte: one id space, whatever the labels'
         # trails say. A trail outlives its re-chunk (a label repaired last month still names the
         # slot it left), and a team's slot ids (doc#3) are reused by the next chunking: read here,
-        # an old trail would carry the base's hit on today's doc#3 into another chunk.
+        # an old trail would carry the base's hit on today's doc#3 into another chunk. Unless the
+        # base ranks a c1 chunk a trail left: its run was made before that re-chunk, whatever
+        # corpus it was scored with.
         return None
     # Read in place, not copied: a large base report holds a million ranked keys.
     rankings = sides.base.rankings or {}
