@@ -388,3 +388,26 @@ def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
     checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
     finding = checked.json()["labels"][0]
     assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
+
+
+@pytest.mark.parametrize(("pages", "rule"), [(8, "quote_elsewhere"), (9, "document_gone")])
+def test_a_gone_documents_quote_found_in_many_places_does_not_say_where_it_went(
+    tmp_path: Path, pages: int, rule: str
+) -> None:
+    # A deleted page's label quotes "Contact support.", a chunk every live page ends with. Eight
+    # copies may be where the page moved whole; nine are a sentence many pages share, which shows
+    # no move: the label stays stranded (delete it, as drift says) instead of being queued at
+    # every page (10,000 pages made 10,000 queue lines per such label, 4.7 GB to list them).
+    from drift_support import write_jsonl, write_snapshot
+    from retrieval_eval import chunk_id
+
+    footer, text = "Contact support.", "Refunds arrive in five days."
+    docs = {f"help://page-{n}": [f"Page {n} says {n}.", footer] for n in range(pages)}
+    write_snapshot(tmp_path / "corpus.json", docs)
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": chunk_id("help://refunds", "r1", 0, text, "p"),
+             "chunk_text": f"{text} {footer}", "quote": footer, "relevance": 2}  # fmt: skip
+    write_jsonl(tmp_path / "judgments.jsonl", [label])
+    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
+    finding = checked.json()["labels"][0]
+    assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
+    assert len(finding.get("candidates") or ()) == (pages if rule == "quote_elsewhere" else 0)

@@ -569,7 +569,10 @@ def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
         )
     if label.doc_uri not in corpus.documents:
         copies = lookups.by_sha.get(text_sha_of_normalized(pending.quote), []) if pending.quote else []
-        if copies:
+        # A document moved whole lands in a few places; a quote that is a chunk of many (a
+        # "Contact support." every page ends with) shows no move, and offering every copy made a
+        # deleted page's label a queue of ten thousand lines.
+        if copies and _in_few_documents(copies, corpus):
             # A label a repair moved by its quote names a chunk holding the quote, while its
             # chunk_text is still the passage the person read: when the document then moves
             # whole, only the quote is found again, in each copy of it.
@@ -591,6 +594,16 @@ def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
             "a split or a merge from a deletion)",
         )
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
+
+
+def _in_few_documents(chunks: list[int], corpus: Corpus) -> bool:
+    """Whether ``chunks`` lie in at most :data:`MOVED_TO_AT_MOST` documents (counted until past it)."""
+    docs, seen = corpus.docs, set()
+    for i in chunks:
+        seen.add(docs[i])
+        if len(seen) > MOVED_TO_AT_MOST:
+            return False
+    return True
 
 
 def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, lookups: _Lookups) -> Finding:
