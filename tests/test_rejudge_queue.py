@@ -411,3 +411,36 @@ def test_a_gone_documents_quote_found_in_many_places_does_not_say_where_it_went(
     finding = checked.json()["labels"][0]
     assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
     assert len(finding.get("candidates") or ()) == (pages if rule == "quote_elsewhere" else 0)
+
+
+def test_pages_folded_into_one_large_page_index_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Forty pages folded into one archive page: each page's first paragraph is a whole chunk of
+    # the archive (which shows where it went), its second merged there with a third. Each page's
+    # merged label is searched in the archive and found in its pair; the archive is indexed once,
+    # not once a page (on a 150,000-chunk archive that was 0.7 s a page: 100 pages 71 s, not 2 s).
+    from drift_support import corpus, judgments, label
+    from retrieval_eval.core import drift
+
+    pages = 40
+    firsts = [f"Page {n} opens with fact {n}." for n in range(pages)]
+    seconds = [f"Page {n} then states rule {n * 7}." for n in range(pages)]
+    archive = [text for n in range(pages) for text in (firsts[n], f"{seconds[n]} It closes on note {n}.")]
+    built: list[str] = []
+    real = drift.DocumentIndex.__init__
+
+    def counted(self: drift.DocumentIndex, corpus: Any, doc_uri: str) -> None:
+        built.append(doc_uri)
+        real(self, corpus, doc_uri)
+
+    monkeypatch.setattr(drift.DocumentIndex, "__init__", counted)
+    records = [
+        label(f"q{n}", f"help://page-{n}", text, ordinal=k)
+        for n in range(pages)
+        for k, text in enumerate((firsts[n], seconds[n]))
+    ]
+    result = drift.check_drift(judgments(records), corpus({"help://archive": archive}))
+    moved = [f for f in result.findings if f.rule == "document_moved"]
+    assert len(moved) == pages
+    for n, finding in enumerate(sorted(moved, key=lambda f: f.index)):
+        assert finding.candidates == (corpus({"help://archive": archive}).ids[2 * n + 1],)
+    assert built == ["help://archive"]
