@@ -243,6 +243,23 @@ def test_a_chunk_the_queue_offers_for_two_broken_labels_validates_when_graded_on
         checked = run_cli("validate", "-j", str(filled))
         assert checked.code == code and said in checked.stdout, checked.stdout
 
+    # The filled queue appended twice: w1 is graded on lines 2, 3, 6 and 7, for two broken labels.
+    # "Keep one label" would drop B's move with the copies; the lines to delete are the repeats.
+    filled = tmp_path / "filled.jsonl"
+    once = "".join(json.dumps({**line, "relevance": 1, "labeled_by": "human:a"}) + "\n" for line in lines)
+    filled.write_text(once + once)
+    checked = run_cli("validate", "-j", str(filled))
+    said = (f"error    duplicate-label  query q1 grades {w1} on lines 2, 3, 6, 7, re-judge lines for 2 broken "
+            "labels; lines 6, 7 repeat a line for the same broken label (rejudge.from): delete them and keep "
+            "the others")  # fmt: skip
+    assert checked.code == 1 and said in checked.stdout, checked.stdout
+    assert f"labels {w1} more than once" not in checked.stdout
+    # Doing what each issue says (the other two chunks: keep one label) leaves the queue filled once.
+    kept = [row for n, row in enumerate(filled.read_text().splitlines(), 1) if n not in (5, 6, 7, 8)]
+    filled.write_text("\n".join(kept) + "\n")
+    checked = run_cli("validate", "-j", str(filled))
+    assert checked.code == 0 and "rejudge-shared-chunk" in checked.stdout, checked.stdout
+
     # Two labels of one query on one chunk that no queue wrote are still one label too many.
     twice = tmp_path / "twice.jsonl"
     twice.write_text(judgments.read_text().splitlines()[0] + "\n" + judgments.read_text().splitlines()[0] + "\n")
