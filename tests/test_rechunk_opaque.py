@@ -138,3 +138,34 @@ def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp
     reasons = " ".join(verdict["reasons"])
     assert "labeled relevant by the head with no move recorded" in reasons
     assert "score the base's retriever on the head's corpus" in reasons
+
+
+def test_a_slot_many_queries_label_is_counted_once_in_the_reason(tmp_path: Path) -> None:
+    # A new chunker version cuts the guide as before: every slot holds what it held, and no label
+    # moved, so the base's hits on them cannot be carried (docs/rechunk.md). Three queries rank
+    # and label the one slot help://guide#0 relevant: one chunk id, named for each query (it read
+    # "3 base-ranked chunk id(s)").
+    texts = ["Refunds arrive in five days.", "Gift cards are not refunded."]
+
+    def corpus(chunker: str) -> str:
+        chunks = [{"doc_uri": "help://guide", "doc_revision": "r1", "ordinal": i, "text": text,
+                   "chunk_id": f"help://guide#{i}"} for i, text in enumerate(texts)]  # fmt: skip
+        return json.dumps({"corpus_fingerprint": "help", "chunker_fingerprint": chunker, "chunks": chunks})
+
+    (tmp_path / "base.json").write_text(corpus("para/1"))
+    (tmp_path / "head.json").write_text(corpus("para/2"))
+    queries = ("q1", "q2", "q3")
+    (tmp_path / "j.jsonl").write_text("".join(
+        json.dumps({"query_id": q, "doc_uri": "help://guide", "chunk_id": "help://guide#0", "chunk_text": texts[0],
+                    "relevance": 1, "labeled_by": "human:a"}) + "\n" for q in queries
+    ))  # fmt: skip
+    (tmp_path / "run.jsonl").write_text("".join(
+        json.dumps({"query_id": q, "ranking": ["help://guide#0", "help://guide#1"]}) + "\n" for q in queries
+    ))  # fmt: skip
+    score = ("score", "-j", str(tmp_path / "j.jsonl"), "-r", str(tmp_path / "run.jsonl"), "-k", "1")
+    assert run_cli(*score, "--corpus", str(tmp_path / "base.json"), "--report", str(tmp_path / "r.json")).code == 0
+    head = run_cli(*score, "--corpus", str(tmp_path / "head.json"), "--baseline", str(tmp_path / "r.json"),
+                   "-g", "recall@1:-0.01", "--json").json()  # fmt: skip
+    reason = " | ".join(head["verdict"]["reasons"] + [g["reason"] for g in head["verdict"]["gates"]])
+    assert head["verdict"]["status"] == "INDETERMINATE", reason
+    assert "1 base-ranked chunk id(s) of your own" in reason and "q1 (help://guide#0), q2 (help://guide#0)" in reason

@@ -275,8 +275,10 @@ def _reused_blocker(sides: Sides) -> str | None:
         return None
     named = ", ".join(f"{query_id} ({key})" for query_id, key in found[:STALE_NAMED])
     more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    # Distinct ids: one slot every query ranks and labels is one chunk, named once per query.
+    ids = len({key for _, key in found})
     return (
-        f"{len(found)} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
+        f"{ids} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
         "and such an id names a slot a re-chunk may refill with other text, so whether the base's hit there was on "
         f"the labeled text is unknown: {named}{more}; score the base's retriever on the head's corpus for a comparison"
     )
