@@ -133,3 +133,25 @@ CASES.append(
         stdout_lacks=("keep one label",),
     )
 )
+
+
+def _deep_trail(depth: int) -> bytes:
+    """A label whose ``collapsed_from`` nests ``depth`` folded labels, each inside the last."""
+    inner: dict[str, object] = {"chunk_id": "doc#0", "relevance": 1, "reanchored": {"rule": "quote", "from": "doc#9"}}
+    for n in range(depth):
+        inner = {"chunk_id": f"doc#{n}", "relevance": 1, "collapsed_from": [inner]}
+    return _jsonl({**_label("doc#1", None), "collapsed_from": [inner]})
+
+
+# A repair trail nested 300 labels deep reads as JSON (orjson takes 1,024 levels), and walking it
+# in Python ran out of stack: a traceback from validate, score and drift alike.
+for _command in (("validate", "-j", "j.jsonl"), ("drift", "-j", "j.jsonl", "-c", "corpus.jsonl")):
+    CASES.append(
+        HostileCase(
+            "rejudge",
+            f"trail-nested-too-deeply-{_command[0]}",
+            _command,
+            files={"j.jsonl": _deep_trail(300), "corpus.jsonl": CORPUS},
+            stderr_has="judgments:1: not valid JSON (nested too deeply)",
+        )
+    )
