@@ -503,3 +503,35 @@ def test_a_window_two_labeled_paragraphs_share_carries_the_base_hit_of_each(tmp_
         gate = gate_head(tmp_path, {"q1": ranking}, "2,4", "recall@2:-0.02")
         assert gate["status"] == status, gate["reason"]
         assert abs(gate["baseline"] - 2 / 3) < 1e-9 and abs(gate["observed"] - gate["baseline"] - delta) < 1e-9
+
+
+@pytest.mark.parametrize(("ids", "status"), [("old", "INDETERMINATE"), ("live", "PASS"), ("wrong", "FAIL")])
+def test_a_chunk_run_collapsed_to_documents_must_rank_the_corpus_to_be_measured(
+    tmp_path: Path, ids: str, status: str
+) -> None:
+    # Document labels and a chunk run collapsed through the corpus. The run made before a re-chunk
+    # names chunks the corpus lacks: each is kept as a key no label names, every metric is 0 and a
+    # gate read FAIL (PASS with no gate) on nothing measured. The same ranking in the corpus's own
+    # chunks finds every answer at rank 1 (PASS), and one in its chunks of the wrong documents none
+    # (FAIL): the check asks whether the run ranks the corpus, not whether it ranks well.
+    from drift_support import cid, write_jsonl, write_snapshot
+
+    docs = {f"help://page-{n}": [f"Page {n} fact one.", f"Page {n} fact two."] for n in range(3)}
+    write_snapshot(tmp_path / "corpus.json", docs)
+    write_jsonl(tmp_path / "judgments.jsonl",
+                [{"query_id": f"q{n}", "doc_uri": f"help://page-{n}", "relevance": 1, "labeled_by": "human:a"}
+                 for n in range(3)])  # fmt: skip
+    chunker = "paragraph/v1" if ids == "old" else "paragraph/v2"
+    rows = []
+    for n in range(3):
+        page = f"help://page-{(n + 1) % 3 if ids == 'wrong' else n}"
+        rows.append({"query_id": f"q{n}", "ranking": [cid(page, k, text, chunker=chunker)
+                                                      for k, text in enumerate(docs[page])]})  # fmt: skip
+    write_jsonl(tmp_path / "run.jsonl", rows)
+    report = run_cli(
+        "score", "-j", str(tmp_path / "judgments.jsonl"), "-r", str(tmp_path / "run.jsonl"), "--corpus",
+        str(tmp_path / "corpus.json"), "--collapse-to-documents", "-k", "1", "-g", "recall@1:0.5", "--json",
+    ).json()  # fmt: skip
+    assert report["verdict"]["status"] == status, report["verdict"]
+    said = any("no key of the run is a chunk of the corpus" in r for r in report["verdict"]["reasons"])
+    assert said == (ids == "old")

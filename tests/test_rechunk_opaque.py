@@ -138,3 +138,89 @@ def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp
     reasons = " ".join(verdict["reasons"])
     assert "labeled relevant by the head with no move recorded" in reasons
     assert "score the base's retriever on the head's corpus" in reasons
+
+
+def test_a_slot_many_queries_label_is_counted_once_in_the_reason(tmp_path: Path) -> None:
+    # A new chunker version cuts the guide as before: every slot holds what it held, and no label
+    # moved, so the base's hits on them cannot be carried (docs/rechunk.md). Three queries rank
+    # and label the one slot help://guide#0 relevant: one chunk id, named for each query (it read
+    # "3 base-ranked chunk id(s)").
+    texts = ["Refunds arrive in five days.", "Gift cards are not refunded."]
+
+    def corpus(chunker: str) -> str:
+        chunks = [{"doc_uri": "help://guide", "doc_revision": "r1", "ordinal": i, "text": text,
+                   "chunk_id": f"help://guide#{i}"} for i, text in enumerate(texts)]  # fmt: skip
+        return json.dumps({"corpus_fingerprint": "help", "chunker_fingerprint": chunker, "chunks": chunks})
+
+    (tmp_path / "base.json").write_text(corpus("para/1"))
+    (tmp_path / "head.json").write_text(corpus("para/2"))
+    queries = ("q1", "q2", "q3")
+    (tmp_path / "j.jsonl").write_text("".join(
+        json.dumps({"query_id": q, "doc_uri": "help://guide", "chunk_id": "help://guide#0", "chunk_text": texts[0],
+                    "relevance": 1, "labeled_by": "human:a"}) + "\n" for q in queries
+    ))  # fmt: skip
+    (tmp_path / "run.jsonl").write_text("".join(
+        json.dumps({"query_id": q, "ranking": ["help://guide#0", "help://guide#1"]}) + "\n" for q in queries
+    ))  # fmt: skip
+    score = ("score", "-j", str(tmp_path / "j.jsonl"), "-r", str(tmp_path / "run.jsonl"), "-k", "1")
+    assert run_cli(*score, "--corpus", str(tmp_path / "base.json"), "--report", str(tmp_path / "r.json")).code == 0
+    head = run_cli(*score, "--corpus", str(tmp_path / "head.json"), "--baseline", str(tmp_path / "r.json"),
+                   "-g", "recall@1:-0.01", "--json").json()  # fmt: skip
+    reason = " | ".join(head["verdict"]["reasons"] + [g["reason"] for g in head["verdict"]["gates"]])
+    assert head["verdict"]["status"] == "INDETERMINATE", reason
+    assert "1 base-ranked chunk id(s) of your own" in reason and "q1 (help://guide#0), q2 (help://guide#0)" in reason
+
+
+@pytest.mark.parametrize("change", ["nothing", "page-added", "label-added", "no-corpus"])
+@pytest.mark.parametrize("outcome", ["worse", "better"])
+def test_slot_ids_with_nothing_re_chunked_are_decided(tmp_path: Path, change: str, outcome: str) -> None:
+    # Slot ids (help://page-3#1), two commits, no page re-chunked: the pull request only changes
+    # the retriever (and may add a page to the corpus, or a label). Six queries, each answered by
+    # one paragraph; the base ranks each answer at rank 1-3; the worse head pushes two of them to
+    # rank 9, the better head lifts the base's two rank-9 answers into the top 3. Undecided slots
+    # are for slots a re-chunk may have refilled: here every slot holds what it held, so the worse
+    # head must FAIL and the better one PASS, not INDETERMINATE on every pull request.
+    def text(page: int, para: int) -> str:
+        return f"Page {page} paragraph {para} says {10 * page + para}."
+
+    def corpus(pages: int) -> str:
+        chunks = [{"doc_uri": f"help://page-{p}", "doc_revision": "r1", "ordinal": k, "text": text(p, k),
+                   "chunk_id": f"help://page-{p}#{k}"} for p in range(pages) for k in range(4)]  # fmt: skip
+        return json.dumps({"corpus_fingerprint": "help", "chunker_fingerprint": "para/1", "chunks": chunks})
+
+    answers = {f"q{q}": (q % 4, (3 * q) % 4) for q in range(6)}
+    keys = [f"help://page-{p}#{k}" for p in range(4) for k in range(4)]
+
+    def label(query: str, page: int, para: int, grade: int) -> dict[str, object]:
+        return {"query_id": query, "doc_uri": f"help://page-{page}", "chunk_id": f"help://page-{page}#{para}",
+                "chunk_text": text(page, para), "relevance": grade, "labeled_by": "human:a"}  # fmt: skip
+
+    def run(path: Path, ranks: dict[str, int]) -> Path:
+        rows = []
+        for n, (query, (page, para)) in enumerate(answers.items()):
+            answer = f"help://page-{page}#{para}"
+            rest = [key for key in keys if key != answer]
+            rest = rest[n:] + rest[:n]  # another order for each query
+            rows.append({"query_id": query, "ranking": rest[: ranks[query]] + [answer] + rest[ranks[query] :]})
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        return path
+
+    top = {query: n % 3 for n, query in enumerate(answers)}
+    pushed = {**top, "q0": 8, "q1": 8}
+    base_ranks, head_ranks = (top, pushed) if outcome == "worse" else (pushed, top)
+    labels = [label(q, page, para, 1) for q, (page, para) in answers.items()]
+    (tmp_path / "base.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
+    head_labels = labels + ([label("q0", 3, 3, 0)] if change == "label-added" else [])
+    (tmp_path / "head.jsonl").write_text("".join(json.dumps(r) + "\n" for r in head_labels))
+    (tmp_path / "base.corpus.json").write_text(corpus(4))
+    (tmp_path / "head.corpus.json").write_text(corpus(5 if change == "page-added" else 4))
+    with_corpus = change != "no-corpus"
+    base = ("score", "-j", str(tmp_path / "base.jsonl"), "-r", str(run(tmp_path / "base.run.jsonl", base_ranks)),
+            "-k", "3", "--report", str(tmp_path / "base.json"))  # fmt: skip
+    corpus_args = ("--corpus", str(tmp_path / "base.corpus.json")) if with_corpus else ()
+    assert run_cli(*base, *corpus_args).code == 0
+    head = ("score", "-j", str(tmp_path / "head.jsonl"), "-r", str(run(tmp_path / "head.run.jsonl", head_ranks)),
+            "-k", "3", "--baseline", str(tmp_path / "base.json"), "-g", "recall@3:-0.01", "--json")  # fmt: skip
+    corpus_args = ("--corpus", str(tmp_path / "head.corpus.json")) if with_corpus else ()
+    verdict = run_cli(*head, *corpus_args).json()["verdict"]
+    assert verdict["status"] == ("FAIL" if outcome == "worse" else "PASS"), verdict

@@ -243,6 +243,23 @@ def test_a_chunk_the_queue_offers_for_two_broken_labels_validates_when_graded_on
         checked = run_cli("validate", "-j", str(filled))
         assert checked.code == code and said in checked.stdout, checked.stdout
 
+    # The filled queue appended twice: w1 is graded on lines 2, 3, 6 and 7, for two broken labels.
+    # "Keep one label" would drop B's move with the copies; the lines to delete are the repeats.
+    filled = tmp_path / "filled.jsonl"
+    once = "".join(json.dumps({**line, "relevance": 1, "labeled_by": "human:a"}) + "\n" for line in lines)
+    filled.write_text(once + once)
+    checked = run_cli("validate", "-j", str(filled))
+    said = (f"error    duplicate-label  query q1 grades {w1} on lines 2, 3, 6, 7, re-judge lines for 2 broken "
+            "labels; lines 6, 7 repeat a line for the same broken label (rejudge.from): delete them and keep "
+            "the others")  # fmt: skip
+    assert checked.code == 1 and said in checked.stdout, checked.stdout
+    assert f"labels {w1} more than once" not in checked.stdout
+    # Doing what each issue says (the other two chunks: keep one label) leaves the queue filled once.
+    kept = [row for n, row in enumerate(filled.read_text().splitlines(), 1) if n not in (5, 6, 7, 8)]
+    filled.write_text("\n".join(kept) + "\n")
+    checked = run_cli("validate", "-j", str(filled))
+    assert checked.code == 0 and "rejudge-shared-chunk" in checked.stdout, checked.stdout
+
     # Two labels of one query on one chunk that no queue wrote are still one label too many.
     twice = tmp_path / "twice.jsonl"
     twice.write_text(judgments.read_text().splitlines()[0] + "\n" + judgments.read_text().splitlines()[0] + "\n")
@@ -388,3 +405,59 @@ def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
     checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
     finding = checked.json()["labels"][0]
     assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
+
+
+@pytest.mark.parametrize(("pages", "rule"), [(8, "quote_elsewhere"), (9, "document_gone")])
+def test_a_gone_documents_quote_found_in_many_places_does_not_say_where_it_went(
+    tmp_path: Path, pages: int, rule: str
+) -> None:
+    # A deleted page's label quotes "Contact support.", a chunk every live page ends with. Eight
+    # copies may be where the page moved whole; nine are a sentence many pages share, which shows
+    # no move: the label stays stranded (delete it, as drift says) instead of being queued at
+    # every page (10,000 pages made 10,000 queue lines per such label, 4.7 GB to list them).
+    from drift_support import write_jsonl, write_snapshot
+    from retrieval_eval import chunk_id
+
+    footer, text = "Contact support.", "Refunds arrive in five days."
+    docs = {f"help://page-{n}": [f"Page {n} says {n}.", footer] for n in range(pages)}
+    write_snapshot(tmp_path / "corpus.json", docs)
+    label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": chunk_id("help://refunds", "r1", 0, text, "p"),
+             "chunk_text": f"{text} {footer}", "quote": footer, "relevance": 2}  # fmt: skip
+    write_jsonl(tmp_path / "judgments.jsonl", [label])
+    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
+    finding = checked.json()["labels"][0]
+    assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
+    assert len(finding.get("candidates") or ()) == (pages if rule == "quote_elsewhere" else 0)
+
+
+def test_pages_folded_into_one_large_page_index_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Forty pages folded into one archive page: each page's first paragraph is a whole chunk of
+    # the archive (which shows where it went), its second merged there with a third. Each page's
+    # merged label is searched in the archive and found in its pair; the archive is indexed once,
+    # not once a page (on a 150,000-chunk archive that was 0.7 s a page: 100 pages 71 s, not 2 s).
+    from drift_support import corpus, judgments, label
+    from retrieval_eval.core import drift
+
+    pages = 40
+    firsts = [f"Page {n} opens with fact {n}." for n in range(pages)]
+    seconds = [f"Page {n} then states rule {n * 7}." for n in range(pages)]
+    archive = [text for n in range(pages) for text in (firsts[n], f"{seconds[n]} It closes on note {n}.")]
+    built: list[str] = []
+    real = drift.DocumentIndex.__init__
+
+    def counted(self: drift.DocumentIndex, corpus: Any, doc_uri: str) -> None:
+        built.append(doc_uri)
+        real(self, corpus, doc_uri)
+
+    monkeypatch.setattr(drift.DocumentIndex, "__init__", counted)
+    records = [
+        label(f"q{n}", f"help://page-{n}", text, ordinal=k)
+        for n in range(pages)
+        for k, text in enumerate((firsts[n], seconds[n]))
+    ]
+    result = drift.check_drift(judgments(records), corpus({"help://archive": archive}))
+    moved = [f for f in result.findings if f.rule == "document_moved"]
+    assert len(moved) == pages
+    for n, finding in enumerate(sorted(moved, key=lambda f: f.index)):
+        assert finding.candidates == (corpus({"help://archive": archive}).ids[2 * n + 1],)
+    assert built == ["help://archive"]

@@ -450,6 +450,8 @@ for name, argv, says in (
     ("compare-base", ("compare", "--base", "run.jsonl", "--head", "r.json"), "--base takes a report"),
     ("render-report", ("render", "--report", "run.jsonl"), "--report takes a report"),
     ("plan-report", ("plan", "--report", "j.jsonl"), "--report takes a report"),
+    # history takes its reports as arguments: "--report takes a report" named an option it lacks
+    ("history-report", ("history", "r.json", "run.jsonl"), "a REPORT argument of history takes a report"),
 ):
     CASES.append(
         HostileCase(

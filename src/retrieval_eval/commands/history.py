@@ -41,7 +41,8 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     marks the break, so two rulers are never joined.
     """
     refuse_output_over_input([("--out", out)], [("report", path) for path in report_paths])
-    reports = [load_report(path, source="report") for path in report_paths]
+    # An argument, not --report: a run given here is refused naming what history takes.
+    reports = [load_report(path, source="report", option="a REPORT argument of history") for path in report_paths]
     names = [os.path.basename(path) for path in report_paths]
     labels = names if len(set(names)) == len(names) else list(report_paths)
     points = [Point(label, _date(report.generated_at), report) for label, report in zip(labels, reports)]

@@ -65,9 +65,25 @@ def without_old_trails(sides: Sides) -> Sides:
         return sides
     base_sha = sides.base.inputs.judgments_sha256 if sides.base.inputs is not None else None
     head_sha = sides.head.inputs.judgments_sha256 if sides.head.inputs is not None else None
-    if not base_sha or base_sha != head_sha:
+    if not base_sha or base_sha != head_sha or _ranks_a_left_chunk(sides.base.rankings or {}, labels):
         return sides
     return Sides(sides.base, sides.head, replace(labels, moved={}, carries={}, unmoved={}, copied=set()))
+
+
+def _ranks_a_left_chunk(rankings: Mapping[str, tuple[str, ...]], labels: LabelIndex) -> bool:
+    """Whether the base ranks a c1 chunk the labels' trails record as left and no label names now.
+
+    A c1 id names one text in one chunking, so a trail older than the base names no key the base
+    ranks; one the base ranks is a move between the two sides, recorded before the base was scored
+    (a base report scored again, with its old run and corpus, after the labels were repaired in
+    place). Such trails are read: unread, every base hit on the old chunks was a miss."""
+    left = {key for key in labels.moved if key.startswith("c1:")}
+    left.update(key for carries in labels.carries.values() for key in carries if key.startswith("c1:"))
+    left.update(key for olds in labels.unmoved.values() for key in olds if key.startswith("c1:"))
+    if not left:
+        return False
+    left.difference_update(key for query in labels.queries.values() for key in query.grades)
+    return any(key in left for keys in rankings.values() for key in keys)
 
 
 def ids_changed(base: Report, head_corpus: CorpusInfo, labels: LabelIndex) -> bool:
@@ -91,11 +107,15 @@ def _change_seen(sides: Sides) -> str | None:
     base_chunker, head_chunker = _chunker(sides.base), _chunker(sides.head)
     if base_chunker is not None and head_chunker is not None and base_chunker != head_chunker:
         return f"the chunker changed ({base_chunker!r} in base, {head_chunker!r} in head), so chunk ids changed"
-    if _same_corpus(sides.base, sides.head):
+    if _same_corpus(sides.base, sides.head) and not (
+        sides.judgments is not None and _ranks_a_left_chunk(sides.base.rankings or {}, sides.judgments)
+    ):
         # Both sides ranked one corpus file, byte for byte: one id space, whatever the labels'
         # trails say. A trail outlives its re-chunk (a label repaired last month still names the
         # slot it left), and a team's slot ids (doc#3) are reused by the next chunking: read here,
-        # an old trail would carry the base's hit on today's doc#3 into another chunk.
+        # an old trail would carry the base's hit on today's doc#3 into another chunk. Unless the
+        # base ranks a c1 chunk a trail left: its run was made before that re-chunk, whatever
+        # corpus it was scored with.
         return None
     # Read in place, not copied: a large base report holds a million ranked keys.
     rankings = sides.base.rankings or {}
@@ -255,8 +275,10 @@ def _reused_blocker(sides: Sides) -> str | None:
         return None
     named = ", ".join(f"{query_id} ({key})" for query_id, key in found[:STALE_NAMED])
     more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    # Distinct ids: one slot every query ranks and labels is one chunk, named once per query.
+    ids = len({key for _, key in found})
     return (
-        f"{len(found)} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
+        f"{ids} base-ranked chunk id(s) of your own are labeled relevant by the head with no move recorded, "
         "and such an id names a slot a re-chunk may refill with other text, so whether the base's hit there was on "
         f"the labeled text is unknown: {named}{more}; score the base's retriever on the head's corpus for a comparison"
     )

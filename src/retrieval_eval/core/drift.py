@@ -35,6 +35,7 @@ index built once (chunk texts are normalized once, by the corpus reader).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -569,7 +570,10 @@ def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
         )
     if label.doc_uri not in corpus.documents:
         copies = lookups.by_sha.get(text_sha_of_normalized(pending.quote), []) if pending.quote else []
-        if copies:
+        # A document moved whole lands in a few places; a quote that is a chunk of many (a
+        # "Contact support." every page ends with) shows no move, and offering every copy made a
+        # deleted page's label a queue of ten thousand lines.
+        if copies and _in_few_documents(copies, corpus):
             # A label a repair moved by its quote names a chunk holding the quote, while its
             # chunk_text is still the passage the person read: when the document then moves
             # whole, only the quote is found again, in each copy of it.
@@ -591,6 +595,16 @@ def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
             "a split or a merge from a deletion)",
         )
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
+
+
+def _in_few_documents(chunks: list[int], corpus: Corpus) -> bool:
+    """Whether ``chunks`` lie in at most :data:`MOVED_TO_AT_MOST` documents (counted until past it)."""
+    docs, seen = corpus.docs, set()
+    for i in chunks:
+        seen.add(docs[i])
+        if len(seen) > MOVED_TO_AT_MOST:
+            return False
+    return True
 
 
 def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, lookups: _Lookups) -> Finding:
@@ -655,17 +669,20 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
             by_doc.setdefault(label.doc_uri, []).append(outcome)
     done = len(labels) - sum(len(group) for group in by_doc.values())
     went = _where_documents_went(labels, findings, by_doc, corpus)
+    # The documents gone ones moved to, indexed once and kept for the next gone document: many
+    # pages folded into one large one each searched it, and indexing it anew for every page cost
+    # 0.7 s a page on a 150,000-chunk document. As many are kept as one gone document may search.
+    targets: OrderedDict[str, DocumentIndex] = OrderedDict()
     for doc_uri, group in by_doc.items():
         # One index per document, dropped after its labels: memory follows the largest document.
         needs_index = doc_uri in corpus.documents and any(p.text or p.quote for p in group)
         doc = DocumentIndex(corpus, doc_uri) if needs_index else None
-        moved_to: dict[str, DocumentIndex] = {}  # the documents this one moved to, indexed once
+        moved_to: dict[str, DocumentIndex] | None = None  # the documents this one moved to
         for pending in group:
             finding = _later_stages(pending, labels[pending.index], doc, lookups)
             if finding.rule == "document_gone" and doc_uri in went and (pending.text or pending.quote):
-                for target in went[doc_uri]:
-                    if target not in moved_to:
-                        moved_to[target] = DocumentIndex(corpus, target)
+                if moved_to is None:
+                    moved_to = {target: _kept_index(targets, corpus, target) for target in went[doc_uri]}
                 finding = _in_moved_document(pending, moved_to) or finding
             findings[pending.index] = finding
         done += len(group)
@@ -675,6 +692,19 @@ def check_drift(judgments: JudgmentSet, corpus: Corpus, *, progress: Progress | 
 
 
 MOVED_TO_AT_MOST = 8  # documents a gone one is searched in, as its other labels show where it went
+
+
+def _kept_index(kept: OrderedDict[str, DocumentIndex], corpus: Corpus, doc_uri: str) -> DocumentIndex:
+    """``doc_uri``'s index from ``kept``, built when missing; the least recently used beyond
+    :data:`MOVED_TO_AT_MOST` are dropped."""
+    index = kept.get(doc_uri)
+    if index is None:
+        index = kept[doc_uri] = DocumentIndex(corpus, doc_uri)
+        if len(kept) > MOVED_TO_AT_MOST:
+            kept.popitem(last=False)
+    else:
+        kept.move_to_end(doc_uri)
+    return index
 
 
 def _where_documents_went(

@@ -99,14 +99,41 @@ def _shared_by_rejudge(query_id: str, key: str, where: str, rejudged: list[tuple
     )
 
 
+def _repeated_rejudge(query_id: str, key: str, where: str, lines: list[int], rejudged: list[tuple[str, int]]) -> Issue:
+    """Re-judge lines on one chunk for several broken labels, some repeated (a filled queue
+    appended twice): the repeats are what to delete. "Keep one label" lost the others' moves."""
+    seen: set[str] = set()
+    repeats: list[str] = []
+    for line, (old, _) in zip(lines, rejudged):
+        if old in seen:
+            repeats.append(str(line))
+        seen.add(old)
+    named = f"line {repeats[0]} repeats" if len(repeats) == 1 else f"lines {', '.join(repeats)} repeat"
+    them = "it" if len(repeats) == 1 else "them"
+    grades = sorted({grade for _, grade in rejudged})
+    graded = f", graded {' and '.join(str(grade) for grade in grades)}" if len(grades) > 1 else ""
+    return Issue(
+        "duplicate-label",
+        f"{query_id} {key}",
+        f"query {query_id} grades {key} on lines {where}, re-judge lines for {len(seen)} broken labels{graded}; "
+        f"{named} a line for the same broken label (rejudge.from): delete {them} and keep "
+        f"the others{' with one grade' if graded else ''}; drift --fix folds those into one label and keeps each "
+        "line's move (deleting one forgets where its old chunk went)",
+    )
+
+
 def _label_issues(
     query_id: str, query: QueryIndex, threshold: int, rejudged: Mapping[tuple[str, str], list[tuple[str, int]]]
 ) -> Iterable[Issue]:
     for key, lines in (query.repeats or {}).items():
         where = ", ".join(str(line) for line in lines)
         trails = rejudged.get((query_id, key), [])
-        if len(trails) == len(lines) and len({old for old, _ in trails}) == len(trails):
+        froms = [old for old, _ in trails]
+        if len(trails) == len(lines) and len(set(froms)) == len(trails):
             yield _shared_by_rejudge(query_id, key, where, trails)
+            continue
+        if len(trails) == len(lines) and len(set(froms)) > 1:
+            yield _repeated_rejudge(query_id, key, where, lines, trails)
             continue
         why = ""
         if len(query.iterations) > 1:

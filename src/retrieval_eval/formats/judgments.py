@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
+from ..core.errors import InputError
 from ..core.judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from .fileio import open_binary, reads_once, sha256_file
@@ -66,9 +67,13 @@ def judgment_line(
     if fields is None:
         record = expect_object(decode_line(raw, source, line, path), source, line, path)
         fields = check_judgment_line(record, line, source=source, path=path)
-        if exact_numbers and holds(record, float):
-            record = decode_keeping_numbers(raw, source, line, path)
-        record = frozen_record(record)  # its arrays as tuples, as a label keeps them
+        try:
+            if exact_numbers and holds(record, float):
+                record = decode_keeping_numbers(raw, source, line, path)
+            record = frozen_record(record)  # its arrays as tuples, as a label keeps them
+        except RecursionError:
+            # orjson reads 1,024 levels; walking them in Python runs out of stack far sooner.
+            raise InputError(source, line, "not valid JSON (nested too deeply)", path=path) from None
     return line, record, fields
 
 

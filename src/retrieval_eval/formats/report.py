@@ -54,20 +54,21 @@ def write_report(path: str, report: Report) -> None:
     write_json_atomic(path, report_to_json(report))
 
 
-def load_report(path: str, *, source: str = "baseline") -> Report:
-    """Read a report written by us (or any spec-v1 tool), refusing what is not one."""
-    return load_report_hashed(path, source=source)[0]
+def load_report(path: str, *, source: str = "baseline", option: str | None = None) -> Report:
+    """Read a report written by us (or any spec-v1 tool), refusing what is not one. ``option``:
+    what gave it, when not the option ``source`` names (an argument, as history's REPORT)."""
+    return load_report_hashed(path, source=source, option=option)[0]
 
 
-def load_report_hashed(path: str, *, source: str = "baseline") -> tuple[Report, str]:
+def load_report_hashed(path: str, *, source: str = "baseline", option: str | None = None) -> tuple[Report, str]:
     """A report and the sha256 of the very bytes it was read from (a receipt names them)."""
     try:
         data = read_document_bytes(path, source)
     except InputError:
         # Refused at its first bytes (a TREC run starts with a letter): still say what it is.
-        _refuse_other_input(_first_block(path), source, path=path)
+        _refuse_other_input(_first_block(path), source, path=path, option=option)
         raise
-    return _report_from(data, source, path=path), hashlib.sha256(data).hexdigest()
+    return _report_from(data, source, path=path, option=option), hashlib.sha256(data).hexdigest()
 
 
 def _first_block(path: str) -> bytes:
@@ -84,12 +85,14 @@ def parse_report(data: bytes, source: str, *, where: str = "") -> Report:
     return _report_from(data, source, where=where)
 
 
-def _report_from(data: bytes, source: str, *, path: str | None = None, where: str = "") -> Report:
+def _report_from(
+    data: bytes, source: str, *, path: str | None = None, where: str = "", option: str | None = None
+) -> Report:
     """The report in ``data``; a run or judgments given instead are named as such, not as broken JSON."""
     try:
         return checked_report(parse_document(data, source, path=path, where=where), source, path=path, where=where)
     except InputError:
-        _refuse_other_input(data, source, path=path, where=where)
+        _refuse_other_input(data, source, path=path, where=where, option=option)
         raise
 
 
@@ -99,11 +102,13 @@ _OPTION = {"baseline": "--baseline", "base": "--base", "head": "--head", "report
 _SCORE_FOR = {"head": "the head with --report head.json", "report": "the run with --report report.json"}
 
 
-def _refuse_other_input(data: bytes, source: str, *, path: str | None = None, where: str = "") -> None:
+def _refuse_other_input(
+    data: bytes, source: str, *, path: str | None = None, where: str = "", option: str | None = None
+) -> None:
     """Raise, naming what ``data`` is, when it reads as a run or judgments; else return."""
     kind = other_input(data)
     if kind is not None:
-        option = _OPTION.get(source, source)
+        option = option or _OPTION.get(source, source)
         raise InputError(
             named(source, path),
             None,

@@ -21,7 +21,7 @@ row of zeros.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -183,8 +183,9 @@ class CorpusStage:
                 "make the retriever return the chunk ids of the corpus snapshot, or label documents "
                 "(doc_uri without chunk_id)"
             ]
-        corpus = None if self.collapse else self.corpus  # collapsed rankings name documents
-        if corpus is not None and index.chunk_ids and not ranks_the_corpus(corpus, scores.rankings):
+        # Collapsed rankings name the corpus's documents, and keep as it was each chunk it lacks.
+        corpus = self.corpus if self.collapse or index.chunk_ids else None
+        if corpus is not None and not ranks_the_corpus(corpus, scores.rankings, documents=self.collapse):
             # A run made before a re-chunk, scored with the re-chunked corpus and its repaired labels:
             # every key is a miss, yet nothing was measured of a retriever on this corpus.
             return [
@@ -234,9 +235,10 @@ def nothing_matched(index: LabelIndex, rankings: Mapping[str, list[str]]) -> boo
     return True
 
 
-def ranks_the_corpus(corpus: Corpus, rankings: Mapping[str, list[str]]) -> bool:
-    """Whether some ranked key is a chunk of ``corpus`` (an empty run ranks nothing outside it)."""
-    position = corpus.position
+def ranks_the_corpus(corpus: Corpus, rankings: Mapping[str, list[str]], *, documents: bool = False) -> bool:
+    """Whether some ranked key is a chunk of ``corpus`` (an empty run ranks nothing outside it);
+    with ``documents``, a document of it (rankings collapsed to documents)."""
+    position: Collection[str] = corpus.documents if documents else corpus.position
     keys = (key for ranking in rankings.values() for key in ranking)
     first = next(keys, None)
     return first is None or first in position or any(key in position for key in keys)
