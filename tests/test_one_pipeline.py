@@ -233,6 +233,7 @@ def requests_of(workspace: Path, given: list[tuple[str, str, Any]]) -> dict[str,
 
     import retrieval_eval
     from retrieval_eval.commands.score import command as score_command
+    from retrieval_eval.pipeline.holes import BOUNDED_ADVICE
     from retrieval_eval.pipeline.settings import ACTION, BY_NAME
 
     args = ["--now", NOW]
@@ -247,9 +248,11 @@ def requests_of(workspace: Path, given: list[tuple[str, str, Any]]) -> dict[str,
     requests["api"] = _captured(lambda: retrieval_eval.evaluate(judgments, run, generated_at=NOW, **values))
     if all(ACTION in BY_NAME[name].where for name, _text, _value in given):
         inputs = {name: text for name, text, _value in given}
-        # The action alone asks for the label queue (it writes it beside the report).
+        # The action alone asks for the label queue (it writes it beside the report), and words
+        # its advice for a workflow (an input to set, not a flag): neither is a setting.
         action = _captured(lambda: action_report(workspace, inputs))
-        requests["action"] = replace(action, label_queue=False, queue_limit=None)
+        assert action.bounded_advice != BOUNDED_ADVICE
+        requests["action"] = replace(action, label_queue=False, queue_limit=None, bounded_advice=BOUNDED_ADVICE)
     return {adapter: _normalised(request) for adapter, request in requests.items()}
 
 
