@@ -299,15 +299,23 @@ def run_case(case: Case, tmp: Path) -> dict[str, Outcome]:
 SEEDS = range(36)  # six of each change; 420 seeds found no wrong verdict when the rule last changed
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_a_rechunk_never_passes_a_worse_head_nor_fails_an_equal_one(tmp_path: Path, seed: int) -> None:
-    case = make_case(seed)
-    outcomes = run_case(case, tmp_path)
+def assert_decided(
+    case: Case, outcomes: dict[str, Outcome], said: tuple[str, ...] = ("(line ", "retrieval-eval")
+) -> None:
+    """A worse head never PASSes, a head equal in substance never FAILs, and an undecided one
+    says what to do (a line to re-judge, a command to run)."""
     same, worse = outcomes["same"], outcomes["worse"]
     assert worse.status != "PASS", (case, worse.reason)
     assert same.status != "FAIL", (case, same.reason)
     if same.status == "INDETERMINATE":
-        assert "(line " in same.reason or "retrieval-eval" in same.reason, (case, same.reason)
+        assert any(words in same.reason for words in said), (case, same.reason)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_rechunk_never_passes_a_worse_head_nor_fails_an_equal_one(tmp_path: Path, seed: int) -> None:
+    case = make_case(seed)
+    outcomes = run_case(case, tmp_path)
+    assert_decided(case, outcomes)
 
 
 # Slot ids name places, not text: an edit or a copy leaves most slots holding what they held, and
@@ -322,12 +330,7 @@ SLOT_SEEDS = [*range(18), 132, 138]
 def test_with_slot_ids_a_rechunk_never_passes_a_worse_head_nor_fails_an_equal_one(tmp_path: Path, seed: int) -> None:
     case = make_case(seed, ids="slot")
     outcomes = run_case(case, tmp_path)
-    same, worse = outcomes["same"], outcomes["worse"]
-    assert worse.status != "PASS", (case, worse.reason)
-    assert same.status != "FAIL", (case, same.reason)
-    if same.status == "INDETERMINATE":
-        said = ("(line ", "retrieval-eval", "on the head's corpus")
-        assert any(words in same.reason for words in said), (case, same.reason)
+    assert_decided(case, outcomes, said=("(line ", "retrieval-eval", "on the head's corpus"))
 
 
 @pytest.mark.parametrize("change", MORE_CHANGES)
@@ -337,10 +340,7 @@ def test_a_renumbered_or_restyled_corpus_never_passes_a_worse_head_nor_fails_an_
 ) -> None:
     case = make_case(seed, change=change)
     outcomes = run_case(case, tmp_path)
-    same, worse = outcomes["same"], outcomes["worse"]
-    assert worse.status != "PASS", (case, worse.reason)
-    assert same.status != "FAIL", (case, same.reason)
-    if same.status == "INDETERMINATE":
-        assert "(line " in same.reason or "retrieval-eval" in same.reason, (case, same.reason)
+    assert_decided(case, outcomes)
     if change in ("insert", "swap"):  # the same text under new ids: drift re-anchors it all
+        same, worse = outcomes["same"], outcomes["worse"]
         assert same.status == "PASS" and worse.status == "FAIL", (case, same.reason, worse.reason)

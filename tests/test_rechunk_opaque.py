@@ -12,6 +12,7 @@ import pytest
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
 from retrieval_eval.core.identity import text_sha
+from test_rechunk_cli import _base_report
 
 TOLERANCE = 0.02
 
@@ -117,12 +118,7 @@ def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp
     scenario = make_scenario("paragraphs", "worse", ids="slot")
     assert scenario.truth.verdict(TOLERANCE) == "FAIL"
     files = scenario.write(tmp_path)
-    base = tmp_path / "base.json"
-    scored = run_cli(
-        "score", "-j", str(files.judgments), "-r", str(files.base_run), "--corpus", str(files.base_corpus),
-        "-k", "5,10", "--report", str(base),
-    )  # fmt: skip
-    assert scored.code == 0, scored.stderr
+    base = _base_report(tmp_path, files)
     fixed = tmp_path / "judgments.v2.jsonl"
     assert (
         run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code

@@ -380,6 +380,15 @@ def test_a_merged_label_whose_document_moved_whole_is_queued_where_its_siblings_
             assert finding["rule"] == "document_gone"
 
 
+def _first_finding(tmp_path: Path, labels: list[dict[str, object]]) -> dict[str, Any]:
+    """drift's finding for the first of ``labels``, written to judgments.jsonl beside corpus.json."""
+    from drift_support import write_jsonl
+
+    write_jsonl(tmp_path / "judgments.jsonl", labels)
+    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
+    return checked.json()["labels"][0]  # type: ignore[no-any-return]
+
+
 @pytest.mark.parametrize(("pages", "rule"), [(8, "document_moved"), (9, "document_gone")])
 def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
     tmp_path: Path, pages: int, rule: str
@@ -388,22 +397,20 @@ def test_a_gone_documents_text_found_in_many_places_does_not_say_where_it_went(
     # documents, each also holding a chunk with the merged label's text. Eight places are searched
     # (a document moved whole lands in a few); nine are a footer every page shares, which shows no
     # move: the label stays stranded rather than queued at nine guesses.
-    from drift_support import write_jsonl, write_snapshot
+    from drift_support import write_snapshot
     from retrieval_eval import chunk_id
 
     a, c = "Refunds arrive in five days.", "Credit never expires."
     docs = {f"help://page-{n}": [f"{a}\n\nPage {n}.", c] for n in range(pages)}
     write_snapshot(tmp_path / "corpus.json", docs)
     old = [chunk_id("help://refunds", "r1", i, text, "pairs/v1") for i, text in enumerate([a, c])]
-    write_jsonl(
-        tmp_path / "judgments.jsonl",
+    finding = _first_finding(
+        tmp_path,
         [
             {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[0], "chunk_text": a, "relevance": 2},
             {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": old[1], "chunk_text": c, "relevance": 0},
         ],
     )
-    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
-    finding = checked.json()["labels"][0]
     assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
 
 
@@ -415,7 +422,7 @@ def test_a_gone_documents_quote_found_in_many_places_does_not_say_where_it_went(
     # copies may be where the page moved whole; nine are a sentence many pages share, which shows
     # no move: the label stays stranded (delete it, as drift says) instead of being queued at
     # every page (10,000 pages made 10,000 queue lines per such label, 4.7 GB to list them).
-    from drift_support import write_jsonl, write_snapshot
+    from drift_support import write_snapshot
     from retrieval_eval import chunk_id
 
     footer, text = "Contact support.", "Refunds arrive in five days."
@@ -423,9 +430,7 @@ def test_a_gone_documents_quote_found_in_many_places_does_not_say_where_it_went(
     write_snapshot(tmp_path / "corpus.json", docs)
     label = {"query_id": "q1", "doc_uri": "help://refunds", "chunk_id": chunk_id("help://refunds", "r1", 0, text, "p"),
              "chunk_text": f"{text} {footer}", "quote": footer, "relevance": 2}  # fmt: skip
-    write_jsonl(tmp_path / "judgments.jsonl", [label])
-    checked = run_cli("drift", "-j", str(tmp_path / "judgments.jsonl"), "-c", str(tmp_path / "corpus.json"), "--json")
-    finding = checked.json()["labels"][0]
+    finding = _first_finding(tmp_path, [label])
     assert (finding["status"], finding["rule"]) == ("ORPHANED", rule)
     assert len(finding.get("candidates") or ()) == (pages if rule == "quote_elsewhere" else 0)
 
