@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from test_rechunk_bruteforce import GATE, K, cli_run, make_case, run_case
+from retrieval_eval import chunk_id
+from test_rechunk_bruteforce import GATE, K, cli_run, make_case, run_case, write_jsonl
 
 
 def _verdict(tmp: Path, name: str, base: Path) -> tuple[str, str]:
@@ -52,3 +53,47 @@ def test_a_base_scored_again_with_the_repaired_labels_never_passes_a_worse_head(
     same, worse = _verdict(tmp_path, "same", rescored), _verdict(tmp_path, "worse", rescored)
     assert worse[0] != "PASS", (case, worse[1])
     assert same[0] != "FAIL", (case, same[1])
+
+
+def test_a_page_restored_after_its_labels_moved_is_one_id_space_when_nothing_changed(tmp_path: Path) -> None:
+    """A page moved to a new address (its labels repaired, their trails naming its old chunk), and
+    later put back as it was: c1 ids are content-addressed, so its chunk has its old id again, a
+    live chunk of the corpus no label names. A pull request that changes nothing (one run, one
+    corpus file, one judgments file on both sides) measured nothing: it must PASS. Read as a move
+    between the sides, the base's hit on the restored page was carried into the label's chunk,
+    while the head's, the same key, stayed unjudged: the same ranking failed."""
+    answer, others = "Alpha fact takes eleven seconds to finish.", ["Beta is blue.", "Gamma is green.", "Delta is red."]
+
+    def corpus(name: str, pages: list[tuple[str, list[str]]]) -> dict[str, str]:
+        chunks = [
+            {"doc_uri": uri, "doc_revision": "r1", "ordinal": i, "text": body,
+             "chunk_id": chunk_id(uri, "r1", i, body, "paragraphs/1")}
+            for uri, bodies in pages for i, body in enumerate(bodies)
+        ]  # fmt: skip
+        document = {"corpus_fingerprint": name, "chunker_fingerprint": "paragraphs/1", "chunks": chunks}
+        (tmp_path / f"{name}.json").write_text(json.dumps(document))
+        return {f"{c['doc_uri']}#{c['ordinal']}": c["chunk_id"] for c in chunks}
+
+    ids = corpus("restored", [("t://a", [answer]), ("t://c", [answer]), ("t://b", others)])
+    corpus("moved", [("t://c", [answer]), ("t://b", others)])
+    judgments = tmp_path / "judgments.jsonl"
+    write_jsonl(judgments, [
+        {"query_id": "q1", "doc_uri": "t://a", "chunk_id": ids["t://a#0"], "relevance": 2, "chunk_text": answer,
+         "labeled_by": "human:a"},
+        {"query_id": "q2", "doc_uri": "t://b", "chunk_id": ids["t://b#1"], "relevance": 2, "chunk_text": others[1],
+         "labeled_by": "human:a"},
+    ])  # fmt: skip
+    code, out = cli_run("drift", "-j", str(judgments), "-c", str(tmp_path / "moved.json"), "--fix")
+    assert code == 0 and '"from": "' + ids["t://a#0"] in judgments.read_text().replace('":"', '": "'), out
+    run = tmp_path / "run.jsonl"  # the restored page first, its copy at the new address last
+    write_jsonl(run, [
+        {"query_id": "q1", "ranking": [ids["t://a#0"], ids["t://b#0"], ids["t://b#2"], ids["t://c#0"]]},
+        {"query_id": "q2", "ranking": [ids["t://b#1"], ids["t://b#0"]]},
+    ])  # fmt: skip
+    scored = ("score", "-j", str(judgments), "-r", str(run), "--corpus", str(tmp_path / "restored.json"), "-k", "1,3")
+    base = tmp_path / "base.json"
+    code, out = cli_run(*scored, "--report", str(base))
+    assert code == 0, out
+    code, out = cli_run(*scored, "--baseline", str(base), "-g", "recall@1:-0.01", "--json")
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "PASS", verdict

@@ -17,7 +17,7 @@ give the same issues and the same numbers.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .identity import normalize
@@ -118,6 +118,9 @@ class LabelIndex:
     # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
     # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
+    # The chunk ids of the corpus the head was scored with, when it was: an old id a trail records
+    # that is one of them left and came back (c1 ids are content-addressed), a live chunk today.
+    live_chunks: Container[str] | None = None
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.
