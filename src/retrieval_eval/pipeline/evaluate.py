@@ -134,6 +134,8 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         reading.close()
     validation = validate(index, threshold=scoring.threshold)
     corpus = stage.report_corpus()
+    if stage.corpus is not None:
+        index.live_chunks = stage.corpus.position  # tells an old trail's chunk that came back from a moved one
     changes = _corpus_changes(index.fingerprints, corpus, base) if stage.drift else []
     lexical = lexical_checks(
         request,
@@ -171,8 +173,6 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    if stage.corpus is not None:
-        index.live_chunks = stage.corpus.position  # tells an old trail's chunk that came back from a moved one
     comparison = None if base is None else _compare(base, body, index, workers, request.power, started[0])
     readings = gate_readings(scores, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, readings, request.gating) for g in gates]
