@@ -55,13 +55,14 @@ def test_a_base_scored_again_with_the_repaired_labels_never_passes_a_worse_head(
     assert same[0] != "FAIL", (case, same[1])
 
 
-def test_a_page_restored_after_its_labels_moved_is_one_id_space_when_nothing_changed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("added", [False, True])
+def test_a_page_restored_after_its_labels_moved_is_a_live_chunk_not_a_move(tmp_path: Path, added: bool) -> None:
     """A page moved to a new address (its labels repaired, their trails naming its old chunk), and
     later put back as it was: c1 ids are content-addressed, so its chunk has its old id again, a
-    live chunk of the corpus no label names. A pull request that changes nothing (one run, one
-    corpus file, one judgments file on both sides) measured nothing: it must PASS. Read as a move
-    between the sides, the base's hit on the restored page was carried into the label's chunk,
-    while the head's, the same key, stayed unjudged: the same ranking failed."""
+    live chunk of the corpus no label names. A pull request that ranks every query as the base did
+    (the same run; nothing else changed, or a page and a query's label added) must PASS. Read as a
+    move between the sides, the base's hit on the restored page was carried into the label's
+    chunk, while the head's, the same key, stayed unjudged: the same ranking failed."""
     answer, others = "Alpha fact takes eleven seconds to finish.", ["Beta is blue.", "Gamma is green.", "Delta is red."]
 
     def corpus(name: str, pages: list[tuple[str, list[str]]]) -> dict[str, str]:
@@ -94,6 +95,13 @@ def test_a_page_restored_after_its_labels_moved_is_one_id_space_when_nothing_cha
     base = tmp_path / "base.json"
     code, out = cli_run(*scored, "--report", str(base))
     assert code == 0, out
+    if added:  # the pull request adds a page, and a query labeled on it: judgments and corpus both change
+        ids = corpus("restored", [("t://a", [answer]), ("t://c", [answer]), ("t://b", others), ("t://e", ["Eps."])])
+        with judgments.open("a") as lines:
+            lines.write(json.dumps({"query_id": "q3", "doc_uri": "t://e", "chunk_id": ids["t://e#0"],
+                                    "relevance": 1, "chunk_text": "Eps.", "labeled_by": "human:a"}) + "\n")  # fmt: skip
+        with run.open("a") as lines:
+            lines.write(json.dumps({"query_id": "q3", "ranking": [ids["t://e#0"]]}) + "\n")
     code, out = cli_run(*scored, "--baseline", str(base), "-g", "recall@1:-0.01", "--json")
     report = json.loads(out)
     assert report["verdict"]["status"] == "PASS", report["verdict"]

@@ -71,8 +71,7 @@ def without_old_trails(sides: Sides) -> Sides:
 
 
 def _ranks_a_left_chunk(rankings: Mapping[str, tuple[str, ...]], labels: LabelIndex) -> bool:
-    """Whether the base ranks a c1 chunk the labels' trails record as left, no label names now, and
-    the head's corpus (when known) does not hold.
+    """Whether the base ranks a c1 chunk the labels' trails record as left and no label names now.
 
     A c1 id names one text in one chunking, so a trail older than the base names no key the base
     ranks; one the base ranks is a move between the two sides, recorded before the base was scored
@@ -84,10 +83,6 @@ def _ranks_a_left_chunk(rankings: Mapping[str, tuple[str, ...]], labels: LabelIn
     if not left:
         return False
     left.difference_update(key for query in labels.queries.values() for key in query.grades)
-    if labels.live_chunks is not None:
-        # A left chunk the head's corpus holds came back (a page restored as it was): the base's
-        # run may rank it as today's chunk, and that says nothing of when the base was scored.
-        left.difference_update([key for key in left if key in labels.live_chunks])
     return any(key in left for keys in rankings.values() for key in keys)
 
 

@@ -118,9 +118,24 @@ class LabelIndex:
     # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
     # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
-    # The chunk ids of the corpus the head was scored with, when it was: an old id a trail records
-    # that is one of them left and came back (c1 ids are content-addressed), a live chunk today.
-    live_chunks: Container[str] | None = None
+
+    def forget_returned(self, live: Container[str]) -> None:
+        """Forget the moves out of c1 chunks ``live`` holds (the corpus the labels are scored with).
+
+        A c1 id is content-addressed: a chunk a trail records as left that the corpus holds again
+        left and came back (a page put back as it was). It is a live chunk today, graded by the
+        labels that name it or by none; carried into the chunk its label moved to, a base's hit
+        on it counted where a head's, on the very same key, did not."""
+
+        def left(key: str) -> bool:
+            return not (key.startswith("c1:") and key in live)
+
+        self.moved = {old: new for old, new in self.moved.items() if left(old)}
+        carries = ((q, {old: to for old, to in olds.items() if left(old)}) for q, olds in self.carries.items())
+        self.carries = {q: olds for q, olds in carries if olds}
+        unmoved = ((q, {old: line for old, line in olds.items() if left(old)}) for q, olds in self.unmoved.items())
+        self.unmoved = {q: olds for q, olds in unmoved if olds}
+        self.copied = {(q, old) for q, old in self.copied if left(old)}
 
     def add(self, fields: JudgmentFields, record: Mapping[str, Json], line: int) -> None:
         """Count one checked label: its fields, the record they came from, its line.

@@ -135,7 +135,9 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     validation = validate(index, threshold=scoring.threshold)
     corpus = stage.report_corpus()
     if stage.corpus is not None:
-        index.live_chunks = stage.corpus.position  # tells an old trail's chunk that came back from a moved one
+        # Before anything reads the base: a chunk the labels' trails left that the corpus holds
+        # again (a page put back as it was) is today's chunk, not a move.
+        index.forget_returned(stage.corpus.position)
     changes = _corpus_changes(index.fingerprints, corpus, base) if stage.drift else []
     lexical = lexical_checks(
         request,

@@ -32,12 +32,7 @@ def base_rankings(baseline: Report | None, index: LabelIndex | None = None) -> d
     (through the moves ``index``'s labels record: after a re-chunk the base names old ids)."""
     if index is None or not index.moved:
         return _stored(baseline)
-    moved, live = index.moved, index.live_chunks
-    if live is not None:
-        # A c1 chunk a trail left that the head's corpus holds came back (a page put back as it
-        # was): the base ranking it ranked today's chunk, not the one the label moved to.
-        moved = {old: new for old, new in moved.items() if not (old.startswith("c1:") and old in live)}
-    return translate(_stored(baseline), moved, index.opaque_keys)
+    return translate(_stored(baseline), index.moved, index.opaque_keys)
 
 
 def comparable_base(baseline: Report | None, index: LabelIndex, corpus: CorpusInfo) -> Report | None:
