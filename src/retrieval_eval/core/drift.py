@@ -597,6 +597,14 @@ def _orphan(pending: _Pending, label: Label, lookups: _Lookups) -> Finding:
     return Finding(pending.index, ORPHANED, "text_gone", "the labeled text is in no live chunk of the document")
 
 
+def _searched(pending: _Pending, doc: DocumentIndex) -> Finding | None:
+    """The label found in ``doc`` by its text, else by its quote."""
+    finding = _by_text(pending, doc)
+    if finding is None and pending.quote is not None:
+        finding = _by_quote(pending, doc, pending.quote)
+    return finding
+
+
 def _in_few_documents(chunks: list[int], corpus: Corpus) -> bool:
     """Whether ``chunks`` lie in at most :data:`MOVED_TO_AT_MOST` documents (counted until past it)."""
     docs, seen = corpus.docs, set()
@@ -608,11 +616,7 @@ def _in_few_documents(chunks: list[int], corpus: Corpus) -> bool:
 
 
 def _later_stages(pending: _Pending, label: Label, doc: DocumentIndex | None, lookups: _Lookups) -> Finding:
-    finding = None
-    if doc is not None:
-        finding = _by_text(pending, doc)
-        if finding is None and pending.quote is not None:
-            finding = _by_quote(pending, doc, pending.quote)
+    finding = _searched(pending, doc) if doc is not None else None
     if finding is None or finding.status == ORPHANED and pending.candidates:
         return _orphan(pending, label, lookups)
     if pending.candidates:
@@ -737,9 +741,7 @@ def _in_moved_document(pending: _Pending, documents: dict[str, DocumentIndex]) -
     so without this it was stranded, and deleting it as advised took its query's answer."""
     found: list[str] = []
     for doc in documents.values():
-        finding = _by_text(pending, doc)
-        if finding is None and pending.quote is not None:
-            finding = _by_quote(pending, doc, pending.quote)
+        finding = _searched(pending, doc)
         if finding is None:
             continue
         found.extend(key for key in (finding.target, *finding.covering) if key is not None and key not in found)
