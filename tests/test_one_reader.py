@@ -68,3 +68,83 @@ def test_the_html_page_reads_every_label_score_reads(tmp_path: Path) -> None:
     index = read_label_index(str(path))
     page = read_page_labels(str(path), {"q1"}, expected_sha256=sha)
     assert page["q1"].grades == dict(index.queries["q1"].grades) == {"a": 1, "b": 0}
+
+
+# -- the HTML page's labels, taken from the judgments scoring read ---------------------------
+
+_KEYS = ("a", "b", "c1:0a", "c1:0b", "doc/é")
+_TEXTS = ("", "how do I pay?", "How do I pay?", "x")
+
+
+def _judgment_line(query: int, key: int, grade: int, text: int, stratum: int, chunk: bool, kind: int) -> str:
+    """One line of a judgments file: a label (doc_uri, or doc_uri and chunk_id), a no-answer line,
+    or a comment; query text and stratum present, empty or left out."""
+    query_id = f"q{query}"
+    if kind == 0:
+        return "// a comment"
+    record: dict[str, object] = {"query_id": query_id}
+    if kind == 1:
+        record["expect"] = "no_answer"
+    else:
+        record["doc_uri"] = _KEYS[key].removeprefix("c1:")
+        if chunk:
+            record["chunk_id"] = _KEYS[key]
+        record["relevance"] = grade
+    if text:
+        record["query"] = _TEXTS[text % len(_TEXTS)]
+    if stratum:
+        record["stratum"] = ("", "billing", "api")[stratum % 3]
+    line = json.dumps(record, ensure_ascii=kind == 3)  # kind 3: non-ASCII written as \\u escapes
+    return line
+
+
+def _lines() -> object:
+    from hypothesis import strategies as st
+
+    one = st.tuples(
+        st.integers(0, 3),
+        st.integers(0, len(_KEYS) - 1),
+        st.integers(0, 3),
+        st.integers(0, 4),
+        st.integers(0, 3),
+        st.booleans(),
+        st.sampled_from((0, 1, 2, 2, 2, 3)),
+    )
+    return st.lists(one, min_size=1, max_size=25)
+
+
+def test_the_pages_labels_from_the_index_are_the_files_own() -> None:
+    """The action's HTML page takes its labels from the judgments scoring read
+    (``index_page_labels``); ``render`` reads them from the file (``read_page_labels``). Over
+    generated files (repeated keys at other grades, grade 0, chunk ids, no-answer lines, comments,
+    texts and strata given, empty or repeated, escaped or not), both give the same labels, in the
+    same order, for every subset of queries."""
+    import hashlib
+    import tempfile
+
+    from hypothesis import given, settings
+
+    from retrieval_eval.core.errors import InputError
+    from retrieval_eval.formats.judgments import read_label_index
+    from retrieval_eval.render.html_inputs import index_page_labels, read_page_labels
+
+    @settings(max_examples=150, deadline=None)
+    @given(_lines(), _lines().map(lambda found: {f"q{line[0]}" for line in found}))
+    def check(lines: list[tuple[int, int, int, int, int, bool, int]], wanted: set[str]) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "judgments.jsonl"
+            path.write_text("".join(_judgment_line(*line) + "\n" for line in lines), encoding="utf-8")
+            try:
+                index = read_label_index(str(path))
+            except InputError:  # only comments and no-answer lines: no judgments to show
+                return
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            for queries in (wanted, set(index.queries)):
+                from_file = read_page_labels(str(path), queries, expected_sha256=sha)
+                from_index = index_page_labels(index, queries)
+                assert list(from_index) == list(from_file)
+                for query_id, labels in from_file.items():
+                    assert from_index[query_id] == labels
+                    assert list(from_index[query_id].grades) == list(labels.grades)
+
+    check()

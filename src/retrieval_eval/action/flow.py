@@ -18,12 +18,13 @@ from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_NO_ANSWER, EXIT_OK, exit_code
 from ..core.gates import DELTA, FAIL, INDETERMINATE, Gating, Verdict
 from ..core.history import History
+from ..core.labelindex import LabelIndex
 from ..core.report import blocking_findings
 from ..core.report_model import Report
 from ..formats.fileio import FROM_CURRENT_DIRECTORY
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
-from ..pipeline.evaluate import run_pipeline
+from ..pipeline.evaluate import run_pipeline_with_index
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
 from ..pipeline.request import EvaluationRequest, holes_command, request_from_settings
@@ -57,6 +58,7 @@ class Outcome:
     evaluation: Evaluation
     baseline: Baseline
     skipped_gates: tuple[str, ...]
+    index: LabelIndex | None = None  # the judgments as scoring read them, for the HTML page's labels
 
     @property
     def report(self) -> Report:
@@ -135,11 +137,13 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     request = dataclasses.replace(request, gating=gating, bounded_advice="set the unjudged input to bounded")
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
-    evaluation = run_pipeline(request, workers=deps.workers)
+    # The judgments as read are kept for the HTML page, which shows some queries' labels.
+    evaluation, index = run_pipeline_with_index(request, workers=deps.workers)
     labels = machine_labels(settings, evaluation, deps)
     if labels is not None:  # the gates again, now with the judge's labels beside the bounds
-        evaluation = run_pipeline(dataclasses.replace(request, machine_labels_path=labels), workers=deps.workers)
-    return Outcome(evaluation, baseline, skipped)
+        again = dataclasses.replace(request, machine_labels_path=labels)
+        evaluation, index = run_pipeline_with_index(again, workers=deps.workers)
+    return Outcome(evaluation, baseline, skipped, index)
 
 
 def machine_labels(settings: Settings, evaluation: Evaluation, deps: Deps) -> str | None:
@@ -238,6 +242,7 @@ def html_page(settings: Settings, outcome: Outcome) -> str:
         base=outcome.baseline.report,
         judgments=str(settings.resolve(settings.judgments)),
         corpus=str(settings.resolve(settings.corpus)) if settings.corpus else None,
+        index=outcome.index,
     )
 
 

@@ -68,6 +68,13 @@ def run_pipeline(request: EvaluationRequest, *, workers: int = 0) -> Evaluation:
     :func:`.forking.worker_count` (one per spare core, where forking is safe). The answer
     is the same either way. An input given as a pipe is read once, into a temporary copy.
     """
+    evaluation, _index = run_pipeline_with_index(request, workers=workers)
+    return evaluation
+
+
+def run_pipeline_with_index(request: EvaluationRequest, *, workers: int = 0) -> tuple[Evaluation, LabelIndex]:
+    """:func:`run_pipeline`, and the judgments as it read them, for a caller that reads them
+    again (the action's HTML page shows some queries' labels)."""
     floor = request.floor if request.floor not in ("", "bm25") else None
     judgments = request.judgments_path if request.judgments_set is None else None
     run = request.run_path if request.run_rows is None else None
@@ -96,7 +103,7 @@ def needs_bounds(request: EvaluationRequest) -> bool:
     )
 
 
-def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
+def _run_pipeline(request: EvaluationRequest, workers: int) -> tuple[Evaluation, LabelIndex]:
     started: list[PendingBounds] = []  # the base's bounds, computed by a worker from the judgments on
     try:
         return _evaluate(request, workers, started)
@@ -105,7 +112,7 @@ def _run_pipeline(request: EvaluationRequest, workers: int) -> Evaluation:
             pending.close()
 
 
-def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBounds]) -> Evaluation:
+def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBounds]) -> tuple[Evaluation, LabelIndex]:
     # What the request asked for decides what is computed: the scoring definition, refined.
     request = replace(request, scoring=replace(request.scoring, bounds=needs_bounds(request)))
     scoring = request.scoring
@@ -198,9 +205,10 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         machine_labels = machine.report_section()
     verdict = decide(blocking, notes, results, unmatched=unmatched)
     report = with_verdict(body, verdict, machine_labels=machine_labels)
-    return Evaluation(
+    evaluation = Evaluation(
         report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
     )
+    return evaluation, index
 
 
 def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelIndex:

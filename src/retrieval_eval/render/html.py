@@ -24,12 +24,13 @@ from importlib.resources import files
 from typing import Any
 
 from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, StratumRow
+from ..core.labelindex import LabelIndex
 from ..core.lenient import number
 from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin, Report, StratumEntry, Tool
 from .charts import StratumPoint, stratum_chart
 from .compared import Compared, as_document
 from .escape import HIDDEN_CLASS, shorten
-from .html_inputs import PageLabels, read_chunk_texts, read_page_labels
+from .html_inputs import PageLabels, index_page_labels, read_chunk_texts, read_page_labels
 from .html_view import (
     PageDrift,
     PageEntry,
@@ -119,13 +120,23 @@ def html_report(
     judgments: str | None = None,
     corpus: str | None = None,
     query_limit: int = QUERY_LIMIT,
+    index: LabelIndex | None = None,
 ) -> str:
-    """The page, reading the labels and chunk texts of the queries it shows from the files named."""
+    """The page, reading the labels and chunk texts of the queries it shows from the files named.
+
+    ``index``: those judgments as scoring already read them (the action's); their labels are
+    taken from it when it was read from the file the report was scored with, and the file is
+    not read again.
+    """
     shown = shown_queries(report, base, query_limit)
     expected = (report.inputs or Inputs()).judgments_sha256
+    if judgments and index is not None and index.sha256 is not None and index.sha256 == expected:
+        labels = index_page_labels(index, set(shown))
+    else:
+        labels = read_page_labels(judgments, set(shown), expected_sha256=expected) if judgments else {}
     inputs = HtmlInputs(
         base=base,
-        labels=read_page_labels(judgments, set(shown), expected_sha256=expected) if judgments else {},
+        labels=labels,
         texts=read_chunk_texts(corpus, keys_shown(report, base, shown)) if corpus else {},
         judgments_given=bool(judgments),
         corpus_given=bool(corpus),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..core.judgments import NoAnswer
+from ..core.labelindex import LabelIndex
 from ..formats.corpus import read_corpus
 from ..formats.fileio import open_binary
 from ..formats.jsonl import decode_line, expect_object, iter_lines
@@ -69,6 +70,17 @@ def read_page_labels(
             hint=f"{path} has changed or is another file: pass the one the head report was scored with",
         )
     return found
+
+
+def index_page_labels(index: LabelIndex, wanted: Collection[str]) -> dict[str, PageLabels]:
+    """What :func:`read_page_labels` reads from the file ``index`` was read from, taken from the
+    index instead: each key's highest grade, and the first query text and stratum, are what the
+    index keeps per query (core/labelindex.py), in the same order of first appearance."""
+    return {
+        query_id: PageLabels(text=query.text, stratum=query.stratum, grades=dict(query.grades))
+        for query_id, query in index.queries.items()
+        if query_id in wanted
+    }
 
 
 _QUERY_ID = re.compile(rb'"query_id"\s*:\s*"([^"\\]*)"')
