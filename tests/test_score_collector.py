@@ -1,5 +1,5 @@
 """``score`` keeps the cyclic garbage collector off while it reads, scores and writes
-(commands/_common.collector_paused), which is safe only because nothing it builds forms a
+(pipeline/collector.collector_paused), which is safe only because nothing it builds forms a
 reference cycle: this is checked here, on the one-process and the forked-ranges paths."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from helpers import ROOT
 from retrieval_eval.cli import cli
-from retrieval_eval.commands import _common, score
+from retrieval_eval.commands import score
 from retrieval_eval.core.scoring import ScoreConfig
 from retrieval_eval.formats.report import write_report
-from retrieval_eval.pipeline import run_ranges
+from retrieval_eval.pipeline import collector, run_ranges
 from retrieval_eval.pipeline.evaluate import run_pipeline
 from retrieval_eval.pipeline.request import EvaluationRequest
 
@@ -90,13 +90,13 @@ def test_the_collector_is_left_as_it_was_found() -> None:
     gc.unfreeze()  # whatever a command run earlier in this process froze
     gc.disable()
     try:
-        with _common.collector_paused():
+        with collector.collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()  # it was off: it stays off, nothing frozen
         assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
-    with _common.collector_paused():
+    with collector.collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled() and gc.get_freeze_count() > 0
     gc.unfreeze()

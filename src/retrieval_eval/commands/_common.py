@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
@@ -84,29 +82,6 @@ class PlainNumber(click.ParamType):  # type: ignore[type-arg]  # generic only in
 
 WHOLE = PlainNumber(whole=True)
 DECIMAL = PlainNumber(whole=False)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Keep the cyclic garbage collector off while a command reads its inputs and builds and
-    writes what it found (drift's corpus and findings, score's index, heads and report).
-
-    Nothing these build forms a reference cycle, so the collector finds nothing; it would
-    still walk every live object again and again as they are made: 0.6 s of CPU on drift's
-    500k chunks for the 100,000 entries of the JSON output alone, 0.06 s of score's main
-    process on 10k queries (docs/benchmarks.md). Forked workers inherit it off.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            # What was made meanwhile is left out of later collections: re-enabled, the collector
-            # would walk all of it at the next allocation (0.4 s of CPU on 500k chunks), to find
-            # no cycle, just before the command ends.
-            gc.freeze()
-            gc.enable()
 
 
 def fail(message: str, hint: str | None = None) -> None:

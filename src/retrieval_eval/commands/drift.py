@@ -15,12 +15,12 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgment_records import write_judgments
 from ..formats.judgments import parse_judgments
 from ..formats.queue import write_queue
+from ..pipeline.collector import collector_paused
 from ..render.drift import render_drift
 from ._common import (
     DECIMAL,
     EXIT_BAD_ANSWER,
     EXIT_OK,
-    collector_paused,
     colour_option,
     handles_errors,
     json_option,

@@ -14,13 +14,13 @@ from ..core.exits import exit_code
 from ..core.gates import GRAMMAR_HELP
 from ..formats.fileio import refuse_output_over_input
 from ..formats.report import write_report
+from ..pipeline.collector import collector_paused
 from ..pipeline.evaluate import run_pipeline
 from ..pipeline.forking import worker_count, workers_override
 from ..pipeline.request import local_baseline, request_from_settings
 from ..pipeline.settings import inputs_of
 from ..render.terminal import render_score
 from ._common import (
-    collector_paused,
     colour_option,
     generated_at,
     handles_errors,
