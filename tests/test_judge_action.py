@@ -11,6 +11,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,3 +81,43 @@ def test_a_judge_without_the_machine_policy_is_refused_with_the_other_settings(
     assert run.code == 2
     assert "judge-endpoint: machine labels are read only under unjudged: machine" in run.summary
     assert "judge-model: the judge endpoint needs the model it serves" in run.summary
+
+
+def test_the_collector_is_off_while_scoring_and_drawing_and_on_while_the_judge_asks(
+    tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The action keeps the cyclic collector off while the pipeline scores and compares, and
+    while it draws and publishes the pages (none of it forms a cycle; docs/benchmarks.md), but
+    not while the judge makes its requests (one per label: cycles there would be kept), and
+    turns it back on when done."""
+    import gc
+
+    from retrieval_eval.action import flow
+
+    seen: list[tuple[str, bool]] = []
+
+    def spy(name: str, real: Any) -> Any:
+        def called(*args: Any, **kwargs: Any) -> Any:
+            seen.append((name, gc.isenabled()))
+            return real(*args, **kwargs)
+
+        return called
+
+    for name in ("run_pipeline_with_index", "machine_labels", "html_page", "write_files"):
+        monkeypatch.setattr(flow, name, spy(name, getattr(flow, name)))
+    ws = make_workspace(tmp_path)
+    shutil.copy(DEMO / "corpus.json", ws.root / "corpus.json")
+    assert gc.isenabled()
+    with serve(FakeChat(truth())) as url:
+        inputs = {"unjudged": "machine", "judge-endpoint": url, "judge-model": "m", "corpus": "corpus.json"}
+        run = act(ws, fake, gates=GATE, **inputs)
+    assert run.code in (0, 1), run.log
+    assert seen == [
+        ("run_pipeline_with_index", False),
+        ("machine_labels", True),
+        ("run_pipeline_with_index", False),
+        ("html_page", False),
+        ("write_files", False),
+    ]
+    assert gc.isenabled()
+    gc.unfreeze()

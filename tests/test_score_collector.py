@@ -100,3 +100,96 @@ def test_the_collector_is_left_as_it_was_found() -> None:
         assert not gc.isenabled()
     assert gc.isenabled() and gc.get_freeze_count() > 0
     gc.unfreeze()
+
+
+# -- compare and the action: the comparison and the pages ----------------------------------
+
+
+def _files(folder: Path, queries: int) -> tuple[str, str]:
+    """Judgments and a run over ``queries`` queries, three labels and five ranked keys each."""
+    import json
+
+    judgments, run = folder / f"judgments-{queries}.jsonl", folder / f"run-{queries}.jsonl"
+    labels = [
+        {"query_id": f"q{q}", "doc_uri": f"d{q}-{i}", "relevance": i % 3, "query": f"question {q}", "stratum": "s"}
+        for q in range(queries)
+        for i in range(3)
+    ]
+    rankings = [{"query_id": f"q{q}", "ranking": [f"d{q}-{(i * q) % 5}" for i in range(5)]} for q in range(queries)]
+    judgments.write_text("".join(json.dumps(line) + "\n" for line in labels))
+    run.write_text("".join(json.dumps(line) + "\n" for line in rankings))
+    return str(judgments), str(run)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_comparison_and_the_html_page_leave_no_cycle(tmp_path: Path, workers: int) -> None:
+    """The action keeps the collector off while the pipeline compares with the base and while
+    it draws its pages (action/flow.py), compare while it compares: safe because none of it
+    forms a cycle."""
+    from retrieval_eval.formats.comparison import comparison_to_json
+    from retrieval_eval.pipeline.evaluate import run_pipeline_with_index
+    from retrieval_eval.render.html import html_report
+
+    judgments, run = str(EXAMPLE / "judgments.jsonl"), str(EXAMPLE / "run.jsonl")
+    scoring = ScoreConfig(k=(1, 5))
+    base = run_pipeline(EvaluationRequest(judgments, run, scoring=scoring)).typed_report
+
+    def work() -> None:
+        request = EvaluationRequest(judgments, run, scoring=scoring, baseline=base)
+        evaluation, index = run_pipeline_with_index(request, workers=workers)
+        assert evaluation.comparison is not None
+        document = evaluation.comparison.document
+        comparison_to_json(document)
+        assert "<html" in html_report(evaluation.typed_report, document, base=base, judgments=judgments, index=index)
+
+    work()
+    assert cyclic_garbage_of(work) == 0
+
+
+def test_a_markdown_rendering_leaves_the_same_few_cycles_whatever_the_queries(tmp_path: Path) -> None:
+    """Each Markdown rendering builds its own sandboxed template environment, which holds
+    cycles: a fixed number per rendering, not more with more queries, so the few the
+    action's one rendering leaves with the collector off are bounded."""
+    from retrieval_eval.render.kinds import render
+
+    found = []
+    for queries in (3, 300):
+        judgments, run = _files(tmp_path, queries)
+        base = run_pipeline(EvaluationRequest(judgments, run, scoring=ScoreConfig(k=(1, 5)))).typed_report
+        request = EvaluationRequest(judgments, run, scoring=ScoreConfig(k=(1, 5)), baseline=base)
+        evaluation = run_pipeline(request)
+        assert evaluation.comparison is not None
+        document = evaluation.comparison.document
+
+        def work(report: Any = evaluation.typed_report, document: Any = document) -> None:
+            for kind in ("summary", "comment"):
+                render(kind, report=report, comparison=document, template_dir=None, comment_id="default")
+
+        work()
+        found.append(cyclic_garbage_of(work))
+    assert found[0] == found[1] < 5_000, found
+
+
+def test_compare_runs_with_the_collector_off_and_turns_it_back_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retrieval_eval.commands import compare
+
+    judgments, run = str(EXAMPLE / "judgments.jsonl"), str(EXAMPLE / "run.jsonl")
+    report = tmp_path / "r.json"
+    done = CliRunner().invoke(cli, ["score", "-j", judgments, "-r", run, "--report", str(report)])
+    assert done.exit_code == 0, done.output
+    gc.unfreeze()
+    seen: list[bool] = []
+    real = compare.build_document
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compare, "build_document", spy)
+    done = CliRunner().invoke(cli, ["compare", "--base", str(report), "--head", str(report), "-j", judgments])
+    assert done.exit_code == 0, done.output
+    assert seen == [False]
+    assert gc.isenabled()
+    gc.unfreeze()

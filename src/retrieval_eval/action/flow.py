@@ -24,6 +24,7 @@ from ..core.report_model import Report
 from ..formats.fileio import FROM_CURRENT_DIRECTORY
 from ..formats.queue import queue_text
 from ..formats.report import dump_report
+from ..pipeline.collector import collector_paused
 from ..pipeline.evaluate import run_pipeline_with_index
 from ..pipeline.holes import queue_excerpt
 from ..pipeline.judge import judge_for_settings
@@ -91,6 +92,12 @@ def run_evaluate(settings: Settings, event: Event, deps: Deps) -> int:
         # The action anchors every input path at the workspace, not at the current directory.
         publish_failure(settings, event, deps, exc, hint=FROM_WORKSPACE if exc.hint == FROM_CURRENT_DIRECTORY else "")
         return EXIT_NO_ANSWER
+    with collector_paused():  # the pages and files drawn from the outcome hold no cycle
+        return _publish(settings, event, deps, outcome)
+
+
+def _publish(settings: Settings, event: Event, deps: Deps, outcome: Outcome) -> int:
+    """Render, write and publish what scoring found; an input error on the way is published too."""
     try:
         history = base_history_records(settings, event, deps.git, outcome.baseline, outcome.report, deps.now())
         rendered = render_outcome(settings, outcome, history)  # a broken user template is an input error too
@@ -137,12 +144,15 @@ def score(settings: Settings, event: Event, deps: Deps) -> Outcome:
     request = dataclasses.replace(request, gating=gating, bounded_advice="set the unjudged input to bounded")
     if settings.judge_endpoint:  # the labels file is the judge's output (and cache): read after it ran
         request = dataclasses.replace(request, machine_labels_path=None)
-    # The judgments as read are kept for the HTML page, which shows some queries' labels.
-    evaluation, index = run_pipeline_with_index(request, workers=deps.workers)
+    # The judgments as read are kept for the HTML page, which shows some queries' labels. The
+    # collector is kept off while the pipeline runs, not while the judge makes its requests.
+    with collector_paused():
+        evaluation, index = run_pipeline_with_index(request, workers=deps.workers)
     labels = machine_labels(settings, evaluation, deps)
     if labels is not None:  # the gates again, now with the judge's labels beside the bounds
         again = dataclasses.replace(request, machine_labels_path=labels)
-        evaluation, index = run_pipeline_with_index(again, workers=deps.workers)
+        with collector_paused():
+            evaluation, index = run_pipeline_with_index(again, workers=deps.workers)
     return Outcome(evaluation, baseline, skipped, index)
 
 

@@ -18,6 +18,7 @@ from ..formats.comparison import comparison_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
 from ..formats.report import dump_report, load_report
+from ..pipeline.collector import collector_paused
 from ..pipeline.forking import shared_map, worker_count, workers_override
 from ..pipeline.score_run import PendingBounds
 from ..pipeline.settings import check_number
@@ -90,6 +91,20 @@ def command(
     if seed is not None:
         check_number("seed", seed, label="--seed")
     refuse_output_over_input([("--out", out)], [("base", base_path), ("head", head_path), ("judgments", judgments)])
+    with collector_paused():  # two reports, the judgments and the comparison hold no cycle
+        _compare(base_path, head_path, judgments, resamples, seed, power, out, as_json)
+
+
+def _compare(
+    base_path: str,
+    head_path: str,
+    judgments: str | None,
+    resamples: int,
+    seed: int | None,
+    power: float,
+    out: str | None,
+    as_json: bool,
+) -> None:
     base = load_report(base_path, source="base")
     head = load_report(head_path, source="head")
     judgment_set = load_head_judgments(judgments, head) if judgments else None
