@@ -152,3 +152,37 @@ def test_a_detectable_change_past_the_metrics_range_says_none() -> None:
     seen = [{"queries": 2, "change": mde}]
     row = plan_row_from_json({"stratum": "tiny", "n": 2, "sd_diff": 0.5, "mde": mde, "needed": [], "detectable": seen})
     assert _line(row).split()[-2:] == ["(>", "1)"] and "1.981" not in _line(row)
+
+
+def test_the_moves_counted_in_c_are_the_plain_counts() -> None:
+    """Moved.of counts with one C comparison per difference; the plain loops decide."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.one_of(st.floats(allow_nan=False), st.sampled_from([0.0, -0.0, 1e-12, -1e-12, 0, 1, -1]))))
+    def check(differences: list[float]) -> None:
+        plain = Moved(
+            sum(1 for d in differences if d > 0),
+            sum(1 for d in differences if d == 0),
+            sum(1 for d in differences if d < 0),
+        )
+        assert Moved.of(differences) == plain
+
+    check()
+
+
+def test_the_base_spread_is_read_only_when_the_differences_do_not_vary() -> None:
+    from retrieval_eval.comparison.power import gate_design, power_fields
+
+    design = gate_design(0.8)
+    asked: list[int] = []
+
+    def base() -> list[float]:
+        asked.append(1)
+        return [0.1, 0.5, 0.9]
+
+    varied = power_fields([0.1, -0.1, 0.0], base, design)
+    assert asked == [] and varied.mde_source == "paired"
+    flat = power_fields([0.0, 0.0, 0.0], base, design)
+    assert asked == [1] and flat.mde_source == "base-proxy" and flat.sd_diff == round(proxy_sd(0.4), 12)

@@ -11,8 +11,11 @@ significant, and the share of queries that moved says how much it matters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
+from itertools import repeat
+from operator import sub
 
 from ..core.comparison_document import MetricRow, PowerDesign, RowPower, StratumRow
 from ..core.power import DEFAULT_CORRELATION, Design, Moved, detectable_effect, proxy_sd, sample_sd
@@ -53,7 +56,7 @@ def add_power(rows: Mapping[str, MetricRow], pairing: Pairing, design: Design) -
             found[metric] = replace(row, power=power_fields(None, None, design))
             continue
         ids = pairing.ids
-        power = power_fields(_differences(pairing, metric, ids), _base(pairing, metric, ids), design)
+        power = power_fields(_differences(pairing, metric, ids), partial(_base, pairing, metric, ids), design)
         found[metric] = replace(row, power=power)
     return found
 
@@ -70,23 +73,27 @@ def add_stratum_power(
     for name, row in rows.items():
         if name in members and row.n is not None:
             ids = members[name]
-            power = power_fields(_differences(pairing, primary, ids), _base(pairing, primary, ids), design)
+            power = power_fields(_differences(pairing, primary, ids), partial(_base, pairing, primary, ids), design)
             found[name] = replace(row, power=power)
     return found
 
 
-def power_fields(differences: Sequence[float] | None, base: Sequence[float] | None, design: Design) -> RowPower:
+def power_fields(
+    differences: Sequence[float] | None, base: Callable[[], Sequence[float] | None] | None, design: Design
+) -> RowPower:
     """``sd_diff``, ``mde``, ``mde_source`` and ``moved`` of one row; None each where there is nothing to pair.
 
     Differences that do not vary (every query moved alike, or none moved: a change that did
     not touch retrieval) say nothing about how the next change will spread. The base's own
     per-query spread then stands in, through the proxy of one report (``base-proxy``).
+    ``base`` gives the base's values, read only then.
     """
     if not differences:
         return RowPower()
     sd, source = sample_sd(differences), PAIRED
-    if not sd and base:
-        spread = sample_sd(base)
+    values = base() if not sd and base is not None else None
+    if values:
+        spread = sample_sd(values)
         sd, source = (proxy_sd(spread), BASE_PROXY) if spread else (None, PAIRED)
     mde = None if sd is None else detectable_effect(sd, len(differences), design)
     return RowPower(
@@ -110,11 +117,10 @@ def _differences(pairing: Pairing, metric: str, ids: Sequence[str]) -> list[floa
     if not pairing.available or not ids:
         return None
     assert pairing.base is not None and pairing.head is not None
-    base, head = pairing.base, pairing.head
-    found = []
-    for q in ids:
-        before, after = base[q].get(metric), head[q].get(metric)
-        if before is None or after is None:
-            return None
-        found.append(round(after - before, DECIMALS))  # core.comparison.difference, inline
-    return found
+    names = repeat(metric)
+    # Made in C, a dict.get per query and side: 16 rows of 10,000 queries each on M.
+    before = list(map(dict.get, map(pairing.base.__getitem__, ids), names))
+    after = list(map(dict.get, map(pairing.head.__getitem__, ids), names))
+    if None in before or None in after:
+        return None
+    return list(map(round, map(sub, after, before), repeat(DECIMALS)))  # core.comparison.difference

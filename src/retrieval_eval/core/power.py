@@ -232,8 +232,9 @@ class Moved:
 
     @classmethod
     def of(cls, differences: Sequence[float]) -> Moved:
+        # Counted in C, one comparison per difference and count.
         return cls(
-            sum(1 for d in differences if d > 0),
-            sum(1 for d in differences if d == 0),
-            sum(1 for d in differences if d < 0),
+            sum(map((0.0).__lt__, differences)),
+            sum(map((0.0).__eq__, differences)),
+            sum(map((0.0).__gt__, differences)),
         )
