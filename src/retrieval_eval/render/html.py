@@ -84,6 +84,9 @@ class HtmlInputs:
     texts: Mapping[str, str] = field(default_factory=dict)  # key -> chunk text
     judgments_given: bool = False
     corpus_given: bool = False
+    # The queries shown, when the caller chose them already (html_report does, to read their
+    # labels and texts): ordering every query is 0.03 s on 10,000.
+    shown: tuple[str, ...] | None = None
 
 
 def plain(value: Any, limit: int = TEXT_LIMIT) -> str:
@@ -140,6 +143,7 @@ def html_report(
         texts=read_chunk_texts(corpus, keys_shown(report, base, shown)) if corpus else {},
         judgments_given=bool(judgments),
         corpus_given=bool(corpus),
+        shown=tuple(shown),
     )
     return render_html(report, comparison, inputs, query_limit=query_limit)
 
@@ -402,7 +406,7 @@ def _ids_changed(comparison: ComparisonDocument | None) -> bool:
 
 def _queries(report: Report, inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False) -> PageQueries:
     base = inputs.base
-    shown = shown_queries(report, base, limit)
+    shown = inputs.shown if inputs.shown is not None else shown_queries(report, base, limit)
     everyone = len(dict.fromkeys([*_per_query(report), *_per_query(base)]))
     threshold = (report.config or Config()).threshold or DEFAULT_THRESHOLD
     k = _top_k(report)
