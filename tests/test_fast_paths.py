@@ -319,3 +319,11 @@ def test_a_block_past_the_first_is_checked_before_orjson_writes_it(monkeypatch: 
     assert not jsonout._numbers_alike([0.5, -2.5e-05])  # orjson writes -0.000025, json -2.5e-05
     assert not jsonout._numbers_alike([0.5, float("inf")])
     assert not jsonout._numbers_alike([0.5, 1e16])
+
+
+@pytest.mark.skipif(jsonout._orjson is None, reason="the fast extra (orjson) is not installed")
+def test_a_block_orjson_refuses_is_written_as_json_writes_it() -> None:
+    """A lone surrogate passes the rows' checks (they look at types and numbers), and orjson
+    refuses to write it: that block is written the plain way, the same text as json.dumps."""
+    value = {"rows": {"q1": {"text": "caf\ud800"}, "q2": {"text": "ok"}}, "list": ["\udfff", "x"]}
+    assert "".join(iter_indented_fast(value)) == json.dumps(value, indent=2, ensure_ascii=False)

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from .fileio import cannot_read
+from .jsonl import lone_surrogate
 
 MAX_DOCUMENT_BYTES = 1 << 30
 SIZE_ENV = "RETRIEVAL_EVAL_MAX_DOCUMENT_BYTES"
@@ -155,6 +156,16 @@ def parse_document(data: bytes, source: str, *, path: str | None = None, where: 
         raise InputError(source, None, where + _too_deep(), path=path) from None
     if _depth_exceeds(value, MAX_DEPTH):
         raise InputError(source, None, where + _too_deep(), path=path)
+    if "\\u" in text and (surrogate := lone_surrogate(value)) is not None:
+        # As every line reader refuses it: nothing could write such a string back as UTF-8.
+        escape = f"\\u{ord(surrogate):04x}"
+        found = text.lower().find(escape)
+        raise InputError(
+            source,
+            text.count("\n", 0, found) + 1 if found >= 0 else None,
+            f"{where}not valid Unicode ({escape} is a lone surrogate, not a character)",
+            path=path,
+        )
     return value
 
 

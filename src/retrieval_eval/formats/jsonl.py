@@ -161,7 +161,7 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
         raise InputError(source, lineno, f"not valid JSON ({detail})", path=path) from None
     except RecursionError:
         raise InputError(source, lineno, "not valid JSON (nested too deeply)", path=path) from None
-    if "\\u" in text and (surrogate := _lone_surrogate(value)) is not None:
+    if "\\u" in text and (surrogate := lone_surrogate(value)) is not None:
         raise InputError(
             source,
             lineno,
@@ -181,7 +181,7 @@ def decode_keeping_numbers(raw: bytes | memoryview, source: str, lineno: int, pa
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _lone_surrogate(value: Any) -> str | None:
+def lone_surrogate(value: Any) -> str | None:
     """The first lone surrogate in any string of a decoded value (keys included), else None.
 
     Only a ``\\u`` escape can put one there: strict UTF-8 decoding refuses encoded ones,

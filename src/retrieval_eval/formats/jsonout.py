@@ -189,7 +189,10 @@ def _block_text(block: dict[Any, Any] | list[Any], depth: int) -> str:
         rows = block
     if rows is None or not _rows_alike(rows):
         return "".join(iter_indented(block, depth))
-    text: str = _orjson.dumps(block, option=_orjson.OPT_INDENT_2).decode()
+    try:
+        text: str = _orjson.dumps(block, option=_orjson.OPT_INDENT_2).decode()
+    except TypeError:  # a lone surrogate, which orjson refuses and json writes (a report read from a file may hold one)
+        return "".join(iter_indented(block, depth))
     return text.replace("\n", "\n" + INDENT * depth) if depth else text
 
 
