@@ -327,3 +327,41 @@ def test_a_block_orjson_refuses_is_written_as_json_writes_it() -> None:
     refuses to write it: that block is written the plain way, the same text as json.dumps."""
     value = {"rows": {"q1": {"text": "caf\ud800"}, "q2": {"text": "ok"}}, "list": ["\udfff", "x"]}
     assert "".join(iter_indented_fast(value)) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_finding_rows = st.lists(
+    st.dictionaries(
+        st.text(max_size=3),
+        st.one_of(_scalars, st.lists(_scalars, max_size=3), st.lists(st.lists(_scalars, max_size=2), max_size=2)),
+        max_size=4,
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(json_values, report_like, st.dictionaries(st.text(max_size=3), _finding_rows, max_size=3)))
+def test_what_a_command_prints_as_json_is_what_json_dumps_writes(value: Any) -> None:
+    """``--json`` prints through jsonout.indented: rows that are objects holding lists of scalars
+    (drift's findings and the chunks covering each) go to orjson a block at a time too."""
+    from retrieval_eval.formats.jsonout import indented
+
+    try:
+        expected = json.dumps(value, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError) as refused:
+        with pytest.raises(type(refused)):
+            indented(value)
+        return
+    assert indented(value) == expected
+
+
+def test_rows_holding_lists_of_scalars_are_written_by_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    if jsonout._orjson is None:
+        pytest.skip("the fast extra (orjson) is not installed")
+    rows = [{"line": i, "status": "SPLIT", "covering": [f"c1:{i}", f"c1:{i + 1}"]} for i in range(5)]
+    calls: list[int] = []
+    real = jsonout._orjson.dumps
+    monkeypatch.setattr(jsonout._orjson, "dumps", lambda *a, **k: calls.append(1) or real(*a, **k))
+    value = {"labels": rows}
+    assert jsonout.indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert calls, "orjson wrote no block"

@@ -15,7 +15,7 @@ import click
 from ..core.errors import RetrievalEvalError
 from ..core.exits import EXIT_BAD_ANSWER, EXIT_NO_ANSWER, EXIT_OK
 from ..core.numbers import parse_decimal, parse_whole
-from ..formats.jsontext import indented_text
+from ..formats.jsonout import indented
 from ..pipeline.settings import BY_NAME, CONFIG_KEYS, DEFAULT_CONFIG, Runner, Settings, SettingsError, Values
 from ..pipeline.settings import parse_settings as parse_values
 from ..pipeline.timestamps import generated_at as stamp
@@ -163,7 +163,7 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e
 
 def print_json(data: Any) -> None:
     """JSON on stdout; the characters a terminal would obey are written as \\u escapes (the same JSON)."""
-    text = indented_text(data)  # json.dumps(data, indent=2, ensure_ascii=False), faster
+    text = indented(data)  # json.dumps(data, indent=2, ensure_ascii=False), faster
     click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
