@@ -81,3 +81,47 @@ def test_url_encoded_token_is_scrubbed() -> None:
     token = "p@ss/word:with spaces"
     secrets = secret_inputs({"INPUT_API-PASSWORD": token})
     assert scrub(f"https://u:{urllib.parse.quote(token, safe='')}@host/", secrets) == "https://u:***@host/"
+
+
+def _one_by_one(text: str, secrets: list[str]) -> str:
+    """The plain masking: each secret's pattern over the whole text, in turn."""
+    from retrieval_eval.render.scrub import MIN_LENGTH, _pattern
+
+    for secret in secrets:
+        if len(secret) >= MIN_LENGTH:
+            text = _pattern(secret).sub(MASK, text)
+    return text
+
+
+def test_a_secret_skipped_as_absent_is_one_its_pattern_would_not_find() -> None:
+    """scrub() searches a secret's pattern only where it could match: over texts made of the
+    secrets' forms (escaped, entities, zero-width spaces, backticks), pieces of them, masks and
+    other text, with and without an ampersand, it masks exactly what searching every secret's
+    pattern in turn masks."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from retrieval_eval.render.scrub import encoded_forms
+
+    secrets = sorted(
+        {TOKEN, "doNotLeak", "a*b*c", "x`y\\z", "p&q_r", "zzzzzz", "q***r", *encoded_forms(TOKEN)},
+        key=lambda s: (-len(s), s),
+    )
+    pieces = st.one_of(
+        st.sampled_from(secrets),
+        st.sampled_from(secrets).map(escape_markdown),
+        st.sampled_from(["ghs&#95;doNot", "LeakThis`Token42`", "ghs\\_do", "\u200b", "\\", "`", "&#8203;", "***", "&"]),
+        st.just("qzzzzzzr"),  # masking zzzzzz makes q***r, a secret searched after it
+        st.sampled_from(secrets).map(lambda s: s[: len(s) // 2]),
+        st.sampled_from(secrets).map(lambda s: s[len(s) // 2 :]),
+        st.sampled_from(secrets).map(lambda s: "\u200b".join(s)),
+        st.sampled_from(secrets).map(lambda s: "`".join(s)),
+        st.text(alphabet="ab*`\\_&#;x01\u200b", max_size=6),
+    )
+
+    @settings(max_examples=600, deadline=None)
+    @given(st.lists(pieces, max_size=8).map("".join))
+    def check(text: str) -> None:
+        assert scrub(text, secrets) == _one_by_one(text, secrets)
+
+    check()

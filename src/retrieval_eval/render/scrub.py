@@ -58,11 +58,41 @@ def encoded_forms(secret: str) -> set[str]:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (as written, or as our escaping writes it) replaced by ``***``."""
+    """``text`` with every secret (as written, or as our escaping writes it) replaced by ``***``.
+
+    A secret's pattern is searched only where it could match (:func:`_cannot_hold`): on the
+    action's 9 MB report, four secrets searched in full were 0.11 s.
+    """
+    plain = "&" not in text
+    bare = _bare(text) if plain else ""
     for secret in secrets:
-        if len(secret) >= MIN_LENGTH:
+        if len(secret) >= MIN_LENGTH and not (plain and _cannot_hold(bare, secret)):
             text = _pattern(secret).sub(MASK, text)
     return text
+
+
+_BETWEEN_CHARACTERS = ("\\", "`", "\u200b")  # what _BETWEEN allows, but for "&#8203;"
+
+
+def _bare(text: str) -> str:
+    """``text`` without the characters our escaping puts around or between a secret's."""
+    for character in _BETWEEN_CHARACTERS:
+        if character in text:
+            text = text.replace(character, "")
+    return text
+
+
+def _cannot_hold(bare: str, secret: str) -> bool:
+    """Whether a text without ``&`` whose :func:`_bare` form is ``bare`` cannot hold ``secret``
+    in any form :func:`_pattern` matches.
+
+    Without ``&`` there is no entity, so every form of a character is the character, or it
+    with a backslash before it, and what may come between two is a backslash, a backtick or
+    a zero-width space: removing those from a match leaves the secret with them removed, a
+    substring of ``bare``. (A secret holding ``*`` is always searched: ``***`` masks written
+    before it could become part of a match.)
+    """
+    return "*" not in secret and _bare(secret) not in bare
 
 
 @functools.lru_cache(maxsize=64)
