@@ -339,7 +339,7 @@ _finding_rows = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(json_values, report_like, st.dictionaries(st.text(max_size=3), _finding_rows, max_size=3)))
 def test_what_a_command_prints_as_json_is_what_json_dumps_writes(value: Any) -> None:
     """``--json`` prints through jsonout.indented: rows that are objects holding lists of scalars

@@ -128,7 +128,7 @@ def test_the_pages_labels_from_the_index_are_the_files_own() -> None:
     from retrieval_eval.formats.judgments import read_label_index
     from retrieval_eval.render.html_inputs import index_page_labels, read_page_labels
 
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=100, deadline=None)
     @given(_lines(), _lines().map(lambda found: {f"q{line[0]}" for line in found}))
     def check(lines: list[tuple[int, int, int, int, int, bool, int]], wanted: set[str]) -> None:
         with tempfile.TemporaryDirectory() as folder:

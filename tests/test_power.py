@@ -159,7 +159,7 @@ def test_the_moves_counted_in_c_are_the_plain_counts() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(st.lists(st.one_of(st.floats(allow_nan=False), st.sampled_from([0.0, -0.0, 1e-12, -1e-12, 0, 1, -1]))))
     def check(differences: list[float]) -> None:
         plain = Moved(

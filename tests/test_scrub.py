@@ -119,7 +119,7 @@ def test_a_secret_skipped_as_absent_is_one_its_pattern_would_not_find() -> None:
         st.text(alphabet="ab*`\\_&#;x01\u200b", max_size=6),
     )
 
-    @settings(max_examples=600, deadline=None)
+    @settings(max_examples=300, deadline=None)
     @given(st.lists(pieces, max_size=8).map("".join))
     def check(text: str) -> None:
         assert scrub(text, secrets) == _one_by_one(text, secrets)
