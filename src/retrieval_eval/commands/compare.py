@@ -92,47 +92,34 @@ def command(
         check_number("seed", seed, label="--seed")
     refuse_output_over_input([("--out", out)], [("base", base_path), ("head", head_path), ("judgments", judgments)])
     with collector_paused():  # two reports, the judgments and the comparison hold no cycle
-        _compare(base_path, head_path, judgments, resamples, seed, power, out, as_json)
-
-
-def _compare(
-    base_path: str,
-    head_path: str,
-    judgments: str | None,
-    resamples: int,
-    seed: int | None,
-    power: float,
-    out: str | None,
-    as_json: bool,
-) -> None:
-    base = load_report(base_path, source="base")
-    head = load_report(head_path, source="head")
-    judgment_set = load_head_judgments(judgments, head) if judgments else None
-    workers = worker_count(workers_override(os.environ))
-    pending = None
-    if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
-        # computed by a worker while this process draws the bootstrap
-        pending = PendingBounds((base, head), judgment_set, workers=workers)
-    try:
-        document = build_document(
-            base,
-            head,
-            judgments=judgment_set,
-            resamples=resamples,
-            seed=DEFAULT_SEED if seed is None else seed,
-            map_blocks=shared_map(workers),
-            power=power,
-            bounds=None if pending is None else lambda: _pair(pending.reports()),
-        )
-        if pending is not None:
-            base, head = pending.reports()
-    finally:
-        if pending is not None:
-            pending.close()
-    document = drop_unknown_bounds(document, base, head)  # a lean report whose bounds could not be computed here
-    if out:
-        write_atomic(out, dump_report(comparison_to_json(document)))
-    if as_json:
-        print_json(comparison_to_json(document))
-    else:
-        click.echo(comparison_text(document), nl=False)
+        base = load_report(base_path, source="base")
+        head = load_report(head_path, source="head")
+        judgment_set = load_head_judgments(judgments, head) if judgments else None
+        workers = worker_count(workers_override(os.environ))
+        pending = None
+        if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
+            # computed by a worker while this process draws the bootstrap
+            pending = PendingBounds((base, head), judgment_set, workers=workers)
+        try:
+            document = build_document(
+                base,
+                head,
+                judgments=judgment_set,
+                resamples=resamples,
+                seed=DEFAULT_SEED if seed is None else seed,
+                map_blocks=shared_map(workers),
+                power=power,
+                bounds=None if pending is None else lambda: _pair(pending.reports()),
+            )
+            if pending is not None:
+                base, head = pending.reports()
+        finally:
+            if pending is not None:
+                pending.close()
+        document = drop_unknown_bounds(document, base, head)  # a lean report whose bounds could not be computed here
+        if out:
+            write_atomic(out, dump_report(comparison_to_json(document)))
+        if as_json:
+            print_json(comparison_to_json(document))
+        else:
+            click.echo(comparison_text(document), nl=False)
