@@ -114,6 +114,15 @@ def test_the_event_file_is_read_or_refused_naming_it(tmp_path: Path) -> None:
         load_event("pull_request", str(path))
 
 
+def test_a_lone_surrogate_in_a_field_nobody_reads_does_not_fail_the_event(tmp_path: Path) -> None:
+    """Reports and comparisons refuse a lone surrogate (their strings are written back); the
+    event's payload is GitHub's, read for a few fields, and is read as it was."""
+    path = tmp_path / "event.json"
+    payload = json.dumps(PULL)[:-1] + ', "comment": {"body": "broken \\ud83d here"}}'
+    path.write_text(payload)
+    assert load_event("pull_request", str(path)).pr_number == 7
+
+
 def test_rest_answers_read_into_records() -> None:
     comment = {"id": 12, "body": "hi", "user": {"login": "bot", "type": "Bot"}, "html_url": "u"}
     assert comment_from_api(comment) == Comment(12, "hi", "bot", "Bot", "u")

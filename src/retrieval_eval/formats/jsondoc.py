@@ -126,15 +126,22 @@ def _check_start(block: bytes, text: codecs.IncrementalDecoder, json_document: b
         raise InputError(source, line, f"not a JSON document: it starts with {start!r}, not {{ or [", path=path)
 
 
-def read_document(path: str, source: str) -> Any:
+def read_document(path: str, source: str, *, lone_surrogates: bool = False) -> Any:
     """The JSON value of the file at ``path``, within the limits above."""
-    return parse_document(read_document_bytes(path, source), source, path=path)
+    return parse_document(read_document_bytes(path, source), source, path=path, lone_surrogates=lone_surrogates)
 
 
-def parse_document(data: bytes, source: str, *, path: str | None = None, where: str = "") -> Any:
+def parse_document(
+    data: bytes, source: str, *, path: str | None = None, where: str = "", lone_surrogates: bool = False
+) -> Any:
     """The JSON value of ``data``; every failure is an InputError for ``source``.
 
     ``where`` names bytes that never were a file here (``"the report in artifact x: "``).
+    A ``\\ud800`` escape names no character, and a string holding one cannot be written back
+    as UTF-8 (a report's strings are: in a comparison, a page, the next report), so it is
+    refused as every line reader refuses it; ``lone_surrogates`` lets it through for a
+    document read for a few fields only (the event's payload, GitHub's: refused whole for a
+    string nobody reads, the job would fail for nothing).
     """
     source = named(source, path)
     limit = max_document_bytes()
@@ -156,7 +163,7 @@ def parse_document(data: bytes, source: str, *, path: str | None = None, where: 
         raise InputError(source, None, where + _too_deep(), path=path) from None
     if _depth_exceeds(value, MAX_DEPTH):
         raise InputError(source, None, where + _too_deep(), path=path)
-    if "\\u" in text and (surrogate := lone_surrogate(value)) is not None:
+    if not lone_surrogates and "\\u" in text and (surrogate := lone_surrogate(value)) is not None:
         # As every line reader refuses it: nothing could write such a string back as UTF-8.
         escape = f"\\u{ord(surrogate):04x}"
         found = text.lower().find(escape)
