@@ -148,3 +148,35 @@ def test_the_pages_labels_from_the_index_are_the_files_own() -> None:
                     assert list(from_index[query_id].grades) == list(labels.grades)
 
     check()
+
+
+def test_the_html_page_reads_trec_and_beir_qrels_as_score_does(tmp_path: Path) -> None:
+    """``render --format html -j`` takes the judgments ``score`` took, in any format: TREC qrels
+    were refused line 1 as "not valid JSON" before. The page's labels are those of the same
+    judgments written as JSONL; a qrels file that is not the one scored is refused as such."""
+    import hashlib
+
+    from retrieval_eval.render.html_inputs import read_labels_for_page, read_page_labels
+
+    qrels, jsonl, run = write(tmp_path)
+    beir = tmp_path / "qrels.tsv"
+    beir.write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{q}\t{d}\t{g}\n" for q, _, d, g in map(str.split, QRELS.splitlines()))
+    )
+    for judgments in (qrels, beir):
+        report = tmp_path / f"{judgments.name}.report.json"
+        done = run_cli("score", "-j", str(judgments), "-r", str(run), "--report", str(report))
+        assert done.code == 0, done.stderr
+        page = tmp_path / f"{judgments.name}.html"
+        done = run_cli("render", "--report", str(report), "--format", "html", "-j", str(judgments), "--out", str(page))
+        assert done.code == 0, done.stderr
+        sha = hashlib.sha256(judgments.read_bytes()).hexdigest()
+        wanted = {"q1", "q2"}
+        from_qrels = read_labels_for_page(str(judgments), wanted, expected_sha256=sha)
+        from_jsonl = read_page_labels(str(jsonl), wanted)
+        assert {q: labels.grades for q, labels in from_qrels.items()} == {
+            q: labels.grades for q, labels in from_jsonl.items()
+        }
+    other = run_cli("render", "--report", str(tmp_path / "qrels.txt.report.json"), "--format", "html", "-j", str(beir))
+    assert other.code == 2 and "not the judgments file the report was scored with" in other.stderr, other.stderr

@@ -30,7 +30,7 @@ from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin,
 from .charts import StratumPoint, stratum_chart
 from .compared import Compared, as_document
 from .escape import HIDDEN_CLASS, shorten
-from .html_inputs import PageLabels, index_page_labels, read_chunk_texts, read_page_labels
+from .html_inputs import PageLabels, index_page_labels, read_chunk_texts, read_labels_for_page
 from .html_view import (
     PageDrift,
     PageEntry,
@@ -136,7 +136,7 @@ def html_report(
     if judgments and index is not None and index.sha256 is not None and index.sha256 == expected:
         labels = index_page_labels(index, set(shown))
     else:
-        labels = read_page_labels(judgments, set(shown), expected_sha256=expected) if judgments else {}
+        labels = read_labels_for_page(judgments, set(shown), expected_sha256=expected) if judgments else {}
     inputs = HtmlInputs(
         base=base,
         labels=labels,

@@ -20,6 +20,7 @@ from ..formats.corpus import read_corpus
 from ..formats.fileio import open_binary
 from ..formats.jsonl import decode_line, expect_object, iter_lines
 from ..formats.judgment_records import check_judgment_line
+from ..formats.judgments import judgments_file_format, read_label_index
 
 
 @dataclass
@@ -29,6 +30,20 @@ class PageLabels:
     text: str | None = None
     stratum: str | None = None
     grades: dict[str, int] = field(default_factory=dict)  # key -> highest grade given
+
+
+def read_labels_for_page(
+    path: str, wanted: Collection[str], *, expected_sha256: str | None = None
+) -> dict[str, PageLabels]:
+    """The labels of the ``wanted`` queries from a judgments file in any format ``score`` reads:
+    JSONL line by line, keeping those queries only (:func:`read_page_labels`); TREC or BEIR
+    qrels through the reader ``score`` uses, whole (they hold no text or stratum)."""
+    if judgments_file_format(path) == "jsonl":
+        return read_page_labels(path, wanted, expected_sha256=expected_sha256)
+    index = read_label_index(path)
+    if expected_sha256 and index.sha256 != expected_sha256:
+        raise _not_the_scored_file(path)
+    return index_page_labels(index, wanted)
 
 
 def read_page_labels(
@@ -61,15 +76,19 @@ def read_page_labels(
             labels.text = labels.text or _text(record.get("query"))
             labels.stratum = labels.stratum or _text(record.get("stratum"))
     if expected_sha256 and digest.hexdigest() != expected_sha256:
-        raise InputError(
-            "judgments",
-            None,
-            "this is not the judgments file the report was scored with "
-            "(its sha256 differs from the report's inputs.judgments_sha256)",
-            path=path,
-            hint=f"{path} has changed or is another file: pass the one the head report was scored with",
-        )
+        raise _not_the_scored_file(path)
     return found
+
+
+def _not_the_scored_file(path: str) -> InputError:
+    return InputError(
+        "judgments",
+        None,
+        "this is not the judgments file the report was scored with "
+        "(its sha256 differs from the report's inputs.judgments_sha256)",
+        path=path,
+        hint=f"{path} has changed or is another file: pass the one the head report was scored with",
+    )
 
 
 def index_page_labels(index: LabelIndex, wanted: Collection[str]) -> dict[str, PageLabels]:
