@@ -814,3 +814,17 @@ def test_a_hostile_merge_group_payload_never_sets_the_delta_gates_aside(
     assert "Delta gates set aside" not in run.summary and "Traceback" not in run.summary
     for raw in ("<img", "\n## Injected", "[click](", "\n## x"):
         assert raw not in run.summary
+
+
+def test_trec_qrels_judgments_are_read_as_score_reads_them(tmp_path: Path, fake: FakeGitHub) -> None:
+    """score takes TREC qrels; the action did too, then could not draw its HTML page (which read
+    the labels as JSONL) and published no answer. It now takes the page's labels from the
+    judgments it scored with."""
+    ws = make_workspace(tmp_path)
+    rows = [row for row in demo_rows("judgments.jsonl") if "relevance" in row]
+    qrels = "".join(f"{row['query_id']} 0 {row.get('chunk_id') or row['doc_uri']} {row['relevance']}\n" for row in rows)
+    (ws.root / "qrels.txt").write_text(qrels, encoding="utf-8")
+    run = act(ws, fake, judgments="qrels.txt", gates="recall@5:0.1")
+    assert run.code == 0, run.log
+    page = (ws.root / "retrieval-eval-report.html").read_text(encoding="utf-8")
+    assert "<html" in page and ours(fake), run.log
