@@ -180,3 +180,20 @@ def test_the_html_page_reads_trec_and_beir_qrels_as_score_does(tmp_path: Path) -
         }
     other = run_cli("render", "--report", str(tmp_path / "qrels.txt.report.json"), "--format", "html", "-j", str(beir))
     assert other.code == 2 and "not the judgments file the report was scored with" in other.stderr, other.stderr
+
+
+def test_validate_reads_trec_and_beir_qrels_as_score_does(tmp_path: Path) -> None:
+    """``validate -j`` takes the judgments ``score`` takes: TREC qrels were refused line 1 as
+    "not valid JSON". The same judgments in each format give the same issues."""
+    qrels, jsonl, run = write(tmp_path)
+    beir = tmp_path / "qrels.tsv"
+    beir.write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{q}\t{d}\t{g}\n" for q, _, d, g in map(str.split, QRELS.splitlines()))
+    )
+    found = []
+    for judgments in (jsonl, qrels, beir):
+        done = run_cli("validate", "-j", str(judgments), "-r", str(run), "--json")
+        assert done.code == 0, done.stderr
+        found.append(json.loads(done.stdout)["issues"])
+    assert found[0] == found[1] == found[2]

@@ -11,7 +11,7 @@ from ..core.scoring import ScoreConfig
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
 from ..formats.fileio import open_binary, reads_once
-from ..formats.judgments import parse_judgments
+from ..formats.objects import read_judgment_set
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..formats.validation import validation_to_json
 from ..pipeline.floor import check_eval_set
@@ -125,7 +125,7 @@ def command(
     check_number("threshold", threshold, label="--threshold")
     parse_cutoff_option(cutoffs)  # refused before any file is read, as score refuses it
     thresholds = _thresholds(easy_set, answer_in_query) if corpus_path else None
-    judgment_set = parse_judgments(judgments)
+    judgment_set = read_judgment_set(judgments)  # in any format score reads
     if run_path:
         judged = {label.query_id for label in judgment_set.labels} | {m.query_id for m in judgment_set.no_answer}
         result = validate_with_run(judgment_set, run_facts(run_path, run_format, judged), threshold=threshold)

@@ -276,6 +276,13 @@ def read_judgments_file(path: str, judgments_format: str = "auto") -> tuple[Judg
 
 
 @reads_once
+def read_judgment_set(path: str) -> JudgmentSet:
+    """The judgments in a JSONL, TREC qrels or BEIR qrels file, each read as ``score`` reads it
+    (the format told by the first lines), every record kept."""
+    return read_judgments_file(path)[0]
+
+
+@reads_once
 def read_run_file(path: str, run_format: str = "auto") -> RunRows:
     """Every line of a run JSONL or TREC run file, checked and held, named by the SHA-256 of its bytes."""
     check_run_format(run_format)
