@@ -197,3 +197,23 @@ def test_validate_reads_trec_and_beir_qrels_as_score_does(tmp_path: Path) -> Non
         assert done.code == 0, done.stderr
         found.append(json.loads(done.stdout)["issues"])
     assert found[0] == found[1] == found[2]
+
+
+def test_score_with_a_corpus_and_floor_run_read_qrels_as_score_does(tmp_path: Path) -> None:
+    """With a corpus, ``score`` read the judgments a second time, for drift, as JSONL only:
+    TREC qrels were refused line 1 as "not valid JSON" (and so was ``floor-run``, which needs
+    each query's text, which qrels do not hold: it now says so)."""
+    qrels, jsonl, run = write(tmp_path)
+    corpus = tmp_path / "corpus.json"
+    chunks = [{"chunk_id": f"c1:{i:032d}", "doc_uri": doc, "text": f"text of {doc}"} for i, doc in enumerate("abc")]
+    corpus.write_text(json.dumps({"corpus_fingerprint": "c", "chunker_fingerprint": "k", "chunks": chunks}))
+    metrics = []
+    for judgments in (jsonl, qrels):
+        done = run_cli("score", "-j", str(judgments), "-r", str(run), "--corpus", str(corpus), "--json")
+        assert done.code == 0, done.stderr
+        metrics.append(json.loads(done.stdout)["metrics"])
+    assert metrics[0] == metrics[1]
+    done = run_cli(
+        "floor-run", "-j", str(qrels), "--corpus", str(corpus), "--method", "bm25", "--out", str(tmp_path / "f")
+    )
+    assert done.code == 2 and "no query has query text" in done.stderr, done.stderr

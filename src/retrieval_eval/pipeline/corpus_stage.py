@@ -33,7 +33,7 @@ from ..core.report_model import Collapse, CollapsedQuery, CorpusInfo
 from ..core.runs import Run
 from ..core.scoring import ScoreConfig, Scores, index_judgments, score_rankings, with_run_findings
 from ..formats.corpus import read_corpus
-from ..formats.judgments import parse_judgments
+from ..formats.objects import read_judgment_set
 from ..formats.runs import parse_run
 from .run_ranges import RunReading
 from .score_run import score_run_file
@@ -106,7 +106,7 @@ class CorpusStage:
 
         corpus = read_corpus(corpus_path)
         # Drift reads chunk_text, text_sha and quote, which the score path's label index does not keep.
-        full = judgments if judgments is not None else parse_judgments(judgments_path)
+        full = judgments if judgments is not None else read_judgment_set(judgments_path)  # any format score reads
         return cls(corpus, check_drift(full, corpus), collapse)
 
     def score_run(

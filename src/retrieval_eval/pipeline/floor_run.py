@@ -33,7 +33,7 @@ from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
 from ..formats.fileio import sha256_file
 from ..formats.floor_sidecar import sidecar_to_json
-from ..formats.judgments import parse_judgments
+from ..formats.objects import read_judgment_set
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
 from ..lanes import english_stemmer, require_lanes
 
@@ -226,7 +226,7 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     request.check()
     refuse_run_over_input(request.out, [("corpus", request.corpus_path), ("judgments", request.judgments_path)])
     require_lanes(stem=request.tokenizer.stem)
-    queries = query_texts(parse_judgments(request.judgments_path))
+    queries = query_texts(read_judgment_set(request.judgments_path))  # any format score reads
     if not queries.texts:
         raise InputError(
             "judgments",
