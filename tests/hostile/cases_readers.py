@@ -263,3 +263,21 @@ CASES += [
         stdout_has='{"query_id":"q1","doc_uri":"d1","relevance":1}\n{"query_id":"q1","doc_uri":"d2","relevance":0}',
     ),
 ]
+
+# -- drift reads judgments JSONL (and --fix writes it back): qrels are refused for what they are --
+_QRELS_CORPUS = {"corpus.json": CORPUS}
+CASES += [
+    HostileCase(
+        "18",
+        f"drift-refuses-{name}-qrels-by-name",
+        ("drift", "-j", f"qrels.{suffix}", "-c", "corpus.json", "--fix"),
+        files={f"qrels.{suffix}": data, **_QRELS_CORPUS},
+        stderr_has=f"holds {name.upper()} qrels: drift checks judgments JSONL",
+        stdout_lacks=("not valid JSON",),
+        check=_unchanged(f"qrels.{suffix}", data),
+    )
+    for name, suffix, data in (
+        ("trec", "txt", b"q1 0 d1 1\n"),
+        ("beir", "tsv", b"query-id\tcorpus-id\tscore\nq1\td1\t1\n"),
+    )
+]

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from ..core.drift import check_drift
 from ..core.drift_check import DriftCheck, FixRun, QueueWritten
 from ..core.drift_fix import plan_fix
-from ..core.errors import UsageError
+from ..core.errors import InputError, UsageError
 from ..core.rejudge import queue_lines
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
 from ..formats.drift import drift_to_json
 from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgment_records import write_judgments
-from ..formats.judgments import parse_judgments
+from ..formats.judgments import judgments_file_format, parse_judgments
 from ..formats.queue import write_queue
 from ..pipeline.collector import collector_paused
 from ..render.drift import render_drift
@@ -38,6 +40,24 @@ def check_options(fix: bool, dry_run: bool, out: str | None, max_invalid_ratio: 
         raise UsageError(
             f"--max-invalid-ratio {max_invalid_ratio:g} must be between 0 and 1",
             hint="--max-invalid-ratio 0.05 tolerates 5% of labels needing attention",
+        )
+
+
+def refuse_qrels(path: str) -> None:
+    """drift reads judgments JSONL, and --fix writes it back: qrels are refused for what they are
+    (they name documents, not chunks, and hold no text), not as JSON that does not parse. A pipe
+    is not looked at first (its first line would be gone): its reader refuses it as it reads."""
+    if not os.path.isfile(path):
+        return
+    found = judgments_file_format(path)
+    if found != "jsonl":
+        raise InputError(
+            "judgments",
+            None,
+            f"{path} holds {'TREC' if found == 'trec' else 'BEIR'} qrels: drift checks judgments JSONL, whose "
+            "labels name chunks (chunk_id) and their text",
+            path=path,
+            hint=f"retrieval-eval convert {path} --to judgments --out judgments.jsonl, then label chunks",
         )
 
 
@@ -105,6 +125,7 @@ def command(
     refuse_output_over_input(
         [("--out", out), ("--queue", queue_path)], [("corpus", corpus_path), ("judgments", judgments_path)]
     )
+    refuse_qrels(judgments_path)
     with collector_paused():
         judgments = parse_judgments(judgments_path)
         with ProgressBar("reading corpus") as bar:
