@@ -62,7 +62,14 @@ def refuse_qrels(path: str) -> None:
 
 
 @click.command()
-@click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
+@click.option(
+    "-j",
+    "--judgments",
+    "judgments_path",
+    required=True,
+    metavar="PATH",
+    help="Judgments JSONL (qrels: convert them first).",
+)
 @click.option(
     "-c",
     "--corpus",

@@ -21,7 +21,9 @@ def _names(queries: list[str]) -> str:
 @click.command()
 @click.option("--method", required=True, type=click.Choice(["bm25", "tfidf"]), help="The lexical lane.")
 @click.option("--corpus", "corpus_path", required=True, metavar="PATH", help="Corpus snapshot (JSON or JSONL).")
-@click.option("-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments JSONL.")
+@click.option(
+    "-j", "--judgments", "judgments_path", required=True, metavar="PATH", help="Judgments: JSONL, TREC or BEIR qrels."
+)
 @click.option("--out", required=True, metavar="PATH", help="Write the run here (atomically), and PATH.meta.json.")
 @click.option("--depth", default=100, show_default=True, type=WHOLE, help="Keys ranked per query.")
 @click.option(

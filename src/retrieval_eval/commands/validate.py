@@ -72,7 +72,7 @@ def _eval_set_issues(
 
 
 @click.command()
-@click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments JSONL.")
+@click.option("-j", "--judgments", required=True, metavar="PATH", help="Judgments: JSONL, TREC or BEIR qrels.")
 @click.option("-r", "--run", "run_path", metavar="PATH", help="Also check a run against the judgments.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
 @click.option("--threshold", type=WHOLE, default=1, show_default=True, help="Lowest grade that counts as relevant.")

@@ -108,7 +108,7 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("judgments", "", "Judgments JSONL (required)", "-j, --judgments"),
+    Setting("judgments", "", "Judgments: JSONL, TREC or BEIR qrels (required)", "-j, --judgments"),
     Setting("run", "", "The run: JSONL or a TREC run file (required)", "-r, --run"),
     Setting(
         "k",
