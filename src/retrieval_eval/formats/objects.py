@@ -266,20 +266,22 @@ def read_judgments_file(path: str, judgments_format: str = "auto") -> tuple[Judg
     if judgments_format not in JUDGMENT_FORMATS:
         raise UsageError(f"unknown judgments format {judgments_format!r}; use one of {', '.join(JUDGMENT_FORMATS)}")
     fmt = judgments_file_format(path) if judgments_format == "auto" else judgments_format
+    return _judgments_in(path, fmt), sha256_file(path)
+
+
+def _judgments_in(path: str, fmt: str) -> JudgmentSet:
     if fmt == "jsonl":
-        judgments = parse_judgments(path)
-    elif fmt == "trec":
-        judgments = read_trec_qrels(path, source="judgments")
-    else:
-        judgments = read_beir_qrels(path, source="judgments")
-    return judgments, sha256_file(path)
+        return parse_judgments(path)
+    if fmt == "trec":
+        return read_trec_qrels(path, source="judgments")
+    return read_beir_qrels(path, source="judgments")
 
 
 @reads_once
 def read_judgment_set(path: str) -> JudgmentSet:
     """The judgments in a JSONL, TREC qrels or BEIR qrels file, each read as ``score`` reads it
     (the format told by the first lines), every record kept."""
-    return read_judgments_file(path)[0]
+    return _judgments_in(path, judgments_file_format(path))
 
 
 @reads_once
