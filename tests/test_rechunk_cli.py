@@ -70,6 +70,14 @@ def _base_report(tmp_path: Path, files: ScenarioFiles) -> Path:
     return base
 
 
+def _repaired(tmp_path: Path, files: ScenarioFiles) -> Path:
+    """The labels as drift --fix repairs them against the head's corpus, in a file of their own."""
+    fixed = tmp_path / "judgments.v2.jsonl"
+    done = run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed))
+    assert done.code == 0, done.stdout + done.stderr
+    return fixed
+
+
 def _gate(files: ScenarioFiles, judgments: Path, base: Path, *extra: str) -> dict[str, Any]:
     gated = run_cli(
         "score", "-j", str(judgments), "-r", str(files.head_run), "-k", "5,10", "--baseline", str(base),
@@ -86,11 +94,7 @@ def test_without_base_rankings_each_side_keeps_its_own_judgments(tmp_path: Path,
     stripped = json.loads(base.read_text())
     del stripped["rankings"]  # a base report written by another tool, or trimmed
     base.write_text(json.dumps(stripped))
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
     (gate,) = report["verdict"]["gates"]
     assert report["verdict"]["status"] == "FAIL"
@@ -171,11 +175,7 @@ def test_a_head_scored_without_its_corpus_cannot_be_carried_over(tmp_path: Path)
     scenario = make_scenario("windows", "worse")
     files = scenario.write(tmp_path)
     base = _base_report(tmp_path, files)
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     report = _gate(files, fixed, base)
     assert report["verdict"]["status"] == "INDETERMINATE"
     assert any("score the head with --corpus" in reason for reason in report["verdict"]["reasons"])
@@ -187,11 +187,7 @@ def test_the_python_api_gives_the_same_verdict_and_delta(tmp_path: Path) -> None
     scenario = make_scenario("merged-paragraphs", "better")
     files = scenario.write(tmp_path)
     base = retrieval_eval.evaluate(files.judgments, files.base_run, k=(5, 10), corpus=files.base_corpus)
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     head = retrieval_eval.evaluate(
         fixed, files.head_run, k=(5, 10), corpus=files.head_corpus, baseline=base, gates=GATE
     )
@@ -210,11 +206,7 @@ def test_a_base_report_without_its_corpus_is_still_carried_over(tmp_path: Path) 
     assert run_cli(
         "score", "-j", str(files.judgments), "-r", str(files.base_run), "-k", "5,10", "--report", str(base)
     ).code == 0  # fmt: skip
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     report = _gate(files, fixed, base, "--corpus", str(files.head_corpus))
     assert report["verdict"]["status"] == "FAIL"
     (gate,) = report["verdict"]["gates"]

@@ -12,7 +12,7 @@ import pytest
 from helpers import run_cli
 from rechunk_scenarios import make_scenario
 from retrieval_eval.core.identity import text_sha
-from test_rechunk_cli import _base_report
+from test_rechunk_cli import _base_report, _repaired
 
 TOLERANCE = 0.02
 
@@ -33,11 +33,7 @@ def test_opaque_ids_end_to_end(tmp_path: Path, ids: str, chunker: str, outcome: 
     checked = run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--json").json()
     # A slot that now holds other text is not VALID: the label's text decides.
     assert checked["summary"]["valid"] == 0 and checked["summary"]["needs_human"] == 0
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     repaired = {json.loads(line)["query_id"]: json.loads(line)["chunk_id"] for line in fixed.read_text().splitlines()}
     assert repaired == {q.id: q.head_answer for q in scenario.queries}
     gated = run_cli(
@@ -79,11 +75,7 @@ def test_a_later_pull_request_on_the_repaired_corpus_reads_no_old_trail(
     same, worse = make_scenario(chunker, "same", ids="slot"), make_scenario(chunker, "worse", ids="slot")
     assert [q.id for q in same.queries] == [q.id for q in worse.queries]
     files = same.write(tmp_path)
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     trails = [json.loads(line).get("reanchored", {}).get("from") for line in fixed.read_text().splitlines()]
     head_slots = {c.id for c in same.head_chunks}
     assert any(old in head_slots for old in trails)  # an old slot names other text today
@@ -119,11 +111,7 @@ def test_a_new_chunker_version_that_keeps_every_slot_is_not_scored_as_a_gain(tmp
     assert scenario.truth.verdict(TOLERANCE) == "FAIL"
     files = scenario.write(tmp_path)
     base = _base_report(tmp_path, files)
-    fixed = tmp_path / "judgments.v2.jsonl"
-    assert (
-        run_cli("drift", "-j", str(files.judgments), "-c", str(files.head_corpus), "--fix", "--out", str(fixed)).code
-        == 0
-    )
+    fixed = _repaired(tmp_path, files)
     assert "reanchored" not in fixed.read_text()  # every label is VALID where it was
     gated = run_cli(
         "score", "-j", str(fixed), "-r", str(files.head_run), "--corpus", str(files.head_corpus), "-k", "5,10",
