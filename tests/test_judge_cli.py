@@ -383,3 +383,17 @@ def test_the_judge_json_writes_every_count_under_its_name_in_order() -> None:
         '"calibration": null, "calls": 7, "tokens": 11, "answers_reused": 13, "answers_unasked": 17, '
         '"requests_failed": 19, "labels_invalidated": 23, "stopped_by_budget": true, "errors": ["timeout"]}'
     )
+
+
+def test_qrels_judgments_are_read_and_give_no_calibration_pair(tmp_path: Path) -> None:
+    """``-j`` takes TREC qrels as every command that reads judgments does (they were refused
+    line 1 as "not valid JSON"); qrels hold no query and no text, so no pair can be shown to the
+    judge, and no calibration is reported rather than the run failing."""
+    labels, truth = calibration_world(20, 5)
+    queue = write_jsonl(tmp_path / "queue.jsonl", queue_lines(HOLE_TEXTS))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{row['query_id']} 0 {row['doc_uri']} {row['relevance']}\n" for row in labels))
+    with serve(FakeChat({**truth, **hole_truth()})) as url:
+        result = judge(tmp_path, "--queue", queue, "-j", str(qrels), "--endpoint", url, "--model", "m1")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["calibration"] is None

@@ -37,8 +37,8 @@ from ..core.judge_calibration import DEFAULT_FLOOR, Calibration, calibrate, stra
 from ..core.judgments import JudgmentSet
 from ..core.report_model import Json
 from ..formats.corpus import read_corpus
-from ..formats.judgments import parse_judgments
 from ..formats.machine_labels import QueueItem, queue_item, read_machine_labels, write_machine_labels
+from ..formats.objects import read_judgment_set
 from ..formats.queue import QueueLine, UnsettledLine, queue_line_to_json
 from .judge_clients import CommandJudge, HttpJudge, Reply, Request
 from .settings import Settings
@@ -399,7 +399,7 @@ def judge_queue(
     pairs = list(holes)
     if files.judgments:
         corpus = read_corpus(files.corpus) if files.corpus else None
-        pairs = calibration_pairs(parse_judgments(files.judgments), corpus, files.calibration) + pairs
+        pairs = calibration_pairs(read_judgment_set(files.judgments), corpus, files.calibration) + pairs
     earlier = read_machine_labels(files.out) if os.path.exists(files.out) else []
     outcome = judge_pairs(pairs, judge, setup, earlier=earlier, progress=progress)
     write_machine_labels(files.out, outcome.labels)
