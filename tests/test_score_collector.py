@@ -181,13 +181,13 @@ def test_compare_runs_with_the_collector_off_and_turns_it_back_on(
     assert done.exit_code == 0, done.output
     gc.unfreeze()
     seen: list[bool] = []
-    real = compare.build_document
+    real = compare.compare_documents
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(compare, "build_document", spy)
+    monkeypatch.setattr(compare, "compare_documents", spy)
     done = CliRunner().invoke(cli, ["compare", "--base", str(report), "--head", str(report), "-j", judgments])
     assert done.exit_code == 0, done.output
     assert seen == [False]

@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._public import API_NAMES
-from .comparison.bounds import drop_unknown_bounds
-from .comparison.document import build_document
 from .comparison.plan import Plan, PlanRequest
 from .comparison.plan import plan as make_plan
 from .comparison.result import check_head_judgments
@@ -52,6 +50,7 @@ from .formats.objects import (
 from .formats.report import checked_json, dump_report, load_report_hashed, report_from_json
 from .formats.runs import run_from_rows
 from .formats.typedjson import JsonObject
+from .pipeline.compare import compare_documents
 from .pipeline.evaluate import run_pipeline
 from .pipeline.request import request_from_settings
 from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public names)
@@ -62,7 +61,6 @@ from .pipeline.results import (  # noqa: F401  (MetricChange, Record: public nam
     Record,
     import_pandas,
 )
-from .pipeline.score_run import IndexCache, with_base_bounds
 from .pipeline.settings import Runner, SettingsError, Values, check_number, parse_power, parse_settings
 from .pipeline.timestamps import generated_at as stamp
 
@@ -521,18 +519,8 @@ def compare(
         check_head_judgments(loaded.sha256, head_report, loaded.source)
         index = LabelIndex.from_judgments(loaded._labels)
         index.sha256 = loaded.sha256
-        shared = IndexCache()  # what both sides scored alike can share
-        base_report = with_base_bounds(base_report, index, cache=shared)
-        head_report = with_base_bounds(head_report, index, cache=shared)
-    document = build_document(
-        base_report,
-        head_report,
-        judgments=index,
-        resamples=resamples,
-        seed=DEFAULT_SEED if seed is None else seed,
-        power=power,
-    )
-    document = drop_unknown_bounds(document, base_report, head_report)  # a lean report's bounds not computed
+    seed = DEFAULT_SEED if seed is None else seed
+    document = compare_documents(base_report, head_report, index, resamples=resamples, seed=seed, power=power)
     return Comparison(document)
 
 

@@ -6,8 +6,6 @@ import os
 
 import click
 
-from ..comparison.bounds import drop_unknown_bounds
-from ..comparison.document import build_document
 from ..comparison.result import check_head_judgments
 from ..core.gates import GRAMMAR_HELP
 from ..core.labelindex import LabelIndex
@@ -19,8 +17,8 @@ from ..formats.fileio import refuse_output_over_input, write_atomic
 from ..formats.judgments import read_label_index
 from ..formats.report import dump_report, load_report
 from ..pipeline.collector import collector_paused
-from ..pipeline.forking import shared_map, worker_count, workers_override
-from ..pipeline.score_run import PendingBounds
+from ..pipeline.compare import compare_documents
+from ..pipeline.forking import worker_count, workers_override
 from ..pipeline.settings import check_number
 from ..render.text import comparison_text
 from ._common import WHOLE, PlainNumber, handles_errors, json_option, print_json
@@ -32,11 +30,6 @@ def load_head_judgments(path: str, head: Report) -> LabelIndex:
     index = read_label_index(path)
     check_head_judgments(index.sha256, head, path)
     return index
-
-
-def _pair(reports: tuple[Report, ...]) -> tuple[Report, Report]:
-    base, head = reports
-    return base, head
 
 
 @click.command(
@@ -95,28 +88,15 @@ def command(
         base = load_report(base_path, source="base")
         head = load_report(head_path, source="head")
         judgment_set = load_head_judgments(judgments, head) if judgments else None
-        workers = worker_count(workers_override(os.environ))
-        pending = None
-        if judgment_set is not None:  # a report scored with nothing reading its bounds left them out
-            # computed by a worker while this process draws the bootstrap
-            pending = PendingBounds((base, head), judgment_set, workers=workers)
-        try:
-            document = build_document(
-                base,
-                head,
-                judgments=judgment_set,
-                resamples=resamples,
-                seed=DEFAULT_SEED if seed is None else seed,
-                map_blocks=shared_map(workers),
-                power=power,
-                bounds=None if pending is None else lambda: _pair(pending.reports()),
-            )
-            if pending is not None:
-                base, head = pending.reports()
-        finally:
-            if pending is not None:
-                pending.close()
-        document = drop_unknown_bounds(document, base, head)  # a lean report whose bounds could not be computed here
+        document = compare_documents(
+            base,
+            head,
+            judgment_set,
+            resamples=resamples,
+            seed=DEFAULT_SEED if seed is None else seed,
+            power=power,
+            workers=worker_count(workers_override(os.environ)),
+        )
         if out:
             write_atomic(out, dump_report(comparison_to_json(document)))
         if as_json:
