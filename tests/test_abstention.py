@@ -143,7 +143,10 @@ def test_a_no_answer_query_with_a_positive_label_makes_the_set_unsound(tmp_path:
     assert "labels d9 relevant" in result.errors[0].message
     assert (
         run_pipeline(
-            EvaluationRequest(str(tmp_path / "j.jsonl"), str(write_jsonl(tmp_path / "r.jsonl", [])))
+            EvaluationRequest(
+                str(tmp_path / "j.jsonl"),
+                str(write_jsonl(tmp_path / "r.jsonl", [{"query_id": "n2", "ranking": []}])),
+            )
         ).verdict.status
         == INDETERMINATE
     )

@@ -115,6 +115,14 @@ def test_a_run_that_matches_no_label_is_decided_by_no_gate() -> None:
         verdict = decide([], ["a note"], gates, unmatched=[why])
         assert verdict.status == INDETERMINATE
         assert verdict.reasons[0] == why
+        # No gate reads FAIL or PASS under it: the verdict stays the worst of its gates.
+        assert [gate.status for gate in verdict.gates] == [INDETERMINATE] * len(gates)
+        assert [gate.expression for gate in verdict.gates] == [gate.expression for gate in gates]
+        for before, after in zip(gates, verdict.gates):
+            assert after.reason == (
+                f"{before.expression}: not decided, no key of the run can match a label "
+                f"({before.reason.removeprefix(before.expression + ': ')})"
+            )
 
 
 def test_a_gate_that_asks_for_a_rise_says_whether_it_got_it() -> None:

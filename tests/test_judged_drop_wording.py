@@ -1,7 +1,7 @@
 """The judged@k note blames unjudged keys only when there are some, and names what it blames.
 
-The scenario's truth is known by construction: an empty run ranks no key at all, so no key in
-its top k is unjudged, and every judged query is missing from it.
+The scenario's truth is known by construction: a run that ranks no key at all (one line, its
+ranking empty) has no unjudged key in its top k, and leaves every other judged query out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ BLAME = "keys nobody labeled"
 
 
 def _score_empty_run(tmp_path: Path) -> tuple[str, Path]:
-    (tmp_path / "empty.jsonl").write_bytes(b"")
+    first = json.loads((DEMO / "judgments.jsonl").read_text(encoding="utf-8").splitlines()[0])["query_id"]
+    (tmp_path / "empty.jsonl").write_text(json.dumps({"query_id": first, "ranking": []}) + "\n")
     report = tmp_path / "r.json"
     done = run_cli(
         "score", "-j", str(DEMO / "judgments.jsonl"), "-r", str(tmp_path / "empty.jsonl"),

@@ -678,12 +678,29 @@ def decide(blocking: list[str], notes: list[str], gates: list[GateResult], *, un
     against chunk labels, another id space): every metric is then 0 whatever the
     retriever did, so no gate decides, a failing one no more than a passing one.
     """
+    if unmatched:
+        # Each gate says so too: a gate listed as FAIL (or PASS) under an INDETERMINATE verdict
+        # would contradict the rule that the verdict is the worst of its gates.
+        gates = [_undecided(gate) for gate in gates]
     status = INDETERMINATE if blocking or unmatched else PASS
     for gate in gates:
-        if not unmatched and SEVERITY[gate.status] > SEVERITY[status]:
+        if SEVERITY[gate.status] > SEVERITY[status]:
             status = gate.status
     gate_reasons = [gate.reason for gate in gates if gate.status != PASS]
     return Verdict(status, [*blocking, *unmatched, *gate_reasons, *notes], list(gates))
+
+
+def _undecided(gate: GateResult) -> GateResult:
+    """A gate read on a run none of whose keys can match a label: every metric is 0 whatever
+    the retriever did, so the gate is INDETERMINATE, its reading kept for the record."""
+    if gate.status == INDETERMINATE:
+        return gate
+    reading = gate.reason.removeprefix(f"{gate.expression}: ")
+    return replace(
+        gate,
+        status=INDETERMINATE,
+        reason=f"{gate.expression}: not decided, no key of the run can match a label ({reading})",
+    )
 
 
 def max_drift_gate(invalid_ratio: float, max_drift: float) -> GateResult:

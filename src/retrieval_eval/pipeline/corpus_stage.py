@@ -21,7 +21,7 @@ row of zeros.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -159,13 +159,21 @@ class CorpusStage:
     def notes(self, index: LabelIndex, scores: Scores) -> list[str]:
         return [note for note in (self._drift_note(), self._collapse_note()) if note]
 
-    def mismatch(self, index: LabelIndex, scores: Scores) -> list[str]:
+    def mismatch(self, index: LabelIndex, scores: Scores, run: Run) -> list[str]:
         """Why no ranked key could match a label, when the run and the labels name different things.
 
         Every metric is then 0 whatever the retriever did: a verdict on it would be a guess.
         """
         if not nothing_matched(index, scores.rankings):
             return []
+        if not run.rankings and run.unjudged:
+            # Not one query of the run is judged: every judged query scored 0 for a naming
+            # mismatch (q1 against 1, another set's queries), not for what the retriever found.
+            return [
+                f"no query of the run is a query the judgments name (the run's {_first(run.unjudged)}; "
+                f"the judgments' {_first(sorted(index.queries))}), so every judged query scored 0; make the "
+                "run name queries by the judgments' query_id values"
+            ]
         if not self.collapse and chunk_run_against_documents(index, scores.rankings):
             return [
                 "the run returns chunk ids but every label is document-level, so no key can match; "
@@ -224,6 +232,12 @@ class CorpusStage:
                 f"{'was' if unmapped == 1 else 'were'} kept as unmatched keys"
             )
         return note
+
+
+def _first(names: Sequence[str], shown: int = 3) -> str:
+    """A few names, quoted, and how many more: enough to see how a file names things."""
+    quoted = ", ".join(repr(name) for name in names[:shown])
+    return quoted + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def nothing_matched(index: LabelIndex, rankings: Mapping[str, list[str]]) -> bool:

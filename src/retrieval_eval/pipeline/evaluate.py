@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from ..core.comparison import Deltas
+from ..core.errors import InputError
 from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
 from ..core.judgments import JudgmentSet
@@ -139,6 +140,17 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         scores, run = stage.score_run(index, request.run_path, scoring, run_format=request.run_format, reading=reading)
     finally:
         reading.close()
+    if run.queries == 0:
+        # A retriever that wrote nothing (it failed, or wrote elsewhere) is not one that found
+        # nothing: scored, every metric would be 0 and, without a gate, the verdict a PASS.
+        raise InputError(
+            "run",
+            None,
+            "the file holds no ranking" if request.run_rows is None else "the run holds no ranking",
+            path=request.run_path,
+            hint=f"check {request.run_path}: a run has one line per query, "
+            '{"query_id": "q1", "ranking": ["key", ...]} or TREC\'s "q1 Q0 key rank score tag"',
+        )
     validation = validate(index, threshold=scoring.threshold)
     corpus = stage.report_corpus()
     if stage.corpus is not None:
@@ -192,7 +204,7 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     if drop is not None:
         notes.append(drop)
     blocking = blocking_findings(scores, validation)
-    unmatched = stage.mismatch(index, scores)
+    unmatched = stage.mismatch(index, scores, run)
     machine_labels: MachineLabels | None = None
     if request.machine_labels_path:
         # Loaded only with machine labels: the policy and its reader are 6 ms of every score's
