@@ -123,6 +123,23 @@ def test_a_lone_surrogate_in_a_field_nobody_reads_does_not_fail_the_event(tmp_pa
     assert load_event("pull_request", str(path)).pr_number == 7
 
 
+def test_a_field_read_holding_a_lone_surrogate_reads_as_absent(tmp_path: Path) -> None:
+    """The payload is read with its lone surrogates, but a field that is read holds a branch or
+    a commit, written into the summary, the comment and the API's URLs: one holding a lone
+    surrogate (``"sha": "\\udfff"``) failed the summary's UTF-8 count with a traceback."""
+    path = tmp_path / "event.json"
+    broken = {
+        "pull_request": {"number": 7, "base": {"sha": "\udfff", "ref": "main\ud800"}},
+        "repository": {"default_branch": "\udc00"},
+    }
+    path.write_text(json.dumps(broken))
+    assert load_event("pull_request", str(path)) == Event("pull_request", pr_number=7)
+    run = {**FINISHED["workflow_run"], "head_branch": "f\ud83d", "head_sha": "\ude00"}  # type: ignore[dict-item]
+    run["head_repository"] = {"owner": {"login": "x\udfff"}}
+    found = event_from_json("workflow_run", {"workflow_run": run}).triggering_run
+    assert found == TriggeringRun(99, "pull_request", "", "", "", (3, 5))
+
+
 def test_rest_answers_read_into_records() -> None:
     comment = {"id": 12, "body": "hi", "user": {"login": "bot", "type": "Bot"}, "html_url": "u"}
     assert comment_from_api(comment) == Comment(12, "hi", "bot", "Bot", "u")

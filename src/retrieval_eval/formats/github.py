@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .jsonl import lone_surrogate
+
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 # A merge queue tests each group of pull requests on top of the branch it will land on, and its
 # payload names that branch's commit (merge_group.base_sha): delta gates hold there as on a pull
@@ -207,7 +209,9 @@ def _object(value: object) -> Mapping[str, Any]:
 
 
 def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    # The payload is read with its lone surrogates (action/event.py): a field holding one names
+    # no branch or commit, and would fail every page and file it is written into, so it is absent.
+    return value if isinstance(value, str) and lone_surrogate(value) is None else ""
 
 
 def _branch(ref: str) -> str:
