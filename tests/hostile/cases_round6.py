@@ -62,3 +62,24 @@ for _name, _base in (
             comment_has="retrieval-eval",
         )
     )
+
+
+# R6.2: a document's lone surrogate is named by the line of its escape, not of another text
+# that reads alike: an escaped backslash before "ud800", a paired half, a lowercase fold that
+# lengthens the text before it ("İ" is two characters lowercased).
+_SURROGATE_LINES = {
+    "after-escaped-backslash": (b'{\n "note": "\\\\ud800",\n "name": "x\\ud800"\n}\n', 3),
+    "after-its-pair": (b'{\n "ok": "\\ud83d\\ude00",\n "bad": "\\ud83d"\n}\n', 3),
+    "after-dotted-capitals": (('{\n "n": "' + "\u0130" * 40 + '",\n "g": "\\uD800"\n}\n').encode(), 3),
+    "low-half-after-a-pair": (b'{"a": "\\ud83d\\ude00",\n"b": 1,\n"c": "\\ude00"}', 3),
+}
+for _name, (_data, _line) in _SURROGATE_LINES.items():
+    CASES.append(
+        HostileCase(
+            "R6.2",
+            f"report-lone-surrogate-line-{_name}",
+            ("render", "--report", "r.json", "--format", "text"),
+            files={"r.json": _data},
+            stderr_has=f"report (r.json):{_line}: not valid Unicode",
+        )
+    )

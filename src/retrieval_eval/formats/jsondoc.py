@@ -165,8 +165,7 @@ def parse_document(
         raise InputError(source, None, where + _too_deep(), path=path)
     if not lone_surrogates and "\\u" in text and (surrogate := lone_surrogate(value)) is not None:
         # As every line reader refuses it: nothing could write such a string back as UTF-8.
-        escape = f"\\u{ord(surrogate):04x}"
-        found = text.lower().find(escape)
+        escape, found = _first_lone_escape(text) or (f"\\u{ord(surrogate):04x}", -1)
         raise InputError(
             source,
             text.count("\n", 0, found) + 1 if found >= 0 else None,
@@ -174,6 +173,31 @@ def parse_document(
             path=path,
         )
     return value
+
+
+# Every escape of a JSON text, left to right: outside strings a backslash is no JSON, so each
+# match is an escape (a \\ is one, and the "u" after it is text, not another escape).
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def _first_lone_escape(text: str) -> tuple[str, int] | None:
+    """The first ``\\uXXXX`` escape of a surrogate that is not half of a pair, lowercased, and
+    its offset in ``text``. Searching the text for the escape of the character found instead named
+    the line of an escaped backslash followed by the same letters, or of a pair's half, and a
+    lowercased copy of the text is not as long as the text (U+0130 is two characters folded)."""
+    high: re.Match[str] | None = None  # a high half, waiting for its low half right after it
+    for match in _ESCAPE.finditer(text):
+        code = int(match.group(1), 16) if match.group(1) else -1
+        if high is not None:
+            if 0xDC00 <= code <= 0xDFFF and match.start() == high.end():
+                high = None
+                continue
+            return high.group().lower(), high.start()
+        if 0xD800 <= code <= 0xDBFF:
+            high = match
+        elif 0xDC00 <= code <= 0xDFFF:
+            return match.group().lower(), match.start()
+    return None if high is None else (high.group().lower(), high.start())
 
 
 def _too_deep() -> str:
