@@ -96,3 +96,27 @@ def test_a_piped_input_past_the_line_limit_is_refused_before_it_fills_a_disk(tmp
     )
     assert done.returncode == 2 and b"a line longer than 1000 bytes" in done.stderr, done.stderr
     assert b"Traceback" not in done.stderr
+
+
+def test_the_html_page_reads_piped_judgments_once_in_any_format(tmp_path: Path) -> None:
+    """render --format html looks at the judgments' first lines to tell their format, then reads
+    them: a pipe read twice lost its first lines ("judgments:1: not valid JSON", exit 2)."""
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"{line['query_id']} 0 {line['doc_uri']} 1\n" for line in JUDGMENTS))
+    run = write(tmp_path / "run.jsonl", RUN)
+    for labels in (judgments, qrels):
+        report = tmp_path / f"{labels.stem}.report.json"
+        cli("score", "-j", str(labels), "-r", str(run), "-k", "1", stdin=b"", report=report)
+        pages = []
+        for given, stdin in ((str(labels), b""), ("/dev/stdin", labels.read_bytes())):
+            done = subprocess.run(
+                [sys.executable, "-m", "retrieval_eval", "render", "--report", str(report), "--format", "html"]
+                + ["-j", given],
+                input=stdin,
+                capture_output=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr.decode()
+            pages.append(done.stdout)
+        assert pages[0] == pages[1]

@@ -17,7 +17,7 @@ from ..core.errors import InputError
 from ..core.judgments import NoAnswer
 from ..core.labelindex import LabelIndex
 from ..formats.corpus import read_corpus
-from ..formats.fileio import open_binary
+from ..formats.fileio import open_binary, reads_once
 from ..formats.jsonl import decode_line, expect_object, iter_lines
 from ..formats.judgment_records import check_judgment_line
 from ..formats.judgments import judgments_file_format, read_label_index
@@ -32,6 +32,7 @@ class PageLabels:
     grades: dict[str, int] = field(default_factory=dict)  # key -> highest grade given
 
 
+@reads_once  # the format is told from the first lines, then the file is read: a pipe is copied first
 def read_labels_for_page(
     path: str, wanted: Collection[str], *, expected_sha256: str | None = None
 ) -> dict[str, PageLabels]:
