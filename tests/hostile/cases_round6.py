@@ -83,3 +83,41 @@ for _name, (_data, _line) in _SURROGATE_LINES.items():
             stderr_has=f"report (r.json):{_line}: not valid Unicode",
         )
     )
+
+
+# R6.3: drift refuses qrels by name, and only qrels: a JSONL file that is not UTF-8 (UTF-16 from
+# a shell's redirection, gzip) or whose first line is broken is no TREC qrels, and converting
+# it as the refusal said would fail too; it is refused as the judgments reader words it.
+_CORPUS = (Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "demo" / "corpus.json").read_bytes()
+_LABEL = '{"query_id":"q1","doc_uri":"d1","relevance":1}\n'
+_NOT_QRELS = {
+    "utf16": (_LABEL.encode("utf-16"), "judgments:1: not valid UTF-8"),
+    "gzip": (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\x8b" * 20 + b"\n", "judgments:1: not valid UTF-8"),
+    "nul-bytes": (b"\x00\x00\x00\n" + _LABEL.encode(), "judgments:1: not valid JSON"),
+    "broken-first-line": (b'query_id: "q1", doc_uri: "d1"\n' + _LABEL.encode(), "judgments:1: not valid JSON"),
+}
+for _name, (_data, _says) in _NOT_QRELS.items():
+    CASES.append(
+        HostileCase(
+            "R6.3",
+            f"drift-{_name}-is-not-called-qrels",
+            ("drift", "-j", "j.jsonl", "-c", "corpus.json"),
+            files={"j.jsonl": _data, "corpus.json": _CORPUS},
+            stderr_has=_says,
+            stdout_lacks=("qrels",),
+        )
+    )
+for _name, _data, _says in (
+    ("trec-after-comments", b"# made by hand\n\nq1 0 d1 1\n", "j.jsonl holds TREC qrels"),
+    ("trec-bad-line-later", b"q1 0 d1 1\nq1 0 d2\n", "j.jsonl holds TREC qrels"),
+    ("beir-crlf-bom", b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\r\nq1\td1\t1\r\n", "j.jsonl holds BEIR qrels"),
+):
+    CASES.append(
+        HostileCase(
+            "R6.3",
+            f"drift-{_name}-is-called-qrels",
+            ("drift", "-j", "j.jsonl", "-c", "corpus.json"),
+            files={"j.jsonl": _data, "corpus.json": _CORPUS},
+            stderr_has=_says,
+        )
+    )

@@ -13,7 +13,8 @@ from ..core.errors import InputError, UsageError
 from ..core.rejudge import queue_lines
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
 from ..formats.drift import drift_to_json
-from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.fileio import open_binary, refuse_output_over_input, write_atomic
+from ..formats.jsonl import iter_lines
 from ..formats.judgment_records import write_judgments
 from ..formats.judgments import judgments_file_format, parse_judgments
 from ..formats.queue import write_queue
@@ -50,7 +51,7 @@ def refuse_qrels(path: str) -> None:
     if not os.path.isfile(path):
         return
     found = judgments_file_format(path)
-    if found != "jsonl":
+    if found != "jsonl" and _reads_as_qrels(path, found):
         raise InputError(
             "judgments",
             None,
@@ -59,6 +60,25 @@ def refuse_qrels(path: str) -> None:
             path=path,
             hint=f"retrieval-eval convert {path} --to judgments --out judgments.jsonl, then label chunks",
         )
+
+
+def _reads_as_qrels(path: str, found: str) -> bool:
+    """Whether the first line is one the qrels reader takes: BEIR's header, or a TREC label (four
+    columns, an integer last). What the format probe calls TREC is any file whose first line does
+    not start like JSON: UTF-16 or gzipped judgments, a broken first line. Those are no qrels, and
+    converting them as the refusal says would fail too: the judgments reader refuses them."""
+    with open_binary(path) as handle:
+        for _line, raw in iter_lines(handle, source="judgments", path=path):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+            if found == "beir":  # the probe read its header
+                return True
+            if not text.startswith("#"):  # a TREC comment
+                fields = text.split()
+                return len(fields) == 4 and fields[3].lstrip("+-").isdigit()
+    return False
 
 
 @click.command()
