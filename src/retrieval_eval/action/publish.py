@@ -79,7 +79,14 @@ class Console:
         props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value)
         # A secret is masked as it is, control characters included: only GitHub's escaping applies.
         data = _github_escape(message) if name == "add-mask" else escape_data(message)
-        self.stream.write(f"::{name}{' ' + props if props else ''}::{data}\n")
+        line = f"::{name}{' ' + props if props else ''}::{data}\n"
+        try:
+            self.stream.write(line)
+        except UnicodeEncodeError:
+            # A secret read from the environment with bytes that are not UTF-8 (each a lone
+            # surrogate here): the runner is given those bytes, as the environment holds them.
+            self.stream.flush()
+            self.stream.buffer.write(line.encode("utf-8", "surrogateescape"))
         self.stream.flush()
 
     def mask(self, secret: str) -> None:

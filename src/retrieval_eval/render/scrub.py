@@ -47,8 +47,10 @@ def encoded_forms(secret: str) -> set[str]:
     for the secret's offset modulo 3, one fixed run of characters that only the secret's bytes
     decide; masking those three runs masks every base64 the secret can appear in.
     """
-    raw = secret.encode("utf-8")
-    forms = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret)}
+    # The environment holds bytes: one that is not UTF-8 is read as a lone surrogate, and is that
+    # byte again here (a strict encoding failed the action before it published anything).
+    raw = secret.encode("utf-8", "surrogateescape")
+    forms = {urllib.parse.quote(raw, safe=""), urllib.parse.quote(raw)}
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
         first = -(-shift * 8 // 6)  # the first character decided by the secret's bits alone
