@@ -121,3 +121,59 @@ for _name, _data, _says in (
             stderr_has=_says,
         )
     )
+
+
+# R6.5: malformed qrels, refused by every command that now takes them, naming the file's line.
+_BAD_QRELS = {
+    "trec-three-columns": (b"q1 d1 1\n", "judgments:1: expected 4 columns"),
+    "trec-float-grade": (b"q1 0 d1 1\nq1 0 d2 0.5\n", "judgments:2: relevance must be an integer, got '0.5'"),
+    "trec-grade-word": (b"q1 0 d1 high\n", "judgments:1: relevance must be an integer, got 'high'"),
+    "trec-grade-past-the-most": (b"q1 0 d1 99999999999\n", "judgments:1: relevance must be at most"),
+    "trec-not-utf8": (b"q1 0 d1 1\nq\xff 0 d2 1\n", "judgments:2: not valid UTF-8"),
+    "trec-encoded-surrogate": (b"q1 0 d\xed\xa0\x80 1\n", "judgments:1: not valid UTF-8"),
+    "trec-then-jsonl": (b'q1 0 d1 1\n{"query_id":"q1","doc_uri":"d2","relevance":1}\n', "judgments:2: expected 4"),
+    "beir-header-again-later": (
+        b"query-id\tcorpus-id\tscore\nq1\td1\t1\nquery-id\tcorpus-id\tscore\n",
+        "judgments:3: relevance must be an integer, got 'score'",
+    ),
+    "beir-spaces-not-tabs": (b"query-id\tcorpus-id\tscore\nq1 d1 1\n", "judgments:2: expected 3 tab-separated"),
+    "beir-four-columns": (b"query-id\tcorpus-id\tscore\nq1\td1\t1\tx\n", "judgments:2: expected 3 tab-separated"),
+    "beir-header-only": (b"query-id\tcorpus-id\tscore\r\n", "the file holds no label"),
+    "beir-negative-float": (b"query-id\tcorpus-id\tscore\nq1\td1\t-1.0\n", "judgments:2: relevance must be an"),
+}
+
+
+def _demo_report() -> bytes:
+    from hostile.cases_render import REPORT  # a real report, made by the pipeline once
+
+    return REPORT
+
+
+def _nothing_written(tmp: Path) -> None:
+    assert not (tmp / "f.jsonl").exists() and not (tmp / "p.html").exists()
+
+
+for _name, (_data, _says) in _BAD_QRELS.items():
+    for _command, _argv, _extra in (
+        ("validate", ("validate", "-j", "q.tsv"), {}),
+        (
+            "floor-run",
+            ("floor-run", "--method", "bm25", "--corpus", "corpus.json", "-j", "q.tsv", "--out", "f.jsonl"),
+            {},
+        ),
+        (
+            "render-html",
+            ("render", "--report", "r.json", "--format", "html", "-j", "q.tsv", "--out", "p.html"),
+            {"r.json": _demo_report()},
+        ),
+    ):
+        CASES.append(
+            HostileCase(
+                "R6.5",
+                f"{_command}-{_name}",
+                _argv,
+                files={"q.tsv": _data, "corpus.json": _CORPUS, **_extra},
+                stderr_has=_says,
+                check=_nothing_written,
+            )
+        )
