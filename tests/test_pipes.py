@@ -120,3 +120,25 @@ def test_the_html_page_reads_piped_judgments_once_in_any_format(tmp_path: Path) 
             assert done.returncode == 0, done.stderr.decode()
             pages.append(done.stdout)
         assert pages[0] == pages[1]
+
+
+def test_a_floor_run_records_the_sha256_of_piped_judgments_not_of_nothing(tmp_path: Path) -> None:
+    """floor-run read the judgments, then hashed the path again for its sidecar: from a pipe,
+    the sidecar named the empty file's SHA-256."""
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    corpus = tmp_path / "corpus.json"
+    chunks = [{"chunk_id": f"d{i}", "doc_uri": f"d{i}", "text": "t"} for i in range(4)]
+    corpus.write_text(json.dumps({"chunks": chunks}))
+    sidecars = []
+    for given, stdin in ((str(judgments), b""), ("/dev/stdin", judgments.read_bytes())):
+        out = tmp_path / f"floor-{len(sidecars)}.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-m", "retrieval_eval", "floor-run", "--method", "bm25", "--corpus", str(corpus)]
+            + ["-j", given, "--out", str(out)],
+            input=stdin,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        sidecars.append(json.loads(Path(f"{out}.meta.json").read_text())["judgments"]["sha256"])
+    assert sidecars[0] == sidecars[1]

@@ -31,7 +31,7 @@ from ..core.judgments import JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
-from ..formats.fileio import sha256_file
+from ..formats.fileio import read_once, sha256_file
 from ..formats.floor_sidecar import sidecar_to_json
 from ..formats.objects import read_judgment_set
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
@@ -226,7 +226,12 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     request.check()
     refuse_run_over_input(request.out, [("corpus", request.corpus_path), ("judgments", request.judgments_path)])
     require_lanes(stem=request.tokenizer.stem)
-    queries = query_texts(read_judgment_set(request.judgments_path))  # any format score reads
+    # Read and hashed from one copy: a pipe gives its bytes once, and the sidecar named the
+    # empty file's SHA-256 when the path was hashed again after it was read.
+    with read_once([request.judgments_path]) as (copy,):
+        judgments_path = copy or request.judgments_path
+        queries = query_texts(read_judgment_set(judgments_path))  # any format score reads
+        judgments_sha256 = sha256_file(judgments_path)
     if not queries.texts:
         raise InputError(
             "judgments",
@@ -249,7 +254,7 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
             without_text=ranked.without_text,
             vocabulary=ranked.vocabulary,
         ),
-        judgments_sha256=sha256_file(request.judgments_path),
+        judgments_sha256=judgments_sha256,
         queries=SidecarQueries(
             ranked=lines,
             no_known_term=tuple(ranked.empty),
