@@ -77,7 +77,7 @@ def test_compare_turns_the_collector_back_on_however_it_ends(
 
     report = tmp_path / "r.json"
     assert CliRunner().invoke(cli, ["score", "-j", JUDGMENTS, "-r", RUN, "--report", str(report)]).exit_code == 0
-    monkeypatch.setattr(compare, "build_document", _raising(ending))
+    monkeypatch.setattr(compare, "compare_documents", _raising(ending))
     out = tmp_path / "c.json"
     done = CliRunner().invoke(cli, ["compare", "--base", str(report), "--head", str(report), "--out", str(out)])
     assert done.exit_code != 0
