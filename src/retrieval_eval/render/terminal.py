@@ -78,10 +78,15 @@ def metric_table(report: Report) -> list[str]:
     ks = report.cutoffs()
     if not metrics:
         return ["no metric was computed"]
-    rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks)]
+    # -k all scores ndcg, mrr and map over the whole ranking, under their plain names: a column of
+    # their own, or they would be computed and never shown.
+    full = report.full_depth()
+    rows = [f"{'metric':<12}" + "".join(f"{'@' + str(k):>10}" for k in ks) + (f"{'all':>10}" if full else "")]
     for metric in REGISTRY:
         if metric.at_cutoff:
             cells = [fmt(report.measured(f"{metric.name}@{k}")) for k in ks]
+            if full:
+                cells.append(fmt(report.measured(metric.name)) if metric.full_depth else "·")
             rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
         elif metric.name in metrics:
             rows.append(f"{metric.name:<12}{fmt(metrics[metric.name].value):>10}")
@@ -221,7 +226,7 @@ def reason_lines(report: Report) -> list[str]:
 def header(report: Report) -> str:
     config, judged = report.config or Config(), report.judgments or JudgmentsSummary()
     tool = report.tool or Tool()
-    ks = ",".join(str(k) for k in report.cutoffs())
+    ks = ",".join([*(str(k) for k in report.cutoffs()), *(["all"] if report.full_depth() else [])])
     scored = 0 if judged.queries_scored is None else judged.queries_scored
     return (
         f"{clean(tool.name)} {clean(tool.version)}  ·  "
