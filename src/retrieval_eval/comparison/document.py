@@ -8,6 +8,7 @@ bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.f
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from .._version import __version__
 from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
@@ -23,8 +24,8 @@ from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import further_findings
 from .idspace import decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
-from .sides import Sides, metric_names, pair_queries, per_query
-from .yardstick import decide_yardstick, yardstick_changes
+from .sides import Pairing, Sides, metric_names, pair_queries, per_query
+from .yardstick import Yardstick, decide_yardstick, yardstick_changes
 
 DOCUMENT_VERSION = 1
 __all__ = ["DOCUMENT_VERSION", "KIND", "build_document", "side_summary"]
@@ -60,9 +61,11 @@ def build_document(
         sides, bounds = Sides(*bounds(), sides.judgments), None
     yardstick = decide_yardstick(sides, metric_names(sides))
     pairing = pair_queries(yardstick.base_per_query, per_query(head_report))
+    dropped = dropped_queries(base_report, yardstick, pairing)
+    pairing = replace(pairing, removed=sorted({*pairing.removed, *dropped}))
     primary = head_report.primary_metric()
     facts = query_facts(sides.judgments)
-    findings = [*yardstick.findings, *further_findings(sides, pairing)]
+    findings = [*yardstick.findings, *further_findings(sides, pairing, dropped)]
     members = stratum_members(sides, pairing, primary, facts)
     # One set of resamples for every metric and every stratum.
     boots, stratum_boots = bootstrap_all(
@@ -93,6 +96,16 @@ def build_document(
         per_stratum=strata,
         movers=movers(pairing, primary, facts),
     )
+
+
+def dropped_queries(base_report: Report, yardstick: Yardstick, pairing: Pairing) -> list[str]:
+    """The queries the base report scored that its rescoring under the head's judgments does not
+    (the pull request deleted their labels, or left none relevant), and the head does not score
+    either: scored in base only, though the rescored base, which pairs with the head, lacks them."""
+    if not yardstick.rescored or yardstick.base_per_query is None:
+        return []
+    scored = set(per_query(base_report) or ())
+    return sorted(scored - set(yardstick.base_per_query) - set(pairing.head or ()))
 
 
 def side_summary(report: Report) -> SideSummary:

@@ -8,6 +8,8 @@ about the yardstick itself are made in ``yardstick``; the others are here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.comparison_document import Finding
 
 __all__ = ["CONFOUNDS", "LIMITS", "NOTE", "RESOLVED", "Finding", "distinct", "further_findings", "short"]
@@ -41,10 +43,11 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width + 4 else text[:width] + "…"
 
 
-def further_findings(sides: Sides, pairing: Pairing) -> list[Finding]:
-    """Every finding not about the yardstick, in the order the document lists them."""
+def further_findings(sides: Sides, pairing: Pairing, dropped: Sequence[str] = ()) -> list[Finding]:
+    """Every finding not about the yardstick, in the order the document lists them. ``dropped``:
+    the queries the base report scored that the head's yardstick does not (see :func:`query_findings`)."""
     return [
-        *query_findings(pairing),
+        *query_findings(pairing, dropped),
         *missing_per_query(pairing),
         *cutoff_findings(sides),
         *corpus_findings(sides),
@@ -56,18 +59,39 @@ def _queries(count: int) -> str:
     return f"{count} query is" if count == 1 else f"{count} queries are"
 
 
-def query_findings(pairing: Pairing) -> list[Finding]:
+def query_findings(pairing: Pairing, dropped: Sequence[str] = ()) -> list[Finding]:
+    """Queries scored on one side only, named. ``dropped`` (also in ``pairing.removed``): queries
+    the base report scored that the head's judgments no longer score (their labels deleted, or
+    none relevant any more), found when the base was scored again under them; told apart, since
+    a query dropped from the set moves every absolute figure without the retriever changing."""
     findings = []
     meaning = f"left out of the deltas, which cover the {len(pairing.ids)} queries scored on both sides"
     if pairing.added:
         findings.append(
             Finding("queries-added", LIMITS, f"{_queries(len(pairing.added))} scored in head only", meaning)
         )
-    if pairing.removed:
+    gone = set(dropped)
+    removed = [query for query in pairing.removed if query not in gone]
+    if removed:
+        findings.append(Finding("queries-removed", LIMITS, f"{_queries(len(removed))} scored in base only", meaning))
+    if dropped:
         findings.append(
-            Finding("queries-removed", LIMITS, f"{_queries(len(pairing.removed))} scored in base only", meaning)
+            Finding(
+                "queries-dropped",
+                LIMITS,
+                f"{_queries(len(dropped))} no longer scored under the head's judgments ({_names(dropped)}): "
+                f"the base report scored {'it' if len(dropped) == 1 else 'them'}; the head's labels no longer count "
+                f"{'it' if len(dropped) == 1 else 'them'} (deleted, or none relevant)",
+                f"{meaning}, and out of the head's own averages: a query dropped from the set moves every "
+                "absolute figure without the retriever changing",
+            )
         )
     return findings
+
+
+def _names(queries: Sequence[str], shown: int = 5) -> str:
+    named = ", ".join(queries[:shown])
+    return named + (f" and {len(queries) - shown} more" if len(queries) > shown else "")
 
 
 def missing_per_query(pairing: Pairing) -> list[Finding]:

@@ -1,0 +1,80 @@
+"""A pull request that drops a query from the judgments is named, not hidden by the rescoring.
+
+When the judgments change, the base rankings are scored again under the head's judgments, so
+both sides pair over the queries those judgments score. A query the base report scored that the
+head's judgments no longer count (its labels deleted, or re-graded to 0) was then on neither
+side: ``queries.removed`` was empty and no finding named it, while every absolute figure of the
+head moved (a failing query deleted raises them). Truth by construction: three queries, the base
+run finds q1 and q2 and misses q3; the head's judgments drop q3, or grade its label 0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import run_cli
+
+LABELS = {"q1": "d1", "q2": "d2", "q3": "d3"}
+RUN = [
+    {"query_id": "q1", "ranking": ["d1"]},
+    {"query_id": "q2", "ranking": ["d2"]},
+    {"query_id": "q3", "ranking": ["x"]},
+]
+
+
+def _write(path: Path, rows: list[dict[str, object]]) -> str:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return str(path)
+
+
+def _compare(tmp_path: Path, head_grades: dict[str, int]) -> dict[str, object]:
+    base_j = _write(tmp_path / "base.jsonl", [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items()])
+    head_j = _write(
+        tmp_path / "head.jsonl",
+        [{"query_id": q, "doc_uri": LABELS[q], "relevance": grade} for q, grade in head_grades.items()],
+    )
+    run = _write(tmp_path / "run.jsonl", RUN)
+    reports = []
+    for name, judgments in (("base", base_j), ("head", head_j)):
+        out = tmp_path / f"{name}.json"
+        done = run_cli("score", "-j", judgments, "-r", run, "-k", "1", "--out", str(out))
+        assert done.code in (0, 1), done.stderr
+        reports.append(str(out))
+    done = run_cli("compare", "--base", reports[0], "--head", reports[1], "-j", head_j, "--json")
+    assert done.code == 0, done.stderr
+    document: dict[str, object] = json.loads(done.stdout)
+    return document
+
+
+def _finding(document: dict[str, object], code: str) -> dict[str, str] | None:
+    findings = document["comparability"]
+    assert isinstance(findings, list)
+    return next((f for f in findings if f["code"] == code), None)
+
+
+def test_a_query_deleted_from_the_judgments_is_named(tmp_path: Path) -> None:
+    document = _compare(tmp_path, {"q1": 1, "q2": 1})
+    assert document["yardstick"] == "rescored"
+    assert document["queries"] == {"paired": 2, "added": [], "removed": ["q3"]}
+    dropped = _finding(document, "queries-dropped")
+    assert dropped is not None and "(q3)" in dropped["detail"]
+    assert _finding(document, "queries-removed") is None  # told once, as what it is
+    # The deltas pair q1 and q2 only: recall@1 1.0 on both sides (the base's own report: 2/3).
+    metrics = document["metrics"]
+    assert isinstance(metrics, dict)
+    assert (metrics["recall@1"]["base"], metrics["recall@1"]["head"]) == (1.0, 1.0)
+
+
+def test_a_query_whose_label_is_graded_0_is_named_too(tmp_path: Path) -> None:
+    document = _compare(tmp_path, {"q1": 1, "q2": 1, "q3": 0})
+    assert document["queries"] == {"paired": 2, "added": [], "removed": ["q3"]}
+    dropped = _finding(document, "queries-dropped")
+    assert dropped is not None and "(q3)" in dropped["detail"]
+
+
+def test_the_same_judgments_drop_nothing(tmp_path: Path) -> None:
+    document = _compare(tmp_path, {"q1": 1, "q2": 1, "q3": 1})
+    assert document["yardstick"] == "same"
+    assert document["queries"] == {"paired": 3, "added": [], "removed": []}
+    assert _finding(document, "queries-dropped") is None
