@@ -162,6 +162,20 @@ def test_a_comparability_finding_is_shown_whole_up_to_its_limit(tmp_path: Path) 
     assert "x" * 1_990 in text and "x" * 2_001 not in text
 
 
+def test_a_reason_is_shown_whole_up_to_the_findings_limit(tmp_path: Path) -> None:
+    """A reason is ours as a finding is (the power reason names every stratum with its figures):
+    the page cut it at 300 characters, mid-word, where the summary and the terminal show it whole."""
+    head = score(tmp_path, "head", labels(3), run(3))
+    long_reason = "detectable within each stratum: " + ", ".join(
+        f"s{i:02d}: 4 queries detect 0.{i:03d}" for i in range(20)
+    )
+    assert 500 < len(long_reason) < 2_000
+    head["verdict"]["reasons"] = [long_reason, "y" * 2_500]
+    text = " ".join(Page(html_report(head)).text)
+    assert long_reason in text
+    assert "y" * 1_990 in text and "y" * 2_001 not in text
+
+
 def test_each_key_shows_its_grade_not_relevant_or_unjudged(tmp_path: Path) -> None:
     rows = labels(2)
     base = score(tmp_path, "base", rows, run(2))

@@ -62,10 +62,10 @@ from .view import EvalSetLine, ScoredView, significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
 QUERY_LIMIT = 200  # queries shown one by one; the rest are counted
-TEXT_LIMIT = 300  # characters of a name, query or reason
-# Characters of a comparability finding's detail and meaning: the page is where a reader goes for
-# them whole (a re-chunk's names the labels that broke, then the command that lists them), so it
-# cuts them later than the job summary does (500).
+TEXT_LIMIT = 300  # characters of a name or query
+# Characters of a reason, and of a comparability finding's detail and meaning: the page is where a
+# reader goes for them whole (a re-chunk's names the labels that broke, then the command that lists
+# them; the power reason names every stratum), so it cuts them later than the job summary does (500).
 FINDING_LIMIT = 2_000
 CHUNK_LIMIT = 600  # characters of a chunk's text
 OPEN_QUERIES = 3  # the first queries are shown unfolded
@@ -185,7 +185,7 @@ def build_html_view(
         sections=sections_of(report, comparison),
         gates=_gates(report),
         power=power_view(report, comparison, markdown=False),
-        reasons=tuple(plain(r) for r in notices(report).reasons),
+        reasons=tuple(plain(r, FINDING_LIMIT) for r in notices(report).reasons),
         metrics=_metrics(report, comparison, primary),
         significance=significance_line(comparison),
         floor=_floor(report, primary),
