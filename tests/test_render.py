@@ -45,7 +45,7 @@ KINDS = {
     "floor_and_abstention_indeterminate": ("comment", "summary"),
     "floor_unavailable": ("comment", "summary", "text"),
     "judged_drop_with_queue": ("comment", "summary"),
-    "machine_labels_policy": ("comment", "summary"),
+    "machine_labels_policy": ("comment", "summary", "text"),
     "undetectable_tolerance": ("comment", "summary"),
 }
 

@@ -22,6 +22,7 @@ SUMMARY = {
     "floor": "### Margin over the floor",
     "eval_set": ("This eval set may not tell retrievers apart", "> Note: the easy-set check"),
     "gates": "### Gates",
+    "machine_labels": "### Machine labels",
     "strata": "### Strata",
     "movers": "### Movers on",
     "reasons": "### Reasons",
@@ -34,6 +35,7 @@ TERMINAL = {
     "floor": ("\nmargin over the floor (", "\nfloor  "),
     "eval_set": "\neval set\n",
     "gates": "\ngates\n",
+    "machine_labels": "\nmachine labels\n",
     "strata": "\nstrata (",
     "movers": "\nqueries that moved: ",
     "reasons": "\nreasons\n",
@@ -49,6 +51,7 @@ EXPECTED = {
     "floor_unavailable": {"floor", "eval_set"},
     "no_gates": {"movers"},
     "judgments_rescored": {"comparability"},
+    "machine_labels_policy": {"machine_labels"},
 }
 
 

@@ -52,6 +52,7 @@ from .html_view import (
     PageVerdict,
     PageView,
 )
+from .machine import machine_view
 from .marks import adjusted_mark, report_gates
 from .notices import notices
 from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
@@ -184,6 +185,7 @@ def build_html_view(
         scored=ScoredView(queries=head_judgments.queries or 0, scored=head_judgments.queries_scored or 0),
         sections=sections_of(report, comparison),
         gates=_gates(report),
+        machine_labels=machine_view(report, markdown=False),
         power=power_view(report, comparison, markdown=False),
         reasons=tuple(plain(r, FINDING_LIMIT) for r in notices(report).reasons),
         metrics=_metrics(report, comparison, primary),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .charts import Chart, StratumPoint
+from .machine import MachineView
 from .power import PowerView
 from .view import EvalSetLine, ScoredView
 
@@ -200,6 +201,7 @@ class PageView:
     scored: ScoredView
     sections: tuple[str, ...]
     gates: tuple[PageGate, ...]
+    machine_labels: MachineView | None
     power: PowerView
     reasons: tuple[str, ...]
     metrics: tuple[PageMetric, ...]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.comparison_document import Movers
-from ..core.report_model import Drift, Floor, Report
+from ..core.report_model import Drift, Floor, MachineLabels, Report
 from .compared import Compared, as_document
 from .escape import show_hidden
 from .notices import notices
@@ -111,6 +111,7 @@ def sections_of(report: Report, compared: Compared) -> tuple[str, ...]:
         "floor": floor_shown(report),
         "eval_set": bool(warnings) or bool(notices(report).skipped),
         "gates": bool(gates),
+        "machine_labels": report.machine_labels is not None and report.machine_labels != MachineLabels(),
         "strata": bool(report.per_stratum),
         "movers": bool(moved.drops or moved.gains),
         "reasons": bool(notices(report).beyond_gates(report)),

@@ -19,9 +19,11 @@ from ..core.gates import gate_metric
 from ..core.lenient import number
 from ..core.metrics import REGISTRY, SET_METRICS
 from ..core.report_model import (
+    Calibration,
     Config,
     Floor,
     JudgmentsSummary,
+    MachineLabels,
     Margin,
     Measurement,
     Report,
@@ -208,6 +210,36 @@ def gate_lines(report: Report, style: Style) -> list[str]:
     return lines
 
 
+def machine_lines(report: Report) -> list[str]:
+    """The ``machine`` policy's block, as the summary words it: what the human labels alone
+    say, what the judge labeled and how calibrated it is, and each gate with its labels."""
+    machine = report.machine_labels
+    if machine is None or machine == MachineLabels():
+        return []
+    cal = machine.calibration or Calibration()
+    share = number(machine.machine_labeled_share)
+    said = (
+        f"  human labels alone: {clean(machine.human_labels_verdict)}; a judge labeled "
+        f"{clean(machine.machine_labeled or 0)} of {clean(machine.holes or 0)} unjudged key(s) in the top k"
+        f"{'' if share is None else f' ({share:.0%})'}; its calibration: {clean(cal.status or 'none')}"
+    )
+    if cal.pairs:
+        said += f" on {clean(cal.pairs)} human-labeled pairs, kappa {fmt(cal.kappa_binary)} (binary)"
+    lines = ["machine labels", said]
+    if machine.invalidated:
+        lines.append(
+            f"  {clean(machine.invalidated)} machine label(s) not read: their chunk text changed since the judge "
+            "read it"
+        )
+    for gate in machine.gates or ():
+        note = f" ({clean(gate.note)})" if gate.note else ""
+        lines.append(
+            f"  {clean(gate.expression)}: {clean(gate.human_status)} with human labels, "
+            f"{clean(gate.status)} with machine labels{note}"
+        )
+    return lines
+
+
 def power_lines(report: Report) -> list[str]:
     """What each delta gate's queries can detect, one line per gate (render/power.py)."""
     lines = []
@@ -329,6 +361,7 @@ def render_score(report: Report, compared: Compared = None, *, colour: bool = Fa
         floor_lines(report),
         eval_set_lines(report, style),
         gate_lines(report, style),
+        machine_lines(report),
         power_lines(report),
         reason_lines(report),
         [verdict_line(report, style)],
