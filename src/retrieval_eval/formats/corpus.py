@@ -50,6 +50,7 @@ from ..core.identity import (
 from .fileio import open_binary, reads_once
 from .jsondoc import read_document_bytes
 from .jsonl import BOM, PLAIN_TYPES, decode_line, expect_object, iter_lines, iter_raw_lines, loose_loads
+from .kinds import says_what_it_is
 
 CORPUS_FORMATS = ("auto", "json", "jsonl")
 FINGERPRINTS = ("corpus_fingerprint", "chunker_fingerprint")
@@ -520,6 +521,7 @@ def detect_corpus_format(path: str) -> str:
 
 
 @reads_once
+@says_what_it_is("corpus")
 def read_corpus(
     path: str,
     *,

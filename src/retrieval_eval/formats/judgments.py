@@ -27,6 +27,7 @@ from .judgment_records import (
     holds,
     no_judgment_error,
 )
+from .kinds import says_what_it_is
 from .qrels import read_beir_qrels, read_trec_qrels
 
 # (line, record, its checked fields or its NoAnswer), or (line, comment text, None) for a ``//`` line.
@@ -77,6 +78,7 @@ def judgment_line(
     return line, record, fields
 
 
+@says_what_it_is("judgments")
 def parse_judgments(path: str, *, source: str = "judgments") -> JudgmentSet:
     """Read and check a judgments JSONL file, keeping every record and comment."""
     labels: list[Label] = []
@@ -118,6 +120,7 @@ _PROBE_LINES, _PROBE_BYTES = 10_000, 1 << 16
 
 
 @reads_once
+@says_what_it_is("judgments")
 def read_label_index(path: str, *, source: str = "judgments") -> LabelIndex:
     """Stream a judgments file into a :class:`LabelIndex`; records are not kept.
 

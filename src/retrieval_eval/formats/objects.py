@@ -38,6 +38,7 @@ from ..core.runs import RunRows
 from .fileio import open_binary, reads_once, sha256_file
 from .judgment_records import judgment_from_record, write_judgments
 from .judgments import judgments_file_format, parse_judgments
+from .kinds import says_what_it_is
 from .qrels import read_beir_qrels, read_trec_qrels
 from .runout import run_line
 from .runs import check_run_format, check_run_record, detect_format, iter_run_jsonl, iter_trec_run, run_from_rows
@@ -278,6 +279,7 @@ def _judgments_in(path: str, fmt: str) -> JudgmentSet:
 
 
 @reads_once
+@says_what_it_is("judgments")
 def read_judgment_set(path: str) -> JudgmentSet:
     """The judgments in a JSONL, TREC qrels or BEIR qrels file, each read as ``score`` reads it
     (the format told by the first lines), every record kept."""

@@ -8,7 +8,6 @@ What a report holds is built by :mod:`retrieval_eval.core.report` as the typed v
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +15,7 @@ from ..core.errors import InputError
 from ..core.report_model import Report
 from .jsondoc import named, parse_document, read_document_bytes
 from .jsonout import iter_indented_fast, write_json_atomic
+from .kinds import first_block, kind_of
 from .shapes import report_problem
 from .typedjson import from_json, from_json_lenient, to_json
 
@@ -66,18 +66,9 @@ def load_report_hashed(path: str, *, source: str = "baseline", option: str | Non
         data = read_document_bytes(path, source)
     except InputError:
         # Refused at its first bytes (a TREC run starts with a letter): still say what it is.
-        _refuse_other_input(_first_block(path), source, path=path, option=option)
+        _refuse_other_input(first_block(path), source, path=path, option=option)
         raise
     return _report_from(data, source, path=path, option=option), hashlib.sha256(data).hexdigest()
-
-
-def _first_block(path: str) -> bytes:
-    """The first 64 KiB of ``path`` (nothing when it cannot be read again, as a pipe)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(1 << 16)
-    except OSError:
-        return b""
 
 
 def parse_report(data: bytes, source: str, *, where: str = "") -> Report:
@@ -119,17 +110,9 @@ def _refuse_other_input(
 
 
 def other_input(data: bytes) -> str | None:
-    """``a run`` or ``judgments`` when the first line reads as one (JSONL or TREC), else None."""
-    first = next((line.strip() for line in data.lstrip(b"\xef\xbb\xbf").splitlines() if line.strip()), b"")
-    try:  # a line of a run or judgments file is shallow; anything that recurses deep is neither
-        record = json.loads(first)
-    except (ValueError, RecursionError):
-        return _trec_kind(first)
-    if not isinstance(record, dict) or "spec_version" in record:
-        return None
-    if "ranking" in record or {"doc_id", "score"} <= record.keys():
-        return "a run"
-    return "judgments" if "relevance" in record or "doc_uri" in record else None
+    """What ``data`` is when it reads as another kind of file than a report (formats/kinds.py), else None."""
+    kind = kind_of(data)
+    return None if kind == "a report" else kind
 
 
 def checked_report(report: Any, source: str, *, path: str | None = None, where: str = "") -> Report:
@@ -150,25 +133,3 @@ def checked_json(report: Any, source: str, *, path: str | None = None, where: st
     if problem is not None:
         raise InputError(source, None, f"{where}{problem}", path=path)
     return report
-
-
-def _trec_kind(line: bytes) -> str | None:
-    """``a run (TREC)`` for ``QID Q0 DOC RANK SCORE TAG``, ``judgments (TREC qrels)`` for ``QID 0 DOC
-    GRADE``; None for anything else (random bytes that happen to hold spaces included)."""
-    try:
-        fields = line.decode("ascii").split()
-    except UnicodeDecodeError:
-        return None
-    if len(fields) == 6 and fields[3].isdigit() and _is_number(fields[4]):
-        return "a run (TREC)"
-    if len(fields) == 4 and fields[3].lstrip("-").isdigit():
-        return "judgments (TREC qrels)"
-    return None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

@@ -30,6 +30,7 @@ from ..core.scoring import BOUNDED, Scores, index_judgments
 from ..core.validate import validate
 from ..formats.fileio import read_once, sha256_file
 from ..formats.judgments import read_label_index
+from ..formats.kinds import mistaken
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
@@ -137,7 +138,12 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         stage = CorpusStage.load(
             request.corpus_path, request.judgments_path, collapse=request.collapse_to_documents, judgments=judgments
         )
-        scores, run = stage.score_run(index, request.run_path, scoring, run_format=request.run_format, reading=reading)
+        try:
+            scores, run = stage.score_run(
+                index, request.run_path, scoring, run_format=request.run_format, reading=reading
+            )
+        except InputError as exc:  # judgments or a report given as the run is said to be one
+            raise mistaken(exc, "run", request.run_path if request.run_rows is None else None) from None
     finally:
         reading.close()
     if run.queries == 0:

@@ -21,6 +21,7 @@ from ..formats.fileio import open_binary, reads_once
 from ..formats.jsonl import decode_line, expect_object, iter_lines
 from ..formats.judgment_records import check_judgment_line
 from ..formats.judgments import judgments_file_format, read_label_index
+from ..formats.kinds import says_what_it_is
 
 
 @dataclass
@@ -33,6 +34,7 @@ class PageLabels:
 
 
 @reads_once  # the format is told from the first lines, then the file is read: a pipe is copied first
+@says_what_it_is("judgments")
 def read_labels_for_page(
     path: str, wanted: Collection[str], *, expected_sha256: str | None = None
 ) -> dict[str, PageLabels]:
