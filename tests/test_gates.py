@@ -139,3 +139,60 @@ def test_a_gate_that_asks_for_a_rise_says_whether_it_got_it() -> None:
     drop = parse_gate("recall@5:-0.02", ks=KS)
     fell = evaluate_gate(drop, context(comparison=Deltas(metrics={"recall@5": MetricDelta("recall@5", 0.75, 0.7)})))
     assert fell.reason == "recall@5:-0.02: recall@5 moved -0.0500 (from 0.75 to 0.7), beyond -0.02"
+
+
+# -- numbers no metric can reach, numbers read first, a gate given twice ----------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "says"),
+    [
+        ("recall@5:1.5", "recall@5 lies between 0 and 1, so a threshold of 1.5 is never met"),
+        ("recall@5:80", "recall@5 lies between 0 and 1, so a threshold of 80 is never met"),
+        ("recall@5:<=2", "recall@5 lies between 0 and 1, so a threshold of 2 is always met"),
+        ("worst-stratum:ndcg@10:1.01", "ndcg@10 lies between 0 and 1, so a threshold of 1.01 is never met"),
+        ("recall@5:-5", "a change of -5 is past what recall@5 can move"),
+        ("recall@5:+1.5:significant", "a change of +1.5 is past what recall@5 can move"),
+        ("floor:recall@10:+2", "a margin over the floor of +2 is past what recall@10 can move"),
+    ],
+)
+def test_a_number_no_metric_can_reach_is_refused(expression: str, says: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate(expression, ks=KS)
+    assert says in str(refused.value)
+
+
+def test_a_percentage_is_told_as_the_fraction_it_meant() -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate("recall@5:80", ks=KS)
+    assert refused.value.hint == "thresholds are fractions: 0.8 for 80%"
+    with pytest.raises(UsageError) as refused:
+        parse_gate("recall@5:-5", ks=KS)
+    assert refused.value.hint == "thresholds are fractions: -0.05 for -5%"
+
+
+@pytest.mark.parametrize("expression", ["recall@5:1", "recall@5:1.0", "recall@5:0", "recall@5:-1", "recall@5:<=1"])
+def test_the_ends_of_the_range_are_gates(expression: str) -> None:
+    assert parse_gate(expression, ks=KS).threshold in (0.0, 1.0, -1.0)
+
+
+def test_a_typo_in_the_number_is_named_before_the_cutoff() -> None:
+    # recall@3 is not scored (-k 5,10), but the fault the user made is the letter O.
+    with pytest.raises(UsageError) as refused:
+        parse_gate("recall@3:O.5", ks=KS)
+    assert "'O.5' is not a plain decimal number" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [("recall@5:0.5", "recall@5:0.5"), ("recall@5:0.5", "recall@5:0.50"), ("P@5:0.5", "precision@5:0.5")],
+)
+def test_a_gate_given_twice_is_refused(pair: tuple[str, str]) -> None:
+    with pytest.raises(UsageError) as refused:
+        Gating(gates=pair).parse(ks=KS)
+    assert "is given twice" in str(refused.value)
+
+
+def test_gates_alike_but_not_the_same_are_both_kept() -> None:
+    gates = Gating(gates=("recall@5:0.5", "recall@5:-0.5", "recall@5:<=0.5", "recall@10:0.5")).parse(ks=KS)
+    assert len(gates) == 4

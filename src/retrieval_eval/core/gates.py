@@ -187,9 +187,12 @@ def parse_gate(
     """Parse one gate expression, refusing unknown metrics with the list of known ones."""
     text = expression.strip()
     parts = text.split(":")
+    # Each number is read before its metric is checked against the cutoffs: "recall@5:O.5" is a
+    # typo in the number, whatever -k says.
     if len(parts) == 3 and parts[0] == WORST_STRATUM:
+        threshold = _number(parts[2], text)
         metric = _check_ranking_metric(parts[1], text, ks, "value per stratum", full_depth)
-        return Gate(text, WORST_STRATUM, metric, _number(parts[2], text))
+        return _within_range(Gate(text, WORST_STRATUM, metric, threshold))
     if len(parts) == 3 and parts[1] == CI_LOWER:
         if judged is None or parts[0] not in judged:
             raise UsageError(
@@ -210,15 +213,18 @@ def parse_gate(
             hint="faithfulness:ci-lower:0.8",
         )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
+        threshold = _number(parts[1], text)
         metric = _check_metric(parts[0], text, ks, full_depth)
-        return Gate(text, DELTA, metric, _number(parts[1], text), significant_only=True)
+        return _within_range(Gate(text, DELTA, metric, threshold, significant_only=True))
     if len(parts) == 2 and parts[1].startswith(AT_MOST):
+        threshold = _number(parts[1][len(AT_MOST) :], text)
         metric = _check_metric(parts[0], text, ks, full_depth)
-        return Gate(text, ABSOLUTE, metric, _number(parts[1][len(AT_MOST) :], text), at_most=True)
+        return _within_range(Gate(text, ABSOLUTE, metric, threshold, at_most=True))
     if len(parts) == 2 and parts[1]:
+        threshold = _number(parts[1], text)
         metric = _check_metric(parts[0], text, ks, full_depth)
         kind = DELTA if parts[1][0] in "+-" else ABSOLUTE
-        return Gate(text, kind, metric, _number(parts[1], text))
+        return _within_range(Gate(text, kind, metric, threshold))
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
@@ -229,8 +235,32 @@ def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
             f"gate {text!r}: a floor gate reads floor:METRIC:MARGIN, optionally followed by :significant",
             hint="floor:recall@10:+0.05",
         )
+    margin = _number(parts[2], text)
     metric = _check_ranking_metric(parts[1], text, ks, "margin over a floor run")
-    return Gate(text, FLOOR, metric, _number(parts[2], text), significant_only=significant)
+    return _within_range(Gate(text, FLOOR, metric, margin, significant_only=significant))
+
+
+def _within_range(gate: Gate) -> Gate:
+    """``gate``, refused when its number lies where no value of its metric can reach: every metric
+    scoring computes lies between 0 and 1, so a threshold past 1 is never met (or, as an "at most",
+    always), and a change or margin past 1 either way likewise. 80 for 0.8 is the usual slip."""
+    limit = abs(gate.threshold)
+    if limit <= 1:
+        return gate
+    if gate.kind in (DELTA, FLOOR):
+        what = "a change" if gate.kind == DELTA else "a margin over the floor"
+        problem = f"{what} of {gate.threshold:+g} is past what {gate.metric} can move (it lies between 0 and 1)"
+    else:
+        never = "always met" if gate.at_most else "never met"
+        problem = f"{gate.metric} lies between 0 and 1, so a threshold of {gate.threshold:g} is {never}"
+    fraction = f"{gate.threshold / 100:+g}" if gate.kind in (DELTA, FLOOR) else f"{gate.threshold / 100:g}"
+    percent = 2 <= limit <= 100  # 80 for 80 %; 1.5 could be anything
+    hint = (
+        f"thresholds are fractions: {fraction} for {gate.threshold:g}%"
+        if percent
+        else f"gates look like {GRAMMAR_HELP}"
+    )
+    raise UsageError(f"gate {gate.expression!r}: {problem}", hint=hint)
 
 
 def gate_metric(expression: str) -> str:
@@ -283,7 +313,14 @@ class Gating:
         """Every gate expression parsed against the cutoffs scored; UsageError for the first bad one."""
         for name in self.judged:
             check_judged_name(name)
-        return [parse_gate(text, ks=ks, judged=self.judged, full_depth=full_depth) for text in self.gates]
+        gates = [parse_gate(text, ks=ks, judged=self.judged, full_depth=full_depth) for text in self.gates]
+        seen: set[tuple[object, ...]] = set()
+        for gate in gates:  # the same gate twice (in any spelling) is checked and listed twice: a slip
+            key = (gate.kind, gate.metric, gate.threshold, gate.significant_only, gate.at_most)
+            if key in seen:
+                raise UsageError(f"gate {gate.expression!r} is given twice", hint="give each gate once")
+            seen.add(key)
+        return gates
 
 
 @dataclass(frozen=True)
