@@ -238,3 +238,26 @@ def test_a_metric_on_one_side_only_is_not_listed_as_moved(tmp_path: Path) -> Non
     head = score(tmp_path, "head", labels(), run(misses=range(4)), k=(10,))
     text = comparison_text(build_comparison(base, head))
     assert "  recall@10 " in text and "  recall@5 " not in text.split("queries moved")[1]
+
+
+def test_a_metric_without_spread_in_a_stratum_hides_it_from_no_other_gate() -> None:
+    """Every mrr@10 alike in a stratum says nothing of how a change would spread there; it
+    hid the stratum from the note, though recall@5 varies there and cannot see its 0.05."""
+    from types import SimpleNamespace
+
+    from retrieval_eval.core.gates import parse_gate
+    from retrieval_eval.core.power import DEFAULT_ALPHA, NORMAL, Design
+    from retrieval_eval.pipeline.reach import _reach
+
+    ids = [f"q{i}" for i in range(6)]
+    per_query = {q: {"mrr@10": 1.0, "recall@5": float(i % 2)} for i, q in enumerate(ids)}
+    scores = SimpleNamespace(per_query=per_query)
+    design = Design(power=0.8, alpha=DEFAULT_ALPHA, method=NORMAL)
+    mrr, recall = parse_gate("mrr@10:-0.05", ks=(5, 10)), parse_gate("recall@5:-0.05", ks=(5, 10))
+    told = _reach("faq", ids, scores, [mrr, recall], design)  # type: ignore[arg-type]
+    assert told is not None and told.startswith("faq: 6 queries detect ")
+    assert "(of recall@5, for recall@5:-0.05)" in told  # the note is headed by mrr@10's gate
+    # Alone, the gate without spread says nothing, and the other gate alone names no other.
+    assert _reach("faq", ids, scores, [mrr], design) is None  # type: ignore[arg-type]
+    alone = _reach("faq", ids, scores, [recall], design)  # type: ignore[arg-type]
+    assert alone is not None and "(of " not in alone

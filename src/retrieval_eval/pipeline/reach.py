@@ -48,14 +48,20 @@ def _reach(name: str, ids: list[str], scores: Scores, deltas: Sequence[Gate], de
         values = [scores.per_query[q][gate.metric] for q in ids if gate.metric in scores.per_query[q]]
         spread = sample_sd(values)
         if spread == 0.0:
-            return None  # every value alike: this run says nothing about how a change would spread
+            # Every value alike: this run says nothing of how a change of this metric would spread
+            # there, which says nothing of the other gates (it hid the stratum from all of them).
+            continue
         sd = None if spread is None else proxy_sd(spread)
         mde = None if sd is None else detectable_effect(sd, len(values), design)
         if mde is not None and mde <= abs(gate.threshold):
             return None  # this gate's tolerance can be seen in the stratum
         found.append((gate, sd, mde, len(values)))
+    if not found:
+        return None
     gate, sd, mde, n = found[0]
+    # The note is headed by the first delta gate; a stratum told of another one names it.
+    other = "" if gate is deltas[0] else f" (of {gate.metric}, for {gate.expression})"
     if mde is None or sd is None:
-        return f"{name}: {n} quer{'y' if n == 1 else 'ies'}, too few for any test"
+        return f"{name}: {n} quer{'y' if n == 1 else 'ies'}, too few for any test{other}"
     needed = queries_needed(sd, gate.threshold, design)
-    return f"{name}: {n} queries detect {mde:.3f} or more" + (f", about {needed} are needed" if needed else "")
+    return f"{name}: {n} queries detect {mde:.3f} or more{other}" + (f", about {needed} are needed" if needed else "")
