@@ -86,7 +86,7 @@ def test_a_drop_made_of_unlabeled_chunks_fails_bounds_then_resolves_once_labeled
     assert plain.report["unjudged"]["keys"]["10"] == 60
     drop = [r for r in plain.verdict.reasons if r.startswith("judged@10 fell")]
     assert drop == [
-        "judged@10 fell from 1 to 0.7; 60 keys in the head's top 10 are unjudged and were not in the base's: "
+        "judged@10 fell from 1.0000 to 0.7000; 60 keys in the head's top 10 are unjudged and were not in the base's: "
         "unjudged keys count as not relevant, so part of any drop may be keys nobody labeled; "
         "label them first (retrieval-eval holes) or score with --unjudged bounded"
     ]

@@ -173,7 +173,7 @@ def judged_drop_note(
     fall = judged_drop(moved.base, moved.head)
     if fall is None:
         return None
-    fell = f"judged@{k} fell from {moved.base:.4g} to {moved.head:.4g}"
+    fell = f"judged@{k} fell from {moved.base:.4f} to {moved.head:.4f}"  # as every table writes it
     if not scores.unjudged_keys.get(str(k)):
         # judged@k is taken over the keys a ranking has: with none unjudged, only queries the run
         # ranks nothing for (each scores 0) can pull it down. Nobody's labeling is missing.
