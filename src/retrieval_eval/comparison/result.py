@@ -111,5 +111,5 @@ def check_head_judgments(sha256: str | None, head: Report, path: str) -> None:
             "this is not the judgments file the head report was scored with "
             "(its sha256 differs from the report's inputs.judgments_sha256)",
             path=path,
-            hint="pass the judgments file of the head branch, unchanged since it was scored",
+            hint=f"{path} is not it: pass the judgments file of the head branch, unchanged since it was scored",
         )
