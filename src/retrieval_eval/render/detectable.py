@@ -59,6 +59,7 @@ def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[str]
     power = None if design is None else number(design.power)
     alpha = None if design is None else number(design.alpha)
     rows = []
+    width = max([16, *(len(clean(name)) + 1 for name in comparison.metrics)])
     for name, row in comparison.metrics.items():
         if row.power is None:
             continue
@@ -69,7 +70,7 @@ def comparison_power_lines(comparison: ComparisonDocument, clean: Callable[[str]
             continue  # not paired at all (a cutoff on one side only): nothing to say
         counts = f"{moved.improved} improved {moved.tied} tied {moved.worsened} worsened"
         effect = "—" if mde is None else detectable_text(mde, 4)
-        rows.append(f"  {clean(name):<16}{effect:>8}   {counts}")
+        rows.append(f"  {clean(name):<{width}}{effect:>8}   {counts}")
     if not rows or power is None or alpha is None:
         return []
     return [f"detectable effect ({power:.0%} power, {alpha:.0%} level) and queries moved", *rows]

@@ -302,17 +302,25 @@ def comparison_table(report: Report, comparison: ComparisonDocument, style: Styl
             measured = (report.metrics or {}).get(name)
             interval += f"  n={clean(measured.n if measured is not None else None)}"
         lines.append(f"{clean(name):<22}{cells}  {interval}".rstrip())
+    note = significance_note(comparison)
+    if note:
+        lines.append(style(note, "dim"))
+    return lines
+
+
+def significance_note(comparison: ComparisonDocument) -> str | None:
+    """What "significant" means under the metric rows (``score --baseline`` and ``compare`` alike)."""
     method = comparison.significance or SignificanceMethod()
     resamples = method.resamples
-    if resamples:
-        about = f"paired bootstrap, {resamples:,} resamples (seed {method.seed})"
-        meaning = (  # the summary's bold delta, in the same words
-            "is significant at 5% after Holm's adjustment over the metrics tested"
-            if method.adjustment is not None
-            else "has a 95% interval that excludes 0"
-        )
-        lines.append(style(f"{about}; a Δ marked significant {meaning}", "dim"))
-    return lines
+    if not resamples:
+        return None
+    about = f"paired bootstrap, {resamples:,} resamples (seed {method.seed})"
+    meaning = (  # the summary's bold delta, in the same words
+        "is significant at 5% after Holm's adjustment over the metrics tested"
+        if method.adjustment is not None
+        else "has a 95% interval that excludes 0"
+    )
+    return f"{about}; a Δ marked significant {meaning}"
 
 
 def mover_lines(comparison: ComparisonDocument | None) -> list[str]:

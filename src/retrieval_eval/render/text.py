@@ -16,7 +16,7 @@ from .detectable import comparison_power_lines
 from .escape import TEXT_LIMIT, shorten
 from .marks import adjusted_mark
 from .numbers import fmt, fmt_delta, fmt_interval
-from .terminal import clean, mover_line, render_score
+from .terminal import clean, mover_line, render_score, significance_note
 
 
 def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
@@ -24,10 +24,10 @@ def plain(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     return shorten(clean(" ".join(str(value).split())), limit)
 
 
-def _metric_line(name: str, row: MetricRow) -> str:
+def _metric_line(name: str, row: MetricRow, width: int = 14) -> str:
     mark = "  confounded" if row.confounded else ("  significant" if adjusted_mark(row) else "")
     return (
-        f"  {plain(name, limit=40):<14}{fmt(row.base):>8} -> {fmt(row.head):<8}"
+        f"  {plain(name, limit=40):<{width}}{fmt(row.base):>8} -> {fmt(row.head):<8}"
         f"{fmt_delta(row.delta):>9}  {fmt_interval(row.ci):<20}{mark}".rstrip()
     )
 
@@ -37,7 +37,11 @@ def comparison_text(document: ComparisonDocument) -> str:
     paired = (document.queries.paired if document.queries else None) or 0
     yardstick = "same" if document.yardstick is None else document.yardstick
     lines = [f"compared with base ({plain(yardstick, limit=20)} yardstick, {paired} paired queries)"]
-    lines += [_metric_line(name, row) for name, row in document.metrics.items()]
+    # As wide as the longest name (false_abstention_rate is 21), so the columns line up.
+    width = max([14, *(len(plain(name, limit=40)) + 1 for name in document.metrics)])
+    lines += [_metric_line(name, row, width) for name, row in document.metrics.items()]
+    note = significance_note(document)
+    lines += [note] if note else []
     lines += comparison_power_lines(document, lambda value: plain(value, limit=40))
     moved = document.movers
     for title, rows in (
