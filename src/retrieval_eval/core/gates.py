@@ -486,7 +486,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         result = _delta_beyond(gate, moved, what)
     seeing = detectable(gate, moved, comparison.design)
     if result.status == PASS:
-        return _told_detectable(gate, result, seeing, gating)
+        return _told_detectable(gate, result, seeing, gating, moved.ci)
     return replace(result, detectable=seeing)
 
 
@@ -499,10 +499,22 @@ def detectable(gate: Gate, moved: MetricDelta, design: Design) -> Detectable | N
     return Detectable(gate.metric, moved.n, moved.mde, tolerance, needed, design.power, design.alpha, _direction(gate))
 
 
-def _told_detectable(gate: Gate, passed: GateResult, seeing: Detectable | None, gating: Gating) -> GateResult:
-    """A PASS that could not have seen a breach of its tolerance says so, or (when asked) is INDETERMINATE."""
+def _told_detectable(
+    gate: Gate, passed: GateResult, seeing: Detectable | None, gating: Gating, ci: tuple[float, float] | None
+) -> GateResult:
+    """A PASS that could not have seen a breach of its tolerance says so, or (when asked) is INDETERMINATE.
+
+    Not when the delta's 95% interval lies wholly at or past the threshold: the paired queries
+    then showed the change on the allowed side (a large, significant gain under a gate on drops),
+    whatever the smallest change they could have detected; calling that PASS a matter of too few
+    queries, or INDETERMINATE, would be wrong."""
     if seeing is None or seeing.seen:
         return replace(passed, detectable=seeing)
+    if ci is not None and round(ci[0], DECIMALS) >= round(gate.threshold, DECIMALS):
+        cleared = (
+            f"{passed.reason}; its 95% interval [{ci[0]:+.4f}, {ci[1]:+.4f}] lies at or above {_fmt(gate.threshold)}"
+        )
+        return replace(passed, reason=cleared, detectable=seeing)
     told = f"{passed.reason}; but {seeing.sentence()}"
     status = INDETERMINATE if gating.require_detectable else PASS
     return replace(passed, status=status, reason=told, detectable=seeing)
