@@ -8,9 +8,11 @@ import click
 
 from ..comparison.history import Point, history_metrics, history_of
 from ..formats.fileio import refuse_output_over_input, write_atomic
+from ..formats.history import history_to_json
+from ..formats.jsonout import indented
 from ..formats.report import load_report
 from ..render.kinds import render_history
-from ._common import handles_errors
+from ._common import handles_errors, json_option, print_json
 
 
 @click.command()
@@ -31,8 +33,9 @@ from ._common import handles_errors
     help="text for a terminal; summary for the job summary's Markdown (Mermaid chart and table).",
 )
 @click.option("--out", metavar="PATH", help="Write here (atomically) instead of standard output.")
+@json_option
 @handles_errors
-def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, out: str | None) -> None:
+def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, out: str | None, as_json: bool) -> None:
     """Follow metrics over REPORT... given oldest first (the last is the one under review).
 
     Each report is named by its file name and dated by its generated_at. A
@@ -47,6 +50,12 @@ def command(report_paths: tuple[str, ...], metrics: tuple[str, ...], kind: str, 
     labels = names if len(set(names)) == len(names) else list(report_paths)
     points = [Point(label, _date(report.generated_at), report) for label, report in zip(labels, reports)]
     history = history_of(points, list(metrics) or history_metrics(reports[-1]))
+    if as_json:  # the points and their breaks as data, as every reporting command gives them
+        if out:
+            write_atomic(out, indented(history_to_json(history)) + "\n")
+        else:
+            print_json(history_to_json(history))
+        return
     text = render_history(history, kind)
     text = text if text.endswith("\n") else text + "\n"
     if out:
