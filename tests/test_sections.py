@@ -19,6 +19,7 @@ SUMMARY = {
     "verdict": "retrieval-eval · ",
     "metrics": "### Metrics",
     "drift": "Label drift",
+    "unjudged": "### Unjudged keys",
     "floor": "### Margin over the floor",
     "eval_set": ("This eval set may not tell retrievers apart", "> Note: the easy-set check"),
     "gates": "### Gates",
@@ -32,6 +33,7 @@ TERMINAL = {
     "verdict": "\nverdict  ",
     "metrics": "\nmetric ",
     "drift": "\nlabel drift\n",
+    "unjudged": " fell from ",  # the terminal tells it among the reasons
     "floor": ("\nmargin over the floor (", "\nfloor  "),
     "eval_set": "\neval set\n",
     "gates": "\ngates\n",
@@ -52,6 +54,7 @@ EXPECTED = {
     "no_gates": {"movers"},
     "judgments_rescored": {"comparability"},
     "machine_labels_policy": {"machine_labels"},
+    "judged_drop_with_queue": {"unjudged"},
 }
 
 

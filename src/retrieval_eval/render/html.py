@@ -59,6 +59,7 @@ from .numbers import fmt, fmt_delta, fmt_interval, fmt_p
 from .power import power_view
 from .sections import NO_GATES, drift_facts, floor_shown, sections_of
 from .tables import floor_marks, gate_marks
+from .unjudged import unjudged_view
 from .view import EvalSetLine, ScoredView, significance_line
 
 DEFAULT_THRESHOLD = 1  # the CLI's default, assumed when a report records none
@@ -186,6 +187,8 @@ def build_html_view(
         sections=sections_of(report, comparison),
         gates=_gates(report),
         machine_labels=machine_view(report, markdown=False),
+        # The page has no label queue to show: the block is the drop of judged@k, as the summary says it.
+        unjudged=unjudged_view(report, comparison, None, markdown=False),
         power=power_view(report, comparison, markdown=False),
         reasons=tuple(plain(r, FINDING_LIMIT) for r in notices(report).reasons),
         metrics=_metrics(report, comparison, primary),

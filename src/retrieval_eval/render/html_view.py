@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .charts import Chart, StratumPoint
 from .machine import MachineView
 from .power import PowerView
+from .unjudged import UnjudgedView
 from .view import EvalSetLine, ScoredView
 
 
@@ -202,6 +203,7 @@ class PageView:
     sections: tuple[str, ...]
     gates: tuple[PageGate, ...]
     machine_labels: MachineView | None
+    unjudged: UnjudgedView | None
     power: PowerView
     reasons: tuple[str, ...]
     metrics: tuple[PageMetric, ...]

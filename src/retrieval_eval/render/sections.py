@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.comparison_document import Movers
+from ..core.comparison_document import ComparisonDocument, Movers
 from ..core.report_model import Drift, Floor, MachineLabels, Report
 from .compared import Compared, as_document
 from .escape import show_hidden
 from .notices import notices
+from .unjudged import unjudged_view
 
 NO_GATES = "no gates"  # said beside a verdict no gate checked, so a bare PASS is not read as a checked one
 RECOVERABLE = ("re_anchorable", "merged")  # what `drift --fix` re-anchors (core/drift_fix.py)
@@ -108,6 +109,7 @@ def sections_of(report: Report, compared: Compared) -> tuple[str, ...]:
         "verdict": True,
         "metrics": bool(report.metrics),
         "drift": drift_facts(report) is not None,
+        "unjudged": _judged_fell(report, comparison),
         "floor": floor_shown(report),
         "eval_set": bool(warnings) or bool(notices(report).skipped),
         "gates": bool(gates),
@@ -118,3 +120,9 @@ def sections_of(report: Report, compared: Compared) -> tuple[str, ...]:
         "comparability": bool(comparison and comparison.findings),
     }
     return tuple(name for name, shown in present.items() if shown)
+
+
+def _judged_fell(report: Report, comparison: ComparisonDocument | None) -> bool:
+    """judged@k fell against the base: the summary's unjudged-keys warning, the page's too."""
+    view = unjudged_view(report, comparison, None)
+    return view is not None and view.fell

@@ -52,8 +52,10 @@ class UnjudgedView:
 
 
 def unjudged_view(
-    report: Report, comparison: ComparisonDocument | None, queue: QueueExcerpt | None
+    report: Report, comparison: ComparisonDocument | None, queue: QueueExcerpt | None, *, markdown: bool = True
 ) -> UnjudgedView | None:
+    """The block, or None when judged@k did not fall and there is no queue to show. ``markdown``:
+    the policy escaped for Markdown, else left for an autoescaping HTML template (the page)."""
     ks = report.cutoffs()
     if not ks:
         return None
@@ -65,6 +67,7 @@ def unjudged_view(
     fell = comparison is not None and not moved.confounded and judged_drop(base, head) is not None
     extra = report.unjudged or Unjudged()
     policy = report.config.unjudged if report.config is not None else None
+    named = policy or "assume-irrelevant"
     rows = tuple(_queue_row(line) for line in queue.top) if queue is not None else ()
     if not fell and not rows:
         return None
@@ -78,7 +81,7 @@ def unjudged_view(
         fell=fell,
         new_keys=extra.new_keys,
         count=(extra.keys or {}).get(str(k)) or 0,
-        policy=escape_markdown(policy or "assume-irrelevant", limit=20),
+        policy=escape_markdown(named, limit=20) if markdown else named[:20],
         queue=rows,
         queued=queue.count if queue is not None else 0,
         command=f"{fence}sh\n{command}\n{fence}" if fence else None,
