@@ -137,7 +137,7 @@ def test_a_negative_grade_reads_as_not_relevant_as_in_trec_qrels() -> None:
 )
 def test_bad_input_is_refused_naming_the_row(judgments: Any, run: Any, message: str | None, tmp_path: Path) -> None:
     if message is None:
-        assert retrieval_eval.evaluate(judgments, run, gates="P@10:2").status == "FAIL"
+        assert retrieval_eval.evaluate(judgments, run, gates="P@10:1").status == "FAIL"  # 0.1 of 1
         return
     with pytest.raises(retrieval_eval.RetrievalEvalError) as caught:
         retrieval_eval.evaluate(judgments, run)
