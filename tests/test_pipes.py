@@ -142,3 +142,27 @@ def test_a_floor_run_records_the_sha256_of_piped_judgments_not_of_nothing(tmp_pa
         assert done.returncode == 0, done.stderr.decode()
         sidecars.append(json.loads(Path(f"{out}.meta.json").read_text())["judgments"]["sha256"])
     assert sidecars[0] == sidecars[1]
+
+
+def _refused(*args: str, stdin: bytes) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "retrieval_eval", *args], input=stdin, capture_output=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr.decode()
+    return done.stderr.decode()
+
+
+def test_a_refusal_of_piped_input_names_the_pipe_not_its_private_copy(tmp_path: Path) -> None:
+    """The copy read_once makes is removed by the time anyone reads the message: naming it sends
+    the user to a file that is not there."""
+    judgments = write(tmp_path / "j.jsonl", JUDGMENTS)
+    cases = [
+        (("score", "-j", str(judgments), "-r", "/dev/stdin"), b'{"query_id":"q1","ranking":["d1",2]}\n', "run:1:"),
+        (("score", "-j", "/dev/stdin", "-r", str(judgments)), json.dumps(RUN[0]).encode() + b"\n", "this is a run"),
+        (("validate", "-j", "/dev/stdin"), b'{"query_id":"q1","doc_uri":"d1","relevance":"x"}\n', "judgments:1:"),
+        (("render", "--report", "/dev/stdin"), b"{}", "report"),
+    ]
+    for args, stdin, says in cases:
+        said = _refused(*args, stdin=stdin)
+        assert says in said and "/dev/stdin" in said, said
+        assert "retrieval-eval-" not in said, said  # the temporary folder's prefix

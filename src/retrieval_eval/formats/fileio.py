@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, Concatenate, ParamSpec, TextIO, TypeVar
 
-from ..core.errors import InputError, UsageError
+from ..core.errors import InputError, RetrievalEvalError, UsageError
 from .jsonl import INPUT_ENV, LINE_ENV, Limits
 
 _REASONS = {
@@ -129,10 +129,29 @@ def reads_once(read: Callable[Concatenate[str, P], T]) -> Callable[Concatenate[s
 
     @functools.wraps(read)
     def reader(path: str, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        with read_once([path]) as (local,):
+        with read_once([path]) as (local,), named_as_given([(local, path)]):
             return read(local or path, *args, **kwargs)
 
     return reader
+
+
+@contextlib.contextmanager
+def named_as_given(copies: Iterable[tuple[str | None, str | None]]) -> Iterator[None]:
+    """A refusal raised inside names each file as the user gave it (``/dev/stdin``), not by the
+    private copy :func:`read_once` made of it (removed by the time anyone reads the message).
+    ``copies``: (the path read, the path given) pairs, as ``read_once`` returns and takes them."""
+    try:
+        yield
+    except RetrievalEvalError as exc:
+        for local, given in copies:
+            if local is None or given is None or local == given:
+                continue
+            exc.message = exc.message.replace(local, given)
+            exc.hint = exc.hint.replace(local, given) if exc.hint else exc.hint
+            exc.args = (exc.message,)
+            if isinstance(exc, InputError) and exc.path == local:
+                exc.path = given
+        raise
 
 
 def _copy_within_limits(source: BinaryIO, target: BinaryIO, path: str) -> None:

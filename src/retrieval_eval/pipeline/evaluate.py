@@ -28,7 +28,7 @@ from ..core.report import (
 from ..core.report_model import CorpusInfo, Drift, Floor, MachineLabels, Report, StaleLabel
 from ..core.scoring import BOUNDED, Scores, index_judgments
 from ..core.validate import validate
-from ..formats.fileio import read_once, sha256_file
+from ..formats.fileio import named_as_given, read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.kinds import mistaken
 from .corpus_stage import CorpusStage
@@ -80,7 +80,9 @@ def run_pipeline_with_index(request: EvaluationRequest, *, workers: int = 0) -> 
     floor = request.floor if request.floor not in ("", "bm25") else None
     judgments = request.judgments_path if request.judgments_set is None else None
     run = request.run_path if request.run_rows is None else None
-    with read_once([judgments, run, request.corpus_path, floor]) as (judgments, run, corpus, floor):
+    given = [judgments, run, request.corpus_path, floor]
+    with read_once(given) as read, named_as_given(zip(read, given)):
+        judgments, run, corpus, floor = read
         copies = replace(
             request,
             judgments_path=judgments or request.judgments_path,

@@ -31,7 +31,7 @@ from ..core.judgments import JudgmentSet, Label, NoAnswer
 from ..core.labelindex import LabelIndex
 from ..core.tokenize import TermIds, Tokenizer, TokenizerSpec
 from ..formats.corpus import Corpus, read_corpus
-from ..formats.fileio import read_once, sha256_file
+from ..formats.fileio import named_as_given, read_once, sha256_file
 from ..formats.floor_sidecar import sidecar_to_json
 from ..formats.objects import read_judgment_set
 from ..formats.runout import refuse_run_over_input, write_meta, write_run
@@ -228,7 +228,7 @@ def make_floor_run(request: FloorRunRequest) -> FloorRunResult:
     require_lanes(stem=request.tokenizer.stem)
     # Read and hashed from one copy: a pipe gives its bytes once, and the sidecar named the
     # empty file's SHA-256 when the path was hashed again after it was read.
-    with read_once([request.judgments_path]) as (copy,):
+    with read_once([request.judgments_path]) as (copy,), named_as_given([(copy, request.judgments_path)]):
         judgments_path = copy or request.judgments_path
         queries = query_texts(read_judgment_set(judgments_path))  # any format score reads
         judgments_sha256 = sha256_file(judgments_path)
