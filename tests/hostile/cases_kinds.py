@@ -113,3 +113,21 @@ CASES += [
         ("this is",),
     ),
 ]
+
+# Empty judgments name the file they are; a BEIR file without its header is told it lacks one.
+CASES += [
+    HostileCase(
+        "K.3",
+        "score-empty-judgments-names-the-file",
+        ("score", "-j", "{tmp}/empty.jsonl", "-r", "{tmp}/r"),
+        files={"empty.jsonl": b"", "r": RUN},
+        stderr_has="empty.jsonl: a judgments file has one JSON object per line",
+    ),
+    HostileCase(
+        "K.3",
+        "validate-beir-without-its-header",
+        ("validate", "-j", "{tmp}/qrels.tsv"),
+        files={"qrels.tsv": b"q1\td1\t1\nq2\td2\t0\n"},
+        stderr_has="got 3 (BEIR qrels start with the header line query-id, corpus-id, score)",
+    ),
+]

@@ -191,8 +191,13 @@ def _check_in_order(record: Mapping[str, Any], line: int, source: str, path: str
 
 
 def no_judgment_error(source: str, path: str | None) -> InputError:
+    where = f"check {path}: " if path else ""
     return InputError(
-        source, None, "the file holds no judgment", path=path, hint="a judgments file has one JSON object per line"
+        source,
+        None,
+        "the file holds no judgment",
+        path=path,
+        hint=f"{where}a judgments file has one JSON object per line",
     )
 
 

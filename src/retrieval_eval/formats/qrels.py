@@ -60,8 +60,13 @@ def read_trec_qrels(path: str, *, source: str = "qrels", warn: Callable[[str], N
                 continue
             fields = text.split()
             if len(fields) != 4:
+                # Three columns is BEIR's shape: a BEIR file read as TREC lacks its header line.
+                beir = " (BEIR qrels start with the header line query-id, corpus-id, score)" if len(fields) == 3 else ""
                 raise InputError(
-                    source, line, f"expected 4 columns (query iteration doc relevance), got {len(fields)}", path=path
+                    source,
+                    line,
+                    f"expected 4 columns (query iteration doc relevance), got {len(fields)}{beir}",
+                    path=path,
                 )
             rows.append((line, fields[1], _record(fields[0], fields[2], _grade(fields[3], source, line, path))))
     iterations = sorted({iteration for _, iteration, _ in rows})
