@@ -185,3 +185,11 @@ def test_evaluate_takes_the_power_and_the_requirement(tmp_path: Path) -> None:
     assert relaxed.status == "PASS"
     gate = relaxed.report["verdict"]["gates"][0]["detectable"]
     assert gate["mde"] == pytest.approx(0.094154, abs=1e-6)
+
+
+def test_every_figure_of_the_table_has_four_places_and_headers_keep_the_change_as_given() -> None:
+    # 0.25 beside 0.4082 read as two precisions; a header says the change the user gave.
+    from retrieval_eval.render.plan import _change, _given, _num
+
+    assert (_num(0.25), _change(0.07), _num(0.40824829)) == ("0.2500", "0.0700", "0.4082")
+    assert (_given(0.05), _given(0.1)) == ("0.05", "0.1")

@@ -34,7 +34,7 @@ def plan_text(plan: PlanRecord) -> str:
 
 
 def _headers(row: PlanRow) -> list[str]:
-    needed = [f"n for {_num(change)}" for change, _ in row.needed]
+    needed = [f"n for {_given(change)}" for change, _ in row.needed]
     seen = [f"seen at {clean(queries)}" for queries, _ in row.detectable]
     return ["queries", "sd_diff", "detects", *needed, *seen]
 
@@ -66,9 +66,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DECIMALS)
 
 
-def _num(value: Any) -> str:
+def _given(value: Any) -> str:
+    """A change as the user gave it (``0.05``), for a header: no zeros it did not have."""
     found = number(value)
     return "—" if found is None else f"{found:.4f}".rstrip("0").rstrip(".")
+
+
+def _num(value: Any) -> str:
+    # Four places, as every table writes its figures (0.25 beside 0.4082 read as two precisions).
+    found = number(value)
+    return "—" if found is None else f"{found:.4f}"
 
 
 def _change(value: Any) -> str:
