@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, KeysView
 from typing import ParamSpec, TypeVar
 
 from ..core.errors import InputError
@@ -49,16 +49,29 @@ def kind_of(data: bytes) -> str | None:
         return _document_kind(text) if first.startswith((b"{", b"[")) else trec_kind(first)
     if not isinstance(record, dict):
         return None
-    keys = record.keys()
-    if "spec_version" in keys:
-        return "a report"
-    if "ranking" in keys or {"doc_id", "score"} <= keys:
-        return "a run"
-    if "relevance" in keys or "doc_uri" in keys and "query_id" in keys:
-        return "judgments"
-    if "corpus_fingerprint" in keys or {"chunk_id", "text"} <= keys:
-        return "a corpus"
-    return None
+    return _record_kind(record.keys())
+
+
+def _record_kind(keys: KeysView[str]) -> str | None:
+    """The one kind a JSONL record's fields name, or None when they name none or several.
+
+    A line is free to carry fields of its own (a judge's ``score`` and ``doc_id`` beside a
+    label's ``relevance``, a ``ranking`` note): a line that reads as two kinds is the file's own
+    kind with extra fields as often as another's, and calling it the other would hide the fault
+    the reader found ("this is a run" for a judgments file whose line 2 has a bad relevance).
+    """
+    query = "query_id" in keys  # every run and judgments line names its query; a report, a corpus none
+    found = [
+        kind
+        for kind, named in (
+            ("a report", "spec_version" in keys and not query),
+            ("a run", "ranking" in keys or {"doc_id", "score"} <= keys),
+            ("judgments", "relevance" in keys or "doc_uri" in keys and query),
+            ("a corpus", ("corpus_fingerprint" in keys or {"chunk_id", "text"} <= keys) and not query),
+        )
+        if named
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _document_kind(text: bytes) -> str | None:
