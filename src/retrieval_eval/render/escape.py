@@ -69,6 +69,17 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# As above but tab and newline, which whitespace folding handles: the page's rule.
+_HIDDEN_ON_PAGE = re.compile(f"(?![\t\n])[{HIDDEN_CLASS}]")
+
+
+def page_text(value: Any, limit: int) -> str:
+    """A user string for the HTML page (whose template escapes markup): one line, hidden
+    characters made visible as ``<U+202E>``, at most ``limit`` long. Every block of the page
+    takes its user strings through here, so none shows a reordering mark the others would."""
+    return shorten(" ".join(_HIDDEN_ON_PAGE.sub(lambda m: f"<U+{ord(m.group()):04X}>", str(value)).split()), limit)
+
+
 def escape_markdown(value: Any, *, limit: int = TEXT_LIMIT) -> str:
     """A user string made inert for GitHub Markdown and HTML, on one line, at most ``limit`` long.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,7 +28,7 @@ from ..core.lenient import number
 from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin, Report, StratumEntry, Tool
 from .charts import StratumPoint, stratum_chart
 from .compared import Compared, as_document
-from .escape import HIDDEN_CLASS, shorten
+from .escape import page_text
 from .html_inputs import PageLabels, index_page_labels, read_chunk_texts, read_labels_for_page
 from .html_view import (
     PageDrift,
@@ -72,10 +71,6 @@ FINDING_LIMIT = 2_000
 CHUNK_LIMIT = 600  # characters of a chunk's text
 OPEN_QUERIES = 3  # the first queries are shown unfolded
 
-# Characters that would be invisible or reorder text, as in Markdown (but tab and newline,
-# which whitespace folding handles).
-_HIDDEN = re.compile(f"(?![\t\n])[{HIDDEN_CLASS}]")
-
 
 @dataclass(frozen=True)
 class HtmlInputs:
@@ -93,8 +88,7 @@ class HtmlInputs:
 
 def plain(value: Any, limit: int = TEXT_LIMIT) -> str:
     """A user string on one line, hidden characters made visible, at most ``limit`` long."""
-    text = " ".join(_HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", str(value)).split())
-    return shorten(text, limit)
+    return page_text(value, limit)
 
 
 def shown_queries(report: Report, base: Report | None, limit: int = QUERY_LIMIT) -> list[str]:

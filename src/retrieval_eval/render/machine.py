@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.lenient import number
 from ..core.report_model import Calibration, MachineGate, MachineLabels, Report
-from .escape import escape_markdown
+from .escape import escape_markdown, page_text
 from .numbers import fmt
 
 
@@ -65,8 +65,9 @@ def _text(value: str | None, limit: int) -> str:
 
 
 def _plain(value: str | None, limit: int) -> str:
-    # For an autoescaping HTML template: no Markdown backslashes, cut to the same lengths.
-    return ("" if value is None else str(value))[:limit]
+    # For an autoescaping HTML template: no Markdown backslashes, cut to the same lengths, and
+    # hidden characters (a reordering mark in a report read back) shown as the page shows them.
+    return page_text("" if value is None else value, limit)
 
 
 def _gate_row(gate: MachineGate, text: Text) -> MachineGateLine:

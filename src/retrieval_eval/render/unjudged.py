@@ -13,7 +13,7 @@ from ..core.comparison_document import ComparisonDocument, MetricRow
 from ..core.lenient import number
 from ..core.report_model import Report, Unjudged
 from ..core.unjudged import judged_drop
-from .escape import code_fence, escape_markdown
+from .escape import code_fence, escape_markdown, page_text
 from .numbers import fmt
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def unjudged_view(
         fell=fell,
         new_keys=extra.new_keys,
         count=(extra.keys or {}).get(str(k)) or 0,
-        policy=escape_markdown(named, limit=20) if markdown else named[:20],
+        policy=escape_markdown(named, limit=20) if markdown else page_text(named, 20),
         queue=rows,
         queued=queue.count if queue is not None else 0,
         command=f"{fence}sh\n{command}\n{fence}" if fence else None,
