@@ -59,3 +59,35 @@ CASES.append(
         stderr_has="run:1: missing required field ranking",
     )
 )
+
+
+# Gates no value can decide, below 0: an "at most" under 0 is never met, and an "at least"
+# (a worst stratum's) under 0 always is, as one past 1 is. A signed number is a change, not this.
+JUDGMENTS = b'{"query_id":"q1","query":"x","doc_uri":"d1","relevance":1}\n'
+RANKED = b'{"query_id":"q1","ranking":["d1"]}\n'
+
+
+def gate_case(gate: str, says: str, exit_code: int = 2, name: str = "") -> HostileCase:
+    return HostileCase(
+        "R7.2",
+        name or f"score-gate-{gate.replace(':', '-').replace('@', '-').replace('<=', 'le')}",
+        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", gate),
+        files={"j.jsonl": JUDGMENTS, "r.jsonl": RANKED},
+        exit_code=exit_code,
+        stderr_has=says if exit_code == 2 else "",
+        stdout_has="" if exit_code == 2 else says,
+    )
+
+
+CASES += [
+    gate_case("recall@10:<=-0.02", "so a threshold of -0.02 is never met"),
+    gate_case("false_abstention_rate:<=-0.5", "so a threshold of -0.5 is never met"),
+    gate_case("worst-stratum:recall@10:-0.5", "so a threshold of -0.5 is always met"),
+    # Still allowed: 0 in either spelling, and a change of -1.
+    gate_case("recall@10:<=-0", "FAIL", exit_code=1, name="score-gate-at-most-minus-zero-allowed"),
+    gate_case("recall@10:-1", "INDETERMINATE", exit_code=1, name="score-gate-delta-minus-one-allowed"),
+    # Values are compared after rounding to 12 decimals: 1 and a hair is 1, and is reached.
+    gate_case("recall@10:1.0000000000001", "PASS", exit_code=0, name="score-gate-one-and-a-hair-is-one"),
+    # A refusal names the number as given, not rounded to one that is allowed.
+    gate_case("recall@10:1.0000001", "threshold of 1.0000001 is never met", name="score-gate-names-its-number"),
+]

@@ -243,16 +243,23 @@ def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
 def _within_range(gate: Gate) -> Gate:
     """``gate``, refused when its number lies where no value of its metric can reach: every metric
     scoring computes lies between 0 and 1, so a threshold past 1 is never met (or, as an "at most",
-    always), and a change or margin past 1 either way likewise. 80 for 0.8 is the usual slip."""
-    limit = abs(gate.threshold)
-    if limit <= 1:
+    always), and a change or margin past 1 either way likewise. 80 for 0.8 is the usual slip.
+
+    A threshold below 0 is one too, for a gate on the value itself ("<=-0.02" is never met, a
+    worst stratum's -0.5 always); a change's sign is its direction. Numbers are compared as gates
+    read them, rounded to 12 decimals (1.0000000000001 is 1), and named as given."""
+    limit = round(abs(gate.threshold), DECIMALS)
+    below = gate.kind not in (DELTA, FLOOR) and round(gate.threshold, DECIMALS) < 0
+    if limit <= 1 and not below:
         return gate
+    given = f"{gate.threshold:.15g}"  # :g would write 1.0000001 as 1, a threshold allowed
     if gate.kind in (DELTA, FLOOR):
         what = "a change" if gate.kind == DELTA else "a margin over the floor"
-        problem = f"{what} of {gate.threshold:+g} is past what {gate.metric} can move (it lies between 0 and 1)"
+        sign = "+" if gate.threshold > 0 else ""
+        problem = f"{what} of {sign}{given} is past what {gate.metric} can move (it lies between 0 and 1)"
     else:
-        never = "always met" if gate.at_most else "never met"
-        problem = f"{gate.metric} lies between 0 and 1, so a threshold of {gate.threshold:g} is {never}"
+        never = "always met" if gate.at_most != below else "never met"
+        problem = f"{gate.metric} lies between 0 and 1, so a threshold of {given} is {never}"
     fraction = f"{gate.threshold / 100:+g}" if gate.kind in (DELTA, FLOOR) else f"{gate.threshold / 100:g}"
     percent = 2 <= limit <= 100  # 80 for 80 %; 1.5 could be anything
     hint = (
