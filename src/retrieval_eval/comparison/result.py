@@ -35,7 +35,34 @@ def compare_reports(
     power: float = DEFAULT_POWER,
     bounds: Callable[[], tuple[Report, Report]] | None = None,
 ) -> Deltas:
-    """The full comparison, in the form gates read (its document rides along).
+    """The full comparison, in the form gates read (its document rides along); the arguments
+    are :func:`compared_document`'s."""
+    return comparison_from_document(
+        compared_document(
+            base,
+            head,
+            judgments=judgments,
+            resamples=resamples,
+            seed=seed,
+            map_blocks=map_blocks,
+            power=power,
+            bounds=bounds,
+        )
+    )
+
+
+def compared_document(
+    base: Report,
+    head: Report,
+    *,
+    judgments: JudgmentSet | LabelIndex | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    map_blocks: BlockMap = map,
+    power: float = DEFAULT_POWER,
+    bounds: Callable[[], tuple[Report, Report]] | None = None,
+) -> ComparisonDocument:
+    """The comparison document, its deltas' bounds dropped where a side's could not be known.
 
     A side that left its bounds out and could not have them computed (a base that kept no
     rankings) gives the deltas no bounds: read as values they would claim a delta cannot move.
@@ -52,7 +79,7 @@ def compare_reports(
     )
     if bounds is not None:
         base, head = bounds()
-    return comparison_from_document(drop_unknown_bounds(document, base, head))
+    return drop_unknown_bounds(document, base, head)
 
 
 def comparison_from_document(document: ComparisonDocument) -> Deltas:

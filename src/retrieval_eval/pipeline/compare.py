@@ -9,8 +9,7 @@ computed here, at that same point; the answer does not depend on the number of p
 
 from __future__ import annotations
 
-from ..comparison.bounds import drop_unknown_bounds
-from ..comparison.document import build_document
+from ..comparison.result import compared_document
 from ..core.comparison_document import ComparisonDocument
 from ..core.labelindex import LabelIndex
 from ..core.report_model import Report
@@ -35,14 +34,9 @@ def compare_documents(
     A side whose bounds could not be computed gives the deltas none (read from its values,
     they would claim a delta cannot move).
     """
-    if judgments is None:
-        document = build_document(
-            base, head, resamples=resamples, seed=seed, map_blocks=shared_map(workers), power=power
-        )
-        return drop_unknown_bounds(document, base, head)
-    pending = PendingBounds((base, head), judgments, workers=workers)
+    pending = None if judgments is None else PendingBounds((base, head), judgments, workers=workers)
     try:
-        document = build_document(
+        return compared_document(
             base,
             head,
             judgments=judgments,
@@ -50,12 +44,11 @@ def compare_documents(
             seed=seed,
             map_blocks=shared_map(workers),
             power=power,
-            bounds=lambda: _pair(pending.reports()),
+            bounds=None if pending is None else lambda: _pair(pending.reports()),
         )
-        base, head = _pair(pending.reports())
     finally:
-        pending.close()
-    return drop_unknown_bounds(document, base, head)
+        if pending is not None:
+            pending.close()
 
 
 def _pair(reports: tuple[Report, ...]) -> tuple[Report, Report]:
