@@ -151,6 +151,8 @@ def test_a_gate_that_asks_for_a_rise_says_whether_it_got_it() -> None:
         ("recall@5:80", "recall@5 lies between 0 and 1, so a threshold of 80 is never met"),
         ("recall@5:<=2", "recall@5 lies between 0 and 1, so a threshold of 2 is always met"),
         ("worst-stratum:ndcg@10:1.01", "ndcg@10 lies between 0 and 1, so a threshold of 1.01 is never met"),
+        ("abstention_rate:90", "abstention_rate lies between 0 and 1, so a threshold of 90 is never met"),
+        ("recall@5:1.0001", "so a threshold of 1.0001 is never met"),
         ("recall@5:-5", "a change of -5 is past what recall@5 can move"),
         ("recall@5:+1.5:significant", "a change of +1.5 is past what recall@5 can move"),
         ("floor:recall@10:+2", "a margin over the floor of +2 is past what recall@10 can move"),
