@@ -45,3 +45,20 @@ def test_the_comment_and_summary_say_the_same_without_a_dangling_they(tmp_path: 
         warning = next(line for line in shown.stdout.splitlines() if "judged@5 fell" in line)
         assert BLAME not in warning and "They " not in warning, warning
         assert "with no unjudged key in the head's top 5" in warning, warning
+
+
+def test_one_new_unjudged_key_is_one_key(tmp_path: Path) -> None:
+    # Four queries judged at d0..d3; the head ranks an unlabeled key first for q0 alone: judged@1
+    # falls from 1 to 0.75 with exactly one key in the head's top 1 that the base did not rank.
+    rows = [{"query_id": f"q{i}", "doc_uri": f"d{i}", "relevance": 1} for i in range(4)]
+    (tmp_path / "j.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    base = [{"query_id": f"q{i}", "ranking": [f"d{i}"]} for i in range(4)]
+    head = [{"query_id": f"q{i}", "ranking": ["new" if i == 0 else f"d{i}", f"d{i}"]} for i in range(4)]
+    for name, run in (("base", base), ("head", head)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in run))
+    assert run_cli("score", "-j", str(tmp_path / "j.jsonl"), "-r", str(tmp_path / "base.jsonl"), "-k", "1",
+                   "--out", str(tmp_path / "base.json")).code == 0  # fmt: skip
+    done = run_cli("score", "-j", str(tmp_path / "j.jsonl"), "-r", str(tmp_path / "head.jsonl"), "-k", "1",
+                   "--baseline", str(tmp_path / "base.json"))  # fmt: skip
+    note = next(line for line in done.stdout.splitlines() if "judged@1 fell" in line)
+    assert "1 key in the head's top 1 is unjudged and was not in the base's" in note, note

@@ -182,8 +182,8 @@ def judged_drop_note(
             f"nothing for score judged@{k} 0 (see the missing queries)"
         )
     if new_keys is not None:
-        keys = f"{new_keys} key{'' if new_keys == 1 else 's'}"
-        fell += f"; {keys} in the head's top {k} are unjudged and were not in the base's"
+        keys = f"1 key in the head's top {k} is" if new_keys == 1 else f"{new_keys} keys in the head's top {k} are"
+        fell += f"; {keys} unjudged and {'was' if new_keys == 1 else 'were'} not in the base's"
     if scores.config.unjudged_policy == BOUNDED:  # the gates already read both bounds: advise only the labeling
         return f"{fell}: the gates read the bounds over their labelings; label them (retrieval-eval holes)"
     return (
