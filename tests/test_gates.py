@@ -198,3 +198,10 @@ def test_a_gate_given_twice_is_refused(pair: tuple[str, str]) -> None:
 def test_gates_alike_but_not_the_same_are_both_kept() -> None:
     gates = Gating(gates=("recall@5:0.5", "recall@5:-0.5", "recall@5:<=0.5", "recall@10:0.5")).parse(ks=KS)
     assert len(gates) == 4
+
+
+def test_a_percentage_is_named_before_the_cutoff() -> None:
+    # recall@3 is not scored (-k 5,10), but 80 is the slip to name first, with its fraction.
+    with pytest.raises(UsageError) as refused:
+        parse_gate("recall@3:80", ks=KS)
+    assert "so a threshold of 80 is never met" in str(refused.value)

@@ -187,12 +187,13 @@ def parse_gate(
     """Parse one gate expression, refusing unknown metrics with the list of known ones."""
     text = expression.strip()
     parts = text.split(":")
-    # Each number is read before its metric is checked against the cutoffs: "recall@5:O.5" is a
-    # typo in the number, whatever -k says.
+    # Each number is read, and held to what a metric can reach, before its metric is checked
+    # against the cutoffs: "recall@5:O.5" is a typo in the number and "recall@5:80" a percentage,
+    # whatever -k says (the range check names the metric as written).
     if len(parts) == 3 and parts[0] == WORST_STRATUM:
-        threshold = _number(parts[2], text)
+        threshold = _within_range(Gate(text, WORST_STRATUM, parts[1], _number(parts[2], text))).threshold
         metric = _check_ranking_metric(parts[1], text, ks, "value per stratum", full_depth)
-        return _within_range(Gate(text, WORST_STRATUM, metric, threshold))
+        return Gate(text, WORST_STRATUM, metric, threshold)
     if len(parts) == 3 and parts[1] == CI_LOWER:
         if judged is None or parts[0] not in judged:
             raise UsageError(
@@ -213,18 +214,19 @@ def parse_gate(
             hint="faithfulness:ci-lower:0.8",
         )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
-        threshold = _number(parts[1], text)
+        threshold = _within_range(Gate(text, DELTA, parts[0], _number(parts[1], text))).threshold
         metric = _check_metric(parts[0], text, ks, full_depth)
-        return _within_range(Gate(text, DELTA, metric, threshold, significant_only=True))
+        return Gate(text, DELTA, metric, threshold, significant_only=True)
     if len(parts) == 2 and parts[1].startswith(AT_MOST):
-        threshold = _number(parts[1][len(AT_MOST) :], text)
+        at_most = _number(parts[1][len(AT_MOST) :], text)
+        threshold = _within_range(Gate(text, ABSOLUTE, parts[0], at_most, at_most=True)).threshold
         metric = _check_metric(parts[0], text, ks, full_depth)
-        return _within_range(Gate(text, ABSOLUTE, metric, threshold, at_most=True))
+        return Gate(text, ABSOLUTE, metric, threshold, at_most=True)
     if len(parts) == 2 and parts[1]:
-        threshold = _number(parts[1], text)
-        metric = _check_metric(parts[0], text, ks, full_depth)
         kind = DELTA if parts[1][0] in "+-" else ABSOLUTE
-        return _within_range(Gate(text, kind, metric, threshold))
+        threshold = _within_range(Gate(text, kind, parts[0], _number(parts[1], text))).threshold
+        metric = _check_metric(parts[0], text, ks, full_depth)
+        return Gate(text, kind, metric, threshold)
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
@@ -235,9 +237,9 @@ def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
             f"gate {text!r}: a floor gate reads floor:METRIC:MARGIN, optionally followed by :significant",
             hint="floor:recall@10:+0.05",
         )
-    margin = _number(parts[2], text)
+    margin = _within_range(Gate(text, FLOOR, parts[1], _number(parts[2], text))).threshold
     metric = _check_ranking_metric(parts[1], text, ks, "margin over a floor run")
-    return _within_range(Gate(text, FLOOR, metric, margin, significant_only=significant))
+    return Gate(text, FLOOR, metric, margin, significant_only=significant)
 
 
 def _within_range(gate: Gate) -> Gate:

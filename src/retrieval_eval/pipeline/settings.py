@@ -22,7 +22,7 @@ from typing import Any
 
 from ..core.comment_id import check_comment_id
 from ..core.errors import InputError, UsageError
-from ..core.gates import check_judged_name, parse_gate, split_gate_list
+from ..core.gates import check_judged_name, gate_metric, parse_gate, split_gate_list
 from ..core.judgments import MAX_RELEVANCE
 from ..core.metrics import DEFAULT_CUTOFFS, GAINS, is_positive_decimal
 from ..core.numbers import parse_decimal, parse_whole
@@ -518,7 +518,9 @@ def _numbers_of(value: Any) -> Any:
 def parse_settings(values: Values, *, runner: Runner, config_file: str = "", token: str = "") -> Settings:
     """Every setting from ``values``; raises SettingsError naming each bad one."""
     mode = values.parse("mode", _choice(MODES), "evaluate")
+    known = len(values.problems)
     k, full_depth = values.parse("k", _cutoffs, (DEFAULT_CUTOFFS, False))
+    cutoffs_given = len(values.problems) == known  # else the gates are not checked against the default's
     path = _inside_path if values.confined else _any_path
     settings = Settings(
         mode=mode,
@@ -530,7 +532,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         gain=values.parse("gain", _choice(GAINS), "exponential"),
         run_format=values.parse("run-format", _choice(RUN_FORMATS), "auto"),
         unjudged=values.parse("unjudged", _choice((*UNJUDGED_POLICIES, MACHINE)), "assume-irrelevant"),
-        gates=tuple(_gates(values, k, full_depth)),
+        gates=tuple(_gates(values, k, full_depth, cutoffs_given=cutoffs_given)),
         judged=values.parse("judged", _judged, ()),
         corpus=values.raw("corpus"),
         floor=values.parse("floor", _floor(path), ""),
@@ -808,13 +810,21 @@ def _judged(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _gates(values: Values, ks: tuple[int, ...], full_depth: bool) -> list[str]:
-    """The gate expressions, each checked now so a typo is reported with the other settings."""
+def _gates(values: Values, ks: tuple[int, ...], full_depth: bool, *, cutoffs_given: bool = True) -> list[str]:
+    """The gate expressions, each checked now so a typo is reported with the other settings.
+
+    When ``k`` itself was refused, a gate is not checked against the default cutoffs ("recall@5
+    is not computed at the cutoffs given (k: 10)" under ``k: 5,x`` named a k the user never
+    gave): each is read at its own cutoff, so only its own faults are told."""
     gates = split_gate_list(values.raw("gates"))
     judged = {name for name, _ in _judged_names(values.raw("judged"))}
     for text in gates:
         try:
-            parse_gate(text, ks=ks, judged=judged, full_depth=full_depth)
+            if cutoffs_given:
+                parse_gate(text, ks=ks, judged=judged, full_depth=full_depth)
+            else:
+                own = gate_metric(text).partition("@")[2]
+                parse_gate(text, ks=(int(own),) if own.isdigit() else ks, judged=judged, full_depth=True)
         except UsageError as exc:
             # The engine's hints speak CLI ("-k 5,10"); name the setting as this adapter does.
             if values.confined:  # a workflow lists every problem in one summary: the hint goes beside it
