@@ -32,4 +32,4 @@ def test_holes_writes_one_judgments_line_per_unjudged_key_then_validate_explains
     assert ":201: missing required field relevance: this is a label-queue line ('retrieval-eval holes')" in (
         refused.stderr
     )
-    assert "set relevance (0 = not relevant" in refused.stderr
+    assert f"in {labels}, set relevance (0 = not relevant" in refused.stderr  # the file is named

@@ -173,8 +173,8 @@ def _check_in_order(record: Mapping[str, Any], line: int, source: str, path: str
                 line,
                 f"missing required field relevance: this is {_queue_named(record)} appended before it was labeled",
                 path=path,
-                hint="set relevance (0 = not relevant, the threshold grade or more = relevant) and "
-                "labeled_by (e.g. human:your-name) on the line, or remove it",
+                hint=f"{f'in {path}, ' if path else ''}set relevance (0 = not relevant, the threshold grade or more "
+                "= relevant) and labeled_by (e.g. human:your-name) on the line, or remove it",
             )
         raise InputError(source, line, "missing required field relevance", path=path)
     relevance = _check_relevance(record["relevance"], where)
