@@ -50,3 +50,12 @@ def test_a_quick_template_is_not_refused(tmp_path: Path, monkeypatch: pytest.Mon
     draw = template_drawer("comment", str(tmp_path))
     assert draw(bare_view("m")).endswith("done\n")
     assert draw(bare_view("m")).endswith("done\n")  # a second drawing within the same bound
+
+
+def test_the_bound_is_five_seconds_unless_a_number_of_seconds_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    # RETRIEVAL_EVAL_TEMPLATE_SECONDS sets another bound; anything that is not a positive number
+    # of seconds up to an hour keeps the default, never an unbounded run.
+    for setting, bound in (("", 5.0), ("1", 1.0), ("0.25", 0.25), ("3600", 3600.0), ("0", 5.0), ("-1", 5.0),
+                           ("3601", 5.0), ("inf", 5.0), ("nan", 5.0), ("ten", 5.0)):  # fmt: skip
+        monkeypatch.setenv(limits.SECONDS_ENV, setting)
+        assert limits.max_seconds() == bound, setting

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import string
 import time
@@ -40,6 +41,20 @@ MAX_INT_BITS = 1 << 16  # about 20,000 digits: far past any number a report need
 # Seconds of template code per drawer (every drawing of one template, the budget's shorter ones
 # included): the built-in templates take milliseconds; loops that print nothing take no memory.
 MAX_SECONDS = 5.0
+SECONDS_ENV = "RETRIEVAL_EVAL_TEMPLATE_SECONDS"  # another bound, for a heavy template of one's own
+
+
+def max_seconds() -> float:
+    """The bound: ``RETRIEVAL_EVAL_TEMPLATE_SECONDS`` when it is a positive number of seconds (up to
+    an hour), else ``MAX_SECONDS``. A value that cannot be one is ignored, never an unbounded run."""
+    setting = os.environ.get(SECONDS_ENV, "").strip()
+    try:
+        seconds = float(setting)
+    except ValueError:
+        return MAX_SECONDS
+    return seconds if 0 < seconds <= 3600 else MAX_SECONDS
+
+
 _PACE = 256  # iterations of one loop between two looks at the clock (and one at each loop's start)
 
 Estimate = Callable[[inspect.BoundArguments], int]
@@ -354,11 +369,13 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         self.code_generator_class = BoundedCodeGenerator
         self.filters = {name: guard_filter(name, function) for name, function in self.filters.items()}
         self.deadline = float("inf")  # set by whoever draws (``start_clock``)
+        self.seconds = MAX_SECONDS  # the bound the deadline was set with
 
     def start_clock(self) -> None:
-        """From now, templates of this environment have ``MAX_SECONDS`` to run; once set, kept."""
+        """From now, templates of this environment have :func:`max_seconds` to run; once set, kept."""
         if self.deadline == float("inf"):
-            self.deadline = time.monotonic() + MAX_SECONDS
+            self.seconds = max_seconds()
+            self.deadline = time.monotonic() + self.seconds
 
     def paced(self, iterable: Iterable[Any]) -> Iterable[Any]:
         """A ``for`` loop's items, with a look at the clock at the loop's start and every few
@@ -370,7 +387,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     def check_clock(self) -> None:
         if time.monotonic() > self.deadline:
-            raise TemplateLimit(f"the template ran for more than {MAX_SECONDS:g} seconds; templates are time-bound")
+            raise TemplateLimit(f"the template ran for more than {self.seconds:g} seconds; templates are time-bound")
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         check_binop(operator, left, right)
