@@ -212,7 +212,7 @@ documents = st.builds(
 
 
 @pytest.mark.slow  # 300 generated documents
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents)
 def test_every_record_is_written_as_the_shape_wants_and_read_back_equal(document: ComparisonDocument) -> None:
     data = json.loads(dump_report(comparison_to_json(document)))

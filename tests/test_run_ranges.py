@@ -230,7 +230,7 @@ run_lines = st.lists(
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=run_lines, range_bytes=st.integers(1, 120), workers=st.integers(1, 2), final_newline=st.booleans())
 def test_any_run_reads_the_same_by_ranges(
     tmp_path: Path, lines: list[str], range_bytes: int, workers: int, final_newline: bool
