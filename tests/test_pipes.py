@@ -161,6 +161,7 @@ def test_a_refusal_of_piped_input_names_the_pipe_not_its_private_copy(tmp_path: 
         (("score", "-j", "/dev/stdin", "-r", str(judgments)), json.dumps(RUN[0]).encode() + b"\n", "this is a run"),
         (("validate", "-j", "/dev/stdin"), b'{"query_id":"q1","doc_uri":"d1","relevance":"x"}\n', "judgments:1:"),
         (("render", "--report", "/dev/stdin"), b"{}", "report"),
+        (("score", "-j", str(judgments), "-r", "/dev/stdin"), b"", "run: the file holds no ranking"),
     ]
     for args, stdin, says in cases:
         said = _refused(*args, stdin=stdin)
