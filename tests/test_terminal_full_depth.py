@@ -41,6 +41,11 @@ def test_a_cutoff_and_all_show_both_columns(tmp_path: Path) -> None:
     # No whole-ranking version of a set-based metric: the cell says so, it is not left blank.
     assert _row(lines, "precision") == ["precision", "0.5000", "·"]
     assert _row(lines, "recall") == ["recall", "0.5000", "·"]
+    # R-precision (R = 2: one of the top 2 relevant, 0.5) has no cutoff: said so, below the grid.
+    assert _row(lines, "r_precision") == ["r_precision", "0.5000", "(no", "cutoff)"]
+    assert lines.index(next(line for line in lines if line.startswith("r_precision"))) > lines.index(
+        next(line for line in lines if line.startswith("judged"))
+    )
 
 
 def test_all_alone_shows_the_whole_ranking_values(tmp_path: Path) -> None:

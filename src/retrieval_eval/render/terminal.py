@@ -90,8 +90,10 @@ def metric_table(report: Report) -> list[str]:
             if full:
                 cells.append(fmt(report.measured(metric.name)) if metric.full_depth else "·")
             rows.append(f"{metric.name:<12}" + "".join(f"{c:>10}" for c in cells))
-        elif metric.name in metrics:
-            rows.append(f"{metric.name:<12}{fmt(metrics[metric.name].value):>10}")
+    # R-precision and bpref have no cutoff: below the grid, said so, not under the first column.
+    for metric in REGISTRY:
+        if not metric.at_cutoff and metric.name in metrics:
+            rows.append(f"{metric.name:<12}{fmt(metrics[metric.name].value):>10}  (no cutoff)")
     for name in SET_METRICS:
         if name in metrics:
             measurement = metrics[name]
