@@ -28,7 +28,8 @@ The parts, in the order the document is built:
 - ``deltas``: each metric's base, head, delta and paired bootstrap;
 - ``breakdown``: the primary metric per stratum, and the queries that moved most;
 - ``document``: ``build_comparison``, which puts the above together;
-- ``result``: ``compare_reports``, the document as gates read it (``core.comparison``).
+- ``result``: ``compared_document`` (the document, its bounds settled) and
+  ``comparison_from_document``, the document as gates read it (``core.comparison``).
 
 The package itself imports nothing: ``render`` reads ``history`` without loading the
 bootstrap, and ``score`` without a base report loads none of it.

@@ -24,33 +24,6 @@ from .findings import CONFOUNDS
 from .power import GATE_METHOD, gate_design
 
 
-def compare_reports(
-    base: Report,
-    head: Report,
-    *,
-    judgments: JudgmentSet | LabelIndex | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    map_blocks: BlockMap = map,
-    power: float = DEFAULT_POWER,
-    bounds: Callable[[], tuple[Report, Report]] | None = None,
-) -> Deltas:
-    """The full comparison, in the form gates read (its document rides along); the arguments
-    are :func:`compared_document`'s."""
-    return comparison_from_document(
-        compared_document(
-            base,
-            head,
-            judgments=judgments,
-            resamples=resamples,
-            seed=seed,
-            map_blocks=map_blocks,
-            power=power,
-            bounds=bounds,
-        )
-    )
-
-
 def compared_document(
     base: Report,
     head: Report,

@@ -242,10 +242,10 @@ def _compare(
 ) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
-    from ..comparison.result import compare_reports
+    from ..comparison.result import compared_document, comparison_from_document
 
     # The base's bounds (when it left them out) are collected where the comparison reads them.
-    return compare_reports(
+    document = compared_document(
         base,
         body,
         judgments=index,
@@ -253,6 +253,7 @@ def _compare(
         power=power,
         bounds=lambda: (pending.reports()[0], body),
     )
+    return comparison_from_document(document)
 
 
 def _corpus_changes(fingerprints: Collection[str | None], corpus: CorpusInfo, base: Report | None) -> list[str]:
