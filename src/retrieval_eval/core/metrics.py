@@ -37,6 +37,7 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import truediv
 
 # The cutoffs when none are given (the one place this default lives), and the metric a
 # one-number summary uses: recall at the first cutoff given.
@@ -130,7 +131,15 @@ def _average_precision(q: RankedQuery, k: int) -> float:
 
 
 def _dcg(gains: Sequence[float]) -> float:
-    return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains, 1) if gain)
+    # gain / log2(rank + 1) at each rank, summed in rank order: the divisors come from a table
+    # (the same floats math.log2 gives), and a zero gain adds 0.0, which leaves any sum as it is.
+    return sum(map(truediv, gains, _log2_ranks(len(gains))))
+
+
+@functools.lru_cache(maxsize=64)
+def _log2_ranks(depth: int) -> tuple[float, ...]:
+    """log2(rank + 1) for ranks 1..depth, the divisors of nDCG's gains."""
+    return tuple(math.log2(rank + 1) for rank in range(1, depth + 1))
 
 
 def _ndcg(q: RankedQuery, k: int) -> float:
