@@ -133,7 +133,8 @@ def _average_precision(q: RankedQuery, k: int) -> float:
 def _dcg(gains: Sequence[float]) -> float:
     # gain / log2(rank + 1) at each rank, summed in rank order: the divisors come from a table
     # (the same floats math.log2 gives), and a zero gain adds 0.0, which leaves any sum as it is.
-    return sum(map(truediv, gains, _log2_ranks(len(gains))))
+    total: float = sum(map(truediv, gains, _log2_ranks(len(gains))))
+    return total
 
 
 @functools.lru_cache(maxsize=64)
