@@ -173,9 +173,36 @@ def test_a_percentage_is_told_as_the_fraction_it_meant() -> None:
     assert refused.value.hint == "thresholds are fractions: -0.05 for -5%"
 
 
-@pytest.mark.parametrize("expression", ["recall@5:1", "recall@5:1.0", "recall@5:0", "recall@5:-1", "recall@5:<=1"])
-def test_the_ends_of_the_range_are_gates(expression: str) -> None:
-    assert parse_gate(expression, ks=KS).threshold in (0.0, 1.0, -1.0)
+@pytest.mark.parametrize("expression", ["recall@5:1", "recall@5:1.0", "recall@5:<=0", "recall@5:-0", "recall@5:+1"])
+def test_the_ends_of_the_range_a_value_may_miss_are_gates(expression: str) -> None:
+    assert parse_gate(expression, ks=KS).threshold in (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("expression", "said"),
+    [
+        ("recall@5:0", "at least 0 is always met"),
+        ("recall@5:0.0000000000001", "at least 0 is always met"),  # 0 at the 12 decimals gates read
+        ("worst-stratum:recall@5:0", "at least 0 is always met"),
+        ("recall@5:<=1", "at most 1 is always met"),
+        ("false_abstention_rate:<=1.0", "at most 1 is always met"),
+        ("recall@5:-1", "a change of -1 is the largest drop"),
+        ("recall@5:-1:significant", "a change of -1 is the largest drop"),
+        ("floor:recall@5:-1", "a margin of -1 over the floor"),
+    ],
+)
+def test_a_gate_every_value_meets_is_refused(expression: str, said: str) -> None:
+    # It could only ever say PASS: recall@5:0, written for "no drop", reads "at least 0".
+    with pytest.raises(UsageError) as refused:
+        parse_gate(expression, ks=KS)
+    assert said in str(refused.value)
+    assert "always met" in str(refused.value)
+
+
+def test_at_least_0_points_to_the_delta_gate_for_no_drop() -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate("recall@5:0", ks=KS)
+    assert "recall@5:-0" in (refused.value.hint or "")
 
 
 def test_a_typo_in_the_number_is_named_before_the_cutoff() -> None:

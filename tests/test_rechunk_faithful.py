@@ -112,7 +112,7 @@ def test_a_document_run_against_chunk_labels_is_decided_by_no_delta_gate(tmp_pat
         for q, keys in scenario.base_runs.items()
     ]
     documents.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    for gate in ("recall@5:-0.02:significant", "recall@5:-1"):
+    for gate in ("recall@5:-0.02:significant", "recall@5:-0.99"):
         result = run_cli(
             "score", "-j", str(files.judgments), "-r", str(documents), "-k", "5,10", "--baseline", str(base),
             "-g", gate, "--json",

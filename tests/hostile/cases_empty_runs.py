@@ -56,7 +56,7 @@ CASES.append(
     HostileCase(
         "E.1",
         "score-empty-run-with-a-gate",
-        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:0.0"),
+        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:<=0.5"),
         files={"j.jsonl": JUDGMENTS, "r.jsonl": b""},
         stderr_has=REFUSED,
         stdout_lacks=("PASS",),
@@ -105,7 +105,7 @@ for _name, _run in NAMED_APART.items():
         HostileCase(
             "E.2",
             f"score-run-names-no-judged-query-{_name}",
-            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:0.5", "-g", "recall@10:0.0"),
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:0.5", "-g", "recall@10:<=0.5"),
             files={"j.jsonl": JUDGMENTS, "r.jsonl": _run},
             exit_code=1,
             stdout_has="no query of the run is a query the judgments name",
@@ -129,7 +129,7 @@ CASES.append(
 CHUNK_JUDGMENTS = (
     b'{"query_id":"q1","query":"x","doc_uri":"kb://a","chunk_id":"c1:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","relevance":1}\n'
 )
-for _gate in ("recall@10:0.5", "recall@10:0.0", "precision@10:0.0"):
+for _gate in ("recall@10:0.5", "recall@10:<=0.5", "precision@10:<=0.5"):
     CASES.append(
         HostileCase(
             "E.3",

@@ -83,9 +83,11 @@ CASES += [
     gate_case("recall@10:<=-0.02", "so a threshold of -0.02 is never met"),
     gate_case("false_abstention_rate:<=-0.5", "so a threshold of -0.5 is never met"),
     gate_case("worst-stratum:recall@10:-0.5", "so a threshold of -0.5 is always met"),
-    # Still allowed: 0 in either spelling, and a change of -1.
+    # Still allowed: at most 0, in either spelling. A gate every value meets is refused.
     gate_case("recall@10:<=-0", "FAIL", exit_code=1, name="score-gate-at-most-minus-zero-allowed"),
-    gate_case("recall@10:-1", "INDETERMINATE", exit_code=1, name="score-gate-delta-minus-one-allowed"),
+    gate_case("recall@10:-1", "is the largest drop recall@10 can make, so the gate is always met"),
+    gate_case("recall@10:0", "so at least 0 is always met"),
+    gate_case("recall@10:<=1", "so at most 1 is always met"),
     # Values are compared after rounding to 12 decimals: 1 and a hair is 1, and is reached.
     gate_case("recall@10:1.0000000000001", "PASS", exit_code=0, name="score-gate-one-and-a-hair-is-one"),
     # A refusal names the number as given, not rounded to one that is allowed.

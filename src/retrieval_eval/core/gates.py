@@ -230,6 +230,37 @@ def parse_gate(
     raise UsageError(f"cannot read gate {text!r}", hint=f"gates look like {GRAMMAR_HELP}")
 
 
+def _refuse_always_met(gate: Gate) -> None:
+    """Refuse a gate at the end of its range that every value meets: "at least 0", "at most 1", a
+    change or a margin of at least -1. It could never FAIL, so it would only ever say PASS:
+    ``recall@5:0``, written for "no drop", reads "recall@5 at least 0"."""
+    value = round(gate.threshold, DECIMALS)
+    if gate.kind in (DELTA, FLOOR):
+        if value > -1:
+            return
+        if gate.kind == DELTA:
+            problem = f"a change of -1 is the largest drop {gate.metric} can make, so the gate is always met"
+            hint = f"a gate that may FAIL, e.g. {gate.metric}:-0.02"
+        else:
+            problem = f"a margin of -1 over the floor is the lowest {gate.metric} can have, so the gate is always met"
+            hint = f"a gate that may FAIL, e.g. floor:{gate.metric}:+0.05"
+    elif gate.at_most:
+        if value < 1:
+            return
+        problem = f"{gate.metric} lies between 0 and 1, so at most 1 is always met"
+        hint = f"a threshold below 1, e.g. {gate.metric}:<=0.05"
+    else:
+        if value > 0:
+            return
+        problem = f"{gate.metric} lies between 0 and 1, so at least 0 is always met"
+        if gate.kind == WORST_STRATUM:
+            hint = f"a threshold above 0, e.g. worst-stratum:{gate.metric}:0.5"
+        else:
+            no_drop = f"{gate.metric}:-0"
+            hint = f"for no drop against the base report write {no_drop} (a delta gate), else a threshold above 0"
+    raise UsageError(f"gate {gate.expression!r}: {problem}", hint=hint)
+
+
 def _parse_floor(text: str, parts: list[str], ks: tuple[int, ...]) -> Gate:
     significant = len(parts) == 4 and parts[3] == "significant"
     if len(parts) != 3 and not significant:
@@ -253,6 +284,7 @@ def _within_range(gate: Gate) -> Gate:
     limit = round(abs(gate.threshold), DECIMALS)
     below = gate.kind not in (DELTA, FLOOR) and round(gate.threshold, DECIMALS) < 0
     if limit <= 1 and not below:
+        _refuse_always_met(gate)
         return gate
     given = f"{gate.threshold:.15g}"  # :g would write 1.0000001 as 1, a threshold allowed
     if gate.kind in (DELTA, FLOOR):
