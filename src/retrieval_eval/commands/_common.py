@@ -219,7 +219,17 @@ def _cli_label(name: str) -> str:
 
 
 def settings_from_options(options: Mapping[str, OptionValue]) -> Settings:
-    """Options given on the command line, over the config file, over the defaults."""
+    """Options given on the command line, over the config file, over the defaults.
+
+    An option given an empty value is refused, not read as left out: ``-g "$GATES"`` with the
+    variable unset would otherwise score with no gate and PASS, ``--corpus "$CORPUS"`` check no
+    drift, ``-k ""`` score at the default cutoff."""
+    empty = [_flag_of(key) for key, value in options.items() if _given_empty(value)]
+    if empty:
+        raise SettingsError(
+            [f"{flag}: given an empty value" for flag in empty],
+            hint="give each option a value (an unset variable in a script gives an empty one), or leave it out",
+        )
     given = {}
     for key, value in options.items():
         text = _as_text(key, value)
@@ -228,6 +238,22 @@ def settings_from_options(options: Mapping[str, OptionValue]) -> Settings:
     config, shown = _config(given.pop("config", ""))
     values = Values(given, config, label=_cli_label, confined=False, noun="option")
     return parse_values(values, runner=Runner(workspace=Path.cwd()), config_file=shown)
+
+
+def _given_empty(value: OptionValue) -> bool:
+    """A string option given as nothing but white space; for a repeated one, any of its values."""
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, tuple):
+        return any(not item.strip() or not item.replace(",", "").strip() for item in value)
+    return False
+
+
+def _flag_of(key: str) -> str:
+    """The flag the user typed for an option of the settings table (its long form)."""
+    setting = BY_NAME.get(key.replace("_", "-"))
+    flags = [part.strip() for part in setting.flag.split(",")] if setting else [""]
+    return flags[-1].split("/")[0] if flags[-1] else "--" + key.replace("_", "-")
 
 
 def _config(named: str) -> tuple[dict[str, str], str]:
