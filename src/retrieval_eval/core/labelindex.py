@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .field_names import KNOWN_FIELDS, misspelling_of
 from .identity import normalize
 from .judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from .report_model import Json
@@ -87,6 +88,21 @@ class QueryIndex:
         return self.texts[0] if self.texts else None
 
 
+@dataclass(eq=False, slots=True)
+class FieldSlip:
+    """An unknown field name that looks like a slip of ``known``: the first line that carries
+    it, how many do, and on how many it stands instead of ``known`` (which the line lacks)."""
+
+    known: str
+    first_line: int
+    lines: int = 0
+    instead: int = 0
+
+
+_UNSEEN = object()
+_NAMES_COMPARED = 1000
+
+
 @dataclass(eq=False)
 class LabelIndex:
     """Every query's :class:`QueryIndex`, in order of first appearance, and set-wide counts."""
@@ -118,6 +134,9 @@ class LabelIndex:
     # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
     # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
+    # Unknown field names that look like a slip of a known one (core/field_names.py), by name.
+    misspelled: dict[str, FieldSlip] = field(default_factory=dict)
+    _slip_of: dict[str, str | None] = field(default_factory=dict)  # each unknown name looked at, and its verdict
 
     def forget_returned(self, live: Container[str]) -> None:
         """Forget the moves out of c1 chunks ``live`` holds (the corpus the labels are scored with).
@@ -146,6 +165,8 @@ class LabelIndex:
         """
         query_id, doc_uri, relevance, chunk_id = fields
         key = chunk_id if chunk_id is not None else doc_uri
+        if not KNOWN_FIELDS.issuperset(record):  # one set test a line: most lines hold known fields only
+            self._note_unknown(record, line)
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
@@ -213,8 +234,30 @@ class LabelIndex:
                 if all(carry.to != chunk_id for carry in targets):
                     targets.append(Carry(chunk_id, grade))
 
+    def _note_unknown(self, record: Mapping[str, Json], line: int) -> None:
+        """Keep the unknown names of a line that look like a slip of a known field."""
+        for name in record:
+            if name in KNOWN_FIELDS:
+                continue
+            known = self._slip_of.get(name, _UNSEEN)
+            if known is _UNSEEN:
+                # Only so many distinct names are compared (and remembered): a file of endless
+                # invented keys costs no more than this, and a slip shows on the first names.
+                if len(self._slip_of) >= _NAMES_COMPARED:
+                    continue
+                known = self._slip_of[name] = misspelling_of(name)
+            if known is None:
+                continue
+            slip = self.misspelled.get(name)
+            if slip is None:
+                slip = self.misspelled[name] = FieldSlip(str(known), line)
+            slip.lines += 1
+            slip.instead += known not in record
+
     def add_no_answer(self, marker: NoAnswer) -> None:
         """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""
+        if not KNOWN_FIELDS.issuperset(marker.record):
+            self._note_unknown(marker.record, marker.line)
         query = self.queries.get(marker.query_id)
         if query is None:
             query = self.queries[marker.query_id] = QueryIndex()

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .field_names import SCORED_FIELDS
 from .judgments import JudgmentSet
-from .labelindex import QRELS_ITERATION, LabelIndex, QueryIndex, as_label_index
+from .labelindex import QRELS_ITERATION, FieldSlip, LabelIndex, QueryIndex, as_label_index
 from .power import DEFAULT_ALPHA, DEFAULT_POWER, NORMAL, Design, detectable_effect
 
 ERROR = "error"
@@ -21,6 +22,7 @@ WARNING = "warning"
 # code -> severity, in emission order.
 CODES: dict[str, str] = {
     "duplicate-label": ERROR,
+    "misspelled-scored-field": ERROR,
     "conflicting-stratum": ERROR,
     "no-answer-with-positives": ERROR,
     "rejudge-shared-chunk": WARNING,
@@ -29,6 +31,7 @@ CODES: dict[str, str] = {
     "no-positives": WARNING,
     "thin-stratum": WARNING,
     "unknown-provenance": WARNING,
+    "misspelled-field": WARNING,
     "no-chunk-ids": WARNING,
     "run-query-not-judged": WARNING,
     "run-query-missing": WARNING,
@@ -211,11 +214,36 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
     for query_id, query in index.queries.items():
         issues.extend(_label_issues(query_id, query, threshold, index.rejudged))
     issues.extend(_strata_issues(index.queries.values()))
+    issues.extend(_field_issues(index.misspelled))
     if not index.chunk_ids:
         issues.append(
             Issue("no-chunk-ids", "", "no label carries a chunk_id, so drift cannot check labels after a re-chunk")
         )
     return Validation(ordered(issues), len(index.queries), index.labels)
+
+
+# What a label read without the field it misspelled then says, for the fields scoring reads.
+_READ_WITHOUT = {
+    "chunk_id": "each grades its document (doc_uri), not a chunk",
+    "stratum": "their queries are in no stratum",
+}
+
+
+def _field_issues(misspelled: Mapping[str, FieldSlip]) -> list[Issue]:
+    """Unknown field names one slip away from a known one (core/field_names.py). One that stands
+    for a field scoring reads, on lines lacking it, changes the numbers: an error."""
+    issues = []
+    for name, slip in misspelled.items():
+        first = slip.first_line
+        where = f"line {first} carries" if slip.lines == 1 else f"{slip.lines} lines (the first: {first}) carry"
+        said = f"{where} {name!r}, which is no field but looks like {slip.known!r}"
+        if slip.known in SCORED_FIELDS and slip.instead:
+            read = f"read without {slip.known}, {_READ_WITHOUT[slip.known]}; rename it"
+            issues.append(Issue("misspelled-scored-field", name, f"{said}: {read}"))
+        else:
+            kept = "it is kept as a field of your own and read as nothing"
+            issues.append(Issue("misspelled-field", name, f"{said}; {kept}"))
+    return issues
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,100 @@
+"""Judgments whose field names are one slip away from a known one.
+
+``"chunk_Id"`` was read as a field of the team's own, so the label graded its whole document
+and the numbers moved without a word; ``"stratm"`` put its query in no stratum. The field is
+still kept (the format never refuses one), but ``score`` is INDETERMINATE, naming it, and
+``validate`` lists it. Variants a fix for the one example would miss: another case, a hyphen,
+the underscore dropped, two letters swapped, a letter from another script, trailing space, a
+no-answer line, and names that must not be taken for slips.
+
+``item`` is ``R8.<n>``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hostile.case import HostileCase
+
+CASES: list[HostileCase] = []
+
+CHUNK_A = "c1:" + "a" * 32
+CHUNK_B = "c1:" + "b" * 32
+RUN = "".join(json.dumps({"query_id": q, "ranking": [k]}) + "\n" for q, k in (("q1", CHUNK_A), ("q2", CHUNK_B)))
+RUN_BYTES = RUN.encode()
+
+
+def _judgments(second: dict[str, object]) -> bytes:
+    first = {"query_id": "q1", "doc_uri": "kb://a", "chunk_id": CHUNK_A, "relevance": 1, "stratum": "s"}
+    rest = {"query_id": "q2", "doc_uri": "kb://b", "relevance": 1, **second}
+    return (json.dumps(first) + "\n" + json.dumps(rest) + "\n").encode()
+
+
+def slip(name: str, second: dict[str, object], says: str) -> HostileCase:
+    return HostileCase(
+        "R8.2",
+        f"score-field-slip-{name}",
+        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:0.5"),
+        files={"j.jsonl": _judgments(second), "r.jsonl": RUN_BYTES},
+        exit_code=1,
+        stdout_has=says,
+        stdout_lacks=("verdict  PASS", "Traceback"),
+    )
+
+
+SCORED = "misspelled-scored-field"
+CASES += [
+    slip("chunk-id-case", {"chunk_Id": CHUNK_B, "stratum": "s"}, SCORED),
+    slip("chunk-id-hyphen", {"chunk-id": CHUNK_B, "stratum": "s"}, SCORED),
+    slip("chunk-id-no-underscore", {"chunkid": CHUNK_B, "stratum": "s"}, SCORED),
+    slip("chunk-id-swapped", {"chnuk_id": CHUNK_B, "stratum": "s"}, SCORED),
+    slip("chunk-id-cyrillic-i", {"chunk_\u0456d": CHUNK_B, "stratum": "s"}, SCORED),
+    slip("stratum-dropped-letter", {"chunk_id": CHUNK_B, "stratm": "s"}, SCORED),
+    slip("stratum-trailing-space", {"chunk_id": CHUNK_B, "stratum ": "s"}, SCORED),
+]
+
+# validate names the line and the field it looks like.
+CASES.append(
+    HostileCase(
+        "R8.2",
+        "validate-field-slip-names-line-and-field",
+        ("validate", "-j", "{tmp}/j.jsonl"),
+        files={"j.jsonl": _judgments({"chunk_Id": CHUNK_B})},
+        exit_code=1,
+        stdout_has="line 2 carries 'chunk_Id', which is no field but looks like 'chunk_id'",
+    )
+)
+
+# A no-answer line's stratum, misspelled, is told as well.
+CASES.append(
+    HostileCase(
+        "R8.2",
+        "validate-field-slip-on-a-no-answer-line",
+        ("validate", "-j", "{tmp}/j.jsonl"),
+        files={
+            "j.jsonl": _judgments({"chunk_id": CHUNK_B, "stratum": "s"})
+            + b'{"query_id": "n1", "query": "x", "expect": "no_answer", "Stratum": "s"}\n'
+        },
+        exit_code=1,
+        stdout_has="line 3 carries 'Stratum'",
+    )
+)
+
+# Fields of the team's own that are no slip, and a slip of a field scoring does not read: PASS.
+for _name, _second in {
+    "judge-fields": {"chunk_id": CHUNK_B, "score": 0.9, "doc_id": "D2"},
+    "note-for-notes": {"chunk_id": CHUNK_B, "note": "checked"},
+    "slip-beside-the-field": {"chunk_id": CHUNK_B, "chunk_Id": CHUNK_B},
+    "long-invented-name": {"chunk_id": CHUNK_B, "x" * 5000: 1},
+}.items():
+    CASES.append(
+        HostileCase(
+            "R8.2",
+            f"score-no-slip-{_name}",
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "-g", "recall@10:0.5"),
+            files={"j.jsonl": _judgments(_second), "r.jsonl": RUN_BYTES},
+            exit_code=0,
+            stdout_has="verdict  PASS",
+            stdout_lacks=(SCORED,),
+        )
+    )
