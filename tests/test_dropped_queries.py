@@ -78,3 +78,36 @@ def test_the_same_judgments_drop_nothing(tmp_path: Path) -> None:
     assert document["yardstick"] == "same"
     assert document["queries"] == {"paired": 3, "added": [], "removed": []}
     assert _finding(document, "queries-dropped") is None
+
+
+def _gate_reason(tmp_path: Path, head_grades: dict[str, int]) -> tuple[str, str]:
+    """score --baseline with a delta gate: the gate's status and reason."""
+    base_j = _write(tmp_path / "base.jsonl", [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items()])
+    head_j = _write(
+        tmp_path / "head.jsonl",
+        [{"query_id": q, "doc_uri": LABELS[q], "relevance": grade} for q, grade in head_grades.items()],
+    )
+    base_run = _write(tmp_path / "run.jsonl", RUN)
+    # The head run loses q2's hit too: on the queries both sides score, recall@1 falls 1.0 -> 0.5.
+    head_run = _write(tmp_path / "head-run.jsonl", [RUN[0], {"query_id": "q2", "ranking": ["x"]}, RUN[2]])
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", base_j, "-r", base_run, "-k", "1", "--out", str(base)).code in (0, 1)
+    done = run_cli(
+        "score", "-j", head_j, "-r", head_run, "-k", "1", "--baseline", str(base), "-g", "recall@1:-0.6", "--json"
+    )
+    (gate,) = done.json()["verdict"]["gates"]
+    return gate["status"], gate["reason"]
+
+
+def test_a_delta_gate_says_which_queries_it_does_not_compare(tmp_path: Path) -> None:
+    # The head deletes q3's labels: the gate reads q1 and q2 only, and its reason says so where the
+    # verdict is read, not only in the comparison's limits.
+    status, reason = _gate_reason(tmp_path, {"q1": 1, "q2": 1})
+    assert status == "PASS"
+    assert "recall@1 moved -0.5000 (from 1 to 0.5) over the 2 queries scored on both sides" in reason
+    assert "1 the base scored is not compared (q3)" in reason
+
+
+def test_a_delta_gate_over_every_query_says_nothing_more(tmp_path: Path) -> None:
+    status, reason = _gate_reason(tmp_path, {"q1": 1, "q2": 1, "q3": 1})
+    assert "not compared" not in reason and "scored on both sides" not in reason

@@ -520,7 +520,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         return GateResult(
             gate.expression, INDETERMINATE, f"{gate.expression}: the baseline report has no {gate.metric}"
         )
-    what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(base)} to {_fmt(head)})"
+    what = f"{gate.metric} moved {moved.delta:+.4f} (from {_fmt(base)} to {_fmt(head)}){_not_compared(comparison)}"
     if moved.delta >= round(gate.threshold, DECIMALS):
         result = GateResult(gate.expression, PASS, f"{gate.expression}: {what}, {_held(gate)}", moved.head, moved.base)
     else:
@@ -529,6 +529,22 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     if result.status == PASS:
         return _told_detectable(gate, result, seeing, gating, moved.ci)
     return replace(result, detectable=seeing)
+
+
+_NAMED = 5  # queries named in a gate's reason; the comparison names them all
+
+
+def _not_compared(comparison: Deltas) -> str:
+    """What a delta leaves out, said where the gate is read: queries the base scored that the
+    head does not (its judgments dropped them). A pull request that deletes the labels of the
+    queries it breaks moves no delta; the reason says so, beside the verdict it gives."""
+    counts = comparison.document.queries if comparison.document is not None else None
+    removed = counts.removed if counts is not None else None
+    if not removed or counts is None:
+        return ""
+    names = ", ".join(removed[:_NAMED]) + (f" and {len(removed) - _NAMED} more" if len(removed) > _NAMED else "")
+    over = f" over the {counts.paired} queries scored on both sides" if counts.paired is not None else ""
+    return f"{over}; {len(removed)} the base scored {'is' if len(removed) == 1 else 'are'} not compared ({names})"
 
 
 def detectable(gate: Gate, moved: MetricDelta, design: Design) -> Detectable | None:
