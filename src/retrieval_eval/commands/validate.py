@@ -11,6 +11,7 @@ from ..core.scoring import ScoreConfig
 from ..core.sensitivity import Thresholds
 from ..core.validate import Issue, RunFacts, Validation, ordered, validate, validate_with_run
 from ..formats.fileio import open_binary, reads_once
+from ..formats.kinds import says_what_it_is
 from ..formats.objects import read_judgment_set
 from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
 from ..formats.validation import validation_to_json
@@ -31,6 +32,7 @@ from ._common import (
 
 
 @reads_once
+@says_what_it_is("run")
 def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
     """Stream the whole run once, keeping each query's key set (validate looks at every key)."""
     fmt = detect_format(path) if run_format == "auto" else run_format

@@ -152,6 +152,10 @@ def parse_document(
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(source, line, where + "not valid UTF-8", path=path) from None
+    if not text.strip():  # json would say "Expecting value" at a line that holds nothing
+        raise InputError(
+            source, None, where + ("the file is empty" if not text else "the file holds only white space"), path=path
+        )
     try:
         decoder = _DECODER if _SUSPECT.search(text) else _PLAIN_DECODER
         value = decoder.decode(text)

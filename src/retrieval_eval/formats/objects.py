@@ -287,6 +287,7 @@ def read_judgment_set(path: str) -> JudgmentSet:
 
 
 @reads_once
+@says_what_it_is("run")
 def read_run_file(path: str, run_format: str = "auto") -> RunRows:
     """Every line of a run JSONL or TREC run file, checked and held, named by the SHA-256 of its bytes."""
     check_run_format(run_format)

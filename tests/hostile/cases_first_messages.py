@@ -1,0 +1,82 @@
+"""Files of the wrong kind or with nothing in them, through the readers a first trial met.
+
+``validate -r`` given a report said "not valid JSON (Expecting property name...)" where
+``score -r`` said "this is a report, not a run"; the library's ``load_run`` likewise. A report
+file that is empty, or white space only, was "not valid JSON (Expecting value)" at a line that
+holds nothing. Each now says what the file is.
+
+``item`` is ``R8.<n>``.
+"""
+
+from __future__ import annotations
+
+from hostile.case import HostileCase
+
+CASES: list[HostileCase] = []
+
+JUDGMENTS = b'{"query_id":"q1","query":"x","doc_uri":"d1","relevance":1}\n'
+RUN = b'{"query_id":"q1","ranking":["d1"]}\n'
+REPORT = b'{\n  "spec_version": "1",\n  "tool": {"name": "retrieval-eval", "version": "1.0.0"}\n}\n'
+
+CASES += [
+    HostileCase(
+        "R8.3",
+        "validate-run-given-a-report",
+        ("validate", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/report.json"),
+        files={"j.jsonl": JUDGMENTS, "report.json": REPORT},
+        stderr_has="run: this is a report, not a run",
+    ),
+    HostileCase(
+        "R8.3",
+        "validate-run-given-the-judgments",
+        ("validate", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/j2.jsonl"),
+        files={"j.jsonl": JUDGMENTS, "j2.jsonl": JUDGMENTS},
+        stderr_has="run: this is judgments, not a run",
+    ),
+    HostileCase(
+        "R8.3",
+        "library-load-run-given-a-report",
+        ("{tmp}/report.json",),
+        files={"report.json": REPORT},
+        code=(
+            "import sys, retrieval_eval\n"
+            "try:\n"
+            "    retrieval_eval.load_run(sys.argv[1])\n"
+            "except retrieval_eval.InputError as exc:\n"
+            "    print(exc, file=sys.stderr); raise SystemExit(2)\n"
+        ),
+        stderr_has="run: this is a report, not a run",
+    ),
+]
+
+for _name, _bytes, _says in (
+    ("empty", b"", "the file is empty"),
+    ("blank", b"  \n\t\n", "the file holds only white space"),
+    ("bom-only", b"\xef\xbb\xbf", "the file is empty"),
+):
+    CASES += [
+        HostileCase(
+            "R8.4",
+            f"compare-base-{_name}",
+            ("compare", "--base", "{tmp}/base.json", "--head", "{tmp}/base.json"),
+            files={"base.json": _bytes},
+            stderr_has=_says,
+            stdout_lacks=("Expecting value",),
+        ),
+        HostileCase(
+            "R8.4",
+            f"render-report-{_name}",
+            ("render", "--report", "{tmp}/r.json"),
+            files={"r.json": _bytes},
+            stderr_has=_says,
+            stdout_lacks=("Expecting value",),
+        ),
+        HostileCase(
+            "R8.4",
+            f"score-baseline-{_name}",
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "--baseline", "{tmp}/base.json"),
+            files={"j.jsonl": JUDGMENTS, "r.jsonl": RUN, "base.json": _bytes},
+            stderr_has=_says,
+            stdout_lacks=("Expecting value",),
+        ),
+    ]
