@@ -98,3 +98,21 @@ for _name, _second in {
             stdout_lacks=(SCORED,),
         )
     )
+
+# A required field under a slip of its name is still refused (it is missing), and the refusal
+# names the slip it found on the line.
+for _name, _line, _says in (
+    ("relevance", b'{"query_id":"q1","doc_uri":"d1","relevence":1}\n', "has 'relevence': a slip of relevance?)"),
+    ("query-id", b'{"query_Id":"q1","doc_uri":"d1","relevance":1}\n', "(the line has 'query_Id': a slip of query_id?)"),
+    ("doc-uri", b'{"query_id":"q1","doc-uri":"d1","relevance":1}\n', "(the line has 'doc-uri': a slip of doc_uri?)"),
+    ("no-slip", b'{"query_id":"q1","doc_uri":"d1","grade":1}\n', "judgments:1: missing required field relevance"),
+):
+    CASES.append(
+        HostileCase(
+            "R8.2",
+            f"score-required-field-slip-{_name}",
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+            files={"j.jsonl": _line, "r.jsonl": RUN_BYTES},
+            stderr_has=_says,
+        )
+    )

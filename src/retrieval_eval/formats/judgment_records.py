@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..core.errors import InputError
+from ..core.field_names import misspelling_of
 from ..core.identity import CHUNK_ID_RULE, is_chunk_key, is_text_sha
 from ..core.judgments import (
     MAX_RELEVANCE,
@@ -47,9 +48,19 @@ def _require_string(record: Mapping[str, Any], name: str, where: tuple[str, int,
     if not isinstance(value, str) or not value:
         source, line, path = where
         missing = name not in record
-        problem = f"missing required field {name}" if missing else f"{name} must be a non-empty string"
+        problem = (
+            f"missing required field {name}{_slip_for(record, name)}"
+            if missing
+            else f"{name} must be a non-empty string"
+        )
         raise InputError(source, line, problem, path=path)
     return value
+
+
+def _slip_for(record: Mapping[str, Any], name: str) -> str:
+    """ ", not relevence" when the line carries a slip of the field it lacks (core/field_names.py)."""
+    slips = [key for key in record if misspelling_of(key) == name]
+    return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)" if slips else ""
 
 
 def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:
@@ -176,7 +187,7 @@ def _check_in_order(record: Mapping[str, Any], line: int, source: str, path: str
                 hint=f"{f'in {path}, ' if path else ''}set relevance (0 = not relevant, the threshold grade or more "
                 "= relevant) and labeled_by (e.g. human:your-name) on the line, or remove it",
             )
-        raise InputError(source, line, "missing required field relevance", path=path)
+        raise InputError(source, line, f"missing required field relevance{_slip_for(record, 'relevance')}", path=path)
     relevance = _check_relevance(record["relevance"], where)
     chunk = record.get("chunk_id")
     if chunk is not None and not (isinstance(chunk, str) and is_chunk_key(chunk)):
