@@ -51,7 +51,7 @@ def write_canonical(tmp: Path) -> tuple[Path, Path, Path]:
     run = tmp / "run.jsonl"
     run.write_text("".join(compact({"query_id": q, "ranking": r}) for q, r in RANKINGS.items()))
     base = retrieval_eval.evaluate(QRELS, BASE_RANKINGS, k=(3, 5), gain="linear", generated_at=NOW)
-    (tmp / "base.json").write_text(json.dumps(base.to_dict(), indent=2) + "\n")  # as score --report writes it
+    (tmp / "base.json").write_text(json.dumps(base.to_dict(), indent=2) + "\n")  # as score --out writes it
     return judgments, run, tmp / "base.json"
 
 
@@ -264,7 +264,7 @@ def test_a_report_dict_still_works_for_a_release_and_says_what_replaces_it(tmp_p
     with pytest.warns(DeprecationWarning, match=r"baseline: .*retrieval_eval\.load_report\(\)") as caught:
         from_dict = retrieval_eval.evaluate(QRELS, RANKINGS, baseline=written, generated_at=NOW, **SETTINGS)
     assert caught[0].filename == __file__  # the warning points at the caller's line
-    assert from_dict.to_dict() == typed.to_dict()  # the dict is hashed as score --report wrote it: the file's bytes
+    assert from_dict.to_dict() == typed.to_dict()  # the dict is hashed as score --out wrote it: the file's bytes
     with pytest.warns(DeprecationWarning, match=r"^base: .*load_report") as caught:
         compared = retrieval_eval.compare(written, typed, resamples=200)
     assert caught[0].filename == __file__

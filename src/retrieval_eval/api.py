@@ -440,7 +440,7 @@ def _run_for_pipeline(run: object) -> tuple[RunRows | None, str]:
 
 def load_report(source: object) -> Report:
     """A report, typed (:class:`retrieval_eval.Report`): read from a report
-    file's path (what ``score --report`` writes), or from a report's JSON object held in memory,
+    file's path (what ``score --out`` writes), or from a report's JSON object held in memory,
     checked against the report's shape as a file is; an Evaluation gives its ``typed_report``.
     Refuses what is not a report with :class:`InputError`. What :func:`evaluate` (``baseline``),
     :func:`compare` and :func:`plan` take for a report."""
@@ -462,7 +462,7 @@ def _report_of(side: object, what: str) -> Report | None:
 
 def _hashed_report_of(side: object, what: str, *, stacklevel: int) -> tuple[Report | None, str | None]:
     """A report from an Evaluation, a report or a report file's path, and the SHA-256 of its
-    bytes: the file's, or (held in memory) those of the file ``score --report`` writes for it.
+    bytes: the file's, or (held in memory) those of the file ``score --out`` writes for it.
     ``stacklevel``: where the caller's call is, for the deprecation of a report's JSON object."""
     if side is None:
         return None, None
@@ -480,7 +480,7 @@ def _hashed_report_of(side: object, what: str, *, stacklevel: int) -> tuple[Repo
             DeprecationWarning,
             stacklevel=stacklevel,
         )
-        data = checked_json(dict(side), what)  # hashed as given: the bytes score --report would write for it
+        data = checked_json(dict(side), what)  # hashed as given: the bytes score --out would write for it
         return report_from_json(data), hashlib.sha256(dump_report(data).encode("utf-8")).hexdigest()
     raise UsageError(f"{what}: expected an Evaluation, a report or a report's path, got {type(side).__name__}")
 

@@ -72,7 +72,7 @@ def command(as_json: bool, now: str | None, color: str, **options: str | None) -
     2 when an input is refused.
     """
     settings = settings_from_options(options)
-    refuse_output_over_input([("--report", settings.report)], inputs_of(settings))
+    refuse_output_over_input([("--out", settings.report)], inputs_of(settings))
     baseline, baseline_sha256 = local_baseline(settings)
     request = request_from_settings(
         settings, baseline=baseline, generated_at=generated_at(now), baseline_sha256=baseline_sha256

@@ -71,7 +71,7 @@ def plan(
     if not values:
         raise UsageError(
             f"{names[0]} holds no per-query values to measure the spread from",
-            hint="plan from a report written by retrieval-eval score --report",
+            hint="plan from a report written by retrieval-eval score --out",
         )
     paired = _paired(values, baseline, names)
     metrics = tuple(_our_name(m) for m in request.metrics) or (report.primary_metric(),)

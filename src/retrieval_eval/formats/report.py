@@ -103,7 +103,7 @@ def _refuse_other_input(
         raise InputError(
             named(source, path),
             None,
-            f"{where}this is {kind}, not a report; {option} takes a report (what score --report writes)",
+            f"{where}this is {kind}, not a report; {option} takes a report (what score --out writes)",
             path=path,
             hint=f"score {_SCORE_FOR.get(source, 'the base branch with --report base.json')} and pass that file",
         ) from None
