@@ -92,7 +92,8 @@ def test_the_command_prints_the_table_and_the_assumptions(pilot: dict[str, Path]
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--metric", "bogus"), "no per-query values of bogus"),
+        (("--metric", "bogus"), "unknown metric 'bogus'"),
+        (("--metric", "recall@7"), "no per-query values of recall@7"),  # a metric, not scored here
         (("--power", "1.5"), "--power"),
         (("--change", "0"), "--change"),
         (("--queries", "1"), "--queries"),

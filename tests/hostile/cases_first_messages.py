@@ -80,3 +80,27 @@ for _name, _bytes, _says in (
             stdout_lacks=("Expecting value",),
         ),
     ]
+
+# plan with a misspelled metric: "unknown metric", not "the report has no values of it".
+CASES.append(
+    HostileCase(
+        "R8.5",
+        "plan-unknown-metric",
+        ("plan", "--report", "{tmp}/base.json", "--metric", "recal@5"),
+        setup=lambda folder: _scored_report(folder),
+        stderr_has="unknown metric 'recal@5'; known metrics: precision@k",
+    )
+)
+
+
+def _scored_report(folder: object) -> None:
+    from pathlib import Path
+
+    from helpers import run_cli
+
+    where = Path(str(folder))
+    (where / "j.jsonl").write_bytes(JUDGMENTS)
+    (where / "r.jsonl").write_bytes(RUN)
+    judgments, run, out = (str(where / name) for name in ("j.jsonl", "r.jsonl", "base.json"))
+    done = run_cli("score", "-j", judgments, "-r", run, "--out", out)
+    assert done.code == 0, done.stderr

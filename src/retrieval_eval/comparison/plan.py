@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..core.aliases import canonical_metric
 from ..core.comparison import difference
 from ..core.errors import UsageError
+from ..core.metrics import describe_known, known_metric
 from ..core.planning import PlanRecord, PlanRow
 from ..core.power import (
     ASSUMPTIONS,
@@ -116,6 +117,8 @@ def _row(
     metric: str, stratum: str | None, table: PerQuery, ids: Sequence[str], request: PlanRequest, paired: bool
 ) -> PlanRow:
     values = [table[q][metric] for q in ids if metric in table[q]]
+    if not values and stratum is None and not known_metric(metric):
+        raise UsageError(f"unknown metric {metric!r}; known metrics: {describe_known()}")
     if not values and stratum is None:
         raise UsageError(
             f"the pilot report has no per-query values of {metric}",
