@@ -111,7 +111,7 @@ def test_a_document_run_against_chunk_labels_is_never_a_silent_pass(tmp_path: Pa
     report = result.json()
     assert result.code == 1 and report["verdict"]["status"] == "INDETERMINATE"
     (reason,) = [r for r in report["verdict"]["reasons"] if "no key can match" in r]
-    assert "the run returns document ids but the labels name chunks" in reason
+    assert "no key of the run is a chunk id, but the labels name chunks" in reason
     assert "return the chunk ids of the corpus snapshot" in reason
     # One chunk id the labels name is enough to score: the mismatch is only said when nothing matched.
     partly = write_jsonl(tmp_path / "partly.jsonl", [{"query_id": "q1", "ranking": ["d3", D1A]}])

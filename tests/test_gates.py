@@ -110,7 +110,7 @@ def test_a_run_that_matches_no_label_is_decided_by_no_gate() -> None:
     passing gate may decide, and the reason comes first."""
     failing = GateResult("recall@5:-0.02:significant", FAIL, "recall@5 fell, significant")
     passing = GateResult("recall@5:0.0", PASS, "recall@5 at or above 0")
-    why = "the run returns document ids but the labels name chunks (chunk_id), so no key can match"
+    why = "no key of the run is a chunk id, but the labels name chunks (chunk_id), so no key can match"
     for gates in ([failing], [passing], [passing, failing], []):
         verdict = decide([], ["a note"], gates, unmatched=[why])
         assert verdict.status == INDETERMINATE

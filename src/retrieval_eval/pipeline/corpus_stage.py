@@ -187,9 +187,9 @@ class CorpusStage:
             ]
         if document_run_against_chunks(index, scores.rankings):
             return [
-                "the run returns document ids but the labels name chunks (chunk_id), so no key can match; "
-                "make the retriever return the chunk ids of the corpus snapshot, or label documents "
-                "(doc_uri without chunk_id)"
+                "no key of the run is a chunk id, but the labels name chunks (chunk_id), so no key can match; "
+                "make the retriever return the chunk ids of the corpus snapshot, or, for a run of document "
+                "ids, label documents (doc_uri without chunk_id)"
             ]
         # Collapsed rankings name the corpus's documents, and keep as it was each chunk it lacks.
         corpus = self.corpus if self.collapse or index.chunk_ids else None
