@@ -104,3 +104,22 @@ def _scored_report(folder: object) -> None:
     judgments, run, out = (str(where / name) for name in ("j.jsonl", "r.jsonl", "base.json"))
     done = run_cli("score", "-j", judgments, "-r", run, "--out", out)
     assert done.code == 0, done.stderr
+
+
+# Rankings by query in one object (the library's dict shape) given as a run file: told as not a
+# run line, with the shape a run line has, not "query_id must be a non-empty string".
+for _name, _run in (
+    ("dict-of-rankings", b'{"q1": ["d1", "d2"], "q2": ["d3"]}\n'),
+    ("dict-of-scores", b'{"q1": {"d1": 1.5}}\n'),
+    ("empty-object", b"{}\n"),
+    ("many-queries", b'{"a": [], "b": [], "c": [], "d": []}\n'),
+):
+    CASES.append(
+        HostileCase(
+            "R8.6",
+            f"score-run-{_name}",
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.json"),
+            files={"j.jsonl": JUDGMENTS, "r.json": _run},
+            stderr_has='run:1: not a run line: a run has one object per query, {"query_id": "q1", "ranking"',
+        )
+    )

@@ -50,6 +50,16 @@ def _entries_are_keys(ranking: list[Any]) -> bool:
 def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tuple[str, list[str]]:
     """Return (query_id, ranking) after checking both as the run format requires."""
     query_id = record.get("query_id")
+    if "query_id" not in record and "ranking" not in record:
+        # {"q1": ["d3", "d1"], ...}: rankings by query in one object, the library's shape, not a run line.
+        found = ", ".join(repr(key) for key in list(record)[:3]) + (", ..." if len(record) > 3 else "")
+        raise InputError(
+            "run",
+            line,
+            f'not a run line: a run has one object per query, {{"query_id": "q1", "ranking": ["key", ...]}} '
+            f"(this one has {found or 'no field'})",
+            path=path,
+        )
     if type(query_id) is not str or not query_id:
         raise InputError("run", line, "query_id must be a non-empty string", path=path)
     ranking = record.get("ranking")
