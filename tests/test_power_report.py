@@ -261,3 +261,27 @@ def test_a_metric_without_spread_in_a_stratum_hides_it_from_no_other_gate() -> N
     assert _reach("faq", ids, scores, [mrr], design) is None  # type: ignore[arg-type]
     alone = _reach("faq", ids, scores, [recall], design)  # type: ignore[arg-type]
     assert alone is not None and "(of " not in alone
+
+
+def test_a_thin_stratum_is_counted_as_its_average_is_over_scored_queries(tmp_path: Path) -> None:
+    from helpers import run_cli
+
+    # Stratum "s": two scored queries, one whose labels are all 0, one marked no_answer. Its
+    # average (and score's n) is over 2 queries; the warning once said 4.
+    rows = [
+        {"query_id": "a", "doc_uri": "d1", "relevance": 1, "stratum": "s"},
+        {"query_id": "b", "doc_uri": "d2", "relevance": 2, "stratum": "s"},
+        {"query_id": "c", "doc_uri": "d3", "relevance": 0, "stratum": "s"},
+        {"query_id": "n", "query": "x", "expect": "no_answer", "stratum": "s"},
+        {"query_id": "z", "doc_uri": "d4", "relevance": 0, "stratum": "empty"},
+    ]
+    path = tmp_path / "j.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    done = run_cli("validate", "-j", str(path), "--json")
+    messages = {i["subject"]: i["message"] for i in done.json()["issues"] if i["code"] == "thin-stratum"}
+    assert messages["s"].startswith("stratum s has 2 scored queries (and 2 not scored: no relevant label, or marked")
+    assert "none of its queries is scored" in messages["empty"]
+    # At threshold 2 only b counts.
+    done = run_cli("validate", "-j", str(path), "--threshold", "2", "--json")
+    messages = {i["subject"]: i["message"] for i in done.json()["issues"] if i["code"] == "thin-stratum"}
+    assert messages["s"].startswith("stratum s has 1 scored query (and 3 not scored")

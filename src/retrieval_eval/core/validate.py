@@ -181,23 +181,33 @@ def _label_issues(
         )
 
 
-def _strata_issues(queries: Iterable[QueryIndex]) -> Iterable[Issue]:
-    sizes: dict[str, int] = {}
+def _strata_issues(queries: Iterable[QueryIndex], threshold: int) -> Iterable[Issue]:
+    """A stratum too thin to gate on, counted as its average is: over its scored queries (a
+    relevant label, not marked no_answer), the others named beside them."""
+    scored: dict[str, int] = {}
+    others: dict[str, int] = {}
     for query in queries:
         if query.stratum is not None:
-            sizes[query.stratum] = sizes.get(query.stratum, 0) + 1
-    for name, size in sizes.items():
+            counted = not query.no_answer and any(grade >= threshold for grade in query.grades.values())
+            tally = scored if counted else others
+            tally[query.stratum] = tally.get(query.stratum, 0) + 1
+            scored.setdefault(query.stratum, 0)
+    for name, size in scored.items():
         if size < THIN_STRATUM:
+            more = others.get(name, 0)
+            beside = f" (and {more} not scored: no relevant label, or marked no_answer)" if more else ""
             yield Issue(
                 "thin-stratum",
                 name,
-                f"stratum {name} has {size} quer{'y' if size == 1 else 'ies'}; "
+                f"stratum {name} has {size} scored quer{'y' if size == 1 else 'ies'}{beside}; "
                 f"an average over fewer than {THIN_STRATUM} is too noisy to gate on: {_coarseness(size)}",
             )
 
 
 def _coarseness(size: int) -> str:
     """What a paired test over ``size`` queries can see, in units of their differences' spread."""
+    if size == 0:
+        return "none of its queries is scored, so it has no average at all"
     reach = detectable_effect(1.0, size, Design(method=NORMAL))
     if reach is None:
         return "one query has no spread, so no test on it can tell a change from noise"
@@ -213,7 +223,7 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
     issues: list[Issue] = []
     for query_id, query in index.queries.items():
         issues.extend(_label_issues(query_id, query, threshold, index.rejudged))
-    issues.extend(_strata_issues(index.queries.values()))
+    issues.extend(_strata_issues(index.queries.values(), threshold))
     issues.extend(_field_issues(index.misspelled))
     if not index.chunk_ids:
         issues.append(
