@@ -10,24 +10,14 @@ one letter wrong, missing or extra, two swapped; two slips for the longer names)
 
 from __future__ import annotations
 
+from .judgments import SCHEMA_ORDER
+
 # spec/judgments.schema.json's properties, the extensions spec/ documents (quote anchors, the
 # trails drift --fix and the re-judge queue write, TREC's iteration column), and what the
 # label queue writes beside a line for the labeler (rank, surfaced_by, move, judge_status).
 KNOWN_FIELDS = frozenset(
     (
-        "query_id",
-        "query",
-        "expect",
-        "doc_uri",
-        "chunk_id",
-        "text_sha",
-        "chunk_text",
-        "relevance",
-        "corpus_fingerprint",
-        "labeled_by",
-        "labeled_at",
-        "stratum",
-        "notes",
+        *SCHEMA_ORDER,
         "quote",
         "reanchored",
         "collapsed_from",
