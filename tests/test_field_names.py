@@ -28,7 +28,8 @@ from retrieval_eval.formats.judgments import parse_judgments, read_label_index
         ("relevence", "relevance"),  # a letter changed
         ("doc_url", "doc_uri"),
         ("query_ids", "query_id"),  # a letter added
-        ("note", "notes"),
+        ("labeled_b", "labeled_by"),  # the closest of two alike, not the first by name
+        ("Expect", "expect"),  # short names: another case only
         ("corpus_fingerprnt", "corpus_fingerprint"),  # long names allow two slips: one here
         ("corpusfingreprnt", "corpus_fingerprint"),  # and two
     ],
@@ -37,9 +38,14 @@ def test_a_slip_of_a_known_field_is_named(name: str, known: str) -> None:
     assert misspelling_of(name) == known
 
 
-@pytest.mark.parametrize("name", ["doc_id", "score", "ranking", "grade", "qid", "judge", "x" * 60, "chunk_id", ""])
+@pytest.mark.parametrize(
+    "name",
+    ["doc_id", "score", "ranking", "grade", "qid", "judge", "note", "mode", "votes", "quota", "relevant", "labeled"]
+    + ["x" * 60, "chunk_id", ""],
+)
 def test_a_field_of_the_teams_own_or_a_known_one_is_no_slip(name: str) -> None:
-    # doc_id and score are what a judge writes beside a label (tests/hostile/cases_round7.py).
+    # doc_id and score are what a judge writes beside a label (tests/hostile/cases_round7.py); a
+    # name under six letters is a slip only in case or separators (note is no slip of notes).
     assert misspelling_of(name) is None
 
 
@@ -84,29 +90,56 @@ def test_a_misspelled_chunk_id_makes_the_set_unsound_in_both_readings(tmp_path: 
             ("misspelled-scored-field", "chunk_Id")
         ]
         (issue,) = [i for i in issues if i.code == "misspelled-scored-field"]
-        assert "line 2 carries 'chunk_Id'" in issue.message
-        assert "grades its document (doc_uri), not a chunk" in issue.message
+        assert "line 2 carries 'chunk_Id' and no chunk_id: 'chunk_Id' is no field but looks like 'chunk_id'" in (
+            issue.message
+        )
+        assert "such a label grades its document (doc_uri), not the chunk" in issue.message
 
 
-def test_a_misspelled_stratum_on_every_line_names_how_many(tmp_path: Path) -> None:
+def test_a_misspelled_stratum_counts_the_lines_that_lack_stratum(tmp_path: Path) -> None:
     records = [{"query_id": f"q{n}", "doc_uri": f"kb://{n}", "relevance": 1, "Stratum ": "s"} for n in range(3)]
+    records[0]["stratum"] = "s"  # line 1 has the field too: the slip there is no slip
     issues = validate(read_label_index(str(_lines(tmp_path / "j.jsonl", records)))).issues
     (issue,) = [i for i in issues if "misspelled" in i.code]
     assert issue.code == "misspelled-scored-field"
-    assert "3 lines (the first: 1) carry 'Stratum '" in issue.message
+    assert issue.message.startswith("2 lines (the first: 2) carry 'Stratum ' and no stratum")
 
 
-def test_a_slip_beside_the_field_itself_or_of_a_field_scoring_does_not_read_only_warns(tmp_path: Path) -> None:
-    path = _judgments(tmp_path, {"chunk_id": CHUNK_B, "chunk-id": CHUNK_B, "note": "checked"})
+@pytest.mark.parametrize(
+    "second",
+    [
+        {"chunk_id": CHUNK_B, "chunk-id": CHUNK_B},  # beside the field it resembles
+        {"doc_url": "https://example.com/b"},  # beside doc_uri
+        {"chunk_idx": 1},  # no value a chunk_id holds
+        {"chunk_ids": [CHUNK_B]},
+        {"expert": "alice"},  # expect holds no_answer only
+        {"relevant": True},  # relevance is an integer
+        {"Stratum": ""},  # stratum is a non-empty string
+    ],
+)
+def test_a_field_of_the_teams_own_that_merely_looks_alike_is_not_told(
+    tmp_path: Path, second: dict[str, object]
+) -> None:
+    issues = validate(read_label_index(str(_judgments(tmp_path, second)))).issues
+    assert not [i for i in issues if "misspelled" in i.code]
+
+
+def test_a_slip_of_a_field_scoring_does_not_read_only_warns(tmp_path: Path) -> None:
+    path = _judgments(tmp_path, {"chunk_id": CHUNK_B, "labeled_b": "human:ann", "Notes": "checked"})
     found = {i.subject: i.code for i in validate(read_label_index(str(path))).issues if "misspelled" in i.code}
-    assert found == {"chunk-id": "misspelled-field", "note": "misspelled-field"}
+    assert found == {"labeled_b": "misspelled-field", "Notes": "misspelled-field"}
+
+
+def test_a_lookalike_letter_is_shown_escaped(tmp_path: Path) -> None:
+    path = _judgments(tmp_path, {"chunk_\u0456d": CHUNK_B})
+    (issue,) = [i for i in validate(read_label_index(str(path))).issues if "misspelled" in i.code]
+    assert "'chunk_\\u0456d'" in issue.message
 
 
 def test_score_says_indeterminate_and_why_on_a_misspelled_chunk_id(tmp_path: Path) -> None:
     path = _judgments(tmp_path, {"chunk_Id": CHUNK_B})
-    run = _lines(
-        tmp_path / "run.jsonl", [{"query_id": "q1", "ranking": [CHUNK_A]}, {"query_id": "q2", "ranking": ["kb://b"]}]
-    )
+    rows = [{"query_id": "q1", "ranking": [CHUNK_A]}, {"query_id": "q2", "ranking": ["kb://b"]}]
+    run = _lines(tmp_path / "run.jsonl", rows)
     result = run_cli("score", "-j", str(path), "-r", str(run), "-g", "recall@10:0.5", "--json")
     report = result.json()
     assert report["verdict"]["status"] == "INDETERMINATE"
@@ -114,13 +147,11 @@ def test_score_says_indeterminate_and_why_on_a_misspelled_chunk_id(tmp_path: Pat
     assert "misspelled-scored-field" in report["verdict"]["reasons"][0]
 
 
-def test_endless_invented_names_are_compared_a_bounded_number_of_times(tmp_path: Path) -> None:
+def test_a_slip_after_thousands_of_invented_names_is_still_told(tmp_path: Path) -> None:
     records = [{"query_id": "q1", "doc_uri": f"kb://{n}", "relevance": 1, f"field{n:05d}": 1} for n in range(3000)]
     records.append({"query_id": "q1", "doc_uri": "kb://last", "relevance": 1, "stratm": "s"})
     index = read_label_index(str(_lines(tmp_path / "j.jsonl", records)))
-    # The slip comes after a thousand invented names: past the bound it is not looked at.
-    assert len(index._slip_of) == 1000
-    assert "stratm" not in index.misspelled
+    assert index.misspelled["stratm"].first_line == 3001
 
 
 def test_known_fields_are_the_schemas_and_the_extensions() -> None:

@@ -232,3 +232,18 @@ def test_a_percentage_is_named_before_the_cutoff() -> None:
     with pytest.raises(UsageError) as refused:
         parse_gate("recall@3:80", ks=KS)
     assert "so a threshold of 80 is never met" in str(refused.value)
+
+
+def test_at_least_0_on_a_rate_where_less_is_better_points_to_at_most_0() -> None:
+    # false_abstention_rate:-0 would PASS a rate rising from 0 to 0.3: the hint must not offer it.
+    with pytest.raises(UsageError) as refused:
+        parse_gate("false_abstention_rate:0", ks=KS)
+    assert refused.value.hint == "for a rate that must stay 0 write false_abstention_rate:<=0 (at most 0)"
+
+
+@pytest.mark.parametrize("expression", ["recal@5:0", "bogus:<=1", "recall@5x:-1"])
+def test_an_unknown_metric_is_named_before_its_number_is_called_always_met(expression: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate(expression, ks=KS)
+    assert "unknown metric" in str(refused.value)
+    assert "always met" not in str(refused.value)

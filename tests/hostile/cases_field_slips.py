@@ -61,7 +61,7 @@ CASES.append(
         ("validate", "-j", "{tmp}/j.jsonl"),
         files={"j.jsonl": _judgments({"chunk_Id": CHUNK_B})},
         exit_code=1,
-        stdout_has="line 2 carries 'chunk_Id', which is no field but looks like 'chunk_id'",
+        stdout_has="line 2 carries 'chunk_Id' and no chunk_id: 'chunk_Id' is no field but looks like 'chunk_id'",
     )
 )
 
@@ -84,6 +84,10 @@ CASES.append(
 for _name, _second in {
     "judge-fields": {"chunk_id": CHUNK_B, "score": 0.9, "doc_id": "D2"},
     "note-for-notes": {"chunk_id": CHUNK_B, "note": "checked"},
+    "chunk-idx-a-number": {"chunk_idx": 1},
+    "chunk-ids-a-list": {"chunk_ids": [CHUNK_B]},
+    "expert-not-expect": {"chunk_id": CHUNK_B, "expert": "alice"},
+    "doc-url-beside-doc-uri": {"chunk_id": CHUNK_B, "doc_url": "https://example.com"},
     "slip-beside-the-field": {"chunk_id": CHUNK_B, "chunk_Id": CHUNK_B},
     "long-invented-name": {"chunk_id": CHUNK_B, "x" * 5000: 1},
 }.items():

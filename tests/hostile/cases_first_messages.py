@@ -123,3 +123,14 @@ for _name, _run in (
             stderr_has='run:1: not a run line: a run has one object per query, {"query_id": "q1", "ranking"',
         )
     )
+
+# A run line without query_id says the field is missing, as a judgments line does.
+CASES.append(
+    HostileCase(
+        "R8.6",
+        "score-run-line-without-query-id",
+        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+        files={"j.jsonl": JUDGMENTS, "r.jsonl": b'{"ranking": ["d1"]}\n'},
+        stderr_has="run:1: missing required field query_id",
+    )
+)

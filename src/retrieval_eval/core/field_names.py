@@ -3,13 +3,17 @@
 The format keeps unknown fields and never refuses them (spec/README.md): a team may add its
 own. So a misspelled field is not an error of the file, but it is read as nothing: a label
 with ``"chunk_Id"`` names its document, one with ``"stratm"`` no stratum, and the numbers move
-without a word. An unknown name one slip away from a known one (another case, ``-`` for ``_``,
-one letter wrong, missing or extra, two swapped; two slips for the longer names) is told instead
-(core/validate.py says how loudly).
+without a word. An unknown name that stands where a known one is missing and is one slip away
+from it is told instead (core/validate.py says how loudly). A slip is another case or ``-`` for
+``_`` (``chunk_Id``, ``doc-uri``), or, for names of six letters or more, one letter wrong,
+missing, added, or two swapped (``stratm``, ``relevence``), two of those for names of ten or
+more (``corpus_fingerprnt``). Short names (``note``, ``mode``) and names beside the field they
+resemble (``doc_url`` next to ``doc_uri``) are a team's own fields, not slips.
 """
 
 from __future__ import annotations
 
+from .identity import is_chunk_key, is_text_sha
 from .judgments import SCHEMA_ORDER
 
 # spec/judgments.schema.json's properties, the extensions spec/ documents (quote anchors, the
@@ -44,17 +48,20 @@ _BY_PLAIN = {_plain(name): name for name in KNOWN_FIELDS}
 
 
 def misspelling_of(name: str) -> str | None:
-    """The known field ``name`` is likely a slip of, or None (a known name is no slip)."""
+    """The known field ``name`` is likely a slip of (the closest; ties by name), or None."""
     if name in KNOWN_FIELDS or len(name) > _LONGEST:
         return None
     plain = _plain(name)
     if plain in _BY_PLAIN:
         return _BY_PLAIN[plain]
-    for known_plain, known in sorted(_BY_PLAIN.items()):
-        allowed = 2 if len(known_plain) >= 8 else 1
-        if abs(len(plain) - len(known_plain)) <= allowed and _distance(plain, known_plain, allowed) <= allowed:
-            return known
-    return None
+    found: tuple[int, str] | None = None
+    for known_plain, known in _BY_PLAIN.items():
+        allowed = 2 if len(known_plain) >= 10 else 1 if len(known_plain) >= 6 else 0
+        if allowed and abs(len(plain) - len(known_plain)) <= allowed:
+            distance = _distance(plain, known_plain, allowed)
+            if distance <= allowed and (found is None or (distance, known) < found):
+                found = (distance, known)
+    return None if found is None else found[1]
 
 
 def _distance(a: str, b: str, limit: int) -> int:
@@ -73,3 +80,33 @@ def _distance(a: str, b: str, limit: int) -> int:
             return limit + 1
         before, previous = previous, current
     return min(previous[-1], limit + 1)
+
+
+def _string(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+# What a value must look like to stand for each known field a line can lack (one that does not
+# is a field of the team's own whatever its name: "chunk_idx": 1 is no chunk id).
+_FITS = {
+    "query_id": _string,
+    "query": _string,
+    "expect": lambda value: value == "no_answer",
+    "doc_uri": _string,
+    "chunk_id": lambda value: isinstance(value, str) and is_chunk_key(value),
+    "text_sha": lambda value: isinstance(value, str) and is_text_sha(value),
+    "chunk_text": _string,
+    "relevance": lambda value: type(value) is int,
+    "corpus_fingerprint": _string,
+    "labeled_by": _string,
+    "labeled_at": _string,
+    "stratum": _string,
+    "notes": _string,
+    "quote": _string,
+}
+
+
+def fits(known: str, value: object) -> bool:
+    """Whether ``value`` could be the value of the known field ``known`` (a slip's stand-in)."""
+    check = _FITS.get(known)
+    return check(value) if check is not None else True

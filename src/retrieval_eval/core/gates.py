@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
 from .errors import UsageError
-from .metrics import BY_NAME, SET_METRICS, describe_known, known_metric
+from .metrics import BY_NAME, LOWER_IS_BETTER, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
 from .power import Design, queries_needed
 from .precision import DECIMALS
@@ -234,6 +234,8 @@ def _refuse_always_met(gate: Gate) -> None:
     """Refuse a gate at the end of its range that every value meets: "at least 0", "at most 1", a
     change or a margin of at least -1. It could never FAIL, so it would only ever say PASS:
     ``recall@5:0``, written for "no drop", reads "recall@5 at least 0"."""
+    if not known_metric(canonical_metric(gate.metric)):
+        return  # an unknown metric is refused as one; a judged metric's values are not held to [0, 1]
     value = round(gate.threshold, DECIMALS)
     if gate.kind in (DELTA, FLOOR):
         if value > -1:
@@ -255,6 +257,8 @@ def _refuse_always_met(gate: Gate) -> None:
         problem = f"{gate.metric} lies between 0 and 1, so at least 0 is always met"
         if gate.kind == WORST_STRATUM:
             hint = f"a threshold above 0, e.g. worst-stratum:{gate.metric}:0.5"
+        elif canonical_metric(gate.metric) in LOWER_IS_BETTER:
+            hint = f"for a rate that must stay 0 write {gate.metric}:<=0 (at most 0)"
         else:
             no_drop = f"{gate.metric}:-0"
             hint = f"for no drop against the base report write {no_drop} (a delta gate), else a threshold above 0"

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .field_names import KNOWN_FIELDS, misspelling_of
+from .field_names import KNOWN_FIELDS, fits, misspelling_of
 from .identity import normalize
 from .judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from .report_model import Json
@@ -90,17 +90,15 @@ class QueryIndex:
 
 @dataclass(eq=False, slots=True)
 class FieldSlip:
-    """An unknown field name that looks like a slip of ``known``: the first line that carries
-    it, how many do, and on how many it stands instead of ``known`` (which the line lacks)."""
+    """An unknown field name that stands for ``known`` on lines lacking it: the first such line,
+    and how many there are."""
 
     known: str
     first_line: int
     lines: int = 0
-    instead: int = 0
 
 
 _UNSEEN = object()
-_NAMES_COMPARED = 1000
 
 
 @dataclass(eq=False)
@@ -136,7 +134,7 @@ class LabelIndex:
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
     # Unknown field names that look like a slip of a known one (core/field_names.py), by name.
     misspelled: dict[str, FieldSlip] = field(default_factory=dict)
-    _slip_of: dict[str, str | None] = field(default_factory=dict)  # each unknown name looked at, and its verdict
+    _slip_of: dict[str, str | None] = field(default_factory=dict)  # each unknown name looked at, and what it resembles
 
     def forget_returned(self, live: Container[str]) -> None:
         """Forget the moves out of c1 chunks ``live`` holds (the corpus the labels are scored with).
@@ -235,24 +233,20 @@ class LabelIndex:
                     targets.append(Carry(chunk_id, grade))
 
     def _note_unknown(self, record: Mapping[str, Json], line: int) -> None:
-        """Keep the unknown names of a line that look like a slip of a known field."""
-        for name in record:
+        """Keep the unknown names of a line that stand where a known field is missing and look
+        like a slip of it (core/field_names.py)."""
+        for name, value in record.items():
             if name in KNOWN_FIELDS:
                 continue
             known = self._slip_of.get(name, _UNSEEN)
             if known is _UNSEEN:
-                # Only so many distinct names are compared (and remembered): a file of endless
-                # invented keys costs no more than this, and a slip shows on the first names.
-                if len(self._slip_of) >= _NAMES_COMPARED:
-                    continue
                 known = self._slip_of[name] = misspelling_of(name)
-            if known is None:
-                continue
+            if known is None or known in record or not fits(str(known), value):
+                continue  # no slip; or beside the field it resembles, or no value that field holds
             slip = self.misspelled.get(name)
             if slip is None:
                 slip = self.misspelled[name] = FieldSlip(str(known), line)
             slip.lines += 1
-            slip.instead += known not in record
 
     def add_no_answer(self, marker: NoAnswer) -> None:
         """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""

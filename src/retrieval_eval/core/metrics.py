@@ -378,6 +378,8 @@ SET_METRICS: dict[str, str] = {
     "abstention_rate": "share of no_answer queries whose ranking is empty or absent from the run",
     "false_abstention_rate": "share of scored (answerable) queries whose ranking is empty or absent",
 }
+# The one metric where less is better: a gate on it is an "at most" (false_abstention_rate:<=0.02).
+LOWER_IS_BETTER = frozenset({"false_abstention_rate"})
 
 
 def metric_names(ks: tuple[int, ...], full_depth: bool = False) -> list[str]:

@@ -234,22 +234,22 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
 
 # What a label read without the field it misspelled then says, for the fields scoring reads.
 _READ_WITHOUT = {
-    "chunk_id": "each grades its document (doc_uri), not a chunk",
-    "stratum": "their queries are in no stratum",
+    "chunk_id": "such a label grades its document (doc_uri), not the chunk",
+    "stratum": "its query is in no stratum",
 }
 
 
 def _field_issues(misspelled: Mapping[str, FieldSlip]) -> list[Issue]:
-    """Unknown field names one slip away from a known one (core/field_names.py). One that stands
-    for a field scoring reads, on lines lacking it, changes the numbers: an error."""
+    """Unknown field names standing where a known one is missing, one slip away from it
+    (core/field_names.py). One that stands for a field scoring reads changes the numbers: an error."""
     issues = []
     for name, slip in misspelled.items():
+        shown = repr(name) if name.isascii() else ascii(name)  # a lookalike letter shows as what it is
         first = slip.first_line
         where = f"line {first} carries" if slip.lines == 1 else f"{slip.lines} lines (the first: {first}) carry"
-        said = f"{where} {name!r}, which is no field but looks like {slip.known!r}"
-        if slip.known in SCORED_FIELDS and slip.instead:
-            read = f"read without {slip.known}, {_READ_WITHOUT[slip.known]}; rename it"
-            issues.append(Issue("misspelled-scored-field", name, f"{said}: {read}"))
+        said = f"{where} {shown} and no {slip.known}: {shown} is no field but looks like {slip.known!r}"
+        if slip.known in SCORED_FIELDS:
+            issues.append(Issue("misspelled-scored-field", name, f"{said}, so {_READ_WITHOUT[slip.known]}; rename it"))
         else:
             kept = "it is kept as a field of your own and read as nothing"
             issues.append(Issue("misspelled-field", name, f"{said}; {kept}"))

@@ -90,7 +90,7 @@ def _report_from(
 # The option each source of a report is given by, and what to score for it: compare --head
 # given judgments said "--baseline takes a report", an option compare does not have.
 _OPTION = {"baseline": "--baseline", "base": "--base", "head": "--head", "report": "--report"}
-_SCORE_FOR = {"head": "the head with --report head.json", "report": "the run with --report report.json"}
+_SCORE_FOR = {"head": "the head with --out head.json", "report": "the run with --out report.json"}
 
 
 def _refuse_other_input(
@@ -105,7 +105,7 @@ def _refuse_other_input(
             None,
             f"{where}this is {kind}, not a report; {option} takes a report (what score --out writes)",
             path=path,
-            hint=f"score {_SCORE_FOR.get(source, 'the base branch with --report base.json')} and pass that file",
+            hint=f"score {_SCORE_FOR.get(source, 'the base branch with --out base.json')} and pass that file",
         ) from None
 
 

@@ -61,7 +61,8 @@ def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tup
             path=path,
         )
     if type(query_id) is not str or not query_id:
-        raise InputError("run", line, "query_id must be a non-empty string", path=path)
+        problem = "query_id must be a non-empty string" if "query_id" in record else "missing required field query_id"
+        raise InputError("run", line, problem, path=path)
     ranking = record.get("ranking")
     if type(ranking) is not list:
         problem = "missing required field ranking" if "ranking" not in record else "ranking must be an array"
