@@ -63,6 +63,6 @@ CASES = [
         setup=_folder_named_like_a_file,
         stderr_has="out/judgments.jsonl exists and is not the demo's judgments.jsonl",
     ),
-    HostileCase("demo", "out-empty", ("demo", "--out", ""), stderr_has="--out is empty"),
-    HostileCase("demo", "out-blank", ("demo", "--out", "  "), stderr_has="--out is empty"),
+    HostileCase("demo", "out-empty", ("demo", "--out", ""), stderr_has="--out: given an empty value"),
+    HostileCase("demo", "out-blank", ("demo", "--out", "  "), stderr_has="--out: given an empty value"),
 ]

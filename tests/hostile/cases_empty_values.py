@@ -1,8 +1,9 @@
 """Options given an empty value: what a script passes for an unset variable (``-g "$GATES"``).
 
 Read as left out, ``-g ""`` scored with no gate and said PASS, ``--corpus ""`` checked no
-drift and ``-k ""`` scored at the default cutoff. Each is refused, naming the option; so is
-an empty one beside others (``-g A -g ""``), white space, and a list of separators only.
+drift, ``-k ""`` scored at the default cutoff, ``compare -j ""`` compared without rescoring and
+``holes --out ""`` wrote to the terminal. Each is refused, in every command, naming the option;
+so is an empty one beside others (``-g A -g ""``), white space, and a list of separators only.
 
 ``item`` is ``R8.<n>``.
 """
@@ -36,11 +37,11 @@ def _no_report(folder: object) -> None:
 
 
 CASES += [
-    empty("gate-empty", ("-g", ""), "--gate: given an empty value"),
-    empty("gate-blank", ("-g", "  \t"), "--gate: given an empty value"),
-    empty("gate-commas-only", ("-g", ", ,"), "--gate: given an empty value"),
-    empty("gate-newline-only", ("-g", "\n"), "--gate: given an empty value"),
-    empty("gate-empty-beside-another", ("-g", "recall@10:0.5", "-g", ""), "--gate: given an empty value"),
+    empty("gate-empty", ("-g", ""), "-g/--gate: given an empty value"),
+    empty("gate-blank", ("-g", "  \t"), "-g/--gate: given an empty value"),
+    empty("gate-commas-only", ("-g", ", ,"), "-g/--gate: given an empty value"),
+    empty("gate-newline-only", ("-g", "\n"), "-g/--gate: given an empty value"),
+    empty("gate-empty-beside-another", ("-g", "recall@10:0.5", "-g", ""), "-g/--gate: given an empty value"),
     empty("cutoffs-empty", ("-k", ""), "-k: given an empty value"),
     empty("corpus-empty", ("--corpus", ""), "--corpus: given an empty value"),
     empty("baseline-empty", ("--baseline", " "), "--baseline: given an empty value"),
@@ -58,3 +59,27 @@ CASES.append(
         stderr_has="-k: given an empty value",
     )
 )
+
+# Every command refuses it, not only those of the shared settings.
+REPORT = (
+    b'{"spec_version": "1", "tool": {"name": "retrieval-eval", "version": "1.0.0"}, "config": {"k": [10]}, '
+    b'"metrics": {}, "per_query": {}}\n'
+)
+for _name, _argv, _says in (
+    ("compare-judgments", ("compare", "--base", "{tmp}/b.json", "--head", "{tmp}/b.json", "-j", ""), "-j/--judgments"),
+    ("render-compare", ("render", "--report", "{tmp}/b.json", "--compare", " "), "--compare"),
+    ("render-out", ("render", "--report", "{tmp}/b.json", "--out", ""), "--out"),
+    ("validate-run", ("validate", "-j", "{tmp}/j.jsonl", "-r", ""), "-r/--run"),
+    ("holes-out", ("holes", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "--out", ""), "--out"),
+    ("plan-baseline", ("plan", "--report", "{tmp}/b.json", "--baseline", ""), "--baseline"),
+    ("score-now", ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "--now", ""), "--now"),
+):
+    CASES.append(
+        HostileCase(
+            "R8.1",
+            f"every-command-{_name}-empty",
+            _argv,
+            files={"j.jsonl": JUDGMENTS, "r.jsonl": RUN, "b.json": REPORT},
+            stderr_has=f"{_says}: given an empty value",
+        )
+    )

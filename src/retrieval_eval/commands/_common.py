@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from ..core.errors import RetrievalEvalError
+from ..core.errors import RetrievalEvalError, UsageError
 from ..core.exits import EXIT_BAD_ANSWER, EXIT_NO_ANSWER, EXIT_OK
 from ..core.numbers import parse_decimal, parse_whole
 from ..formats.jsonout import indented
@@ -108,6 +109,7 @@ def handles_errors(function: F) -> F:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            _refuse_empty_options()
             return function(*args, **kwargs)
         except RetrievalEvalError as exc:
             fail(exc.message, exc.hint)
@@ -122,6 +124,28 @@ def handles_errors(function: F) -> F:
             sys.exit(EXIT_OK)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _refuse_empty_options() -> None:
+    """Refuse an option given an empty value on the command line, rather than read it as left out:
+    ``-g "$GATES"`` with the variable unset scored with no gate and said PASS, ``--corpus ""``
+    checked no drift, ``compare -j ""`` compared without rescoring. A default is never refused."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    empty = [
+        "/".join(param.opts)
+        for param in context.command.params
+        if isinstance(param, click.Option)
+        and param.name is not None
+        and context.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
+        and _given_empty(context.params.get(param.name))
+    ]
+    if empty:
+        raise UsageError(
+            "; ".join(f"{flag}: given an empty value" for flag in empty),
+            hint="give each option a value (an unset variable in a script gives an empty one), or leave it out",
+        )
 
 
 def use_colour(choice: str) -> bool:
@@ -221,15 +245,7 @@ def _cli_label(name: str) -> str:
 def settings_from_options(options: Mapping[str, OptionValue]) -> Settings:
     """Options given on the command line, over the config file, over the defaults.
 
-    An option given an empty value is refused, not read as left out: ``-g "$GATES"`` with the
-    variable unset would otherwise score with no gate and PASS, ``--corpus "$CORPUS"`` check no
-    drift, ``-k ""`` score at the default cutoff."""
-    empty = [_flag_of(key) for key, value in options.items() if _given_empty(value)]
-    if empty:
-        raise SettingsError(
-            [f"{flag}: given an empty value" for flag in empty],
-            hint="give each option a value (an unset variable in a script gives an empty one), or leave it out",
-        )
+    An option given an empty value never reaches here (:func:`handles_errors` refuses it)."""
     given = {}
     for key, value in options.items():
         text = _as_text(key, value)
@@ -245,15 +261,8 @@ def _given_empty(value: OptionValue) -> bool:
     if isinstance(value, str):
         return not value.strip()
     if isinstance(value, tuple):
-        return any(not item.strip() or not item.replace(",", "").strip() for item in value)
+        return any(isinstance(item, str) and not item.replace(",", "").strip() for item in value)
     return False
-
-
-def _flag_of(key: str) -> str:
-    """The flag the user typed for an option of the settings table (its long form)."""
-    setting = BY_NAME.get(key.replace("_", "-"))
-    flags = [part.strip() for part in setting.flag.split(",")] if setting else [""]
-    return flags[-1].split("/")[0] if flags[-1] else "--" + key.replace("_", "-")
 
 
 def _config(named: str) -> tuple[dict[str, str], str]:
