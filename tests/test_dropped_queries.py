@@ -111,3 +111,16 @@ def test_a_delta_gate_says_which_queries_it_does_not_compare(tmp_path: Path) -> 
 def test_a_delta_gate_over_every_query_says_nothing_more(tmp_path: Path) -> None:
     status, reason = _gate_reason(tmp_path, {"q1": 1, "q2": 1, "q3": 1})
     assert "not compared" not in reason and "scored on both sides" not in reason
+
+
+def test_the_comment_warns_of_dropped_queries_beside_a_passing_verdict(tmp_path: Path) -> None:
+    # The comment shows only failing gates' reasons, and its limits are folded away: the drop is
+    # said in a warning under the headline, where a reviewer reads the PASS.
+    document = _compare(tmp_path, {"q1": 1, "q2": 1})
+    comparison = tmp_path / "comparison.json"
+    comparison.write_text(json.dumps(document))
+    head = str(tmp_path / "head.json")
+    done = run_cli("render", "--report", head, "--compare", str(comparison), "--format", "comment")
+    assert done.code == 0, done.stderr
+    warning = done.stdout.split("> [!WARNING]\n", 1)[1].split("\n", 1)[0]
+    assert warning.startswith("> 1 query is no longer scored under the head's judgments \\(q3\\)")

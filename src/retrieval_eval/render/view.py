@@ -179,6 +179,9 @@ class View:
     reasons: ReasonsView
     comparability: ComparabilityView
     confounds: tuple[FindingLine, ...]
+    # Queries the base scored that the head's judgments no longer do: out of every delta, said
+    # where the verdict is read (a pull request deleting the labels of queries it breaks).
+    dropped: FindingLine | None
     yardstick: str | None
     queries: QueriesView
     footer: str
@@ -233,6 +236,7 @@ def build_view(
         reasons=ReasonsView(rows=told, total=len(told)),
         comparability=ComparabilityView(rows=tuple(notes), total=len(notes)),
         confounds=tuple(note for note in notes if note.confounds),
+        dropped=next((note for note in notes if note.code == "queries-dropped"), None),
         yardstick=escape_markdown(comparison.yardstick or "", limit=20) if comparison else None,
         queries=queries(comparison),
         footer=footer(report, comparison),
