@@ -120,3 +120,14 @@ for _name, _line, _says in (
             stderr_has=_says,
         )
     )
+
+# A no-answer line whose "expect" is misspelled is read as a label: its refusal names the slip.
+CASES.append(
+    HostileCase(
+        "R8.2",
+        "score-no-answer-expect-slip",
+        ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+        files={"j.jsonl": b'{"query_id":"n1","query":"x","expct":"no_answer"}\n', "r.jsonl": RUN_BYTES},
+        stderr_has="missing required field doc_uri (the line has 'expct': a slip of expect",
+    )
+)

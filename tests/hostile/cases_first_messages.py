@@ -134,3 +134,29 @@ CASES.append(
         stderr_has="run:1: missing required field query_id",
     )
 )
+
+# An empty run is refused wherever a run is read, as score refuses it: validate -r and load_run too.
+for _name, _bytes in (("empty", b""), ("blank-lines", b"\n\n  \n")):
+    CASES += [
+        HostileCase(
+            "R8.7",
+            f"validate-run-{_name}",
+            ("validate", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+            files={"j.jsonl": JUDGMENTS, "r.jsonl": _bytes},
+            stderr_has="run: the file holds no ranking",
+        ),
+        HostileCase(
+            "R8.7",
+            f"library-load-run-{_name}",
+            ("{tmp}/r.jsonl",),
+            files={"r.jsonl": _bytes},
+            code=(
+                "import sys, retrieval_eval\n"
+                "try:\n"
+                "    retrieval_eval.load_run(sys.argv[1])\n"
+                "except retrieval_eval.InputError as exc:\n"
+                "    print(exc, file=sys.stderr); raise SystemExit(2)\n"
+            ),
+            stderr_has="run: the file holds no ranking",
+        ),
+    ]

@@ -13,7 +13,7 @@ from ..core.validate import Issue, RunFacts, Validation, ordered, validate, vali
 from ..formats.fileio import open_binary, reads_once
 from ..formats.kinds import says_what_it_is
 from ..formats.objects import read_judgment_set
-from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run
+from ..formats.runs import detect_format, iter_run_jsonl, iter_trec_run, no_ranking_error
 from ..formats.validation import validation_to_json
 from ..pipeline.floor import check_eval_set
 from ..pipeline.settings import check_number, parse_answer_in_query, parse_cutoff_option, parse_easy_set
@@ -50,6 +50,8 @@ def run_facts(path: str, run_format: str, judged: set[str]) -> RunFacts:
                 if doc_id in seen:
                     repeated.add(query_id)
                 seen.add(doc_id)
+    if not keys:
+        raise no_ranking_error(path)  # as score refuses it
     return RunFacts(keys, sorted(repeated), sorted(set(keys) - judged))
 
 

@@ -60,7 +60,11 @@ def _require_string(record: Mapping[str, Any], name: str, where: tuple[str, int,
 def _slip_for(record: Mapping[str, Any], name: str) -> str:
     """ ", not relevence" when the line carries a slip of the field it lacks (core/field_names.py)."""
     slips = [key for key in record if misspelling_of(key) == name]
-    return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)" if slips else ""
+    if slips:
+        return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)"
+    # A no-answer line whose "expect" is misspelled is read as a label, and lacks doc_uri first.
+    marks = [key for key, value in record.items() if value == NO_ANSWER and misspelling_of(key) == "expect"]
+    return f" (the line has {marks[0]!r}: a slip of expect, which marks a no-answer line?)" if marks else ""
 
 
 def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:

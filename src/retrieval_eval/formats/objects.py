@@ -41,7 +41,15 @@ from .judgments import judgments_file_format, parse_judgments
 from .kinds import says_what_it_is
 from .qrels import read_beir_qrels, read_trec_qrels
 from .runout import run_line
-from .runs import check_run_format, check_run_record, detect_format, iter_run_jsonl, iter_trec_run, run_from_rows
+from .runs import (
+    check_run_format,
+    check_run_record,
+    detect_format,
+    iter_run_jsonl,
+    iter_trec_run,
+    no_ranking_error,
+    run_from_rows,
+)
 
 QUERY_COLUMNS = ("query_id", "qid", "q_id")
 DOC_COLUMNS = ("doc_id", "doc_uri", "docno")
@@ -296,6 +304,10 @@ def read_run_file(path: str, run_format: str = "auto") -> RunRows:
     with open_binary(path) as handle:
         if fmt == "jsonl":
             ranked = tuple((q, tuple(r)) for _line, q, r in iter_run_jsonl(handle, path=path, digest=digest))
+            if not ranked:
+                raise no_ranking_error(path)
             return RunRows(ranked=ranked, sha256=digest.hexdigest())
         scored = tuple((q, d, s) for _line, q, d, s in iter_trec_run(handle, path=path, digest=digest))
+    if not scored:
+        raise no_ranking_error(path)
     return RunRows(scored=scored, by_score=True, sha256=digest.hexdigest())

@@ -195,6 +195,19 @@ def iter_trec_run(
         yield line, fields[0], fields[2], _parse_score(fields[4], line, path)
 
 
+def no_ranking_error(path: str | None, *, held: bool = False) -> InputError:
+    """A run with no line (a retriever that failed, or wrote elsewhere): refused wherever a run is
+    read, since scored it would give every metric 0 and, without a gate, a PASS."""
+    return InputError(
+        "run",
+        None,
+        "the run holds no ranking" if held else "the file holds no ranking",
+        path=path,
+        hint=f"check {path}: a run has one line per query, "
+        '{"query_id": "q1", "ranking": ["key", ...]} or TREC\'s "q1 Q0 key rank score tag"',
+    )
+
+
 def check_run_format(run_format: str) -> None:
     if run_format not in RUN_FORMATS:
         raise UsageError(f"unknown run format {run_format!r}; use one of {', '.join(RUN_FORMATS)}")

@@ -31,6 +31,7 @@ from ..core.validate import validate
 from ..formats.fileio import named_as_given, read_once, sha256_file
 from ..formats.judgments import read_label_index
 from ..formats.kinds import mistaken
+from ..formats.runs import no_ranking_error
 from .corpus_stage import CorpusStage
 from .floor import lexical_checks
 from .forking import shared_map
@@ -151,14 +152,7 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     if run.queries == 0:
         # A retriever that wrote nothing (it failed, or wrote elsewhere) is not one that found
         # nothing: scored, every metric would be 0 and, without a gate, the verdict a PASS.
-        raise InputError(
-            "run",
-            None,
-            "the file holds no ranking" if request.run_rows is None else "the run holds no ranking",
-            path=request.run_path,
-            hint=f"check {request.run_path}: a run has one line per query, "
-            '{"query_id": "q1", "ranking": ["key", ...]} or TREC\'s "q1 Q0 key rank score tag"',
-        )
+        raise no_ranking_error(request.run_path, held=request.run_rows is not None)
     validation = validate(index, threshold=scoring.threshold)
     corpus = stage.report_corpus()
     if stage.corpus is not None:
