@@ -188,7 +188,7 @@ def _strata_issues(queries: Iterable[QueryIndex], threshold: int) -> Iterable[Is
     others: dict[str, int] = {}
     for query in queries:
         if query.stratum is not None:
-            counted = not query.no_answer and any(grade >= threshold for grade in query.grades.values())
+            counted = not query.no_answer and bool(query.grades) and max(query.grades.values()) >= threshold
             tally = scored if counted else others
             tally[query.stratum] = tally.get(query.stratum, 0) + 1
             scored.setdefault(query.stratum, 0)
