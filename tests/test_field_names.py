@@ -151,9 +151,25 @@ def test_a_slip_after_thousands_of_invented_names_is_still_told(tmp_path: Path) 
     records = [{"query_id": "q1", "doc_uri": f"kb://{n}", "relevance": 1, f"field{n:05d}": 1} for n in range(3000)]
     records.append({"query_id": "q1", "doc_uri": "kb://last", "relevance": 1, "stratm": "s"})
     index = read_label_index(str(_lines(tmp_path / "j.jsonl", records)))
-    assert index.misspelled["stratm"].first_line == 3001
+    assert index.slips.found["stratm"].first_line == 3001
 
 
 def test_known_fields_are_the_schemas_and_the_extensions() -> None:
     schema = json.loads(Path(__file__).parents[1].joinpath("spec", "judgments.schema.json").read_text())
     assert set(schema["properties"]) <= KNOWN_FIELDS
+
+
+def test_drift_and_convert_say_which_label_they_read_without_its_misspelled_chunk_id(tmp_path: Path) -> None:
+    # Neither validates the set, and to both such a label is a document's: drift checked it as
+    # VALID and convert wrote it as a document's grade, without a word.
+    demo = tmp_path / "demo"
+    assert run_cli("demo", "--out", str(demo)).code == 0
+    rows = [json.loads(line) for line in (demo / "judgments.jsonl").read_text().splitlines() if line.strip()]
+    first = next(i for i, row in enumerate(rows) if "chunk_id" in row)
+    rows[first]["chunk_Id"] = rows[first].pop("chunk_id")
+    judgments = _lines(tmp_path / "j.jsonl", rows)
+    said = "carries 'chunk_Id' and no chunk_id"
+    drift = run_cli("drift", "-j", str(judgments), "--corpus", str(demo / "corpus.json"))
+    assert said in drift.stderr and drift.stderr.startswith("warning  "), drift.stderr
+    converted = run_cli("convert", str(judgments), "--to", "trec-qrels")
+    assert converted.code == 0 and said in converted.stderr, converted.stderr

@@ -16,6 +16,7 @@ import click
 
 from ..core.errors import UsageError
 from ..core.runs import dedupe_head
+from ..core.validate import misspelled_fields
 from ..formats.beir import convert_beir
 from ..formats.fileio import atomic_writer, open_binary, refuse_output_over_input
 from ..formats.jsonl import iter_raw_lines
@@ -58,8 +59,12 @@ def read_labels(path: str, fmt: str):  # type: ignore[no-untyped-def]
 
     if fmt == "trec-qrels":
         return read_trec_qrels(path, warn=lambda message: say(f"warning  {message}", err=True))
-    readers = {"judgments": parse_judgments, "beir-qrels": read_beir_qrels}
-    return readers[fmt](path)
+    if fmt == "judgments":
+        judgments = parse_judgments(path)
+        for issue in misspelled_fields(judgments):  # a misspelled chunk_id converts as a document's label
+            say(f"warning  {path}: {issue.message}", err=True)
+        return judgments
+    return read_beir_qrels(path)
 
 
 def label_lines(path: str, source: str, target: str) -> Iterator[str]:

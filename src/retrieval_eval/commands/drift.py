@@ -11,6 +11,7 @@ from ..core.drift_check import DriftCheck, FixRun, QueueWritten
 from ..core.drift_fix import plan_fix
 from ..core.errors import InputError, UsageError
 from ..core.rejudge import queue_lines
+from ..core.validate import misspelled_fields
 from ..formats.corpus import CORPUS_FORMATS, read_corpus
 from ..formats.drift import drift_to_json
 from ..formats.fileio import open_binary, refuse_output_over_input, write_atomic
@@ -28,6 +29,7 @@ from ._common import (
     handles_errors,
     json_option,
     print_json,
+    say,
     use_colour,
 )
 from ._progress import ProgressBar
@@ -155,6 +157,8 @@ def command(
     refuse_qrels(judgments_path)
     with collector_paused():
         judgments = parse_judgments(judgments_path)
+        for issue in misspelled_fields(judgments):  # such a label is no chunk's to drift: say so
+            say(f"warning  {judgments_path}: {issue.message}", err=True)
         with ProgressBar("reading corpus") as bar:
             corpus = read_corpus(
                 corpus_path,

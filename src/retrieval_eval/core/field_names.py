@@ -13,6 +13,10 @@ resemble (``doc_url`` next to ``doc_uri``) are a team's own fields, not slips.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
 from .identity import is_chunk_key, is_text_sha
 from .judgments import SCHEMA_ORDER
 
@@ -110,3 +114,40 @@ def fits(known: str, value: object) -> bool:
     """Whether ``value`` could be the value of the known field ``known`` (a slip's stand-in)."""
     check = _FITS.get(known)
     return check(value) if check is not None else True
+
+
+@dataclass(eq=False, slots=True)
+class FieldSlip:
+    """An unknown field name that stands for ``known`` on lines lacking it: the first such line,
+    and how many there are."""
+
+    known: str
+    first_line: int
+    lines: int = 0
+
+
+_UNSEEN = object()
+
+
+@dataclass(eq=False)
+class FieldSlips:
+    """The slips found in a judgments file's lines, by unknown name; each name is looked at once."""
+
+    found: dict[str, FieldSlip] = field(default_factory=dict)
+    _slip_of: dict[str, str | None] = field(default_factory=dict)
+
+    def note(self, record: Mapping[str, Any], line: int) -> None:
+        """Keep the unknown names of a line that stand where a known field is missing and look
+        like a slip of it. The caller skips a line of known fields only (most lines)."""
+        for name, value in record.items():
+            if name in KNOWN_FIELDS:
+                continue
+            known = self._slip_of.get(name, _UNSEEN)
+            if known is _UNSEEN:
+                known = self._slip_of[name] = misspelling_of(name)
+            if known is None or known in record or not fits(str(known), value):
+                continue  # no slip; or beside the field it resembles, or no value that field holds
+            slip = self.found.get(name)
+            if slip is None:
+                slip = self.found[name] = FieldSlip(str(known), line)
+            slip.lines += 1

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .field_names import KNOWN_FIELDS, fits, misspelling_of
+from .field_names import KNOWN_FIELDS, FieldSlips
 from .identity import normalize
 from .judgments import JudgmentFields, JudgmentSet, Label, NoAnswer
 from .report_model import Json
@@ -88,19 +88,6 @@ class QueryIndex:
         return self.texts[0] if self.texts else None
 
 
-@dataclass(eq=False, slots=True)
-class FieldSlip:
-    """An unknown field name that stands for ``known`` on lines lacking it: the first such line,
-    and how many there are."""
-
-    known: str
-    first_line: int
-    lines: int = 0
-
-
-_UNSEEN = object()
-
-
 @dataclass(eq=False)
 class LabelIndex:
     """Every query's :class:`QueryIndex`, in order of first appearance, and set-wide counts."""
@@ -132,9 +119,8 @@ class LabelIndex:
     # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
     # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
-    # Unknown field names that look like a slip of a known one (core/field_names.py), by name.
-    misspelled: dict[str, FieldSlip] = field(default_factory=dict)
-    _slip_of: dict[str, str | None] = field(default_factory=dict)  # each unknown name looked at, and what it resembles
+    # Unknown field names standing for a known one they look like a slip of (core/field_names.py).
+    slips: FieldSlips = field(default_factory=FieldSlips)
 
     def forget_returned(self, live: Container[str]) -> None:
         """Forget the moves out of c1 chunks ``live`` holds (the corpus the labels are scored with).
@@ -164,7 +150,7 @@ class LabelIndex:
         query_id, doc_uri, relevance, chunk_id = fields
         key = chunk_id if chunk_id is not None else doc_uri
         if not KNOWN_FIELDS.issuperset(record):  # one set test a line: most lines hold known fields only
-            self._note_unknown(record, line)
+            self.slips.note(record, line)
         query = self.queries.get(query_id)
         if query is None:
             query = self.queries[query_id] = QueryIndex()
@@ -232,26 +218,10 @@ class LabelIndex:
                 if all(carry.to != chunk_id for carry in targets):
                     targets.append(Carry(chunk_id, grade))
 
-    def _note_unknown(self, record: Mapping[str, Json], line: int) -> None:
-        """Keep the unknown names of a line that stand where a known field is missing and look
-        like a slip of it (core/field_names.py)."""
-        for name, value in record.items():
-            if name in KNOWN_FIELDS:
-                continue
-            known = self._slip_of.get(name, _UNSEEN)
-            if known is _UNSEEN:
-                known = self._slip_of[name] = misspelling_of(name)
-            if known is None or known in record or not fits(str(known), value):
-                continue  # no slip; or beside the field it resembles, or no value that field holds
-            slip = self.misspelled.get(name)
-            if slip is None:
-                slip = self.misspelled[name] = FieldSlip(str(known), line)
-            slip.lines += 1
-
     def add_no_answer(self, marker: NoAnswer) -> None:
         """A no-answer line: the query is measured on abstaining; it is no label, so counts none."""
         if not KNOWN_FIELDS.issuperset(marker.record):
-            self._note_unknown(marker.record, marker.line)
+            self.slips.note(marker.record, marker.line)
         query = self.queries.get(marker.query_id)
         if query is None:
             query = self.queries[marker.query_id] = QueryIndex()

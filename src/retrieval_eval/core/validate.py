@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .field_names import SCORED_FIELDS
-from .judgments import JudgmentSet
-from .labelindex import QRELS_ITERATION, FieldSlip, LabelIndex, QueryIndex, as_label_index
+from .field_names import KNOWN_FIELDS, SCORED_FIELDS, FieldSlip, FieldSlips
+from .judgments import JudgmentSet, Label, NoAnswer
+from .labelindex import QRELS_ITERATION, LabelIndex, QueryIndex, as_label_index
 from .power import DEFAULT_ALPHA, DEFAULT_POWER, NORMAL, Design, detectable_effect
 
 ERROR = "error"
@@ -224,7 +224,7 @@ def validate(judgments: JudgmentSet | LabelIndex, *, threshold: int = 1) -> Vali
     for query_id, query in index.queries.items():
         issues.extend(_label_issues(query_id, query, threshold, index.rejudged))
     issues.extend(_strata_issues(index.queries.values(), threshold))
-    issues.extend(_field_issues(index.misspelled))
+    issues.extend(field_issues(index.slips.found))
     if not index.chunk_ids:
         issues.append(
             Issue("no-chunk-ids", "", "no label carries a chunk_id, so drift cannot check labels after a re-chunk")
@@ -239,7 +239,19 @@ _READ_WITHOUT = {
 }
 
 
-def _field_issues(misspelled: Mapping[str, FieldSlip]) -> list[Issue]:
+def misspelled_fields(judgments: JudgmentSet) -> list[Issue]:
+    """The field slips of a parsed judgment set, for a command that reads the labels without
+    validating them (``drift``, ``convert``): a label whose ``chunk_id`` is misspelled is a
+    document label to them, as to scoring, and is neither checked nor converted as a chunk's."""
+    slips = FieldSlips()
+    lines: list[Label | NoAnswer] = [*judgments.labels, *judgments.no_answer]
+    for item in sorted(lines, key=lambda entry: entry.line):
+        if not KNOWN_FIELDS.issuperset(item.record):
+            slips.note(item.record, item.line)
+    return field_issues(slips.found)
+
+
+def field_issues(misspelled: Mapping[str, FieldSlip]) -> list[Issue]:
     """Unknown field names standing where a known one is missing, one slip away from it
     (core/field_names.py). One that stands for a field scoring reads changes the numbers: an error."""
     issues = []
