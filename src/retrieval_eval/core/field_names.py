@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from .identity import is_chunk_key, is_text_sha
 from .judgments import SCHEMA_ORDER
+from .report_model import Json
 
 # spec/judgments.schema.json's properties, the extensions spec/ documents (quote anchors, the
 # trails drift --fix and the re-judge queue write, TREC's iteration column), and what the
@@ -136,7 +136,7 @@ class FieldSlips:
     found: dict[str, FieldSlip] = field(default_factory=dict)
     _slip_of: dict[str, str | None] = field(default_factory=dict)
 
-    def note(self, record: Mapping[str, Any], line: int) -> None:
+    def note(self, record: Mapping[str, Json], line: int) -> None:
         """Keep the unknown names of a line that stand where a known field is missing and look
         like a slip of it. The caller skips a line of known fields only (most lines)."""
         for name, value in record.items():
