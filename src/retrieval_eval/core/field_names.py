@@ -131,7 +131,8 @@ _UNSEEN = object()
 
 @dataclass(eq=False)
 class FieldSlips:
-    """The slips found in a judgments file's lines, by unknown name; each name is looked at once."""
+    """The slips found in a judgments file's lines, by unknown name; each name is looked at once,
+    and a slip keeps the first line it stands on whatever the order lines are noted in."""
 
     found: dict[str, FieldSlip] = field(default_factory=dict)
     _slip_of: dict[str, str | None] = field(default_factory=dict)
@@ -150,4 +151,5 @@ class FieldSlips:
             slip = self.found.get(name)
             if slip is None:
                 slip = self.found[name] = FieldSlip(str(known), line)
+            slip.first_line = min(slip.first_line, line)
             slip.lines += 1

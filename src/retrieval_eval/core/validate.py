@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .field_names import KNOWN_FIELDS, SCORED_FIELDS, FieldSlip, FieldSlips
-from .judgments import JudgmentSet, Label, NoAnswer
+from .judgments import JudgmentSet
 from .labelindex import QRELS_ITERATION, LabelIndex, QueryIndex, as_label_index
 from .power import DEFAULT_ALPHA, DEFAULT_POWER, NORMAL, Design, detectable_effect
 
@@ -244,10 +244,10 @@ def misspelled_fields(judgments: JudgmentSet) -> list[Issue]:
     validating them (``drift``, ``convert``): a label whose ``chunk_id`` is misspelled is a
     document label to them, as to scoring, and is neither checked nor converted as a chunk's."""
     slips = FieldSlips()
-    lines: list[Label | NoAnswer] = [*judgments.labels, *judgments.no_answer]
-    for item in sorted(lines, key=lambda entry: entry.line):
-        if not KNOWN_FIELDS.issuperset(item.record):
-            slips.note(item.record, item.line)
+    for items in (judgments.labels, judgments.no_answer):  # lines in any order: a slip keeps its first
+        for item in items:
+            if not KNOWN_FIELDS.issuperset(item.record):
+                slips.note(item.record, item.line)
     return field_issues(slips.found)
 
 
