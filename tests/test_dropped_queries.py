@@ -80,7 +80,7 @@ def test_the_same_judgments_drop_nothing(tmp_path: Path) -> None:
     assert _finding(document, "queries-dropped") is None
 
 
-def _gate_reason(tmp_path: Path, head_grades: dict[str, int]) -> tuple[str, str]:
+def _gate_reason(tmp_path: Path, head_grades: dict[str, int], gate: str = "recall@1:-0.6") -> tuple[str, str]:
     """score --baseline with a delta gate: the gate's status and reason."""
     base_j = _write(tmp_path / "base.jsonl", [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items()])
     head_j = _write(
@@ -92,19 +92,25 @@ def _gate_reason(tmp_path: Path, head_grades: dict[str, int]) -> tuple[str, str]
     head_run = _write(tmp_path / "head-run.jsonl", [RUN[0], {"query_id": "q2", "ranking": ["x"]}, RUN[2]])
     base = tmp_path / "base.json"
     assert run_cli("score", "-j", base_j, "-r", base_run, "-k", "1", "--out", str(base)).code in (0, 1)
-    done = run_cli(
-        "score", "-j", head_j, "-r", head_run, "-k", "1", "--baseline", str(base), "-g", "recall@1:-0.6", "--json"
-    )
+    done = run_cli("score", "-j", head_j, "-r", head_run, "-k", "1", "--baseline", str(base), "-g", gate, "--json")
     (gate,) = done.json()["verdict"]["gates"]
     return gate["status"], gate["reason"]
 
 
-def test_a_delta_gate_says_which_queries_it_does_not_compare(tmp_path: Path) -> None:
-    # The head deletes q3's labels: the gate reads q1 and q2 only, and its reason says so where the
-    # verdict is read, not only in the comparison's limits.
+def test_a_delta_gate_over_dropped_queries_is_not_decided_and_says_which(tmp_path: Path) -> None:
+    # The head deletes q3's labels: the gate reads q1 and q2 only. Within its tolerance there, it
+    # cannot PASS: a retriever that broke q3 would pass by deleting q3's labels.
     status, reason = _gate_reason(tmp_path, {"q1": 1, "q2": 1})
-    assert status == "PASS"
+    assert status == "INDETERMINATE"
     assert "recall@1 moved -0.5000 (from 1 to 0.5) over the 2 queries scored on both sides" in reason
+    assert "1 the base scored is not compared (q3)" in reason
+    assert "not decided: the head's judgments no longer score it (labels removed or graded 0" in reason
+
+
+def test_a_delta_gate_that_fails_over_the_rest_still_fails(tmp_path: Path) -> None:
+    # What the queries both sides score show is real: a drop beyond the tolerance there is a FAIL.
+    status, reason = _gate_reason(tmp_path, {"q1": 1, "q2": 1}, gate="recall@1:-0.1")
+    assert status == "FAIL"
     assert "1 the base scored is not compared (q3)" in reason
 
 

@@ -531,11 +531,34 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         result = _delta_beyond(gate, moved, what)
     seeing = detectable(gate, moved, comparison.design)
     if result.status == PASS:
-        return _told_detectable(gate, result, seeing, gating, moved.ci)
+        return _unless_queries_dropped(_told_detectable(gate, result, seeing, gating, moved.ci), comparison)
     return replace(result, detectable=seeing)
 
 
 _NAMED = 5  # queries named in a gate's reason; the comparison names them all
+_CORPUS_MOVED = frozenset(("corpus-changed", "id-space-changed"))  # comparison findings of a changed corpus
+
+
+def _unless_queries_dropped(result: GateResult, comparison: Deltas) -> GateResult:
+    """A passing delta gate is INDETERMINATE when queries the base scored are scored no more:
+    their labels were removed (or graded 0) beside the change, so the delta, over the queries
+    both sides score, cannot speak for them, and deleting the labels of the queries a retriever
+    breaks would make its regression PASS. A failing delta stays FAIL: what it saw is real."""
+    document = comparison.document
+    removed = document.queries.removed if document is not None and document.queries is not None else None
+    if result.status != PASS or not removed or document is None:
+        return result
+    if any(finding.code in _CORPUS_MOVED for finding in document.findings):
+        # The corpus changed beside the labels: documents deleted take their labels, and their
+        # queries, with them (the drift section names those labels). No retriever broke them.
+        return result
+    them = "them" if len(removed) != 1 else "it"
+    why = (
+        f"; not decided: the head's judgments no longer score {them} (labels removed or graded 0 in this "
+        f"change), so the delta cannot say whether the retriever regressed on {them}: restore the labels, "
+        "or have the removal reviewed on its own, since no delta can vouch for the queries it takes out"
+    )
+    return replace(result, status=INDETERMINATE, reason=result.reason + why)
 
 
 def _not_compared(comparison: Deltas) -> str:
