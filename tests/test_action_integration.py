@@ -222,6 +222,17 @@ def test_breached_gates_fail_the_job_after_publishing(tmp_path: Path, fake: Fake
     assert ours(fake) and run.summary
 
 
+@pytest.mark.parametrize("gates", ["", "   ", "\n"])
+def test_no_gates_is_warned_of_beside_a_pass_nothing_could_fail(tmp_path: Path, fake: FakeGitHub, gates: str) -> None:
+    # `gates: ${{ vars.GATES }}` with the variable unset is an empty input: no gate, and a PASS
+    # over a significant regression. The input still means "not set"; the run says so.
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    run = act(ws, fake, gates=gates)
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+    (warning,) = [line for line in run.lines("::warning") if "no gates" in line]
+    assert "no gate is set, so this verdict cannot FAIL whatever the numbers" in warning
+
+
 def test_annotations_are_capped_at_ten(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     gates = "\n".join(f"recall@{k}:0.99" for k in range(1, 13))

@@ -284,6 +284,16 @@ def annotations_of(outcome: Outcome) -> list[Annotation]:
             found.append(Annotation("error", f"{TITLE}: gate failed", gate.reason))
         elif gate.status == INDETERMINATE:
             found.append(Annotation("warning", f"{TITLE}: gate INDETERMINATE", gate.reason))
+    if not verdict.gates:
+        # An unset `gates` input (`${{ vars.GATES }}` with no such variable gives an empty one)
+        # means no gate, and a PASS nothing could fail: said where the run's warnings are read.
+        found.append(
+            Annotation(
+                "warning",
+                f"{TITLE}: no gates",
+                "no gate is set, so this verdict cannot FAIL whatever the numbers; set the gates input",
+            )
+        )
     for finding in blocking_findings(outcome.evaluation.scores, outcome.evaluation.validation):
         found.append(Annotation("warning", f"{TITLE}: INDETERMINATE", finding))
     found.extend(comparability_annotations(outcome.comparison))
