@@ -247,3 +247,19 @@ def test_an_unknown_metric_is_named_before_its_number_is_called_always_met(expre
         parse_gate(expression, ks=KS)
     assert "unknown metric" in str(refused.value)
     assert "always met" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("expression", "said", "hint"),
+    [
+        ("recall@5:-0.05:signifcant", "'signifcant' is no gate suffix", "recall@5:-0.05:significant"),
+        ("recall@5:+0.01:Significant", "'Significant' is no gate suffix", "recall@5:+0.01:significant"),
+        ("recall@5:-0.05:", "ends in ':'", "recall@5:-0.05"),
+        ("worst-stratum:recall@5:0.6:significant", "with no suffix", "worst-stratum:recall@5:0.6"),
+    ],
+)
+def test_a_suffix_slip_is_named_with_the_gate_meant(expression: str, said: str, hint: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate(expression, ks=KS)
+    assert said in str(refused.value)
+    assert refused.value.hint == hint

@@ -203,6 +203,12 @@ def parse_gate(
         return Gate(text, CI_LOWER, parts[0], _number(parts[2], text))
     if parts[0] == FLOOR:
         return _parse_floor(text, parts, ks)
+    if parts[0] == WORST_STRATUM and len(parts) > 3:
+        raise UsageError(
+            f"gate {text!r}: a worst-stratum gate is worst-stratum:METRIC:THRESHOLD, with no suffix "
+            "(each stratum's value is read against the threshold; there is no delta to test)",
+            hint=f"worst-stratum:{parts[1]}:{parts[2]}",
+        )
     if parts[0] == WORST_STRATUM:
         raise UsageError(
             f"gate {text!r}: a worst-stratum gate needs a threshold, as worst-stratum:METRIC:THRESHOLD",
@@ -212,6 +218,14 @@ def parse_gate(
         raise UsageError(
             f"gate {text!r}: a ci-lower gate needs a threshold, as NAME:ci-lower:THRESHOLD",
             hint="faithfulness:ci-lower:0.8",
+        )
+    if len(parts) == 3 and parts[2] != "significant" and parts[1][:1] in "+-" and parts[1][1:2].isdigit():
+        # recall@5:-0.05:signifcant: a delta gate with a suffix, and the one suffix there is.
+        if not parts[2]:
+            raise UsageError(f"gate {text!r} ends in ':'", hint=f"{parts[0]}:{parts[1]}")
+        raise UsageError(
+            f"gate {text!r}: {parts[2]!r} is no gate suffix; a delta gate takes :significant only",
+            hint=f"{parts[0]}:{parts[1]}:significant",
         )
     if len(parts) == 3 and parts[2] == "significant" and parts[1][:1] in "+-":
         threshold = _within_range(Gate(text, DELTA, parts[0], _number(parts[1], text))).threshold
