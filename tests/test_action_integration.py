@@ -472,6 +472,19 @@ def test_artifacts_need_actions_read(tmp_path: Path, fake: FakeGitHub) -> None:
     assert "actions: read" in run.summary
 
 
+def test_a_refused_token_is_not_reported_as_no_baseline_published(tmp_path: Path, fake: FakeGitHub) -> None:
+    # Every lookup answered 401: the report may well exist, so "publish one" would send the user
+    # after the wrong fault. The summary says it could not be looked up, and why that may be.
+    ws = make_workspace(tmp_path, history="none")
+    fake.fail("GET", "/actions/artifacts", 401)
+    fake.fail("GET", "/contents/", 401)
+    run = act(ws, fake)
+    assert run.outputs["verdict"] == "INDETERMINATE"
+    assert "could not be looked up, so whether one was published is not known" in run.summary
+    assert "is the github-token input a valid token?" in run.summary
+    assert "To publish one" not in run.summary
+
+
 def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     (ws.root / "base.json").write_text(ws.base_report)

@@ -54,6 +54,8 @@ class BaselineContext:
     git: Git
     github: GitHubClient
     notes: list[str] = field(default_factory=list)
+    # Lookups the API failed (not a report found missing): then nobody knows whether one was published.
+    failed: list[str] = field(default_factory=list)
 
     @property
     def repo(self) -> str:
@@ -112,6 +114,13 @@ def _auto(ctx: BaselineContext) -> Baseline:
     )
     if found is not None:
         return found
+    if ctx.failed:
+        return Baseline(
+            None,
+            reason=_not_looked_up(event, ctx.failed),
+            notes=tuple(ctx.notes),
+            gate_hint='the base branch\'s report could not be looked up (the API failed; see the note "No baseline")',
+        )
     return Baseline(
         None,
         reason=_how_to_publish(settings, event),
@@ -137,6 +146,23 @@ def _no_base_commit(event: Event) -> str:
         "GITHUB_EVENT_PATH), so the base branch's report cannot be looked up; delta gates are "
         "INDETERMINATE until it does"
     )
+
+
+def _not_looked_up(event: Event, failed: list[str]) -> str:
+    branch = event.base_ref or "the base branch"
+    return (
+        f"the baseline report of {branch} could not be looked up, so whether one was published is not "
+        f"known: {'; '.join(failed)}"
+    )
+
+
+def _api_hint(status: int | None) -> str:
+    """What a failed API call most likely means, by its status."""
+    if status == 401:
+        return " (is the github-token input a valid token? 401: the token was refused)"
+    if status == 403:
+        return " (does the workflow grant `actions: read` and `contents: read`?)"
+    return ""
 
 
 def _how_to_publish(settings: Settings, event: Event) -> str:
@@ -198,7 +224,9 @@ def _from_contents(ctx: BaselineContext, ref: str, path: str) -> Baseline | None
     except NotFound:
         return None
     except GitHubError as exc:
-        ctx.notes.append(f"the Contents API could not be read ({exc})")
+        failure = f"the Contents API could not be read ({exc}){_api_hint(exc.status)}"
+        ctx.notes.append(failure)
+        ctx.failed.append(failure)
         return None
     found = _parsed(data, f"{path} at {ref[:12]}", source=f"{path} at {ref[:12]}, read through the Contents API")
     return dataclasses.replace(found, git_object=f"{ref}:{path}")
@@ -210,8 +238,9 @@ def _from_artifact(ctx: BaselineContext, name: str, branch: str) -> Baseline | N
     try:
         return _newest_artifact(ctx, name, branch)
     except GitHubError as exc:
-        permission = " (does the workflow grant `actions: read`?)" if exc.status in (401, 403) else ""
-        ctx.notes.append(f"the artifacts of {branch} could not be listed: {exc}{permission}")
+        failure = f"the artifacts of {branch} could not be listed: {exc}{_api_hint(exc.status)}"
+        ctx.notes.append(failure)
+        ctx.failed.append(failure)
         return None
 
 
