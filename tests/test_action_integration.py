@@ -233,6 +233,20 @@ def test_no_gates_is_warned_of_beside_a_pass_nothing_could_fail(tmp_path: Path, 
     assert "no gate is set, so this verdict cannot FAIL whatever the numbers" in warning
 
 
+def test_a_template_that_breaks_still_gives_the_breached_gates(tmp_path: Path, fake: FakeGitHub) -> None:
+    # The comment's own template breaks: the run cannot show its answer (verdict ERROR, exit 2),
+    # but the answer exists, and a later step reading breached-gates must not see none.
+    ws = make_workspace(tmp_path, head_run=worse_run())
+    (ws.root / "templates").mkdir()
+    (ws.root / "templates" / "comment.md.j2").write_text(
+        '{% extends "builtin/comment.md.j2" %}{% block footer %}{{ verdict.stauts.upper() }}{% endblock %}'
+    )
+    run = act(ws, fake, template_dir="templates")
+    assert run.code == 2 and run.outputs["verdict"] == "ERROR"
+    assert "recall@5:-0.05" in run.outputs["breached-gates"].splitlines()
+    assert "the answer (FAIL) is not shown here" in run.summary
+
+
 def test_annotations_are_capped_at_ten(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     gates = "\n".join(f"recall@{k}:0.99" for k in range(1, 13))

@@ -114,6 +114,7 @@ def _publish(settings: Settings, event: Event, deps: Deps, outcome: Outcome) -> 
             cause="The summary or comment could not be rendered",
             consequence=f"the answer ({outcome.verdict.status}) is not shown here; {where}",
             report=settings.report if kept else "",
+            breached="\n".join(gate.expression for gate in outcome.verdict.gates if gate.status == FAIL),
         )
         return EXIT_NO_ANSWER
     try:
@@ -407,11 +408,19 @@ def publish_early_failure(
 
 
 def publish_failure(
-    settings: Settings, event: Event, deps: Deps, exc: RetrievalEvalError, *, report: str = "", **wording: str
+    settings: Settings,
+    event: Event,
+    deps: Deps,
+    exc: RetrievalEvalError,
+    *,
+    report: str = "",
+    breached: str = "",
+    **wording: str,
 ) -> None:
     """Inputs unreadable (or an output unwritable): say so everywhere, including the comment, so an
     old PASS is not left standing. ``wording``: failure_markdown's cause, consequence and hint;
-    ``report``: the report file, when one was still written."""
+    ``report``: the report file, when one was still written; ``breached``: the gates the answer
+    breached, when there is one (a later step may read them though the run could not show it)."""
     summary = failure_markdown(exc, **wording)
     body = f"{comment_marker(settings.comment_id)}\n{summary}"
     # A file that cannot be written either is what ``exc`` already explains; the rest still goes out.
@@ -421,7 +430,12 @@ def publish_failure(
     _error_annotations(deps.console, exc)
     posted = publish_comment(settings, event, deps, body)
     values = output_values(
-        "ERROR", settings, posted, report=report, summary=settings.summary_file if summary_written else ""
+        "ERROR",
+        settings,
+        posted,
+        report=report,
+        summary=settings.summary_file if summary_written else "",
+        breached=breached,
     )
     if not comment_written:
         values["comment-path"] = ""
