@@ -124,6 +124,16 @@ def test_paths_written_or_read_stay_inside_the_repository(name: str, path: str) 
     ]
 
 
+@pytest.mark.parametrize("path", ["reports/", "out/reports/"])
+def test_a_report_path_naming_a_folder_is_refused(path: str) -> None:
+    # "reports/" was written as a file named "reports", with reports.html and the rest beside it.
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, "INPUT_REPORT": path})
+    assert caught.value.problems == [
+        f"report: {path!r} names a folder; name the report file, e.g. {path}retrieval-eval-report.json"
+    ]
+
+
 def test_bad_gate_is_reported_with_the_input_name() -> None:
     with pytest.raises(SettingsError) as caught:
         parse({**REQUIRED, "INPUT_GATES": "recall@5:0.5, nonsense@3:0.1"})

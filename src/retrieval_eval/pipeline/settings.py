@@ -543,7 +543,7 @@ def parse_settings(values: Values, *, runner: Runner, config_file: str = "", tok
         baseline=values.parse("baseline", _baseline(path), BaselineSpec("none")),
         baseline_path=values.parse("baseline-path", path(".retrieval-eval/report.json"), ""),
         # The summary and comment files are written beside the report: it must stay inside too.
-        report=values.parse("report", path(ACTION_REPORT_DEFAULT), ""),
+        report=values.parse("report", _a_file(path(ACTION_REPORT_DEFAULT)), ""),
         comment=values.parse("comment", _choice(COMMENT_CHOICES), "auto"),
         label_queue=values.parse("label-queue", _choice(QUEUE_CHOICES), "auto"),
         comment_id=values.parse("comment-id", check_comment_id, "default"),
@@ -770,6 +770,18 @@ def _inside_path(example: str) -> Callable[[str], str]:
         return str(path)
 
     return parse
+
+
+def _a_file(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """A path a file is written at: one ending in ``/`` names a folder (``reports/`` was written
+    as a file named ``reports``, its side files beside it)."""
+
+    def parse_file(text: str) -> str:
+        if text.endswith(("/", "\\")):
+            raise ValueError(f"{text!r} names a folder; name the report file, e.g. {text}retrieval-eval-report.json")
+        return parse(text)
+
+    return parse_file
 
 
 def _any_path(example: str) -> Callable[[str], str]:
