@@ -16,6 +16,14 @@ CASES: list[HostileCase] = []
 
 JUDGMENTS = b'{"query_id":"q1","query":"x","doc_uri":"d1","relevance":1}\n'
 RUN = b'{"query_id":"q1","ranking":["d1"]}\n'
+# The library's load_run on the path given, its refusal printed as the CLI would exit.
+LOAD_RUN = (
+    "import sys, retrieval_eval\n"
+    "try:\n"
+    "    retrieval_eval.load_run(sys.argv[1])\n"
+    "except retrieval_eval.InputError as exc:\n"
+    "    print(exc, file=sys.stderr); raise SystemExit(2)\n"
+)
 REPORT = b'{\n  "spec_version": "1",\n  "tool": {"name": "retrieval-eval", "version": "1.0.0"}\n}\n'
 
 CASES += [
@@ -38,13 +46,7 @@ CASES += [
         "library-load-run-given-a-report",
         ("{tmp}/report.json",),
         files={"report.json": REPORT},
-        code=(
-            "import sys, retrieval_eval\n"
-            "try:\n"
-            "    retrieval_eval.load_run(sys.argv[1])\n"
-            "except retrieval_eval.InputError as exc:\n"
-            "    print(exc, file=sys.stderr); raise SystemExit(2)\n"
-        ),
+        code=LOAD_RUN,
         stderr_has="run: this is a report, not a run",
     ),
 ]
@@ -150,13 +152,7 @@ for _name, _bytes in (("empty", b""), ("blank-lines", b"\n\n  \n")):
             f"library-load-run-{_name}",
             ("{tmp}/r.jsonl",),
             files={"r.jsonl": _bytes},
-            code=(
-                "import sys, retrieval_eval\n"
-                "try:\n"
-                "    retrieval_eval.load_run(sys.argv[1])\n"
-                "except retrieval_eval.InputError as exc:\n"
-                "    print(exc, file=sys.stderr); raise SystemExit(2)\n"
-            ),
+            code=LOAD_RUN,
             stderr_has="run: the file holds no ranking",
         ),
     ]
