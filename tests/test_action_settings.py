@@ -277,3 +277,11 @@ def test_the_action_and_render_accept_the_same_comment_ids(comment_id: str) -> N
     # An empty input means "not given" to the action (the default id), so it is parsed there.
     assert rendered == (parsed if comment_id else False)
     assert parsed == (comment_id in {"default", "nightly-2", "a.b_c", "a" * 64, ""})
+
+
+@pytest.mark.parametrize("path", [".", "reports/.", "reports//.", "a/..", "./"])
+def test_a_report_path_ending_in_a_dot_part_names_a_folder_too(path: str) -> None:
+    # "reports/." normalised to "reports" and was written as a file; "." crashed naming its side files.
+    with pytest.raises(SettingsError) as caught:
+        parse({**REQUIRED, "INPUT_REPORT": path})
+    assert "names a folder" in caught.value.problems[0]

@@ -104,7 +104,7 @@ def test_a_delta_gate_over_dropped_queries_is_not_decided_and_says_which(tmp_pat
     assert status == "INDETERMINATE"
     assert "recall@1 moved -0.5000 (from 1 to 0.5) over the 2 queries scored on both sides" in reason
     assert "1 the base scored is not compared (q3)" in reason
-    assert "not decided: the head's judgments no longer score it (labels removed or graded 0" in reason
+    assert "not decided: the head's judgments no longer score it, so the delta cannot say" in reason
 
 
 def test_a_delta_gate_that_fails_over_the_rest_still_fails(tmp_path: Path) -> None:
@@ -130,3 +130,26 @@ def test_the_comment_warns_of_dropped_queries_beside_a_passing_verdict(tmp_path:
     assert done.code == 0, done.stderr
     warning = done.stdout.split("> [!WARNING]\n", 1)[1].split("\n", 1)[0]
     assert warning.startswith("> 1 query is no longer scored under the head's judgments \\(q3\\)")
+
+
+def test_unlabelling_only_the_keys_the_head_lost_is_not_decided(tmp_path: Path) -> None:
+    # Every query keeps a relevant label, so none is dropped: the head's judgments only remove
+    # the label on the key the head's run lost (q2's d2, found by the base). Rescored, the base
+    # falls with the label and the delta is 0; the base's own precision@1 on q2 was 1.
+    base_j = _write(tmp_path / "base.jsonl", [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items()])
+    rows = [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items() if q != "q2"]
+    head_j = _write(tmp_path / "head.jsonl", [*rows, {"query_id": "q2", "doc_uri": "other", "relevance": 1}])
+    base_run = _write(tmp_path / "run.jsonl", RUN)
+    head_run = _write(tmp_path / "head-run.jsonl", [RUN[0], {"query_id": "q2", "ranking": ["x"]}, RUN[2]])
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", base_j, "-r", base_run, "-k", "1", "--out", str(base)).code in (0, 1)
+    honest = run_cli(
+        "score", "-j", base_j, "-r", head_run, "-k", "1", "--baseline", str(base), "-g", "recall@1:-0.1", "--json"
+    )
+    assert honest.json()["verdict"]["status"] == "FAIL"  # with the base's labels: a drop on q2
+    done = run_cli(
+        "score", "-j", head_j, "-r", head_run, "-k", "1", "--baseline", str(base), "-g", "recall@1:-0.1", "--json"
+    )
+    (gate,) = done.json()["verdict"]["gates"]
+    assert gate["status"] == "INDETERMINATE", gate
+    assert "removed or lowered labels on keys the base ranked in a top k, in 1 query (q2)" in gate["reason"]

@@ -263,3 +263,10 @@ def test_a_suffix_slip_is_named_with_the_gate_meant(expression: str, said: str, 
         parse_gate(expression, ks=KS)
     assert said in str(refused.value)
     assert refused.value.hint == hint
+
+
+def test_a_ci_lower_gate_with_a_suffix_is_told_it_takes_none() -> None:
+    with pytest.raises(UsageError) as refused:
+        parse_gate("faithfulness:ci-lower:0.8:significant", ks=KS, judged={"faithfulness"})
+    assert "a ci-lower gate is NAME:ci-lower:THRESHOLD, with no suffix" in str(refused.value)
+    assert refused.value.hint == "faithfulness:ci-lower:0.8"

@@ -77,3 +77,17 @@ for _name, _judgments in HEAD_JUDGMENTS.items():
 CASES += [
     _head("recall@1:0.9", HEAD_JUDGMENTS["deleted"], "absolute-gate-reads-the-set-as-it-is", 0, "PASS"),
 ]
+
+# Labels taken from keys the base ranked, with every query still scored: q3 and q4 keep a label on
+# a key nobody ranked, and lose (or see graded 0) the one the base found and the head lost.
+LOWERED = {
+    "removed": [{"query_id": f"q{n}", "doc_uri": f"d{n}" if n < 3 else f"z{n}", "relevance": 1} for n in range(1, 5)],
+    "graded-0": [
+        *({"query_id": f"q{n}", "doc_uri": f"d{n}", "relevance": int(n < 3)} for n in range(1, 5)),
+        *({"query_id": f"q{n}", "doc_uri": f"z{n}", "relevance": 1} for n in (3, 4)),
+    ],
+}
+for _name, _rows in LOWERED.items():
+    CASES.append(
+        _head("recall@1:-0.05", _lines(list(_rows)), f"lowered-labels-{_name}", 1, "removed or lowered labels on keys")
+    )

@@ -21,7 +21,7 @@ from ..formats.comparison import KIND
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
-from .findings import further_findings
+from .findings import further_findings, lowered_findings
 from .idspace import decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
 from .sides import Pairing, Sides, metric_names, pair_queries, per_query
@@ -65,7 +65,8 @@ def build_document(
     pairing = replace(pairing, removed=sorted({*pairing.removed, *dropped}))
     primary = head_report.primary_metric()
     facts = query_facts(sides.judgments)
-    findings = [*yardstick.findings, *further_findings(sides, pairing, dropped)]
+    lowered = lowered_queries(base_report, head_report, yardstick)
+    findings = [*yardstick.findings, *further_findings(sides, pairing, dropped), *lowered_findings(lowered)]
     members = stratum_members(sides, pairing, primary, facts)
     # One set of resamples for every metric and every stratum.
     boots, stratum_boots = bootstrap_all(
@@ -106,6 +107,31 @@ def dropped_queries(base_report: Report, yardstick: Yardstick, pairing: Pairing)
         return []
     scored = set(per_query(base_report) or ())
     return sorted(scored - set(yardstick.base_per_query) - set(pairing.head or ()))
+
+
+def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardstick) -> list[str]:
+    """The queries whose base ranking the head's judgments credit with fewer relevant keys in a
+    top k than the base's own judgments did (a label on a key the base ranked there was removed
+    or graded below the threshold), where the head ranked otherwise: with the same ranking on
+    both sides a label edit moves both alike and hides nothing. Read off precision@k, which no
+    label outside the top k moves (recall, AP and nDCG also fall when labels are added elsewhere)."""
+    if not yardstick.rescored or yardstick.base_per_query is None:
+        return []
+    own = per_query(base_report) or {}
+    base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
+    lowered = []
+    for query, rescored in yardstick.base_per_query.items():
+        if query in head_rankings and tuple(head_rankings[query]) == tuple(base_rankings.get(query, ())):
+            continue
+        before = own.get(query, {})
+        for name, value in rescored.items():
+            if name.startswith("precision@") and name in before and value < before[name] - _ROUNDING:
+                lowered.append(query)
+                break
+    return sorted(lowered)
+
+
+_ROUNDING = 1e-9  # reports hold values at 12 decimals: a difference below this is no label's
 
 
 def side_summary(report: Report) -> SideSummary:

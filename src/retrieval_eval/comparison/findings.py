@@ -12,7 +12,19 @@ from collections.abc import Sequence
 
 from ..core.comparison_document import Finding
 
-__all__ = ["CONFOUNDS", "LIMITS", "NOTE", "RESOLVED", "Finding", "distinct", "further_findings", "short"]
+__all__ = [
+    "CONFOUNDS",
+    "DOCUMENTS_REMOVED",
+    "LIMITS",
+    "LOWERED",
+    "NOTE",
+    "RESOLVED",
+    "Finding",
+    "distinct",
+    "further_findings",
+    "lowered_findings",
+    "short",
+]
 from .sides import Pairing, Sides
 
 # How a finding bears on the deltas.
@@ -51,6 +63,7 @@ def further_findings(sides: Sides, pairing: Pairing, dropped: Sequence[str] = ()
         *missing_per_query(pairing),
         *cutoff_findings(sides),
         *corpus_findings(sides),
+        *documents_removed_findings(sides),
         *tool_findings(sides),
     ]
 
@@ -87,6 +100,27 @@ def query_findings(pairing: Pairing, dropped: Sequence[str] = ()) -> list[Findin
             )
         )
     return findings
+
+
+LOWERED = "labels-lowered"
+
+
+def lowered_findings(lowered: Sequence[str]) -> list[Finding]:
+    """Queries whose base ranking the head's judgments credit with fewer relevant keys in a top k
+    (a label on a key the base ranked there removed, or graded below the threshold)."""
+    if not lowered:
+        return []
+    many = len(lowered) != 1
+    return [
+        Finding(
+            LOWERED,
+            LIMITS,
+            f"the head's judgments removed or lowered labels on keys the base ranked in a top k, in "
+            f"{len(lowered)} quer{'ies' if many else 'y'} ({_names(lowered)})",
+            f"the base's rescored values on {'them' if many else 'it'} fall with the labels, not with the "
+            "retriever: a pull request that unlabels what its retriever lost moves no delta",
+        )
+    ]
 
 
 def _names(queries: Sequence[str], shown: int = 5) -> str:
@@ -147,6 +181,28 @@ def corpus_findings(sides: Sides) -> list[Finding]:
             "documents or chunks changed between the two runs: part of a move may come from the corpus "
             "(new documents, a re-chunk), and chunk-level labels may point at chunks that are gone; "
             "check them with 'retrieval-eval drift'",
+        )
+    ]
+
+
+DOCUMENTS_REMOVED = "documents-removed"
+
+
+def documents_removed_findings(sides: Sides) -> list[Finding]:
+    """The head's corpus holds fewer documents than the base's: their labels, and queries only they
+    answered, leave with them. What tells this from unlabelling what a retriever lost is the
+    corpus itself, not its fingerprint (a header string a pull request can change alone)."""
+    base = sides.base.corpus.documents if sides.base.corpus is not None else None
+    head = sides.head.corpus.documents if sides.head.corpus is not None else None
+    if base is None or head is None or head >= base:
+        return []
+    return [
+        Finding(
+            DOCUMENTS_REMOVED,
+            NOTE,
+            f"the head's corpus holds {base - head:,} fewer documents ({base:,} in base, {head:,} in head)",
+            "labels of the documents removed, and queries only they answered, leave the comparison with "
+            "them; 'retrieval-eval drift' lists those labels",
         )
     ]
 

@@ -214,12 +214,17 @@ def parse_gate(
             f"gate {text!r}: a worst-stratum gate needs a threshold, as worst-stratum:METRIC:THRESHOLD",
             hint="worst-stratum:recall@5:0.7",
         )
+    if parts[1:2] == [CI_LOWER] and len(parts) > 3:
+        raise UsageError(
+            f"gate {text!r}: a ci-lower gate is NAME:ci-lower:THRESHOLD, with no suffix",
+            hint=f"{parts[0]}:ci-lower:{parts[2]}",
+        )
     if parts[1:2] == [CI_LOWER]:
         raise UsageError(
             f"gate {text!r}: a ci-lower gate needs a threshold, as NAME:ci-lower:THRESHOLD",
             hint="faithfulness:ci-lower:0.8",
         )
-    if len(parts) == 3 and parts[2] != "significant" and parts[1][:1] in "+-" and parts[1][1:2].isdigit():
+    if len(parts) == 3 and parts[2] != "significant" and parts[1][:1] in "+-" and parts[1][1:2] in "0123456789.":
         # recall@5:-0.05:signifcant: a delta gate with a suffix, and the one suffix there is.
         if not parts[2]:
             raise UsageError(f"gate {text!r} ends in ':'", hint=f"{parts[0]}:{parts[1]}")
@@ -550,29 +555,43 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
 
 
 _NAMED = 5  # queries named in a gate's reason; the comparison names them all
-_CORPUS_MOVED = frozenset(("corpus-changed", "id-space-changed"))  # comparison findings of a changed corpus
+# Comparison findings the gates read by code (comparison/findings.py, comparison/yardstick.py).
+_CORPUS_EDITS = frozenset(("id-space-changed", "documents-removed"))
+_LOWERED = "labels-lowered"
 
 
 def _unless_queries_dropped(result: GateResult, comparison: Deltas) -> GateResult:
-    """A passing delta gate is INDETERMINATE when queries the base scored are scored no more:
-    their labels were removed (or graded 0) beside the change, so the delta, over the queries
-    both sides score, cannot speak for them, and deleting the labels of the queries a retriever
-    breaks would make its regression PASS. A failing delta stays FAIL: what it saw is real."""
+    """A passing delta gate is INDETERMINATE when the head's judgments took from the base what its
+    retriever found: queries the base scored are scored no more, or labels on keys the base ranked
+    in a top k were removed or lowered. The delta over the rest cannot speak for those, and
+    unlabelling what a retriever lost would make its regression PASS. A failing delta stays
+    FAIL (what it saw is real); a re-chunk, which moves labels with their chunks, is not an edit."""
     document = comparison.document
-    removed = document.queries.removed if document is not None and document.queries is not None else None
-    if result.status != PASS or not removed or document is None:
+    if result.status != PASS or document is None:
         return result
-    if any(finding.code in _CORPUS_MOVED for finding in document.findings):
-        # The corpus changed beside the labels: documents deleted take their labels, and their
-        # queries, with them (the drift section names those labels). No retriever broke them.
+    codes = {finding.code for finding in document.findings}
+    if codes & _CORPUS_EDITS:
+        # A re-chunk moved the labels with the chunks (a split text grades more pieces), or documents
+        # left the corpus and took their labels with them (the drift section names those): not a
+        # label edit. A corpus fingerprint changed alone is no such thing.
         return result
-    them = "them" if len(removed) != 1 else "it"
-    why = (
-        f"; not decided: the head's judgments no longer score {them} (labels removed or graded 0 in this "
-        f"change), so the delta cannot say whether the retriever regressed on {them}: restore the labels, "
-        "or have the removal reviewed on its own, since no delta can vouch for the queries it takes out"
-    )
-    return replace(result, status=INDETERMINATE, reason=result.reason + why)
+    removed = document.queries.removed if document.queries is not None else None
+    if removed:
+        them = "them" if len(removed) != 1 else "it"
+        why = (
+            f"; not decided: the head's judgments no longer score {them}, so the delta cannot say whether "
+            f"the retriever regressed on {them}: restore the labels, or have the change to the judgments "
+            "reviewed on its own, since no delta can vouch for the queries it takes out"
+        )
+        return replace(result, status=INDETERMINATE, reason=result.reason + why)
+    lowered = next((f for f in document.findings if f.code == _LOWERED), None)
+    if lowered is not None:
+        why = (
+            f"; not decided: {lowered.detail}, so the base is scored lower for labels, not for its "
+            "retriever: restore the labels, or have the change to the judgments reviewed on its own"
+        )
+        return replace(result, status=INDETERMINATE, reason=result.reason + why)
+    return result
 
 
 def _not_compared(comparison: Deltas) -> str:

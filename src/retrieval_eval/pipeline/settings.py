@@ -777,8 +777,12 @@ def _a_file(parse: Callable[[str], str]) -> Callable[[str], str]:
     as a file named ``reports``, its side files beside it)."""
 
     def parse_file(text: str) -> str:
-        if text.endswith(("/", "\\")):
-            raise ValueError(f"{text!r} names a folder; name the report file, e.g. {text}retrieval-eval-report.json")
+        if not text:
+            return parse(text)  # not given (the command line writes no report then)
+        last = text.replace("\\", "/").rstrip("/").rpartition("/")[2]
+        if text.endswith(("/", "\\")) or last in ("", ".", ".."):
+            folder = text if text.endswith(("/", "\\")) else text + "/"
+            raise ValueError(f"{text!r} names a folder; name the report file, e.g. {folder}retrieval-eval-report.json")
         return parse(text)
 
     return parse_file
