@@ -499,6 +499,15 @@ def test_a_refused_token_is_not_reported_as_no_baseline_published(tmp_path: Path
     assert "To publish one" not in run.summary
 
 
+def test_an_explicit_artifact_the_api_refused_is_not_said_missing(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, history="none")
+    fake.fail("GET", "/actions/artifacts", 401)
+    run = act(ws, fake, baseline="artifact:retrieval-eval-report")
+    assert run.code == 2
+    assert "artifact:retrieval-eval-report could not be looked up" in run.summary
+    assert "is the github-token input a valid token?" in run.summary
+
+
 def test_explicit_baselines(tmp_path: Path, fake: FakeGitHub) -> None:
     ws = make_workspace(tmp_path, head_run=worse_run())
     (ws.root / "base.json").write_text(ws.base_report)

@@ -84,10 +84,12 @@ def resolve_baseline(ctx: BaselineContext) -> Baseline:
 def _explicit(ctx: BaselineContext, spec: BaselineSpec, found: Baseline | None) -> Baseline:
     if found is None:
         tried = "; ".join(ctx.notes)
+        # A lookup the API failed found nothing missing: it could not look (a wrong token, say).
+        what = "could not be looked up" if ctx.failed else "was not found"
         raise InputError(
             "baseline",
             None,
-            f"{spec.describe()} was not found" + (f" ({tried})" if tried else ""),
+            f"{spec.describe()} {what}" + (f" ({tried})" if tried else ""),
             hint="check the baseline input, or use baseline: auto to fall back to no baseline",
         )
     return found
