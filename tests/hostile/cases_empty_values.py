@@ -83,3 +83,23 @@ for _name, _argv, _says in (
             stderr_has=f"{_says}: given an empty value",
         )
     )
+
+# An output path naming a folder ("q/") is refused before its folders are made.
+for _name, _out in (("trailing-slash", "{tmp}/q/"), ("nested-trailing-slash", "{tmp}/a/b/")):
+    CASES.append(
+        HostileCase(
+            "R8.1",
+            f"holes-out-{_name}",
+            ("holes", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl", "--out", _out),
+            files={"j.jsonl": JUDGMENTS, "r.jsonl": RUN},
+            stderr_has="is a directory",
+            check=lambda folder: _nothing_made(folder),
+        )
+    )
+
+
+def _nothing_made(folder: object) -> None:
+    from pathlib import Path
+
+    where = Path(str(folder))
+    assert not (where / "q").exists() and not (where / "a").exists(), "a refused output made its folders"

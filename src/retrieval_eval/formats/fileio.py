@@ -276,6 +276,8 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         return
     # Follow a link to the file it names: replacing the link itself would leave that file as it was.
     target = os.path.realpath(shown) if os.path.islink(shown) else shown
+    if not os.path.basename(target):  # "q/" names a folder: refused before its folders are made
+        raise cannot_write(shown, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), shown))
     directory = os.path.dirname(target) or "."
     # The handlers are in place before the temporary file exists, and its name is pending before
     # it is created: a signal at any moment finds it (or finds nothing to remove).
