@@ -153,3 +153,20 @@ def test_unlabelling_only_the_keys_the_head_lost_is_not_decided(tmp_path: Path) 
     (gate,) = done.json()["verdict"]["gates"]
     assert gate["status"] == "INDETERMINATE", gate
     assert "removed or lowered labels on keys the base ranked in a top k, in 1 query (q2)" in gate["reason"]
+
+
+def test_a_label_edit_under_the_same_ranking_kept_to_other_depths_hides_nothing(tmp_path: Path) -> None:
+    # The same run scored with -k 1 (base) and -k 1,3 (head) keeps heads of other lengths; the
+    # label edit then lowers both sides alike, so the gate is decided, not set aside.
+    base_j = _write(tmp_path / "base.jsonl", [{"query_id": q, "doc_uri": d, "relevance": 1} for q, d in LABELS.items()])
+    rows = [{"query_id": q, "doc_uri": d, "relevance": int(q != "q2")} for q, d in LABELS.items()]
+    head_j = _write(tmp_path / "head.jsonl", [*rows, {"query_id": "q2", "doc_uri": "other", "relevance": 1}])
+    ranked = [{"query_id": row["query_id"], "ranking": [*row["ranking"], "y", "z"]} for row in RUN]
+    run = _write(tmp_path / "run.jsonl", ranked)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", base_j, "-r", run, "-k", "1", "--out", str(base)).code in (0, 1)
+    done = run_cli(
+        "score", "-j", head_j, "-r", run, "-k", "1,3", "--baseline", str(base), "-g", "recall@1:-0.1", "--json"
+    )
+    (gate,) = done.json()["verdict"]["gates"]
+    assert gate["status"] == "PASS", gate

@@ -7,7 +7,7 @@ bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .._version import __version__
@@ -121,7 +121,7 @@ def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardsti
     base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
     lowered = []
     for query, rescored in yardstick.base_per_query.items():
-        if query in head_rankings and tuple(head_rankings[query]) == tuple(base_rankings.get(query, ())):
+        if query in head_rankings and _alike(head_rankings[query], base_rankings.get(query, ())):
             continue
         before = own.get(query, {})
         for name, value in rescored.items():
@@ -132,6 +132,15 @@ def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardsti
 
 
 _ROUNDING = 1e-9  # reports hold values at 12 decimals: a difference below this is no label's
+
+
+def _alike(head: Sequence[str], base: Sequence[str]) -> bool:
+    """The same ranking as far as both sides kept it: a report keeps max(k, R) keys of its own
+    cutoffs, so the same retriever scored with other cutoffs keeps a longer or shorter head."""
+    if not head or not base:
+        return not head and not base
+    depth = min(len(head), len(base))
+    return tuple(head[:depth]) == tuple(base[:depth])
 
 
 def side_summary(report: Report) -> SideSummary:
