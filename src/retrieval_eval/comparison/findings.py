@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.comparison_document import Finding
+from ..core.comparison_document import (
+    DOCUMENTS_REMOVED,
+    LABELS_LOWERED,
+    QUERIES_DROPPED,
+    Finding,
+    named_queries,
+)
 
 __all__ = [
     "CONFOUNDS",
-    "DOCUMENTS_REMOVED",
     "LIMITS",
-    "LOWERED",
     "NOTE",
     "RESOLVED",
     "Finding",
@@ -90,9 +94,9 @@ def query_findings(pairing: Pairing, dropped: Sequence[str] = ()) -> list[Findin
     if dropped:
         findings.append(
             Finding(
-                "queries-dropped",
+                QUERIES_DROPPED,
                 LIMITS,
-                f"{_queries(len(dropped))} no longer scored under the head's judgments ({_names(dropped)}): "
+                f"{_queries(len(dropped))} no longer scored under the head's judgments ({named_queries(dropped)}): "
                 f"the base report scored {'it' if len(dropped) == 1 else 'them'}; the head's labels no longer count "
                 f"{'it' if len(dropped) == 1 else 'them'} (deleted, or none relevant)",
                 f"{meaning}, and out of the head's own averages: a query dropped from the set moves every "
@@ -100,9 +104,6 @@ def query_findings(pairing: Pairing, dropped: Sequence[str] = ()) -> list[Findin
             )
         )
     return findings
-
-
-LOWERED = "labels-lowered"
 
 
 def lowered_findings(lowered: Sequence[str]) -> list[Finding]:
@@ -113,19 +114,14 @@ def lowered_findings(lowered: Sequence[str]) -> list[Finding]:
     many = len(lowered) != 1
     return [
         Finding(
-            LOWERED,
+            LABELS_LOWERED,
             LIMITS,
             f"the head's judgments removed or lowered labels on keys the base ranked in a top k, in "
-            f"{len(lowered)} quer{'ies' if many else 'y'} ({_names(lowered)})",
+            f"{len(lowered)} quer{'ies' if many else 'y'} ({named_queries(lowered)})",
             f"the base's rescored values on {'them' if many else 'it'} fall with the labels, not with the "
             "retriever: a pull request that unlabels what its retriever lost moves no delta",
         )
     ]
-
-
-def _names(queries: Sequence[str], shown: int = 5) -> str:
-    named = ", ".join(queries[:shown])
-    return named + (f" and {len(queries) - shown} more" if len(queries) > shown else "")
 
 
 def missing_per_query(pairing: Pairing) -> list[Finding]:
@@ -183,9 +179,6 @@ def corpus_findings(sides: Sides) -> list[Finding]:
             "check them with 'retrieval-eval drift'",
         )
     ]
-
-
-DOCUMENTS_REMOVED = "documents-removed"
 
 
 def documents_removed_findings(sides: Sides) -> list[Finding]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.comparison_document import ID_SPACE_CHANGED
 from ..core.report_model import Config
 from .findings import CONFOUNDS, RESOLVED, Finding, short
 from .idspace import IdSpace, base_rankings, decide_id_space, translate_per_query, with_judged
@@ -41,7 +42,7 @@ class Yardstick:
         return self.status in ("rescored", "translated")
 
 
-ID_SPACE = "id-space-changed"
+ID_SPACE = ID_SPACE_CHANGED
 DEPTH_REASON = "the base report kept its rankings to"  # how shallow_metrics words a cut
 JUDGMENT_CHANGES = ("judgments-changed", "judgments-unknown")
 

@@ -11,7 +11,7 @@ only when its queries are paired).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .power import Moved
@@ -37,6 +37,19 @@ class SideSummary:
     query_set_sha256: str | None = None
     corpus_fingerprint: str | None = None
     verdict: str | None = None
+
+
+# The codes of findings read outside the comparison that finds them (the gates, the renderings).
+ID_SPACE_CHANGED = "id-space-changed"
+DOCUMENTS_REMOVED = "documents-removed"
+QUERIES_DROPPED = "queries-dropped"
+LABELS_LOWERED = "labels-lowered"
+
+
+def named_queries(queries: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` query ids, and how many more there are."""
+    named = ", ".join(queries[:shown])
+    return named + (f" and {len(queries) - shown} more" if len(queries) > shown else "")
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
+from .comparison_document import DOCUMENTS_REMOVED, ID_SPACE_CHANGED, LABELS_LOWERED, named_queries
 from .errors import UsageError
 from .metrics import BY_NAME, LOWER_IS_BETTER, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
@@ -550,17 +551,15 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         result = _delta_beyond(gate, moved, what)
     seeing = detectable(gate, moved, comparison.design)
     if result.status == PASS:
-        return _unless_queries_dropped(_told_detectable(gate, result, seeing, gating, moved.ci), comparison)
+        return _unless_labels_taken(_told_detectable(gate, result, seeing, gating, moved.ci), comparison)
     return replace(result, detectable=seeing)
 
 
-_NAMED = 5  # queries named in a gate's reason; the comparison names them all
-# Comparison findings the gates read by code (comparison/findings.py, comparison/yardstick.py).
-_CORPUS_EDITS = frozenset(("id-space-changed", "documents-removed"))
-_LOWERED = "labels-lowered"
+# Corpus changes that move or take labels with them: no label edit of the pull request's.
+_CORPUS_EDITS = frozenset((ID_SPACE_CHANGED, DOCUMENTS_REMOVED))
 
 
-def _unless_queries_dropped(result: GateResult, comparison: Deltas) -> GateResult:
+def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
     """A passing delta gate is INDETERMINATE when the head's judgments took from the base what its
     retriever found: queries the base scored are scored no more, or labels on keys the base ranked
     in a top k were removed or lowered. The delta over the rest cannot speak for those, and
@@ -584,7 +583,7 @@ def _unless_queries_dropped(result: GateResult, comparison: Deltas) -> GateResul
             "reviewed on its own, since no delta can vouch for the queries it takes out"
         )
         return replace(result, status=INDETERMINATE, reason=result.reason + why)
-    lowered = next((f for f in document.findings if f.code == _LOWERED), None)
+    lowered = next((f for f in document.findings if f.code == LABELS_LOWERED), None)
     if lowered is not None:
         why = (
             f"; not decided: {lowered.detail}, so the base is scored lower for labels, not for its "
@@ -602,7 +601,7 @@ def _not_compared(comparison: Deltas) -> str:
     removed = counts.removed if counts is not None else None
     if not removed or counts is None:
         return ""
-    names = ", ".join(removed[:_NAMED]) + (f" and {len(removed) - _NAMED} more" if len(removed) > _NAMED else "")
+    names = named_queries(removed)
     over = f" over the {counts.paired} queries scored on both sides" if counts.paired is not None else ""
     return f"{over}; {len(removed)} the base scored {'is' if len(removed) == 1 else 'are'} not compared ({names})"
 

@@ -22,7 +22,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from ..core.comparison_document import ComparisonDocument, MetricRow, Mover, Movers, StratumRow
+from ..core.comparison_document import ID_SPACE_CHANGED, ComparisonDocument, MetricRow, Mover, Movers, StratumRow
 from ..core.labelindex import LabelIndex
 from ..core.lenient import number
 from ..core.report_model import Config, Floor, Inputs, JudgmentsSummary, Margin, Report, StratumEntry, Tool
@@ -400,7 +400,7 @@ def _movers(comparison: ComparisonDocument | None) -> PageMovers:
 
 def _ids_changed(comparison: ComparisonDocument | None) -> bool:
     """Whether the base ranked other chunk ids than the head (a re-chunk between them)."""
-    return any(finding.code == "id-space-changed" for finding in (comparison.findings if comparison else ()))
+    return any(finding.code == ID_SPACE_CHANGED for finding in (comparison.findings if comparison else ()))
 
 
 def _queries(report: Report, inputs: HtmlInputs, primary: str, limit: int, *, old_ids: bool = False) -> PageQueries:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.comparison_document import ComparisonDocument, MetricRow, Movers, QueryCounts, SignificanceMethod
+from ..core.comparison_document import (
+    QUERIES_DROPPED,
+    ComparisonDocument,
+    MetricRow,
+    Movers,
+    QueryCounts,
+    SignificanceMethod,
+)
 from ..core.history import History
 from ..core.lenient import number
 from ..core.report_model import Floor, Inputs, JudgmentsSummary, Report, Tool, WorstStratum
@@ -236,7 +243,7 @@ def build_view(
         reasons=ReasonsView(rows=told, total=len(told)),
         comparability=ComparabilityView(rows=tuple(notes), total=len(notes)),
         confounds=tuple(note for note in notes if note.confounds),
-        dropped=next((note for note in notes if note.code == "queries-dropped"), None),
+        dropped=next((note for note in notes if note.code == QUERIES_DROPPED), None),
         yardstick=escape_markdown(comparison.yardstick or "", limit=20) if comparison else None,
         queries=queries(comparison),
         footer=footer(report, comparison),
