@@ -527,3 +527,63 @@ def test_a_chunk_run_collapsed_to_documents_must_rank_the_corpus_to_be_measured(
     assert report["verdict"]["status"] == status, report["verdict"]
     said = any("no key of the run is a chunk of the corpus" in r for r in report["verdict"]["reasons"])
     assert said == (ids == "old")
+
+
+def _merged_pairs(tmp_path: Path) -> tuple[Ids, Ids]:
+    """Three documents of two paragraphs, each merged into one chunk by the re-chunk; no document
+    leaves the corpus. Query q{d} labels the first paragraph of document d."""
+    docs = {f"t://{d}": [f"{d} answer one.", f"{d} filler two."] for d in "abc"}
+    old = snapshot(docs, "para/1")
+    new = snapshot({uri: [" ".join(texts)] for uri, texts in docs.items()}, "pairs/1")
+    return write_corpora(tmp_path, old, new)
+
+
+def test_a_rechunk_that_also_unlabels_the_queries_its_retriever_broke_is_not_passed(tmp_path: Path) -> None:
+    # The head's retriever drops qb's answer from rank 1 to rank 3: recall@1 falls from 1 to 1/2
+    # over qa and qb, a FAIL. Deleting qb's labels after the repair leaves qa alone (delta 0): a
+    # re-chunk moves labels with their chunks, it deletes none, so the delta cannot vouch for qb.
+    o, n = _merged_pairs(tmp_path)
+    labels = [
+        {"query_id": f"q{d}", "doc_uri": f"t://{d}", "chunk_id": o[(f"t://{d}", 0)],
+         "chunk_text": f"{d} answer one.", "relevance": 1}
+        for d in "ab"
+    ]  # fmt: skip
+    a, b, c = (o[(f"t://{d}", 0)] for d in "abc")
+    score_base(tmp_path, labels, {"qa": [a, b, c], "qb": [b, a, c]}, "1,3")
+    judgments = tmp_path / "judgments.jsonl"
+    assert run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix").code == 0
+    big_a, big_b, big_c = (n[(f"t://{d}", 0)] for d in "abc")
+    head = {"qa": [big_a, big_b, big_c], "qb": [big_a, big_c, big_b]}
+    assert gate_head(tmp_path, head, "1,3", "recall@1:-0.02")["status"] == "FAIL"
+    kept = [line for line in judgments.read_text().splitlines() if json.loads(line)["query_id"] != "qb"]
+    judgments.write_text("".join(line + "\n" for line in kept))
+    gate = gate_head(tmp_path, head, "1,3", "recall@1:-0.02")
+    assert gate["status"] == "INDETERMINATE", gate["reason"]
+    assert "no longer score it" in gate["reason"] and "drift --fix --queue" in gate["reason"], gate["reason"]
+
+
+def test_two_labeled_paragraphs_merged_into_one_chunk_are_no_label_taken(tmp_path: Path) -> None:
+    # qa labels both paragraphs of document a (grades 3 and 2); the re-chunk merges them and
+    # drift --fix folds the two labels into one. The base credited two hits in its top 2, the
+    # translated base ranking one merged chunk: fewer hits, but no label was removed or lowered.
+    o, n = _merged_pairs(tmp_path)
+    labels = [
+        {"query_id": "qa", "doc_uri": "t://a", "chunk_id": o[("t://a", i)], "chunk_text": text, "relevance": grade}
+        for i, (text, grade) in enumerate((("a answer one.", 3), ("a filler two.", 2)))
+    ]
+    base = score_base(tmp_path, labels, {"qa": [o[("t://a", 0)], o[("t://a", 1)], o[("t://b", 0)]]}, "2,3")
+    judgments = tmp_path / "judgments.jsonl"
+    assert run_cli("drift", "-j", str(judgments), "-c", str(tmp_path / "new.json"), "--fix").code == 0
+    assert len(judgments.read_text().splitlines()) == 1  # folded into one label
+    ranking = [n[("t://a", 0)], n[("t://b", 0)], n[("t://c", 0)]]
+    gate = gate_head(tmp_path, {"qa": ranking}, "2,3", "recall@2:-0.02")
+    assert gate["status"] == "PASS", gate["reason"]
+    head = tmp_path / "head.json"
+    assert run_cli(
+        "score", "-j", str(judgments), "-r", str(tmp_path / "head_run.jsonl"), "--corpus", str(tmp_path / "new.json"),
+        "-k", "2,3", "--report", str(head),
+    ).code == 0  # fmt: skip
+    compared = run_cli("compare", "--base", str(base), "--head", str(head), "--judgments", str(judgments), "--json")
+    document = json.loads(compared.stdout)
+    assert document["yardstick"] == "translated"
+    assert "labels-lowered" not in [f["code"] for f in document["comparability"]], document["comparability"]

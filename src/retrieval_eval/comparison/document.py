@@ -7,7 +7,7 @@ bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from .._version import __version__
@@ -118,6 +118,8 @@ def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardsti
     if not yardstick.rescored or yardstick.base_per_query is None:
         return []
     own = per_query(base_report) or {}
+    if yardstick.base_hits is not None:
+        return _fewer_hits(own, yardstick.base_hits)
     base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
     lowered = []
     for query, rescored in yardstick.base_per_query.items():
@@ -126,6 +128,22 @@ def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardsti
         before = own.get(query, {})
         for name, value in rescored.items():
             if name.startswith("precision@") and name in before and value < before[name] - _ROUNDING:
+                lowered.append(query)
+                break
+    return sorted(lowered)
+
+
+def _fewer_hits(own: Mapping[str, Mapping[str, float]], credited: Mapping[str, Mapping[int, int]]) -> list[str]:
+    """Across a re-chunk: the queries whose base top k the head's labels credit with fewer hits
+    than the base's own precision@k counted, each old key carried on its own (a merge of two
+    relevant chunks is no label taken; the translated ranking, which keeps the merged chunk once,
+    would say it was). The rankings always differ in ids here, so none is skipped as alike."""
+    lowered = []
+    for query, by_k in credited.items():
+        before = own.get(query, {})
+        for k, hits in by_k.items():
+            value = before.get(f"precision@{k}")
+            if value is not None and hits < round(value * k):
                 lowered.append(query)
                 break
     return sorted(lowered)

@@ -17,7 +17,7 @@ with the labels named and the command that lists them.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..core.drift import NEEDS_HUMAN
@@ -349,25 +349,62 @@ def translate_per_query(
     judged: dict[str, set[str]] = {}
     shortened = 0
     for query_id, keys in rankings.items():
-        carries = labels.carries.get(query_id, {})
-        query = labels.queries.get(query_id)
-        grades = query.grades if query is not None else {}
+        carry = _carrier(labels, query_id, threshold, reused)
         out: list[str] = []
         for key in keys:
-            moves = carries.get(key)
-            if not moves:
-                out.append(OLD_ID + key if key in reused else key)
-                continue
-            targets = [m.to for m in moves if _faithful(m.grade, grades.get(m.to), threshold)]
-            if targets:
-                out.extend(targets)
-                continue
-            out.append(OLD_ID + key)
-            judged.setdefault(query_id, set()).add(OLD_ID + key)
+            targets, faithful = carry(key)
+            out.extend(targets)
+            if not faithful:
+                judged.setdefault(query_id, set()).update(targets)
         kept = list(dict.fromkeys(out))
         shortened += len(kept) < len(keys)
         translated[query_id] = kept
     return Translation(translated, judged, shortened)
+
+
+def credited_hits(
+    rankings: Mapping[str, Sequence[str]],
+    labels: LabelIndex,
+    threshold: int,
+    ks: Sequence[int],
+    reused: Collection[str] = (),
+) -> dict[str, dict[int, int]]:
+    """Per query and cutoff k: how many of the keys the base ranked in its top k the head's labels
+    still call relevant, each old key carried through the moves as :func:`translate_per_query`
+    carries it, but counted on its own. Two relevant chunks merged into one relevant chunk are
+    two hits here, as they were in the base, where the translated ranking (which keeps the merged
+    chunk once) has one: what a merge takes is no label taken (``labels-lowered``)."""
+    credited: dict[str, dict[int, int]] = {}
+    for query_id, keys in rankings.items():
+        carry = _carrier(labels, query_id, threshold, reused)
+        query = labels.queries.get(query_id)
+        grades = query.grades if query is not None else {}
+        hits = [
+            faithful and any(grades.get(target, -1) >= threshold for target in targets)
+            for targets, faithful in map(carry, keys[: max(ks, default=0)])
+        ]
+        credited[query_id] = {k: sum(hits[:k]) for k in ks}
+    return credited
+
+
+def _carrier(
+    labels: LabelIndex, query_id: str, threshold: int, reused: Collection[str]
+) -> Callable[[str], tuple[list[str], bool]]:
+    """One base key of this query in the head's ids: (the keys it becomes, whether its move is
+    faithful). A key no move accounts for stays as it is (marked as an old id where the head's
+    ids name slots); an unfaithful move leaves the old key, judged at its old grade, never a hit."""
+    carries = labels.carries.get(query_id, {})
+    query = labels.queries.get(query_id)
+    grades = query.grades if query is not None else {}
+
+    def carry(key: str) -> tuple[list[str], bool]:
+        moves = carries.get(key)
+        if not moves:
+            return [OLD_ID + key if key in reused else key], True
+        targets = [m.to for m in moves if _faithful(m.grade, grades.get(m.to), threshold)]
+        return (targets, True) if targets else ([OLD_ID + key], False)
+
+    return carry
 
 
 def _faithful(old: int | None, new: int | None, threshold: int) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..core.comparison_document import ID_SPACE_CHANGED
 from ..core.report_model import Config
 from .findings import CONFOUNDS, RESOLVED, Finding, short
-from .idspace import IdSpace, base_rankings, decide_id_space, translate_per_query, with_judged
+from .idspace import IdSpace, base_rankings, credited_hits, decide_id_space, translate_per_query, with_judged
 from .rescore import rescore_base, rescore_blocker, score_config
 from .sides import PerQuery, Sides, per_query
 
@@ -35,6 +35,9 @@ class Yardstick:
     confounded: dict[str, str]  # metric -> reason; "*" for every metric
     base_upper: PerQuery | None = None  # the rescored base's upper bounds; None: the base report's own
     base_lower: PerQuery | None = None  # the rescored base's lower bounds; None: the base report's own
+    # Across a re-chunk: per query and k, the base's top-k keys the head's labels still call
+    # relevant, each old key counted on its own (a merge is no label taken); see credited_hits.
+    base_hits: dict[str, dict[int, int]] | None = None
 
     @property
     def rescored(self) -> bool:
@@ -186,7 +189,8 @@ def _translated(sides: Sides, space: IdSpace, rankings: dict[str, list[str]]) ->
     )
     findings = [Finding(ID_SPACE, RESOLVED, space.detail, meaning)]
     findings.extend(_shallow_findings(shallow))
-    return Yardstick("translated", rescored, findings, dict(shallow), upper, lower)
+    hits = credited_hits(rankings, labels, config.threshold, config.k, labels.opaque_keys)
+    return Yardstick("translated", rescored, findings, dict(shallow), upper, lower, hits)
 
 
 def _merged_reasons(shallow: dict[str, str], shortened: int) -> dict[str, str]:

@@ -555,8 +555,10 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     return replace(result, detectable=seeing)
 
 
-# Corpus changes that move or take labels with them: no label edit of the pull request's.
-_CORPUS_EDITS = frozenset((ID_SPACE_CHANGED, DOCUMENTS_REMOVED))
+# Corpus changes that take labels with them: no label edit of the pull request's. A re-chunk
+# alone is not one: it moves labels with their chunks (drift --fix), so a query it leaves
+# unscored lost its labels by an edit, or by a repair still waiting for a person.
+_CORPUS_EDITS = frozenset((DOCUMENTS_REMOVED,))
 
 
 def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
@@ -564,23 +566,29 @@ def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
     retriever found: queries the base scored are scored no more, or labels on keys the base ranked
     in a top k were removed or lowered. The delta over the rest cannot speak for those, and
     unlabelling what a retriever lost would make its regression PASS. A failing delta stays
-    FAIL (what it saw is real); a re-chunk, which moves labels with their chunks, is not an edit."""
+    FAIL (what it saw is real). Across a re-chunk the same holds: the labels move with their
+    chunks, and a merge of two labeled chunks is not counted as a label taken (see
+    ``credited_hits``)."""
     document = comparison.document
     if result.status != PASS or document is None:
         return result
     codes = {finding.code for finding in document.findings}
     if codes & _CORPUS_EDITS:
-        # A re-chunk moved the labels with the chunks (a split text grades more pieces), or documents
-        # left the corpus and took their labels with them (the drift section names those): not a
-        # label edit. A corpus fingerprint changed alone is no such thing.
+        # Documents left the corpus and took their labels with them (the drift section names
+        # those): not a label edit. A corpus fingerprint changed alone is no such thing.
         return result
     removed = document.queries.removed if document.queries is not None else None
     if removed:
         them = "them" if len(removed) != 1 else "it"
+        rechunk = (
+            " (after a re-chunk, label the re-judge queue: retrieval-eval drift --fix --queue)"
+            if ID_SPACE_CHANGED in codes
+            else ""
+        )
         why = (
             f"; not decided: the head's judgments no longer score {them}, so the delta cannot say whether "
-            f"the retriever regressed on {them}: restore the labels, or have the change to the judgments "
-            "reviewed on its own, since no delta can vouch for the queries it takes out"
+            f"the retriever regressed on {them}: restore the labels{rechunk}, or have the change to the "
+            "judgments reviewed on its own, since no delta can vouch for the queries it takes out"
         )
         return replace(result, status=INDETERMINATE, reason=result.reason + why)
     lowered = next((f for f in document.findings if f.code == LABELS_LOWERED), None)
