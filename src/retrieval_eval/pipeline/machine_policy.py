@@ -4,10 +4,12 @@ Gates are first evaluated under the bounds on the human labels alone (the ``boun
 policy); that verdict is always kept and shown. Then, when the judge's calibration allows it
 (:mod:`retrieval_eval.core.judge_calibration`), an absolute gate left INDETERMINATE gets the
 machine-filled estimate and its interval, and resolves only when the interval clears the
-threshold: in closed form for a metric that adds up over keys (precision@k: each relevant
-key adds ``1/k`` to its query; :mod:`retrieval_eval.core.judge_interval`), drawn for nDCG,
-recall, MRR, MAP and hit rate, where several relevant holes together do less than the sum
-of their single moves (:mod:`retrieval_eval.core.judge_draws`). Delta, worst-stratum and
+threshold: drawn as a sum for a metric that adds up over keys (precision@k: each relevant
+key adds ``1/k`` to its query; :mod:`retrieval_eval.core.judge_interval`), drawn grade by grade
+for nDCG, recall, MRR, MAP and hit rate, where several relevant holes together do less than
+the sum of their single moves (:mod:`retrieval_eval.core.judge_draws`). Both correct the
+judge's errors as measured on the calibration overlap, and read how often the holes are
+relevant off the judge's readings of them, not off the overlap. Delta, worst-stratum and
 other gates keep their status.
 
 Machine labels match a hole by (query id, key); with a corpus, also by the chunk text's
@@ -243,7 +245,7 @@ def _filled(
     calibration: Calibration,
     bounds: tuple[float, float],
 ) -> Filled:
-    """The machine-filled estimate and interval: in closed form for a metric that adds up
+    """The machine-filled estimate and interval: drawn as a sum for a metric that adds up
     over keys, drawn for the others."""
     threshold = inputs.scores.config.threshold
     if metric.partition("@")[0] in ADDITIVE:
