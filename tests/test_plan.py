@@ -194,3 +194,13 @@ def test_every_figure_of_the_table_has_four_places_and_headers_keep_the_change_a
 
     assert (_num(0.25), _change(0.07), _num(0.40824829)) == ("0.2500", "0.0700", "0.4082")
     assert (_given(0.05), _given(0.1)) == ("0.05", "0.1")
+
+
+def test_judgments_other_than_the_pilots_are_refused(pilot: dict[str, Path], tmp_path: Path) -> None:
+    # Strata read from another file would plan each stratum over another's queries, silently.
+    rows = [json.loads(line) for line in pilot["judgments"].read_text().splitlines()]
+    other = write_jsonl(tmp_path / "other.jsonl", [{**row, "stratum": "swapped"} for row in rows])
+    done = run_cli("plan", "--report", str(pilot["head"]), "-j", str(other))
+    assert done.code == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "not the judgments file the pilot report was scored with" in done.stderr, done.stderr
+    assert str(other) in done.stderr, done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..comparison.plan import DEFAULT_CHANGES, PlanRequest, plan
+from ..comparison.result import check_head_judgments
 from ..core.power import DEFAULT_CORRELATION, DEFAULT_POWER, NORMAL, STUDENT, Design
 from ..core.significance import CONFIDENCE
 from ..formats.judgments import read_label_index
@@ -93,7 +94,10 @@ def command(
     baseline = load_report(baseline_path, source="baseline") if baseline_path else None
     strata = None
     if judgments:
-        strata = {q: query.stratum for q, query in read_label_index(judgments).queries.items()}
+        index = read_label_index(judgments)
+        # Strata read from other judgments would plan each stratum over another's queries.
+        check_head_judgments(index.sha256, report, judgments, side="pilot")
+        strata = {q: query.stratum for q, query in index.queries.items()}
     request = PlanRequest(
         metrics=metrics,
         changes=changes or DEFAULT_CHANGES,

@@ -101,15 +101,16 @@ def _ci(value: tuple[float, float] | None) -> tuple[float, float] | None:
     return None if value is None else (float(value[0]), float(value[1]))
 
 
-def check_head_judgments(sha256: str | None, head: Report, path: str) -> None:
-    """Refuse judgments that are not the ones the head report was scored with."""
+def check_head_judgments(sha256: str | None, head: Report, path: str, *, side: str = "head") -> None:
+    """Refuse judgments that are not the ones the head report (or ``side``'s) was scored with."""
     recorded = head.inputs.judgments_sha256 if head.inputs is not None else None
     if recorded and sha256 != recorded:
+        branch = "of the head branch" if side == "head" else f"the {side} report was scored with"
         raise InputError(
             "judgments",
             None,
-            "this is not the judgments file the head report was scored with "
+            f"this is not the judgments file the {side} report was scored with "
             "(its sha256 differs from the report's inputs.judgments_sha256)",
             path=path,
-            hint=f"{path} is not it: pass the judgments file of the head branch, unchanged since it was scored",
+            hint=f"{path} is not it: pass the judgments file {branch}, unchanged since it was scored",
         )
