@@ -268,12 +268,8 @@ def test_converting_to_qrels_says_that_no_answer_lines_are_left_out(tmp_path: Pa
     assert "warning  3 no_answer lines cannot be written as qrels and are left out" in result.stderr
 
 
-def test_a_rescored_comparison_shows_the_heads_abstention_rates(tmp_path: Path) -> None:
-    # The base was scored under other judgments (a2's answer was d9), so the comparison scores its
-    # rankings again under the head's. The rates are shares of the queries, with no per-query
-    # value to pair: the head's own figures stand (2 of 3 abstain, 2 of 4 answerable abstain,
-    # by hand above), the base's over the paired queries are not known.
-    base_rows = [label("a2", "d9") if row.get("query_id") == "a2" else row for row in ROWS]
+def _rescored_rates(tmp_path: Path, base_rows: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The two rates' rows of the comparison of RUN under ROWS with RUN under ``base_rows``."""
     base = run_pipeline(
         EvaluationRequest(
             str(write_jsonl(tmp_path / "base-j.jsonl", base_rows)),
@@ -291,6 +287,44 @@ def test_a_rescored_comparison_shows_the_heads_abstention_rates(tmp_path: Path) 
     assert head.comparison is not None
     document = head.comparison.document
     assert document is not None and document.yardstick == "rescored"
-    abstaining, answerable = document.metrics["abstention_rate"], document.metrics["false_abstention_rate"]
-    assert (abstaining.base, round(abstaining.head or 0, 6)) == (None, round(2 / 3, 6))
-    assert (answerable.base, answerable.head) == (None, 0.5)
+    return document.metrics["abstention_rate"], document.metrics["false_abstention_rate"]
+
+
+def test_a_label_edit_leaves_the_base_runs_abstention_rates_as_they_were(tmp_path: Path) -> None:
+    # The base was scored under other judgments (a2's answer was d9), so the comparison scores its
+    # rankings again under the head's. The rates are shares of the queries with no per-query value
+    # to pair; the same no_answer queries and the same answerable ones on both sides, and the same
+    # run: 2 of 3 abstain and 2 of 4 answerable abstain on both (by hand above), a delta of 0.
+    # (The base's figures were once not known here, and a gate on them said the base had none.)
+    base_rows = [label("a2", "d9") if row.get("query_id") == "a2" else row for row in ROWS]
+    abstaining, answerable = _rescored_rates(tmp_path, base_rows)
+    assert (round(abstaining.base, 6), round(abstaining.head, 6), abstaining.delta) == (0.666667, 0.666667, 0)
+    assert (answerable.base, answerable.head, answerable.delta) == (0.5, 0.5, 0)
+    assert abstaining.confounded is None and answerable.confounded is None
+
+
+def test_a_query_newly_marked_no_answer_leaves_the_base_rate_unknown_and_says_why(tmp_path: Path) -> None:
+    # The base's judgments did not mark n3: the head's rate counts it, the base report's does not.
+    base_rows = [row for row in ROWS if row.get("query_id") != "n3"]
+    abstaining, _answerable = _rescored_rates(tmp_path, base_rows)
+    assert abstaining.base is None and round(abstaining.head, 6) == 0.666667
+    assert abstaining.confounded is not None and "counts other queries" in abstaining.confounded
+
+
+def test_a_label_edit_beside_an_abstention_regression_does_not_hide_it(tmp_path: Path) -> None:
+    # The head answers n1 and n2 (abstention 2/3 -> 0) and its pull request also edits a label: the
+    # comparison is rescored, and the gate must still see the drop, not say the base has no rate.
+    base_rows = [label("a2", "d9") if row.get("query_id") == "a2" else row for row in ROWS]
+    base_j, base_r = write_jsonl(tmp_path / "base-j.jsonl", base_rows), write_jsonl(tmp_path / "base-r.jsonl", RUN)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", str(base_j), "-r", str(base_r), "-k", "1,3", "--report", str(base)).code == 0
+    answered = [{"query_id": q, "ranking": ["d1"]} for q in ("n1", "n2")]
+    head_run = [row for row in RUN if row["query_id"] not in ("n1", "n2")] + answered
+    head_j, head_r = write_jsonl(tmp_path / "j.jsonl", ROWS), write_jsonl(tmp_path / "r.jsonl", head_run)
+    done = run_cli(
+        "score", "-j", str(head_j), "-r", str(head_r), "-k", "1,3", "--baseline", str(base),
+        "-g", "abstention_rate:-0.1", "--json",
+    )  # fmt: skip
+    (gate,) = done.json()["verdict"]["gates"]
+    assert gate["status"] == FAIL, gate["reason"]
+    assert "moved -0.6667" in gate["reason"], gate["reason"]

@@ -48,6 +48,8 @@ def metric_rows(
     for metric in names:
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
         values = point_values(sides, pairing, metric, rescored=yardstick.rescored)
+        if values[0] is None and values[1] is not None and sides.base.measured(metric) is not None:
+            confounded = confounded or _OTHER_QUERIES.format(metric=metric)
         rows[metric] = metric_row(values, boots.get(metric), confounded)
     return adjust_family(rows)
 
@@ -91,9 +93,36 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
         return None, sides.head.measured(metric)
     if not any(metric in pairing.head[q] for q in pairing.ids):
         # A share of the queries with no per-query value (the abstention rates): the head's own
-        # figure stands; the base's over the paired queries is not known.
-        return None, sides.head.measured(metric)
+        # figure stands, and the base's where the judgments changed nothing it counts.
+        return (
+            sides.base.measured(metric) if _base_rate_stands(sides, pairing, metric) else None
+        ), sides.head.measured(metric)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
+
+
+ABSTENTION_RATE, FALSE_ABSTENTION_RATE = "abstention_rate", "false_abstention_rate"
+# Why a figure the base report holds has no delta: it counts other queries than the head's judgments do.
+_OTHER_QUERIES = (
+    "the base report's {metric} counts other queries than the head's judgments do (queries marked "
+    "no_answer, or scored, changed), and the base run cannot be counted again over them"
+)
+
+
+def _base_rate_stands(sides: Sides, pairing: Pairing, metric: str) -> bool:
+    """Whether the base report's own abstention rate is what the head's judgments would give it.
+
+    An abstention rate reads only which queries the base run left empty, over a set the
+    judgments decide: the queries marked no_answer (``abstention_rate``) or the scored ones
+    (``false_abstention_rate``). The base run is the base's whatever the labels say, so where
+    that set is the same on both sides, a label edit or a re-chunk moves nothing it counts."""
+    if metric == ABSTENTION_RATE:
+        base, head = sides.base.queries, sides.head.queries
+        if base is None or head is None or base.no_answer is None or head.no_answer is None:
+            return False
+        return set(base.no_answer) == set(head.no_answer)
+    if metric == FALSE_ABSTENTION_RATE:
+        return not pairing.added and not pairing.removed
+    return False
 
 
 def _mean(pairing: Pairing, side: dict[str, dict[str, float]], metric: str) -> float | None:
