@@ -95,7 +95,7 @@ def test_a_gate_that_cannot_see_its_tolerance_says_so(
     # ((1.959964 + 0.841621) * 0.303822 / 0.12)^2 = 50.31 -> 51 queries
     assert found["reason"].endswith(
         "; but with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level); "
-        "about 51 queries are needed to see 0.12"
+        "about 51 queries are needed to tell a change of 0.12 from none"
     ), found["reason"]
     assert found["detectable"]["needed"] == 51 and found["detectable"]["seen"] is False
 
@@ -200,7 +200,8 @@ def test_the_terminal_and_the_page_say_it_too(tmp_path: Path, sides: Sides) -> N
     evaluation = run_pipeline(request)
     line = "with 40 queries this set detects drops of recall@5 of 0.135 or more (80% power, 5% level)"
     text = render_score(evaluation.report)
-    assert "detectable\n  recall@5:-0.12  " + line + "; about 51 queries are needed to see 0.12" in text
+    needed = "; about 51 queries are needed to tell a change of 0.12 from none"
+    assert "detectable\n  recall@5:-0.12  " + line + needed in text
     assert evaluation.comparison is not None and evaluation.comparison.document is not None
     page = render_html(evaluation.report, evaluation.comparison.document)
     assert '<section id="power">' in page and line in page

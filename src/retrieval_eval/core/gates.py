@@ -103,7 +103,9 @@ class Detectable:
 
     @property
     def seen(self) -> bool:
-        """The tolerance is at least the detectable effect: a breach of it would be seen."""
+        """The tolerance is at least the detectable effect: a change as large as the tolerance would be
+        told from no change. (The gate compares the observed change with the tolerance, so a true
+        change of exactly the tolerance still passes it about half the time, whatever the size.)"""
         return round(self.tolerance, DECIMALS) >= round(self.mde, DECIMALS)
 
     def sentence(self) -> str:
@@ -113,7 +115,7 @@ class Detectable:
             f"({self.power:.0%} power, {self.alpha:.0%} level)"
         )
         if self.needed is not None and not self.seen:
-            text += f"; about {self.needed} queries are needed to see {_fmt(self.tolerance)}"
+            text += f"; about {self.needed} queries are needed to tell a change of {_fmt(self.tolerance)} from none"
         return text
 
 

@@ -39,9 +39,9 @@ def detectable_sentence(gate: GateEntry, name: str) -> str | None:
         text += f"({power:.0%} power, {alpha:.0%} level)"
     needed = seen.needed
     if seen.seen is True:
-        return f"{text}: a breach of {tolerance:g} would be seen"
+        return f"{text}: a change of {tolerance:g} would be told from none"
     if needed is not None:
-        return f"{text}; about {needed} queries are needed to see {tolerance:g}"
+        return f"{text}; about {needed} queries are needed to tell a change of {tolerance:g} from none"
     return text
 
 
