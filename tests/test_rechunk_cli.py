@@ -587,3 +587,26 @@ def test_two_labeled_paragraphs_merged_into_one_chunk_are_no_label_taken(tmp_pat
     document = json.loads(compared.stdout)
     assert document["yardstick"] == "translated"
     assert "labels-lowered" not in [f["code"] for f in document["comparability"]], document["comparability"]
+
+
+def test_a_query_whose_only_label_broke_keeps_its_stratum_through_the_queue(tmp_path: Path) -> None:
+    # q1's only label is on a paragraph the re-chunk splits: a person judges the pieces from the
+    # queue, the old label goes. The queue's lines carried the query text but not the stratum, so
+    # q1 left "billing" without a word.
+    old = snapshot({"t://d": ["Alpha one. Alpha two."], "t://f": ["Filler."]}, "para/1")
+    new = snapshot({"t://d": ["Alpha one.", "Alpha two."], "t://f": ["Filler."]}, "sent/1")
+    o, n = write_corpora(tmp_path, old, new)
+    label = {"query_id": "q1", "query": "alpha?", "doc_uri": "t://d", "chunk_id": o[("t://d", 0)],
+             "chunk_text": "Alpha one. Alpha two.", "relevance": 1, "stratum": "billing"}  # fmt: skip
+    score_base(tmp_path, [label], {"q1": [o[("t://d", 0)], o[("t://f", 0)]]}, "1,2")
+    filled = rejudge(tmp_path, lambda line: 1)
+    assert filled and all(line["stratum"] == "billing" for line in filled), filled
+    report = tmp_path / "head.json"
+    run = write_rows(tmp_path / "head_run.jsonl", [{"query_id": "q1", "ranking": [n[("t://d", 0)]]}])
+    assert (
+        run_cli(
+            "score", "-j", str(tmp_path / "judgments.jsonl"), "-r", str(run), "-k", "1,2", "--report", str(report)
+        ).code
+        == 0
+    )
+    assert "billing" in json.loads(report.read_text())["per_stratum"]

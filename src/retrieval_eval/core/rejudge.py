@@ -49,6 +49,8 @@ class RejudgeLine:
     chunk_text: str | None
     before: Before
     labeled_by: str = QUEUE_PLACEHOLDER
+    # The broken label's stratum: a query whose only label broke would leave its stratum otherwise.
+    stratum: str | None = None
 
 
 def candidates(label: Label, finding: Finding, corpus: Corpus) -> list[str]:
@@ -84,7 +86,15 @@ def _lines_for(label: Label, finding: Finding, corpus: Corpus) -> Iterable[Rejud
     before = _before(label, finding)
     for key in candidates(label, finding, corpus):
         position = corpus.position[key]
-        yield RejudgeLine(label.query_id, label.query, corpus.docs[position], key, corpus.texts[position], before)
+        yield RejudgeLine(
+            label.query_id,
+            label.query,
+            corpus.docs[position],
+            key,
+            corpus.texts[position],
+            before,
+            stratum=label.stratum,
+        )
 
 
 def _before(label: Label, finding: Finding) -> Before:

@@ -118,6 +118,8 @@ def rejudge_line_to_json(line: RejudgeLine) -> dict[str, Any]:
     data["chunk_id"] = line.chunk_id
     if line.chunk_text is not None:
         data["chunk_text"] = line.chunk_text
+    if line.stratum is not None:
+        data["stratum"] = line.stratum
     data["labeled_by"] = line.labeled_by
     before = line.before
     trail: dict[str, Any] = {"line": before.line, "status": before.status, "from": before.from_key}
