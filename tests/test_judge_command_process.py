@@ -72,3 +72,24 @@ def test_a_quick_command_gives_all_of_its_output_and_its_exit_status() -> None:
     output = _run_capped(["sh", "-c", "cat; exit 3"], lines, timeout=60)
     assert output.failure is None and output.returncode == 3
     assert output.stdout == lines
+
+
+def test_a_stopped_run_ends_the_command_it_started(tmp_path: Path) -> None:
+    # The command runs in a session of its own (so a kill reaches what it started), which a
+    # SIGTERM to the run (a cancelled CI job) does not reach: it was left running, judging on.
+    import signal
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "pid"
+    code = (
+        "from retrieval_eval.pipeline.judge_clients import _run_capped\n"
+        f"_run_capped(['sh', '-c', 'sleep 300 & echo $! > {pidfile}; wait'], b'', timeout=600)\n"
+    )
+    run = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 30
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(30) == 128 + signal.SIGTERM
+    assert _wait_gone(int(pidfile.read_text())), "the judge command outlived the stopped run"

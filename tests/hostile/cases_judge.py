@@ -178,14 +178,15 @@ CASES: list[HostileCase] = [
     ),  # fmt: skip
     _case("samples-zero", {"q.jsonl": QUEUE}, "--samples", "--command", NEVER, "--samples", "0"),
     _case("max-calls-negative", {"q.jsonl": QUEUE}, "--max-calls", "--command", NEVER, "--max-calls", "-1"),
-    # -- a judge that answers nothing usable: a clean run that says so, no grade invented ----
+    # -- a judge that answers nothing usable: a run that says so and fails, no grade invented ----
     HostileCase(
         "judge",
         "command-printing-garbage-only",
         ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", SILENT, "--samples", "1"),
         files={"q.jsonl": QUEUE},
-        exit_code=0,
+        exit_code=2,
         stdout_has="1 request(s) got no answer (no answer for this request); run again to retry",
+        stderr_has="the judge answered none of the 1 request(s) it was asked",
     ),
 ]
 

@@ -116,7 +116,7 @@ def _reply_case(name: str, answer: object) -> HostileCase:
 CASES: list[HostileCase] = [
     # the key: echoed back in an error body, or given inside the URL
     _endpoint_case("key-echoed-in-401", "echo-401", exit_code=2, stderr_has="answered HTTP 401"),
-    _endpoint_case("key-echoed-in-400", "echo-400", stdout_has="HTTP 400", check=_no_key_in("m.jsonl")),
+    _endpoint_case("key-echoed-in-400", "echo-400", stdout_has="HTTP 400", check=_no_key_in("m.jsonl"), exit_code=2),
     HostileCase(
         "judge-endpoint",
         "key-in-url-query",
@@ -171,16 +171,17 @@ CASES: list[HostileCase] = [
         stderr_has="must be an http(s) URL",
         stdout_lacks=(KEY,),
     ),  # fmt: skip
-    # bodies: endless, huge, deeply nested; each a request left unanswered, memory kept
-    _endpoint_case("endless-chunked-body", "endless", stdout_has="larger than 4 MB"),
-    _endpoint_case("content-of-10-mb", "content-10mb", stdout_has="larger than 4 MB"),
+    # bodies: endless, huge, deeply nested; each a request left unanswered, memory kept (a run whose
+    # judge answered no request fails: exit 2)
+    _endpoint_case("endless-chunked-body", "endless", stdout_has="larger than 4 MB", exit_code=2),
+    _endpoint_case("content-of-10-mb", "content-10mb", stdout_has="larger than 4 MB", exit_code=2),
     _endpoint_case("json-nested-200000-deep", "deep", stdout_has="unparseable"),
     # a Retry-After that str.isdigit() calls digits ("³" is one in the header's Latin-1)
-    _endpoint_case("retry-after-superscript", "retry-after:\u00b3", stdout_has="HTTP 429"),
-    _endpoint_case("retry-after-huge", "retry-after:" + "9" * 400, stdout_has="HTTP 429"),
+    _endpoint_case("retry-after-superscript", "retry-after:\u00b3", stdout_has="HTTP 429", exit_code=2),
+    _endpoint_case("retry-after-huge", "retry-after:" + "9" * 400, stdout_has="HTTP 429", exit_code=2),
     # the last attempt's Retry-After is not waited out: nothing follows it (the run's 20 s
     # limit is below the 30 s the wait would take)
-    _endpoint_case("retry-after-last-attempt", "retry-after:30", stdout_has="HTTP 429", timeout=20),
+    _endpoint_case("retry-after-last-attempt", "retry-after:30", stdout_has="HTTP 429", timeout=20, exit_code=2),
     # replies whose "grade" is no grade 0-3
     _endpoint_case("reply-3-but-actually-0", "say:3 but actually 0", stdout_has="unparseable"),
     _endpoint_case("reply-superscript-digit", "say:\u00b3", stdout_has="unparseable"),
@@ -249,7 +250,7 @@ CASES += [
         ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", ENDLESS_WRITER, "--samples", "1"),
         files={"q.jsonl": QUEUE},
         code=CAPPED_MAIN,
-        exit_code=0,
+        exit_code=2,  # the judge answered nothing: said on stderr, the run fails
         stdout_has="the judge command wrote more than 64 MB",
         timeout=60,
     ),
@@ -259,8 +260,9 @@ CASES += [
         ("judge", "--queue", "q.jsonl", "--out", "m.jsonl", "--command", ENV_PRINTER, "--samples", "1"),
         files={"q.jsonl": QUEUE},
         env={"OPENAI_API_KEY": KEY},
-        exit_code=0,
+        exit_code=2,
         stdout_has="no answer for this request",
+        stderr_has="the command's standard error is not shown (it may print secrets)",
         stdout_lacks=(KEY,),
         check=_no_key_in("m.jsonl"),
     ),

@@ -104,7 +104,7 @@ CASES.append(
         files={
             "q.jsonl": (json.dumps({**QUEUE_LINE, "chunk_id": "3f2504e0-4f89-11d3-9a0c-0305e82c3301"}) + "\n").encode()
         },
-        exit_code=0,
+        exit_code=2,  # the queue is read (the judge is asked); the judge answers nothing, so the run fails
         stdout_has="exit status 9",
     )
 )

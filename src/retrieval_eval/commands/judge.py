@@ -25,7 +25,7 @@ from ..formats.machine_labels import read_queue
 from ..formats.queue import write_queue
 from ..pipeline.endpoints import endpoint_problem, shown_url
 from ..pipeline.judge import DEFAULT_CALIBRATION, Budget, JudgeFiles, JudgeSetup, human_queue, judge_queue
-from ..pipeline.judge_clients import CommandJudge, HttpJudge
+from ..pipeline.judge_clients import CommandJudge, HttpJudge, JudgeUnavailable
 from ..render.judge import outcome_account, outcome_text
 from ._common import PlainNumber, handles_errors, json_option, print_json, say
 from ._progress import ProgressBar
@@ -204,3 +204,19 @@ def command(
         # Through the cleaner: the path is the user's, a judge's error text is the endpoint's.
         say(outcome_text(outcome, without_text=without_text), nl=False)
     say(f"{len(outcome.labels)} machine label(s) written to {out}", err=True)
+    if outcome.calls and outcome.failed >= outcome.calls:
+        # A judge that answered nothing is no judge: a green step would hide it. The labels file
+        # still holds what earlier runs answered, and the next run asks again.
+        raise JudgeUnavailable(
+            f"the judge answered none of the {outcome.calls} request(s) it was asked ({'; '.join(outcome.errors)})",
+            hint=_silent_judge_hint(judge_options.get("command")),
+        )
+
+
+def _silent_judge_hint(command: str | None) -> str:
+    if command:
+        return (
+            "the command's standard error is not shown (it may print secrets): run it by hand with one "
+            "request line on its standard input (docs/judge.md) to see why it fails"
+        )
+    return "check the endpoint, the model and the key (--endpoint, --model, --api-key-env)"

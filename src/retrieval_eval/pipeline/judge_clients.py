@@ -16,16 +16,18 @@ the chat judge reads one). Anything else is unparseable; a missing answer is an 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,10 +212,14 @@ def _run_capped(argv: list[str], data: bytes, timeout: float) -> _Output:
     feeder.start()
     reader.start()
     try:
-        returncode = process.wait(timeout)
+        with _ended_with_us(process):
+            returncode = process.wait(timeout)
     except subprocess.TimeoutExpired:
         _kill_session(process)
         return _Output(b"", process.wait(), f"the judge command ran past {timeout:g}s")
+    except BaseException:  # Ctrl-C, or a stop: the command runs in its own session, which would outlive us
+        _kill_session(process)
+        raise
     reader.join(EXIT_GRACE)
     if reader.is_alive():  # a process the command started still holds its stdout
         _kill_session(process)
@@ -254,6 +260,32 @@ class _Reader(threading.Thread):
     def output(self) -> bytes:
         with self._lock:
             return b"".join(self.chunks)
+
+
+@contextlib.contextmanager
+def _ended_with_us(process: subprocess.Popen[bytes]) -> Iterator[None]:
+    """While the command runs, a SIGTERM or SIGHUP (a CI job cancelled, a terminal closed) ends it
+    and its session before it ends this process: started in a session of its own, the command
+    would not get the signal and would be left running. Handlers can be set on the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signals = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+
+    def stop(signum: int, frame: Any) -> None:
+        _kill_session(process)
+        raise SystemExit(128 + signum)
+
+    for signum in signals:
+        if previous[signum] not in (signal.SIG_IGN, None):
+            signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:
+                signal.signal(signum, handler)
 
 
 def _kill_session(process: subprocess.Popen[bytes]) -> None:
