@@ -170,3 +170,18 @@ def test_a_label_edit_under_the_same_ranking_kept_to_other_depths_hides_nothing(
     )
     (gate,) = done.json()["verdict"]["gates"]
     assert gate["status"] == "PASS", gate
+
+
+def test_a_base_report_from_another_evaluation_set_is_said_to_share_no_query(tmp_path: Path) -> None:
+    # The base report holds recall@1 (1.0), over queries the head's judgments do not have: the gate
+    # said "the baseline report has no recall@1", which sent the user looking for a missing metric.
+    base_j = _write(tmp_path / "base-j.jsonl", [{"query_id": "x1", "doc_uri": "d1", "relevance": 1}])
+    base_r = _write(tmp_path / "base-r.jsonl", [{"query_id": "x1", "ranking": ["d1"]}])
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", base_j, "-r", base_r, "-k", "1", "--report", str(base)).code == 0
+    head_j = _write(tmp_path / "j.jsonl", [{"query_id": "q1", "doc_uri": "d1", "relevance": 1}])
+    head_r = _write(tmp_path / "r.jsonl", [{"query_id": "q1", "ranking": ["d1"]}])
+    done = run_cli("score", "-j", head_j, "-r", head_r, "-k", "1", "--baseline", str(base), "-g", "recall@1:-0.02")
+    assert done.code == 1, done.stdout + done.stderr
+    assert "INDETERMINATE recall@1:-0.02" in done.stdout and "share no scored query" in done.stdout, done.stdout
+    assert "has no recall@1" not in done.stdout, done.stdout

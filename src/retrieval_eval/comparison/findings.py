@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ..core.comparison_document import (
     DOCUMENTS_REMOVED,
     LABELS_LOWERED,
+    NO_PAIRED_QUERIES,
     QUERIES_DROPPED,
     Finding,
     named_queries,
@@ -130,7 +131,7 @@ def missing_per_query(pairing: Pairing) -> list[Finding]:
         if pairing.base is not None and not pairing.ids:
             return [
                 Finding(
-                    "no-paired-queries",
+                    NO_PAIRED_QUERIES,
                     LIMITS,
                     "no query is scored on both sides",
                     "no delta has an interval and there are no movers",

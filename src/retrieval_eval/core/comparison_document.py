@@ -44,6 +44,7 @@ ID_SPACE_CHANGED = "id-space-changed"
 DOCUMENTS_REMOVED = "documents-removed"
 QUERIES_DROPPED = "queries-dropped"
 LABELS_LOWERED = "labels-lowered"
+NO_PAIRED_QUERIES = "no-paired-queries"
 
 
 def named_queries(queries: Sequence[str], shown: int = 5) -> str:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
-from .comparison_document import DOCUMENTS_REMOVED, ID_SPACE_CHANGED, LABELS_LOWERED, named_queries
+from .comparison_document import DOCUMENTS_REMOVED, ID_SPACE_CHANGED, LABELS_LOWERED, NO_PAIRED_QUERIES, named_queries
 from .errors import UsageError
 from .metrics import BY_NAME, LOWER_IS_BETTER, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
@@ -529,9 +529,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
         )
     moved = comparison.get(gate.metric)
     if moved is None or moved.delta is None:
-        return GateResult(
-            gate.expression, INDETERMINATE, f"{gate.expression}: the baseline report has no {gate.metric}"
-        )
+        return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: {_no_delta(gate, comparison)}")
     if moved.confounded:
         # A delta measured with two yardsticks says nothing about the retriever alone.
         return GateResult(
@@ -561,6 +559,18 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
 # alone is not one: it moves labels with their chunks (drift --fix), so a query it leaves
 # unscored lost its labels by an edit, or by a repair still waiting for a person.
 _CORPUS_EDITS = frozenset((DOCUMENTS_REMOVED,))
+
+
+def _no_delta(gate: Gate, comparison: Deltas) -> str:
+    """Why a delta gate has no delta: the reports share no scored query (a base from another
+    evaluation set, or judgments that score none of its queries), or the base lacks the metric."""
+    findings = comparison.document.findings if comparison.document is not None else ()
+    if any(finding.code == NO_PAIRED_QUERIES for finding in findings):
+        return (
+            "the two reports share no scored query, so there is nothing to pair: is the baseline report "
+            "from another evaluation set, or do the head's judgments score none of its queries?"
+        )
+    return f"the baseline report has no {gate.metric}"
 
 
 def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
