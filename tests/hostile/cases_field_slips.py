@@ -131,3 +131,19 @@ CASES.append(
         stderr_has="missing required field doc_uri (the line has 'expct': a slip of expect",
     )
 )
+
+# ... and so is one whose "expect" value is not "no_answer": any spelling of it, any other word.
+for _value in ("no-answer", "No_Answer", "none", "no answer", ""):
+    CASES.append(
+        HostileCase(
+            "R8.2",
+            f"score-no-answer-expect-value-{_value or 'empty'}",
+            ("score", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+            files={
+                "j.jsonl": json.dumps({"query_id": "n1", "query": "x", "expect": _value}).encode() + b"\n",
+                "r.jsonl": RUN_BYTES,
+            },
+            stderr_has=f"missing required field doc_uri (its expect is {_value!r}: "
+            + 'a no-answer line says "expect": "no_answer")',
+        )
+    )

@@ -64,7 +64,13 @@ def _slip_for(record: Mapping[str, Any], name: str) -> str:
         return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)"
     # A no-answer line whose "expect" is misspelled is read as a label, and lacks doc_uri first.
     marks = [key for key, value in record.items() if value == NO_ANSWER and misspelling_of(key) == "expect"]
-    return f" (the line has {marks[0]!r}: a slip of expect, which marks a no-answer line?)" if marks else ""
+    if marks:
+        return f" (the line has {marks[0]!r}: a slip of expect, which marks a no-answer line?)"
+    # So is one whose "expect" value is not the one a no-answer line takes ("no-answer", "none").
+    expect = record.get("expect")
+    if expect is not None and expect != NO_ANSWER:
+        return f' (its expect is {expect!r}: a no-answer line says "expect": "{NO_ANSWER}")'
+    return ""
 
 
 def _check_relevance(value: Any, where: tuple[str, int, str | None]) -> int:
