@@ -48,7 +48,7 @@ def test_from_one_report_with_the_proxy(pilot: dict[str, Path]) -> None:
     assert whole["sd_diff"] == pytest.approx(0.303822, abs=1e-6)
     assert whole["needed"] == [{"change": 0.05, "queries": 290}]
     assert whole["detectable"][0]["change"] == pytest.approx(0.038066, abs=1e-6)
-    assert found["correlation"] == 0.5 and len(found["assumptions"]) == 2
+    assert found["correlation"] == 0.5 and len(found["assumptions"]) == 3  # the method, the proxy, the spread
 
 
 def test_an_assumed_correlation_of_zero_is_the_cautious_bound(pilot: dict[str, Path]) -> None:
@@ -61,7 +61,7 @@ def test_paired_with_strata_from_the_judgments(pilot: dict[str, Path]) -> None:
     found = retrieval_eval.plan(
         pilot["head"], baseline=pilot["base"], judgments=pilot["judgments"], changes=[0.05]
     ).as_dict()
-    assert found["correlation"] is None and len(found["assumptions"]) == 1
+    assert found["correlation"] is None and len(found["assumptions"]) == 2  # the method, the spread
     table = rows(found)
     assert table[None]["source"] == "paired" and table[None]["needed"][0]["queries"] == 290
     assert table["faq"]["n"] == 14 and table["faq"]["sd_diff"] == pytest.approx(0.363137, abs=1e-6)
@@ -204,3 +204,37 @@ def test_judgments_other_than_the_pilots_are_refused(pilot: dict[str, Path], tmp
     assert done.code == 2 and "Traceback" not in done.stderr, done.stderr
     assert "not the judgments file the pilot report was scored with" in done.stderr, done.stderr
     assert str(other) in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("n", [6, 8, 10, 30, 40, 100, 1000])
+def test_the_spreads_interval_is_the_chi_square_one(n: int) -> None:
+    # sqrt((n-1)/chi2(0.95, n-1)) to sqrt((n-1)/chi2(0.05, n-1)), from scipy's exact quantiles.
+    from scipy.stats import chi2
+
+    from retrieval_eval.core.power import spread_interval
+
+    interval = spread_interval(n)
+    assert interval is not None
+    exact = ((n - 1) / chi2.ppf(0.95, n - 1)) ** 0.5, ((n - 1) / chi2.ppf(0.05, n - 1)) ** 0.5
+    assert interval == pytest.approx(exact, rel=0.01)
+
+
+def test_a_small_pilot_says_how_loosely_it_measured_the_spread(pilot: dict[str, Path]) -> None:
+    # 40 queries: the spread's 90% interval is 0.85x to 1.23x (chi-square, 39 degrees of freedom:
+    # sqrt(39 / 54.57) and sqrt(39 / 25.70)), so the queries needed may be 0.71x to 1.52x.
+    found = retrieval_eval.plan(pilot["head"], baseline=pilot["base"]).as_dict()
+    (spread,) = [text for text in found["assumptions"] if text.startswith("from a pilot of 40 queries")]
+    assert "0.85x to 1.23x" in spread and "0.71x to 1.52x" in spread, spread
+
+
+def test_a_pilot_of_five_queries_is_said_to_be_too_small_to_plan_from(tmp_path: Path) -> None:
+    from retrieval_eval.core.power import spread_interval
+
+    assert spread_interval(5) is None and spread_interval(6) is not None
+    five = [row for row in labels() if row["query_id"] in {"q00", "q01", "q02", "q03", "q04"}]
+    base = score(tmp_path, "base", five, run())
+    head = score(tmp_path, "head", five, run(misses=range(2)))
+    (tmp_path / "b.json").write_text(json.dumps(base))
+    (tmp_path / "h.json").write_text(json.dumps(head))
+    found = retrieval_eval.plan(tmp_path / "h.json", baseline=tmp_path / "b.json").as_dict()
+    assert any("is barely measured" in text for text in found["assumptions"]), found["assumptions"]

@@ -23,11 +23,15 @@ from ..core.power import (
     DEFAULT_CORRELATION,
     NO_SPREAD,
     PROXY_ASSUMPTION,
+    SPREAD_ASSUMPTION,
+    SPREAD_LEVEL,
+    SPREAD_TOO_LOOSE,
     Design,
     detectable_effect,
     proxy_sd,
     queries_needed,
     sample_sd,
+    spread_interval,
 )
 from ..core.report_model import Report
 from ..formats.plan import plan_to_json
@@ -84,7 +88,24 @@ def plan(
     assumptions = [ASSUMPTIONS[request.design.method]]
     assumptions += [] if paired is not None else [PROXY_ASSUMPTION.format(rho=f"{request.correlation:g}")]
     assumptions += [NO_SPREAD] if any(row.sd_diff is None for row in rows) else []
+    assumptions += _spread_uncertainty(rows)
     return Plan(request.design, None if paired is not None else request.correlation, tuple(assumptions), tuple(rows))
+
+
+def _spread_uncertainty(rows: Sequence[PlanRow]) -> list[str]:
+    """How far the whole set's spread may be from the pilot's: every figure scales with it
+    (the queries needed with its square), and a small pilot measures it loosely."""
+    sizes = [row.n for row in rows if row.stratum is None and row.sd_diff is not None]
+    if not sizes:
+        return []
+    interval = spread_interval(min(sizes))
+    if interval is None:
+        return [SPREAD_TOO_LOOSE.format(n=min(sizes))]
+    low, high = interval
+    text = SPREAD_ASSUMPTION.format(
+        n=min(sizes), level=SPREAD_LEVEL, low=low, high=high, low2=low * low, high2=high * high
+    )
+    return [text]
 
 
 def _our_name(metric: str) -> str:

@@ -174,6 +174,37 @@ class Design:
         return t_quantile(1.0 - self.alpha / 2.0, n - 1) + t_quantile(self.power, n - 1)
 
 
+SPREAD_LEVEL = 0.9
+MIN_SPREAD_PILOT = 6
+SPREAD_TOO_LOOSE = (
+    "from a pilot of {n} queries the spread is barely measured (its 90% interval spans more than 0.65x to "
+    "2.4x the pilot's, the queries needed more than 0.4x to 5.8x): plan from a larger pilot"
+)
+SPREAD_ASSUMPTION = (
+    "from a pilot of {n} queries the spread is itself uncertain: its {level:.0%} interval runs from "
+    "{low:.2f}x to {high:.2f}x the pilot's (chi-square, for roughly normal differences), so the queries "
+    "needed may be {low2:.2f}x to {high2:.2f}x the figures above; a stratum of fewer queries is less "
+    "certain still"
+)
+
+
+def spread_interval(n: int, level: float = SPREAD_LEVEL) -> tuple[float, float] | None:
+    """The ``level`` interval of a standard deviation measured on ``n`` values, as factors of it:
+    ``sqrt((n-1) / chi2)`` at the chi-square's upper and lower quantiles with ``n - 1`` degrees of
+    freedom (Wilson and Hilferty's cube-root approximation of those quantiles, within 1% from 5
+    degrees of freedom on). None below 6 values (see ``SPREAD_TOO_LOOSE``)."""
+    if n < MIN_SPREAD_PILOT:
+        return None
+    df = n - 1
+    tail = (1 - level) / 2
+
+    def chi2(p: float) -> float:
+        z = normal_quantile(p)
+        return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+    return math.sqrt(df / chi2(1 - tail)), math.sqrt(df / chi2(tail))
+
+
 def detectable_effect(sd: float, n: int, design: Design = Design()) -> float | None:
     """The smallest true change that ``n`` queries detect with the design's power (None below 2 queries)."""
     if n < 2 or not math.isfinite(sd) or sd < 0:
