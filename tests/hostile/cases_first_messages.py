@@ -156,3 +156,20 @@ for _name, _bytes in (("empty", b""), ("blank-lines", b"\n\n  \n")):
             stderr_has="run: the file holds no ranking",
         ),
     ]
+
+# A line cut short: json's message names where ("Unterminated string starting at"), so the refusal
+# says the character, not a sentence that stops at "at".
+_CUT = b'{"query_id": "q1", "doc_uri": "d'
+for _name, _argv, _files in (
+    ("judgments", ("validate", "-j", "{tmp}/j.jsonl"), {"j.jsonl": JUDGMENTS + _CUT + b"\n"}),
+    ("run", ("validate", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"), {"j.jsonl": JUDGMENTS, "r.jsonl": _CUT}),
+):
+    CASES.append(
+        HostileCase(
+            "R8.7",
+            f"{_name}-line-cut-short-says-where",
+            _argv,
+            files=_files,
+            stderr_has="not valid JSON (Unterminated string starting at: character 31)",
+        )
+    )

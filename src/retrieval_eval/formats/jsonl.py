@@ -157,7 +157,8 @@ def decode_exactly(raw: bytes | memoryview, source: str, lineno: int, path: str 
     try:
         value = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as exc:
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        # json words some errors to be followed by where ("Unterminated string starting at"): say it.
+        detail = f"{exc.msg}: character {exc.pos + 1}" if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise InputError(source, lineno, f"not valid JSON ({detail})", path=path) from None
     except RecursionError:
         raise InputError(source, lineno, "not valid JSON (nested too deeply)", path=path) from None
