@@ -89,3 +89,20 @@ def test_a_bounded_reason_names_the_bounds_it_compared(tmp_path: Path) -> None:
     )
     assert reasons["map@3:0.5"] == f"map@3:0.5: {between} in the top 3; it passes at both"
     assert "even with every unjudged key counted not relevant" not in " ".join(reasons.values())
+
+
+def test_the_reason_says_where_the_keys_are_when_only_a_query_without_relevant_labels_has_them(
+    tmp_path: Path,
+) -> None:
+    # q1 is judged through its top 3 (precision@3 1/3); q2 has no relevant label, and d6, d7 are
+    # unjudged in its top 3. Labeled relevant, they would put q2 in the mean at 1/3 or 2/3: the
+    # bounds are 1/3 and (1/3 + 2/3) / 2 = 0.5. No scored query has an unjudged key, and the reason
+    # said "over every labeling of 0 unjudged keys ... label them", with nothing in the queue.
+    labels = [label("q1", "d1", 1), label("q1", "d2", 0), label("q1", "d3", 0), label("q2", "d5", 0)]
+    run = [{"query_id": "q1", "ranking": ["d1", "d2", "d3"]}, {"query_id": "q2", "ranking": ["d6", "d5", "d7"]}]
+    evaluation = run_gates(tmp_path, labels, run, ("precision@3:0.45",), k=(3,))
+    (gate,) = evaluation.verdict.gates
+    assert gate.status == "INDETERMINATE"
+    assert "between 0.3333 (lower bound) and 0.5 (upper bound)" in gate.reason, gate.reason
+    assert "the unjudged keys of the queries with no relevant label yet" in gate.reason, gate.reason
+    assert "0 unjudged keys" not in gate.reason

@@ -790,6 +790,12 @@ def _bounded(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     keys = f"{count} unjudged key{'' if count == 1 else 's'}" if count is not None else "the unjudged keys"
     if gate.kind == DELTA:  # each side's keys, counted on each side: a key unjudged in both counts twice
         where += " of head and base, a key in both counted on each side"
+    elif count == 0:
+        # The bounds moved with no unjudged key of a scored query: the keys of a query with no
+        # relevant label yet, which would be scored once one of them is labeled relevant. The
+        # label queue (holes) lists scored queries' keys only, so the reason names where they are.
+        keys = "the unjudged keys of the queries with no relevant label yet (one labeled relevant puts its query in"
+        keys += " the mean)"
     said = f"{gate.expression}: {span} over every labeling of {keys} in {where}"
     if low.status == high.status:
         return replace(low, reason=f"{said}; it {_VERB[low.status]} at both")
