@@ -328,3 +328,21 @@ def test_a_label_edit_beside_an_abstention_regression_does_not_hide_it(tmp_path:
     (gate,) = done.json()["verdict"]["gates"]
     assert gate["status"] == FAIL, gate["reason"]
     assert "moved -0.6667" in gate["reason"], gate["reason"]
+
+
+def test_a_gate_on_a_rate_over_other_queries_says_so_not_that_the_base_has_none(tmp_path: Path) -> None:
+    # The head's judgments make a5 scored (its only label raised from 0 to 1): the answerable
+    # queries are no longer the base's, so the base's false_abstention_rate stands for other
+    # queries. The gate said "the baseline report has no false_abstention_rate", of a base that has it.
+    base_rows = [*ROWS, label("a5", "d5", 0)]
+    base_j, base_r = write_jsonl(tmp_path / "base-j.jsonl", base_rows), write_jsonl(tmp_path / "base-r.jsonl", RUN)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", str(base_j), "-r", str(base_r), "-k", "1,3", "--report", str(base)).code == 0
+    head_j = write_jsonl(tmp_path / "j.jsonl", [*ROWS, label("a5", "d5", 1)])
+    done = run_cli(
+        "score", "-j", str(head_j), "-r", str(base_r), "-k", "1,3", "--baseline", str(base),
+        "-g", "false_abstention_rate:+0", "--json",
+    )  # fmt: skip
+    (gate,) = done.json()["verdict"]["gates"]
+    assert gate["status"] == INDETERMINATE, gate["reason"]
+    assert "counts other queries" in gate["reason"] and "has no" not in gate["reason"], gate["reason"]

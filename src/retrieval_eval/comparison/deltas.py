@@ -48,7 +48,8 @@ def metric_rows(
     for metric in names:
         confounded = yardstick.confounded.get(metric) or yardstick.confounded.get("*")
         values = point_values(sides, pairing, metric, rescored=yardstick.rescored)
-        if values[0] is None and values[1] is not None and sides.base.measured(metric) is not None:
+        rate = metric in (ABSTENTION_RATE, FALSE_ABSTENTION_RATE)
+        if rate and values[0] is None and values[1] is not None and sides.base.measured(metric) is not None:
             confounded = confounded or _OTHER_QUERIES.format(metric=metric)
         rows[metric] = metric_row(values, boots.get(metric), confounded)
     return adjust_family(rows)

@@ -528,7 +528,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
             f"{gate.expression}: the baseline is not comparable: " + "; ".join(comparison.problems),
         )
     moved = comparison.get(gate.metric)
-    if moved is None or moved.delta is None:
+    if moved is None or (moved.delta is None and not moved.confounded):
         return GateResult(gate.expression, INDETERMINATE, f"{gate.expression}: {_no_delta(gate, comparison)}")
     if moved.confounded:
         # A delta measured with two yardsticks says nothing about the retriever alone.
@@ -540,7 +540,7 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
             moved.base,
         )
     base, head = moved.base, moved.head
-    if base is None or head is None:  # a delta exists only when both sides do; said for the type checker
+    if base is None or head is None or moved.delta is None:  # a delta exists only when both sides do
         return GateResult(
             gate.expression, INDETERMINATE, f"{gate.expression}: the baseline report has no {gate.metric}"
         )
@@ -553,12 +553,6 @@ def _delta(gate: Gate, readings: GateReadings, gating: Gating) -> GateResult:
     if result.status == PASS:
         return _unless_labels_taken(_told_detectable(gate, result, seeing, gating, moved.ci), comparison)
     return replace(result, detectable=seeing)
-
-
-# Corpus changes that take labels with them: no label edit of the pull request's. A re-chunk
-# alone is not one: it moves labels with their chunks (drift --fix), so a query it leaves
-# unscored lost its labels by an edit, or by a repair still waiting for a person.
-_CORPUS_EDITS = frozenset((DOCUMENTS_REMOVED,))
 
 
 def _no_delta(gate: Gate, comparison: Deltas) -> str:
@@ -580,14 +574,14 @@ def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
     unlabelling what a retriever lost would make its regression PASS. A failing delta stays
     FAIL (what it saw is real). Across a re-chunk the same holds: the labels move with their
     chunks, and a merge of two labeled chunks is not counted as a label taken (see
-    ``credited_hits``)."""
+    ``credited_hits``). Documents that left the corpus take their labels and queries with them:
+    not an edit, so not held back here. Nothing in the two reports tells those labels from others
+    deleted beside them, so the comment names every query dropped for review (docs/compare.md)."""
     document = comparison.document
     if result.status != PASS or document is None:
         return result
     codes = {finding.code for finding in document.findings}
-    if codes & _CORPUS_EDITS:
-        # Documents left the corpus and took their labels with them (the drift section names
-        # those): not a label edit. A corpus fingerprint changed alone is no such thing.
+    if DOCUMENTS_REMOVED in codes:
         return result
     removed = document.queries.removed if document.queries is not None else None
     if removed:
