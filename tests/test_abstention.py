@@ -315,17 +315,10 @@ def test_a_label_edit_beside_an_abstention_regression_does_not_hide_it(tmp_path:
     # The head answers n1 and n2 (abstention 2/3 -> 0) and its pull request also edits a label: the
     # comparison is rescored, and the gate must still see the drop, not say the base has no rate.
     base_rows = [label("a2", "d9") if row.get("query_id") == "a2" else row for row in ROWS]
-    base_j, base_r = write_jsonl(tmp_path / "base-j.jsonl", base_rows), write_jsonl(tmp_path / "base-r.jsonl", RUN)
-    base = tmp_path / "base.json"
-    assert run_cli("score", "-j", str(base_j), "-r", str(base_r), "-k", "1,3", "--report", str(base)).code == 0
+    base = _base_report(tmp_path, base_rows)
     answered = [{"query_id": q, "ranking": ["d1"]} for q in ("n1", "n2")]
     head_run = [row for row in RUN if row["query_id"] not in ("n1", "n2")] + answered
-    head_j, head_r = write_jsonl(tmp_path / "j.jsonl", ROWS), write_jsonl(tmp_path / "r.jsonl", head_run)
-    done = run_cli(
-        "score", "-j", str(head_j), "-r", str(head_r), "-k", "1,3", "--baseline", str(base),
-        "-g", "abstention_rate:-0.1", "--json",
-    )  # fmt: skip
-    (gate,) = done.json()["verdict"]["gates"]
+    gate = _gated(tmp_path, base, ROWS, write_jsonl(tmp_path / "r.jsonl", head_run), "abstention_rate:-0.1")
     assert gate["status"] == FAIL, gate["reason"]
     assert "moved -0.6667" in gate["reason"], gate["reason"]
 
@@ -334,15 +327,25 @@ def test_a_gate_on_a_rate_over_other_queries_says_so_not_that_the_base_has_none(
     # The head's judgments make a5 scored (its only label raised from 0 to 1): the answerable
     # queries are no longer the base's, so the base's false_abstention_rate stands for other
     # queries. The gate said "the baseline report has no false_abstention_rate", of a base that has it.
-    base_rows = [*ROWS, label("a5", "d5", 0)]
-    base_j, base_r = write_jsonl(tmp_path / "base-j.jsonl", base_rows), write_jsonl(tmp_path / "base-r.jsonl", RUN)
-    base = tmp_path / "base.json"
-    assert run_cli("score", "-j", str(base_j), "-r", str(base_r), "-k", "1,3", "--report", str(base)).code == 0
-    head_j = write_jsonl(tmp_path / "j.jsonl", [*ROWS, label("a5", "d5", 1)])
-    done = run_cli(
-        "score", "-j", str(head_j), "-r", str(base_r), "-k", "1,3", "--baseline", str(base),
-        "-g", "false_abstention_rate:+0", "--json",
-    )  # fmt: skip
-    (gate,) = done.json()["verdict"]["gates"]
+    base = _base_report(tmp_path, [*ROWS, label("a5", "d5", 0)])
+    gate = _gated(tmp_path, base, [*ROWS, label("a5", "d5", 1)], tmp_path / "base-r.jsonl", "false_abstention_rate:+0")
     assert gate["status"] == INDETERMINATE, gate["reason"]
     assert "counts other queries" in gate["reason"] and "has no" not in gate["reason"], gate["reason"]
+
+
+def _base_report(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    """RUN scored under ``rows`` (its run in base-r.jsonl), written as base.json."""
+    base_j, base_r = write_jsonl(tmp_path / "base-j.jsonl", rows), write_jsonl(tmp_path / "base-r.jsonl", RUN)
+    base = tmp_path / "base.json"
+    assert run_cli("score", "-j", str(base_j), "-r", str(base_r), "-k", "1,3", "--report", str(base)).code == 0
+    return base
+
+
+def _gated(tmp_path: Path, base: Path, rows: list[dict[str, Any]], run: Path, gate: str) -> dict[str, Any]:
+    """The one gate's result of ``run`` scored under ``rows`` against ``base``."""
+    judgments = write_jsonl(tmp_path / "j.jsonl", rows)
+    done = run_cli(
+        "score", "-j", str(judgments), "-r", str(run), "-k", "1,3", "--baseline", str(base), "-g", gate, "--json"
+    )
+    (result,) = done.json()["verdict"]["gates"]
+    return dict(result)

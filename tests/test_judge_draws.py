@@ -7,6 +7,7 @@ coverage is simulated from worlds whose hole grades are drawn first (truth by co
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 import pytrec_eval
@@ -63,33 +64,32 @@ def _world(rng: random.Random, *, queries: int, noise: float, holes_from: list[i
     return spec_queries, truths, overlap
 
 
+def _coverage(rng: random.Random, worlds: int, draws: int, world: Callable[[], tuple]) -> float:
+    """The share of ``worlds`` whose true nDCG@10 lies in the drawn interval."""
+    covered = 0
+    for _ in range(worlds):
+        queries, truths, overlap = world()
+        spec = MetricSpec("ndcg@10", "exponential", 1, len(queries), 0.0)
+        true_value = sum(_value(spec, q, t) for q, t in zip(queries, truths)) / len(queries)
+        estimate, low, high = drawn_interval(spec, queries, overlap, draws=draws, seed=1)
+        assert low <= estimate <= high
+        covered += low <= true_value <= high
+    return covered / worlds
+
+
 @pytest.mark.slow  # 120 worlds, 150 draws each
 def test_the_drawn_interval_covers_the_true_ndcg_at_least_93_in_100_times() -> None:
     rng = random.Random(11)
-    worlds, covered = 120, 0
-    for _ in range(worlds):
-        queries, truths, overlap = _world(rng, queries=8, noise=rng.uniform(0.1, 0.4))
-        spec = MetricSpec("ndcg@10", "exponential", 1, len(queries), 0.0)
-        true_value = sum(_value(spec, q, t) for q, t in zip(queries, truths)) / len(queries)
-        estimate, low, high = drawn_interval(spec, queries, overlap, draws=150, seed=1)
-        assert low <= estimate <= high
-        covered += low <= true_value <= high
-    assert covered / worlds >= 0.93, covered / worlds
+    coverage = _coverage(rng, 120, 150, lambda: _world(rng, queries=8, noise=rng.uniform(0.1, 0.4)))
+    assert coverage >= 0.93, coverage
 
 
 def test_the_drawn_interval_covers_the_true_ndcg_when_the_holes_are_less_often_relevant_than_the_labels() -> None:
     # Labels 4 in 7 relevant, holes 1 in 5: the overlap's share of relevant pairs among those the
     # judge read one way is no hole's chance; the judge's errors are (docs/judge.md).
     rng = random.Random(12)
-    worlds, covered = 60, 0
-    for _ in range(worlds):
-        queries, truths, overlap = _world(rng, queries=8, noise=0.25, holes_from=[0, 0, 0, 0, 1])
-        spec = MetricSpec("ndcg@10", "exponential", 1, len(queries), 0.0)
-        true_value = sum(_value(spec, q, t) for q, t in zip(queries, truths)) / len(queries)
-        estimate, low, high = drawn_interval(spec, queries, overlap, draws=100, seed=1)
-        assert low <= estimate <= high
-        covered += low <= true_value <= high
-    assert covered / worlds >= 0.9, covered / worlds
+    coverage = _coverage(rng, 60, 100, lambda: _world(rng, queries=8, noise=0.25, holes_from=[0, 0, 0, 0, 1]))
+    assert coverage >= 0.9, coverage
 
 
 def test_a_relevant_hole_low_in_the_ranking_lowers_ndcg_so_the_interval_is_not_clipped_to_the_bounds() -> None:
