@@ -204,22 +204,24 @@ def _run_capped(argv: list[str], data: bytes, timeout: float) -> _Output:
     in a session of its own, so that killing it (past the deadline, past the cap, or when it
     exited and left a process holding its stdout) kills what it started too.
     """
-    process = subprocess.Popen(  # noqa: S603 (the user's own command)
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    reader = _Reader(process)
-    feeder = threading.Thread(target=_feed, args=(process, data), daemon=True)
-    feeder.start()
-    reader.start()
-    try:
-        with _ended_with_us(process):
+    started: list[subprocess.Popen[bytes]] = []
+    with _ended_with_us(started):  # before the command starts: no stop may fall between the two
+        process = subprocess.Popen(  # noqa: S603 (the user's own command)
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        started.append(process)
+        reader = _Reader(process)
+        feeder = threading.Thread(target=_feed, args=(process, data), daemon=True)
+        feeder.start()
+        reader.start()
+        try:
             returncode = process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        _kill_session(process)
-        return _Output(b"", process.wait(), f"the judge command ran past {timeout:g}s")
-    except BaseException:  # Ctrl-C, or a stop: the command runs in its own session, which would outlive us
-        _kill_session(process)
-        raise
+        except subprocess.TimeoutExpired:
+            _kill_session(process)
+            return _Output(b"", process.wait(), f"the judge command ran past {timeout:g}s")
+        except BaseException:  # Ctrl-C, or a stop: the command runs in its own session, which would outlive us
+            _kill_session(process)
+            raise
     reader.join(EXIT_GRACE)
     if reader.is_alive():  # a process the command started still holds its stdout
         _kill_session(process)
@@ -263,10 +265,11 @@ class _Reader(threading.Thread):
 
 
 @contextlib.contextmanager
-def _ended_with_us(process: subprocess.Popen[bytes]) -> Iterator[None]:
-    """While the command runs, a SIGTERM or SIGHUP (a CI job cancelled, a terminal closed) ends it
-    and its session before it ends this process: started in a session of its own, the command
-    would not get the signal and would be left running. Handlers can be set on the main thread only."""
+def _ended_with_us(started: list[subprocess.Popen[bytes]]) -> Iterator[None]:
+    """While the block runs, a SIGTERM or SIGHUP (a CI job cancelled, a terminal closed) ends the
+    commands in ``started`` and their sessions before it ends this process: started in a session
+    of their own, they would not get the signal and would be left running. Handlers can be set on
+    the main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -274,7 +277,8 @@ def _ended_with_us(process: subprocess.Popen[bytes]) -> Iterator[None]:
     previous = {signum: signal.getsignal(signum) for signum in signals}
 
     def stop(signum: int, frame: Any) -> None:
-        _kill_session(process)
+        for process in started:
+            _kill_session(process)
         raise SystemExit(128 + signum)
 
     for signum in signals:
