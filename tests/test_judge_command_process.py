@@ -93,3 +93,50 @@ def test_a_stopped_run_ends_the_command_it_started(tmp_path: Path) -> None:
     run.send_signal(signal.SIGTERM)
     assert run.wait(30) == 128 + signal.SIGTERM
     assert _wait_gone(int(pidfile.read_text())), "the judge command outlived the stopped run"
+
+
+def test_a_run_stopped_midway_keeps_the_answers_of_the_rounds_that_ended(tmp_path: Path) -> None:
+    # One request a round; the judge answers the first round, then hangs in the second. Stopped
+    # there (a cancelled CI job), the run wrote nothing: the first round's answers, paid for,
+    # were lost. Now it writes what it has, and the next run asks only for the rest.
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    calls, hung = tmp_path / "calls", tmp_path / "hung"
+    judge = tmp_path / "judge.py"
+    judge.write_text(
+        "import json, pathlib, sys, time\n"
+        f"calls = pathlib.Path({str(calls)!r})\n"
+        "n = int(calls.read_text()) if calls.exists() else 0\n"
+        "calls.write_text(str(n + 1))\n"
+        "requests = [json.loads(line) for line in sys.stdin]\n"
+        f"if n: pathlib.Path({str(hung)!r}).write_text('x'); time.sleep(300)\n"
+        "for r in requests: print(json.dumps({'id': r['id'], 'answers': [2] * len(r['passages'])}))\n"
+    )
+    queue = tmp_path / "queue.jsonl"
+    queue.write_text(
+        "".join(
+            json.dumps({"query_id": "q1", "query": "a question", "doc_uri": f"d{i}", "chunk_text": f"passage {i}"})
+            + "\n"
+            for i in range(2)
+        )
+    )
+    out = tmp_path / "machine.jsonl"
+    argv = ["judge", "--queue", str(queue), "--out", str(out), "--command", f"{sys.executable} {judge}"]
+    argv += ["--samples", "1", "--batch", "1", "--concurrency", "1"]
+    said = tmp_path / "stderr"
+    with said.open("wb") as stderr:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "retrieval_eval", *argv], stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    deadline = time.monotonic() + 60
+    while not hung.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(30) == 128 + signal.SIGTERM, said.read_text()
+    labels = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(label["doc_uri"], label["status"]) for label in labels if label["status"] == "labeled"] == [
+        ("d0", "labeled")
+    ]

@@ -197,10 +197,15 @@ class Spent:
 
 
 def ask_http(
-    judge: HttpJudge, requests: Sequence[Request], setup: JudgeSetup, progress: Progress | None
+    judge: HttpJudge,
+    requests: Sequence[Request],
+    setup: JudgeSetup,
+    progress: Progress | None,
+    replies: dict[str, Reply] | None = None,
 ) -> tuple[dict[str, Reply], Spent]:
-    """At most ``concurrency`` requests in flight; none started past the budget."""
-    replies: dict[str, Reply] = {}
+    """At most ``concurrency`` requests in flight; none started past the budget. ``replies`` is
+    filled as the answers come (a caller stopped midway keeps what came)."""
+    replies = {} if replies is None else replies
     spent = Spent()
     queue = list(reversed(requests))
     with ThreadPoolExecutor(max_workers=setup.concurrency) as pool:
@@ -223,10 +228,15 @@ def ask_http(
 
 
 def ask_command(
-    judge: CommandJudge, requests: Sequence[Request], setup: JudgeSetup, progress: Progress | None
+    judge: CommandJudge,
+    requests: Sequence[Request],
+    setup: JudgeSetup,
+    progress: Progress | None,
+    replies: dict[str, Reply] | None = None,
 ) -> tuple[dict[str, Reply], Spent]:
-    """Rounds of ``concurrency * batch`` requests, the budget checked between rounds."""
-    replies: dict[str, Reply] = {}
+    """Rounds of ``concurrency * batch`` requests, the budget checked between rounds; ``replies``
+    is filled round by round (a caller stopped midway keeps the rounds that ended)."""
+    replies = {} if replies is None else replies
     spent = Spent()
     size = max(setup.concurrency * setup.batch, 1)
     position = 0
@@ -273,6 +283,24 @@ def cached_answers(
     return answered, invalidated
 
 
+def _labels(
+    pairs: Sequence[Pair],
+    wanted: Plan,
+    replies: Mapping[str, Reply],
+    answered: dict[tuple[int, int], Answer],
+    setup: JudgeSetup,
+) -> tuple[tuple[MachineLabel, ...], int, dict[int, int]]:
+    """Every pair's label from the cached answers and the replies (``answered`` is filled in);
+    how many requests failed; the tokens spent per pair."""
+    tokens: dict[int, int] = {}
+    failed = _record_replies(wanted, replies, answered, tokens)
+    labels = tuple(
+        _label(pair, [answered.get((i, s)) for s in range(setup.samples)], tokens.get(i, 0), setup)
+        for i, pair in enumerate(pairs)
+    )
+    return labels, failed, tokens
+
+
 def _record_replies(
     plan_: Plan, replies: Mapping[str, Reply], answered: dict[tuple[int, int], Answer], tokens: dict[int, int]
 ) -> int:
@@ -315,21 +343,25 @@ def judge_pairs(
     *,
     earlier: Sequence[MachineLabel] = (),
     progress: Progress | None = None,
+    on_stop: Callable[[Sequence[MachineLabel]], None] | None = None,
 ) -> Outcome:
-    """Label every pair, asking only for what the earlier labels do not hold (module docstring)."""
+    """Label every pair, asking only for what the earlier labels do not hold (module docstring).
+    ``on_stop`` is given the labels so far when the run is stopped midway, before it ends."""
     answered, invalidated = cached_answers(pairs, earlier, setup)
     reused = len(answered)
     wanted = plan(pairs, answered, setup)
-    if isinstance(judge, HttpJudge):
-        replies, spent = ask_http(judge, wanted.requests, setup, progress)
-    else:
-        replies, spent = ask_command(judge, wanted.requests, setup, progress)
-    tokens: dict[int, int] = {}
-    failed = _record_replies(wanted, replies, answered, tokens)
-    labels = tuple(
-        _label(pair, [answered.get((i, s)) for s in range(setup.samples)], tokens.get(i, 0), setup)
-        for i, pair in enumerate(pairs)
-    )
+    replies: dict[str, Reply] = {}
+    try:
+        if isinstance(judge, HttpJudge):
+            _, spent = ask_http(judge, wanted.requests, setup, progress, replies)
+        else:
+            _, spent = ask_command(judge, wanted.requests, setup, progress, replies)
+    except (KeyboardInterrupt, SystemExit):
+        # Stopped (Ctrl-C, a cancelled job): the answers that came are paid for; keep them.
+        if on_stop is not None:
+            on_stop(_labels(pairs, wanted, replies, dict(answered), setup)[0])
+        raise
+    labels, failed, _tokens = _labels(pairs, wanted, replies, answered, setup)
     unasked = sum(len(wanted.members[r.id]) for r in wanted.requests if r.id not in replies)
     errors = tuple(sorted({reply.error for reply in replies.values() if reply.error}))
     return Outcome(
@@ -401,7 +433,14 @@ def judge_queue(
         corpus = read_corpus(files.corpus) if files.corpus else None
         pairs = calibration_pairs(read_judgment_set(files.judgments), corpus, files.calibration) + pairs
     earlier = read_machine_labels(files.out) if os.path.exists(files.out) else []
-    outcome = judge_pairs(pairs, judge, setup, earlier=earlier, progress=progress)
+    outcome = judge_pairs(
+        pairs,
+        judge,
+        setup,
+        earlier=earlier,
+        progress=progress,
+        on_stop=lambda so_far: write_machine_labels(files.out, so_far),
+    )
     write_machine_labels(files.out, outcome.labels)
     return JudgeRun(outcome, tuple(pairs), len(without))
 
