@@ -147,3 +147,47 @@ for _value in ("no-answer", "No_Answer", "none", "no answer", ""):
             + 'a no-answer line says "expect": "no_answer")',
         )
     )
+
+# A run line or a corpus chunk whose required field is misspelled: the refusal names the slip, as a
+# judgments line's does. A name no slip away (a team's own) gets the plain refusal.
+_RUN_SLIPS = {
+    "run-queryid": (
+        b'{"queryid": "q1", "ranking": ["d1"]}\n',
+        "missing required field query_id (the line has 'queryid'",
+    ),
+    "run-Query-Id": (b'{"Query-Id": "q1", "ranking": ["d1"]}\n', "(the line has 'Query-Id': a slip of query_id?)"),
+    "run-rankings": (
+        b'{"query_id": "q1", "rankings": ["d1"]}\n',
+        "missing required field ranking (the line has 'rankings'",
+    ),
+    "run-rnaking": (b'{"query_id": "q1", "rnaking": ["d1"]}\n', "(the line has 'rnaking': a slip of ranking?)"),
+    "run-results-no-slip": (b'{"query_id": "q1", "results": ["d1"]}\n', "run:1: missing required field ranking\n"),
+}
+for _name, (_line, _says) in _RUN_SLIPS.items():
+    CASES.append(
+        HostileCase(
+            "R8.2",
+            _name,
+            ("validate", "-j", "{tmp}/j.jsonl", "-r", "{tmp}/r.jsonl"),
+            files={"j.jsonl": b'{"query_id": "q1", "doc_uri": "d1", "relevance": 1}\n', "r.jsonl": _line},
+            stderr_has=_says,
+        )
+    )
+_CHUNK = '{"chunk_id": "c1:0123456789abcdef0123456789abcdef", "%s": "d1", "text": "x"}\n'
+for _field, _says in (
+    ("doc_URI", "missing required field doc_uri (the line has 'doc_URI': a slip of doc_uri?)"),
+    ("docuri", "(the line has 'docuri': a slip of doc_uri?)"),
+    ("document", "corpus:1: missing required field doc_uri\n"),
+):
+    CASES.append(
+        HostileCase(
+            "R8.2",
+            f"corpus-{_field}",
+            ("drift", "-j", "{tmp}/j.jsonl", "-c", "{tmp}/c.jsonl"),
+            files={
+                "j.jsonl": b'{"query_id": "q1", "doc_uri": "d1", "relevance": 1}\n',
+                "c.jsonl": (_CHUNK % _field).encode(),
+            },
+            stderr_has=_says,
+        )
+    )

@@ -51,21 +51,30 @@ def _plain(name: str) -> str:
 _BY_PLAIN = {_plain(name): name for name in KNOWN_FIELDS}
 
 
-def misspelling_of(name: str) -> str | None:
-    """The known field ``name`` is likely a slip of (the closest; ties by name), or None."""
-    if name in KNOWN_FIELDS or len(name) > _LONGEST:
+def misspelling_of(name: str, known_fields: frozenset[str] = KNOWN_FIELDS) -> str | None:
+    """The known field ``name`` is likely a slip of (the closest; ties by name), or None.
+    ``known_fields``: a judgments line's by default; a run line's or a chunk's where those are read."""
+    if name in known_fields or len(name) > _LONGEST:
         return None
+    by_plain = _BY_PLAIN if known_fields is KNOWN_FIELDS else {_plain(known): known for known in known_fields}
     plain = _plain(name)
-    if plain in _BY_PLAIN:
-        return _BY_PLAIN[plain]
+    if plain in by_plain:
+        return by_plain[plain]
     found: tuple[int, str] | None = None
-    for known_plain, known in _BY_PLAIN.items():
+    for known_plain, known in by_plain.items():
         allowed = 2 if len(known_plain) >= 10 else 1 if len(known_plain) >= 6 else 0
         if allowed and abs(len(plain) - len(known_plain)) <= allowed:
             distance = _distance(plain, known_plain, allowed)
             if distance <= allowed and (found is None or (distance, known) < found):
                 found = (distance, known)
     return None if found is None else found[1]
+
+
+def slip_hint(record: Mapping[str, object], name: str, known_fields: frozenset[str]) -> str:
+    """ " (the line has 'queryid': a slip of query_id?)" when the record carries a slip of the
+    missing field ``name``; empty otherwise."""
+    slips = [key for key in record if misspelling_of(key, known_fields) == name]
+    return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)" if slips else ""
 
 
 def _distance(a: str, b: str, limit: int) -> int:

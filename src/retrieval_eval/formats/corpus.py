@@ -37,6 +37,7 @@ from typing import Any, BinaryIO
 
 from ..core.corpus import Corpus as Corpus  # the model, named here for the readers' callers
 from ..core.errors import InputError, UsageError
+from ..core.field_names import slip_hint
 from ..core.identity import (
     CHUNK_ID_PATTERN,
     CHUNK_ID_RULE,
@@ -82,7 +83,11 @@ def _required_string(record: dict[str, Any], name: str, line: int, where: _Where
     value = record.get(name)
     if isinstance(value, str) and value:
         return value
-    problem = f"missing required field {name}" if value is None else f"{name} must be a non-empty string"
+    problem = (
+        f"missing required field {name}" + slip_hint(record, name, _CHUNK_FIELDS)
+        if value is None
+        else f"{name} must be a non-empty string"
+    )
     raise where.error(line, problem)
 
 

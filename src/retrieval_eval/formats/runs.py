@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..core.errors import InputError, UsageError
+from ..core.field_names import slip_hint
 from ..core.runs import Run, RunRows, dedupe_head
 from .fileio import open_binary, reads_once
 from .jsonl import (
@@ -29,6 +30,7 @@ from .jsonl import (
 )
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
+RUN_FIELDS = frozenset(("query_id", "ranking"))  # what a run line is read by: a slip of one is told
 
 
 def _first_bad_entry(ranking: list[Any]) -> int:
@@ -61,11 +63,19 @@ def check_run_record(record: dict[str, Any], line: int, path: str | None) -> tup
             path=path,
         )
     if type(query_id) is not str or not query_id:
-        problem = "query_id must be a non-empty string" if "query_id" in record else "missing required field query_id"
+        problem = (
+            "query_id must be a non-empty string"
+            if "query_id" in record
+            else "missing required field query_id" + slip_hint(record, "query_id", RUN_FIELDS)
+        )
         raise InputError("run", line, problem, path=path)
     ranking = record.get("ranking")
     if type(ranking) is not list:
-        problem = "missing required field ranking" if "ranking" not in record else "ranking must be an array"
+        problem = (
+            "missing required field ranking" + slip_hint(record, "ranking", RUN_FIELDS)
+            if "ranking" not in record
+            else "ranking must be an array"
+        )
         raise InputError("run", line, problem, path=path)
     if ranking and not _entries_are_keys(ranking):
         index = _first_bad_entry(ranking)
