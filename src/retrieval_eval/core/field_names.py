@@ -13,7 +13,7 @@ resemble (``doc_url`` next to ``doc_uri``) are a team's own fields, not slips.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .identity import is_chunk_key, is_text_sha
@@ -70,10 +70,10 @@ def misspelling_of(name: str, known_fields: frozenset[str] = KNOWN_FIELDS) -> st
     return None if found is None else found[1]
 
 
-def slip_hint(record: Mapping[str, object], name: str, known_fields: frozenset[str]) -> str:
-    """ " (the line has 'queryid': a slip of query_id?)" when the record carries a slip of the
-    missing field ``name``; empty otherwise."""
-    slips = [key for key in record if misspelling_of(key, known_fields) == name]
+def slip_hint(names: Iterable[str], name: str, known_fields: frozenset[str]) -> str:
+    """ " (the line has 'queryid': a slip of query_id?)" when a line's field ``names`` hold a slip
+    of the missing field ``name``; empty otherwise."""
+    slips = [key for key in names if misspelling_of(key, known_fields) == name]
     return f" (the line has {', '.join(map(repr, slips))}: a slip of {name}?)" if slips else ""
 
 
