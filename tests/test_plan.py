@@ -237,4 +237,20 @@ def test_a_pilot_of_five_queries_is_said_to_be_too_small_to_plan_from(tmp_path: 
     (tmp_path / "b.json").write_text(json.dumps(base))
     (tmp_path / "h.json").write_text(json.dumps(head))
     found = retrieval_eval.plan(tmp_path / "h.json", baseline=tmp_path / "b.json").as_dict()
-    assert any("is barely measured" in text for text in found["assumptions"]), found["assumptions"]
+    (said,) = [text for text in found["assumptions"] if "is barely measured" in text]
+    # The figures it quotes for 5 queries are the exact chi-square ones (4 degrees of freedom).
+    from scipy.stats import chi2
+
+    low, high = (4 / chi2.ppf(0.95, 4)) ** 0.5, (4 / chi2.ppf(0.05, 4)) ** 0.5
+    assert f"{low:.2f}x to {high:.2f}x the pilot's at 5 queries" in said, said
+    assert f"{low * low:.2f}x to {high * high:.1f}x or more" in said, said
+
+
+def test_the_api_refuses_judgments_other_than_the_pilots_too(pilot: dict[str, Path], tmp_path: Path) -> None:
+    from retrieval_eval.core.errors import InputError
+
+    rows = [json.loads(line) for line in pilot["judgments"].read_text().splitlines()]
+    other = write_jsonl(tmp_path / "other.jsonl", [{**row, "stratum": "swapped"} for row in rows])
+    with pytest.raises(InputError, match="not the judgments file the pilot report was scored with"):
+        retrieval_eval.plan(pilot["head"], judgments=other)
+    assert retrieval_eval.plan(pilot["head"], judgments=pilot["judgments"]).rows  # its own file is read

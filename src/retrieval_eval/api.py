@@ -557,7 +557,10 @@ def plan(
     request = _plan_request(metrics, changes, queries, design, correlation)
     strata = None
     if judgments is not None:
-        index = LabelIndex.from_judgments(load_judgments(judgments)._labels)
+        loaded = load_judgments(judgments)
+        # Strata read from other judgments would plan each stratum over another's queries.
+        check_head_judgments(loaded.sha256, pilot, loaded.source, side="pilot")
+        index = LabelIndex.from_judgments(loaded._labels)
         strata = {query_id: query.stratum for query_id, query in index.queries.items()}
     return make_plan(pilot, request, baseline=_report_of(baseline, "baseline"), strata=strata)
 

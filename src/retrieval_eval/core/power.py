@@ -177,8 +177,8 @@ class Design:
 SPREAD_LEVEL = 0.9
 MIN_SPREAD_PILOT = 6
 SPREAD_TOO_LOOSE = (
-    "from a pilot of {n} queries the spread is barely measured (its 90% interval spans more than 0.65x to "
-    "2.4x the pilot's, the queries needed more than 0.4x to 5.8x): plan from a larger pilot"
+    "from a pilot of {n} queries the spread is barely measured (its 90% interval is 0.65x to 2.37x the "
+    "pilot's at 5 queries and wider below, so the queries needed 0.42x to 5.6x or more): plan from a larger pilot"
 )
 SPREAD_ASSUMPTION = (
     "from a pilot of {n} queries the spread is itself uncertain: its {level:.0%} interval runs from "
