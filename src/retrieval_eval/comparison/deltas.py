@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from ..core.comparison import difference
 from ..core.comparison_document import Holm, MetricRow, SignificanceMethod, StratumRow
+from ..core.metrics import ABSTENTION_RATE, FALSE_ABSTENTION_RATE
 from ..core.precision import DECIMALS
 from ..core.significance import (
     CONFIDENCE,
@@ -101,7 +102,6 @@ def point_values(sides: Sides, pairing: Pairing, metric: str, *, rescored: bool)
     return _mean(pairing, pairing.base, metric), _mean(pairing, pairing.head, metric)
 
 
-ABSTENTION_RATE, FALSE_ABSTENTION_RATE = "abstention_rate", "false_abstention_rate"
 # Why a figure the base report holds has no delta: it counts other queries than the head's judgments do.
 _OTHER_QUERIES = (
     "the base report's {metric} counts other queries than the head's judgments do (queries marked "

@@ -374,12 +374,13 @@ BY_NAME = {metric.name: metric for metric in REGISTRY}
 # Measured over the whole set rather than per query, from whether each ranking is empty
 # (computed in core/scoring.py; no score threshold anywhere). Reported only when the
 # judgments mark a query no_answer.
+ABSTENTION_RATE, FALSE_ABSTENTION_RATE = "abstention_rate", "false_abstention_rate"
 SET_METRICS: dict[str, str] = {
-    "abstention_rate": "share of no_answer queries whose ranking is empty or absent from the run",
-    "false_abstention_rate": "share of scored (answerable) queries whose ranking is empty or absent",
+    ABSTENTION_RATE: "share of no_answer queries whose ranking is empty or absent from the run",
+    FALSE_ABSTENTION_RATE: "share of scored (answerable) queries whose ranking is empty or absent",
 }
 # The one metric where less is better: a gate on it is an "at most" (false_abstention_rate:<=0.02).
-LOWER_IS_BETTER = frozenset({"false_abstention_rate"})
+LOWER_IS_BETTER = frozenset({FALSE_ABSTENTION_RATE})
 
 
 def metric_names(ks: tuple[int, ...], full_depth: bool = False) -> list[str]:

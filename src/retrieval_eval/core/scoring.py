@@ -41,7 +41,9 @@ from typing import Literal, NamedTuple
 from .errors import UsageError
 from .labelindex import LabelIndex
 from .metrics import (
+    ABSTENTION_RATE,
     DEFAULT_CUTOFFS,
+    FALSE_ABSTENTION_RATE,
     FULL,
     GAINS,
     RankedQuery,
@@ -262,9 +264,9 @@ class Scores:
         """(value, queries it is over) of each abstention metric; none unless a query is marked no_answer."""
         if not self.no_answer:
             return {}
-        rates = {"abstention_rate": (len(self.abstained) / len(self.no_answer), len(self.no_answer))}
+        rates = {ABSTENTION_RATE: (len(self.abstained) / len(self.no_answer), len(self.no_answer))}
         if self.per_query:
-            rates["false_abstention_rate"] = (len(self.false_abstentions) / len(self.per_query), len(self.per_query))
+            rates[FALSE_ABSTENTION_RATE] = (len(self.false_abstentions) / len(self.per_query), len(self.per_query))
         return rates
 
     def worst_stratum(self) -> Worst | None:
