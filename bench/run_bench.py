@@ -24,7 +24,7 @@ Programs on each workload (``bench/peers.py`` holds the peers):
 
 - ``score``: ``retrieval-eval score -j J -r R --out report.json``, with the
   standard library's json (what ``pip install retrieval-eval`` gives);
-- ``score [fast]``: the same with orjson installed (the ``fast`` extra);
+- ``score [fast]``: the same with orjson and pysimdjson installed (the ``fast`` extra);
 - ``pytrec_eval top-k``: parse the run with json, load it whole, build each
   query's top k into pytrec_eval's dict, evaluate the same seven measures;
 - ``pytrec_eval top-k, streamed``: the same, keeping only the top k of each
@@ -65,7 +65,9 @@ TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 FIXED_NOW = "2026-01-01T00:00:00Z"
 K = 10
 # Forces the standard library's json: the fast path imports orjson only if it can.
-NO_ORJSON = "import sys; sys.modules['orjson'] = None; from retrieval_eval.entry import main; main()"
+NO_ORJSON = (
+    "import sys; sys.modules['orjson'] = sys.modules['simdjson'] = None; from retrieval_eval.entry import main; main()"
+)
 WITH_ENTRY = "from retrieval_eval.entry import main; main()"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -333,7 +335,7 @@ def machine() -> dict[str, str]:
             PYTHON,
             "-c",
             "import importlib.metadata as m\n"
-            "for p in ('retrieval-eval', 'orjson', 'pytrec-eval-terrier'):\n"
+            "for p in ('retrieval-eval', 'orjson', 'pysimdjson', 'pytrec-eval-terrier'):\n"
             "    try: print(p, m.version(p))\n"
             "    except m.PackageNotFoundError: print(p, 'absent')",
         ],

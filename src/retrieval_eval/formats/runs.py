@@ -28,6 +28,7 @@ from .jsonl import (
     orjson_installed,
     scan_deferring_escapes,
 )
+from .run_heads import fast_head
 
 RUN_FORMATS = ("auto", "jsonl", "trec")
 RUN_FIELDS = frozenset(("query_id", "ranking"))  # what a run line is read by: a slip of one is told
@@ -240,6 +241,10 @@ def read_head(
     raw: bytes | memoryview, line: int, path: str | None, depth_of: DepthOf | None
 ) -> tuple[str, list[str], int, int | None]:
     """(query_id, head, entries received, first repeat) of one run line, checked."""
+    if depth_of is not None:
+        found = fast_head(raw, depth_of)
+        if found is not None:
+            return found
     query_id, ranking = read_run_record(raw, line, path)
     head, first_repeat = dedupe_head(ranking, depth_of(query_id) if depth_of else None)
     return query_id, head, len(ranking), first_repeat
