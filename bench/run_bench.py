@@ -68,6 +68,8 @@ K = 10
 NO_ORJSON = (
     "import sys; sys.modules['orjson'] = sys.modules['simdjson'] = None; from retrieval_eval.entry import main; main()"
 )
+# The fast extra without its run-head reader: what simdjson buys, beside the same install.
+NO_SIMDJSON = "import sys; sys.modules['simdjson'] = None; from retrieval_eval.entry import main; main()"
 WITH_ENTRY = "from retrieval_eval.entry import main; main()"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -268,6 +270,13 @@ def score_rows(work: wl.Workload, *, peers: bool) -> list[Row]:
         rows.append(Row("score [fast]", [console_script(), *args]))
         # What the workers that read the run on the other cores buy.
         rows.append(Row("score [fast], one process", ["env", "RETRIEVAL_EVAL_WORKERS=0", console_script(), *args]))
+        rows.append(Row("score [fast] without simdjson", [PYTHON, "-c", NO_SIMDJSON, *args]))
+        rows.append(
+            Row(
+                "score [fast] without simdjson, one process",
+                ["env", "RETRIEVAL_EVAL_WORKERS=0", PYTHON, "-c", NO_SIMDJSON, *args],
+            )
+        )
     else:
         rows.append(Row("score [fast]", None, note="orjson is not installed"))
     if peers and has_pytrec():

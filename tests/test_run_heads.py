@@ -183,3 +183,19 @@ def test_the_lines_hypothesis_writes_reach_the_fast_path() -> None:
     record["ranking"] = ["a", "b", "\u00e9"]
     assert run_heads.fast_head(_written(record, False, True), depth) == ("q1", ["a", "b"], 3, None)
     assert run_heads.fast_head(_written(record, True, False), depth) is None  # \u00e9 is an escape
+
+
+def test_threads_reading_heads_at_once_each_get_their_own_lines() -> None:
+    # A parser's values are views of its last document: one parser shared by two threads
+    # would hand one thread the other's ids. The library may be called from threads.
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - this test only
+
+    lines = [b'{"query_id": "q%d", "ranking": ["a%d", "b%d", "c%d"]}' % (i, i, i, i) for i in range(4000)]
+
+    def read(chunk: list[bytes]) -> list[Any]:
+        return [run_heads.fast_head(line, depth) for line in chunk]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = [r for part in pool.map(read, [lines[i::4] for i in range(4)]) for r in part]
+    expected = [(f"q{i}", [f"a{i}", f"b{i}"], 3, None) for i in range(4000)]
+    assert sorted(results) == sorted(expected)

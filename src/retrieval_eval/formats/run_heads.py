@@ -40,11 +40,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_simdjson: Any
-try:  # optional: pip install 'retrieval-eval[fast]'
-    import simdjson as _simdjson
-except ImportError:  # pragma: no cover - depends on the environment
-    _simdjson = None
+_UNLOADED: Any = object()
+# simdjson itself, None when it is not installed, or _UNLOADED until a line is first read: its
+# import (8 ms) is paid by the process that reads a run, not by every command importing this.
+_simdjson: Any = _UNLOADED
 
 Head = tuple[str, list[str], int, None]  # (query_id, head, entries received, no repeat in the head)
 
@@ -54,7 +53,19 @@ _parsers = threading.local()  # a simdjson parser serves one thread at a time
 
 def simdjson_installed() -> bool:
     """Whether run lines are read by simdjson first (the fast extra)."""
-    return _simdjson is not None
+    return _loaded() is not None
+
+
+def _loaded() -> Any:
+    global _simdjson
+    if _simdjson is _UNLOADED:
+        _simdjson = None
+        try:
+            import simdjson  # optional, the fast extra: loaded where a run is read (above)
+        except ImportError:  # pragma: no cover - depends on the environment
+            return None
+        _simdjson = simdjson
+    return _simdjson
 
 
 def _parser() -> Any:
@@ -66,7 +77,7 @@ def _parser() -> Any:
 
 def fast_head(raw: bytes | memoryview, depth_of: Callable[[str], int]) -> Head | None:
     """The line's (query_id, head, entries received, None), or None for the full reading."""
-    if _simdjson is None:
+    if _simdjson is None or _loaded() is None:
         return None
     line = raw if type(raw) is bytes else bytes(raw)
     if b"\\" in line or line[:1] != b"{" or line.find(b"{", 1) >= 0:
