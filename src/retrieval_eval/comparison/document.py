@@ -7,7 +7,7 @@ bootstrap draws from a fixed seed. The JSON is written by :mod:`retrieval_eval.f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 
 from .._version import __version__
@@ -21,9 +21,10 @@ from ..formats.comparison import KIND
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
-from .findings import further_findings, lowered_findings
+from .findings import documents_removed_findings, further_findings, lowered_findings, removal_findings
 from .idspace import decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
+from .removal import unexplained_by_removal
 from .sides import Pairing, Sides, metric_names, pair_queries, per_query
 from .yardstick import Yardstick, decide_yardstick, yardstick_changes
 
@@ -41,6 +42,7 @@ def build_document(
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
     bounds: Callable[[], tuple[Report, Report]] | None = None,
+    live: Container[str] | None = None,
 ) -> ComparisonDocument:
     """The comparison document of a head report against a base report.
 
@@ -53,6 +55,8 @@ def build_document(
     meanwhile elsewhere (``compare`` draws the bootstrap while a worker computes them): it
     is called where the bounds are first read, after the bootstrap under one yardstick,
     at once when the base is to be rescored (rescoring reuses the head's bounds).
+    ``live``: the keys of the corpus the head was scored against (chunk ids and document uris),
+    when it is at hand; it tells which labels taken a removal of documents accounts for.
     """
     # Indexed once: rescoring, query text and strata all read the same index.
     sides = Sides(base_report, head_report, as_label_index(judgments) if judgments is not None else None)
@@ -67,6 +71,19 @@ def build_document(
     facts = query_facts(sides.judgments)
     lowered = lowered_queries(base_report, head_report, yardstick)
     findings = [*yardstick.findings, *further_findings(sides, pairing, dropped), *lowered_findings(lowered)]
+    if documents_removed_findings(sides):
+        rechunked = decide_id_space(sides).changed
+        unexplained = unexplained_by_removal(
+            base_report,
+            yardstick,
+            pairing.removed,
+            lowered,
+            live,
+            sides.judgments,
+            rechunked=rechunked,
+            head_threshold=sides.head_config.threshold,
+        )
+        findings += removal_findings(unexplained, corpus_known=live is not None, rechunked=rechunked)
     members = stratum_members(sides, pairing, primary, facts)
     # One set of resamples for every metric and every stratum.
     boots, stratum_boots = bootstrap_all(

@@ -15,6 +15,7 @@ from ..core.comparison_document import (
     LABELS_LOWERED,
     NO_PAIRED_QUERIES,
     QUERIES_DROPPED,
+    REMOVAL_UNEXPLAINED,
     Finding,
     named_queries,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "distinct",
     "further_findings",
     "lowered_findings",
+    "removal_findings",
     "short",
 ]
 from .sides import Pairing, Sides
@@ -121,6 +123,46 @@ def lowered_findings(lowered: Sequence[str]) -> list[Finding]:
             f"{len(lowered)} quer{'ies' if many else 'y'} ({named_queries(lowered)})",
             f"the base's rescored values on {'them' if many else 'it'} fall with the labels, not with the "
             "retriever: a pull request that unlabels what its retriever lost moves no delta",
+        )
+    ]
+
+
+def removal_findings(unexplained: Sequence[str], *, corpus_known: bool, rechunked: bool) -> list[Finding]:
+    """Documents left the corpus, and these queries lost labels the removal cannot be shown to
+    account for (see :mod:`.removal`): counted against the head's corpus, or not countable."""
+    if not unexplained:
+        return []
+    many = len(unexplained) != 1
+    queries = f"{len(unexplained)} quer{'ies' if many else 'y'} ({named_queries(unexplained)})"
+    told = ""
+    if not corpus_known:
+        detail = (
+            f"documents left the corpus, and without the head's corpus the labels they took cannot be told "
+            f"from others removed beside them, in {queries}"
+        )
+        told = "; scored with --corpus and --baseline, the head's corpus tells them apart"
+    elif rechunked:
+        detail = (
+            f"documents left the corpus in a re-chunk, and {queries} lost hits in a top k of the base's "
+            "ranking: across a re-chunk the reports cannot tell which of the base's keys left with the "
+            "documents"
+        )
+        told = (
+            "; to decide, score the base's retriever on the head's corpus and judgments and compare with "
+            "that report (one corpus, one id space), or have the change to the judgments reviewed"
+        )
+    else:
+        detail = (
+            f"documents left the corpus, but {queries} lost hits on keys the head's corpus still holds: "
+            f"{'their' if many else 'its'} labels were removed or lowered beside the removal, not with it"
+        )
+    return [
+        Finding(
+            REMOVAL_UNEXPLAINED,
+            LIMITS,
+            detail,
+            "a delta cannot vouch for them: a pull request that removes a document and unlabels what its "
+            f"retriever lost would move no delta{told}",
         )
     ]
 

@@ -7,7 +7,7 @@ same way as one just built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from ..core.comparison import Deltas, MetricDelta
 from ..core.comparison_document import ComparisonDocument, PowerDesign
@@ -34,6 +34,7 @@ def compared_document(
     map_blocks: BlockMap = map,
     power: float = DEFAULT_POWER,
     bounds: Callable[[], tuple[Report, Report]] | None = None,
+    live: Container[str] | None = None,
 ) -> ComparisonDocument:
     """The comparison document, its deltas' bounds dropped where a side's could not be known.
 
@@ -49,6 +50,7 @@ def compared_document(
         map_blocks=map_blocks,
         power=power,
         bounds=bounds,
+        live=live,
     )
     if bounds is not None:
         base, head = bounds()

@@ -44,6 +44,8 @@ ID_SPACE_CHANGED = "id-space-changed"
 DOCUMENTS_REMOVED = "documents-removed"
 QUERIES_DROPPED = "queries-dropped"
 LABELS_LOWERED = "labels-lowered"
+# Documents left the corpus, but labels were taken from queries beyond what they can account for.
+REMOVAL_UNEXPLAINED = "removal-unexplained"
 NO_PAIRED_QUERIES = "no-paired-queries"
 
 

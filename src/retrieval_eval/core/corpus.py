@@ -26,6 +26,10 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, key: object) -> bool:
+        """Whether ``key`` names a live chunk or a document of this corpus (a run's key is either)."""
+        return key in self.position or key in self.documents
+
     def document_of(self, chunk_id: str) -> str | None:
         index = self.position.get(chunk_id)
         return None if index is None else self.docs[index]

@@ -45,7 +45,15 @@ from dataclasses import dataclass, field, replace
 
 from .aliases import canonical_metric
 from .comparison import Deltas, MetricDelta
-from .comparison_document import DOCUMENTS_REMOVED, ID_SPACE_CHANGED, LABELS_LOWERED, NO_PAIRED_QUERIES, named_queries
+from .comparison_document import (
+    DOCUMENTS_REMOVED,
+    ID_SPACE_CHANGED,
+    LABELS_LOWERED,
+    NO_PAIRED_QUERIES,
+    REMOVAL_UNEXPLAINED,
+    Finding,
+    named_queries,
+)
 from .errors import UsageError
 from .metrics import BY_NAME, LOWER_IS_BETTER, SET_METRICS, describe_known, known_metric
 from .numbers import parse_decimal
@@ -575,14 +583,16 @@ def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
     FAIL (what it saw is real). Across a re-chunk the same holds: the labels move with their
     chunks, and a merge of two labeled chunks is not counted as a label taken (see
     ``credited_hits``). Documents that left the corpus take their labels and queries with them:
-    not an edit, so not held back here. Nothing in the two reports tells those labels from others
-    deleted beside them, so the comment names every query dropped for review (docs/compare.md)."""
+    not an edit, so not held back here, unless labels were taken beyond what the keys that left
+    can account for (``removal-unexplained``, comparison/removal.py), or the head's corpus was not
+    at hand to tell (docs/compare.md)."""
     document = comparison.document
     if result.status != PASS or document is None:
         return result
     codes = {finding.code for finding in document.findings}
-    if DOCUMENTS_REMOVED in codes:
+    if DOCUMENTS_REMOVED in codes and REMOVAL_UNEXPLAINED not in codes:
         return result
+    beside = _removal_beside(document.findings)
     removed = document.queries.removed if document.queries is not None else None
     if removed:
         them = "them" if len(removed) != 1 else "it"
@@ -596,15 +606,23 @@ def _unless_labels_taken(result: GateResult, comparison: Deltas) -> GateResult:
             f"the retriever regressed on {them}: restore the labels{rechunk}, or have the change to the "
             "judgments reviewed on its own, since no delta can vouch for the queries it takes out"
         )
-        return replace(result, status=INDETERMINATE, reason=result.reason + why)
+        return replace(result, status=INDETERMINATE, reason=result.reason + why + beside)
     lowered = next((f for f in document.findings if f.code == LABELS_LOWERED), None)
     if lowered is not None:
         why = (
             f"; not decided: {lowered.detail}, so the base is scored lower for labels, not for its "
             "retriever: restore the labels, or have the change to the judgments reviewed on its own"
         )
-        return replace(result, status=INDETERMINATE, reason=result.reason + why)
+        return replace(result, status=INDETERMINATE, reason=result.reason + why + beside)
     return result
+
+
+def _removal_beside(findings: Sequence[Finding]) -> str:
+    """What a gate held back beside a removal of documents adds: why the removal does not excuse it."""
+    found = next((f for f in findings if f.code == REMOVAL_UNEXPLAINED), None)
+    if found is None:
+        return ""
+    return f"; the documents removed cannot be shown to account for it: {found.detail}"
 
 
 def _not_compared(comparison: Deltas) -> str:

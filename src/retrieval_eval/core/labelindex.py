@@ -119,6 +119,10 @@ class LabelIndex:
     # (query, key) -> (rejudge.from, grade) of each filled re-judge line there: the queue offers a
     # chunk once for every broken label whose text it holds, so such lines repeat a key on purpose.
     rejudged: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
+    # Per query: old chunk id -> (the chunk a repaired line of it labels now, the grade the old
+    # label had, None where the line records none), from every move and every re-judged line.
+    # What a removal of documents took is told from labels whose text is still there by these.
+    repairs: dict[str, dict[str, list[tuple[str, int | None]]]] = field(default_factory=dict)
     # Unknown field names standing for a known one they look like a slip of (core/field_names.py).
     slips: FieldSlips = field(default_factory=FieldSlips)
 
@@ -187,9 +191,12 @@ class LabelIndex:
                 stranded = unmoved_from(trail)
                 if stranded is not None:
                     self.unmoved.setdefault(query_id, {}).setdefault(stranded, line)
-            before = _from(get("rejudge"))
+            rejudge = get("rejudge")
+            before = _from(rejudge)
             if before is not None:
                 self.rejudged.setdefault((query_id, key), []).append((before, relevance))
+                was = _grade(rejudge.get("relevance")) if isinstance(rejudge, dict) else None
+                self.repairs.setdefault(query_id, {}).setdefault(before, []).append((chunk_id, was))
         provenance = get("labeled_by")
         if type(provenance) is str:
             if provenance.startswith(HUMAN):  # most labels: counted without a call
@@ -207,6 +214,7 @@ class LabelIndex:
     def _record_carries(self, query_id: str, chunk_id: str, record: Mapping[str, Json]) -> None:
         copies = {copied_from(trail) for trail in (record, *absorbed_records(record))}
         for old, grade in migrations(record):
+            self.repairs.setdefault(query_id, {}).setdefault(old, []).append((chunk_id, grade))
             if old != chunk_id or not chunk_id.startswith("c1:"):
                 if old in copies:
                     # Each copy is the whole old text, not a piece of it: carried into every copy,

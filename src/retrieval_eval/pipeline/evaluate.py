@@ -196,7 +196,7 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
-    comparison = None if base is None else _compare(base, body, index, workers, request.power, started[0])
+    comparison = None if base is None else _compare(base, body, index, stage, workers, request.power, started[0])
     readings = gate_readings(scores, comparison, lexical.floor if request.floor else None)
     results = [evaluate_gate(g, readings, request.gating) for g in gates]
     results.extend(_drift_gates(stage, request.max_drift))
@@ -232,7 +232,13 @@ def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelInde
 
 
 def _compare(
-    base: Report, body: Report, index: LabelIndex, workers: int, power: float, pending: PendingBounds
+    base: Report,
+    body: Report,
+    index: LabelIndex,
+    stage: CorpusStage,
+    workers: int,
+    power: float,
+    pending: PendingBounds,
 ) -> Deltas:
     # Loaded only when there is a base report: the comparison adds about 4 ms of start-up (the
     # least of seven python -X importtime runs, after the score command's own imports).
@@ -246,6 +252,7 @@ def _compare(
         map_blocks=shared_map(workers),
         power=power,
         bounds=lambda: (pending.reports()[0], body),
+        live=stage.corpus,  # what a removal of documents took is told from what it did not
     )
     return comparison_from_document(document)
 
