@@ -193,12 +193,40 @@ def test_labels_whose_document_is_gone_are_named_not_sent_to_an_empty_queue(tmp_
     assert "set relevance" not in fixed.stdout  # no line to fill
     assert f"wrote 0 lines to {queue}" in fixed.stdout
     assert "1 label has no live chunk to re-judge against (its document is gone): line 2 (q2)" in fixed.stdout
-    assert "delete it from the judgments" in fixed.stdout
+    assert f"delete it from {judgments}" in fixed.stdout
 
     # Doing what it says decides the set: the repaired label is all that is left, and it is live.
     kept = [line for line in judgments.read_text().splitlines() if '"q2"' not in line]
     judgments.write_text("\n".join(kept) + "\n")
     assert run_cli("drift", "-j", str(judgments), "-c", str(corpus_path)).code == 0
+
+
+def test_a_label_whose_document_is_gone_is_named_by_its_line_in_the_file_the_fix_wrote(tmp_path: Path) -> None:
+    # Two labels of q1 on one paragraph fold into one when the fix re-anchors them, so the label
+    # whose document is gone moves up a line in the file written: named by its input line, a
+    # person deleting it there would delete another label.
+    from retrieval_eval import chunk_id
+
+    docs = {"help://returns": "Items can be returned within 30 days.", "help://legacy": "Fax us your receipt."}
+
+    def chunk(uri: str, chunker: str) -> dict[str, Any]:
+        return {"doc_uri": uri, "doc_revision": "r1", "ordinal": 0, "text": docs[uri],
+                "chunk_id": chunk_id(uri, "r1", 0, docs[uri], chunker)}  # fmt: skip
+
+    new = {"corpus_fingerprint": "help/2", "chunker_fingerprint": "p/v2", "chunks": [chunk("help://returns", "p/v2")]}
+    corpus_path = tmp_path / "corpus.json"
+    corpus_path.write_text(json.dumps(new))
+    returns, legacy = chunk("help://returns", "p/v1"), chunk("help://legacy", "p/v1")
+    labels = [
+        {"query_id": q, "doc_uri": c["doc_uri"], "chunk_id": c["chunk_id"], "chunk_text": c["text"], "relevance": g}
+        for q, c, g in [("q1", returns, 1), ("q1", returns, 2), ("q2", legacy, 1)]
+    ]
+    judgments, written = tmp_path / "judgments.jsonl", tmp_path / "fixed.jsonl"
+    judgments.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    fixed = run_cli("drift", "-j", str(judgments), "-c", str(corpus_path), "--fix", "--out", str(written))
+    lines = written.read_text().splitlines()
+    assert len(lines) == 2 and '"q2"' in lines[1], lines  # the fold took a line
+    assert f"(its document is gone): line 2 (q2); delete it from {written}" in fixed.stdout, fixed.stdout
 
 
 def test_a_chunk_the_queue_offers_for_two_broken_labels_validates_when_graded_once(tmp_path: Path) -> None:

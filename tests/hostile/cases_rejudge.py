@@ -109,7 +109,7 @@ CASES.append(
             "corpus.jsonl": _PAGES,
         },
         exit_code=1,
-        stdout_has="delete it from the judgments",
+        stdout_has="(its document is gone): line 1 (q1); delete it from ",
         check=lambda folder: None if not (folder / "queue.jsonl").exists() else _no_lines(folder / "queue.jsonl"),
     )
 )

@@ -269,6 +269,17 @@ def iter_canonical_lines(judgments: JudgmentSet) -> Iterator[str]:
     yield from judgments.comments.get(len(judgments.labels), ())
 
 
+def written_lines(judgments: JudgmentSet) -> dict[int, int]:
+    """Each label's line in the text :func:`write_judgments` makes, by the line it was read from
+    (``Label.line``; the first label read from a line, where a fold kept several)."""
+    lines: dict[int, int] = {}
+    at = 0
+    for index, label in enumerate(judgments.labels):
+        at += len(judgments.comments.get(index, ())) + 1
+        lines.setdefault(label.line, at)
+    return lines
+
+
 def write_judgments(judgments: JudgmentSet) -> str:
     """The canonical text of a judgments file: one compact object per line, final newline."""
     return "".join(line + "\n" for line in iter_canonical_lines(judgments))

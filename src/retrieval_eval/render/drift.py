@@ -13,6 +13,7 @@ from ..core.drift_check import DriftCheck
 from ..core.drift_fix import Change, Collapse
 from ..core.judgments import Label
 from ..core.rejudge import stranded
+from ..formats.judgment_records import written_lines
 from .terminal import Style, clean
 
 MAX_LISTED = 10
@@ -138,9 +139,18 @@ def _stranded(check: DriftCheck, *, after_fix: bool = True) -> list[Label]:
     return [label for label in stranded(check.result, check.corpus) if label.line not in replaced]
 
 
-def _stranded_line(stranded: list[Label]) -> str:
+def _stranded_line(stranded: list[Label], check: DriftCheck) -> str:
+    """Named by their lines in the file they are in now: the one a fix wrote (its lines are not the
+    file read's: labels folded, replaced or re-judged move the rest), else the file read."""
+    fix = check.fix
+    if fix is not None and not fix.dry_run and fix.written is not None:
+        path, moved = fix.written, written_lines(fix.plan.judgments)
+    else:
+        path, moved = check.judgments_path, {}
     count = len(stranded)
-    named = ", ".join(f"line {label.line} ({clean(label.query_id)})" for label in stranded[:MAX_LISTED])
+    named = ", ".join(
+        f"line {moved.get(label.line, label.line)} ({clean(label.query_id)})" for label in stranded[:MAX_LISTED]
+    )
     if count > MAX_LISTED:
         named += f" and {count - MAX_LISTED} more"
     queries = len({label.query_id for label in stranded})
@@ -148,7 +158,7 @@ def _stranded_line(stranded: list[Label]) -> str:
     return (
         f"{_plural(count, 'label')} {'has' if one else 'have'} no live chunk to re-judge against "
         f"({'its document is' if one else 'the documents they name are'} gone): {named}; "
-        f"delete {'it' if one else 'them'} from the judgments, or label "
+        f"delete {'it' if one else 'them'} from {clean(path)}, or label "
         f"{'the query' if queries == 1 else 'those queries'} again on the live corpus "
         f"(a re-judge queue cannot hold {'it' if one else 'them'})"
     )
@@ -194,7 +204,7 @@ def _next_lines(check: DriftCheck) -> list[str]:
             + " writes them as a queue"
         )
     if stranded:
-        lines.append(_stranded_line(stranded))
+        lines.append(_stranded_line(stranded, check))
     return lines
 
 
