@@ -128,7 +128,8 @@ def test_a_slot_many_queries_label_is_counted_once_in_the_reason(tmp_path: Path)
     # A new chunker version cuts the guide as before: every slot holds what it held, and no label
     # moved, so the base's hits on them cannot be carried (docs/rechunk.md). Three queries rank
     # and label the one slot help://guide#0 relevant: one chunk id, named for each query (it read
-    # "3 base-ranked chunk id(s)").
+    # "3 base-ranked chunk id(s)"). Seven queries: past the five named, the rest are counted as
+    # what they are, (query, id) pairs, not chunk ids (it read "1 ... chunk id(s) ... and 2 more").
     texts = ["Refunds arrive in five days.", "Gift cards are not refunded."]
 
     def corpus(chunker: str) -> str:
@@ -138,7 +139,7 @@ def test_a_slot_many_queries_label_is_counted_once_in_the_reason(tmp_path: Path)
 
     (tmp_path / "base.json").write_text(corpus("para/1"))
     (tmp_path / "head.json").write_text(corpus("para/2"))
-    queries = ("q1", "q2", "q3")
+    queries = ("q1", "q2", "q3", "q4", "q5", "q6", "q7")
     (tmp_path / "j.jsonl").write_text("".join(
         json.dumps({"query_id": q, "doc_uri": "help://guide", "chunk_id": "help://guide#0", "chunk_text": texts[0],
                     "relevance": 1, "labeled_by": "human:a"}) + "\n" for q in queries
@@ -153,6 +154,7 @@ def test_a_slot_many_queries_label_is_counted_once_in_the_reason(tmp_path: Path)
     reason = " | ".join(head["verdict"]["reasons"] + [g["reason"] for g in head["verdict"]["gates"]])
     assert head["verdict"]["status"] == "INDETERMINATE", reason
     assert "1 base-ranked chunk id(s) of your own" in reason and "q1 (help://guide#0), q2 (help://guide#0)" in reason
+    assert "q5 (help://guide#0) and 2 more (query, id) pairs;" in reason
 
 
 @pytest.mark.parametrize("change", ["nothing", "page-added", "label-added", "no-corpus"])

@@ -231,7 +231,8 @@ def _unmoved_blocker(sides: Sides) -> str | None:
     # One old chunk several queries ranked is one chunk; its labels are named one by one.
     chunks = len({old for q, olds in labels.unmoved.items() for old in olds if old in rankings.get(q, ())})
     named = ", ".join(f"{query_id} (line {line})" for line, query_id in found[:STALE_NAMED])
-    more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    rest = len(found) - STALE_NAMED
+    more = f" and {rest} more label{'s' if rest != 1 else ''}" if rest > 0 else ""
     return (
         f"{chunks} base-ranked chunk(s) had labels re-judged on text that changed (ORPHANED: the queue "
         "offered chunks of the document, and no line says where the old text went), so the base's hits on "
@@ -274,7 +275,8 @@ def _reused_blocker(sides: Sides) -> str | None:
     if not found:
         return None
     named = ", ".join(f"{query_id} ({key})" for query_id, key in found[:STALE_NAMED])
-    more = f" and {len(found) - STALE_NAMED} more" if len(found) > STALE_NAMED else ""
+    rest = len(found) - STALE_NAMED
+    more = f" and {rest} more (query, id) pair{'s' if rest != 1 else ''}" if rest > 0 else ""
     # Distinct ids: one slot every query ranks and labels is one chunk, named once per query.
     ids = len({key for _, key in found})
     return (
