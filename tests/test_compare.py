@@ -163,6 +163,21 @@ def test_rankings_kept_too_shallow_confound_the_deeper_metrics(tmp_path: Path) -
     assert {"rankings-too-short", "cutoffs-changed"} <= set(codes(document))
 
 
+def test_new_cutoffs_of_a_rescored_base_are_said_to_have_deltas(tmp_path: Path) -> None:
+    # Base at k=10, head at 5,10 under other labels: the base is scored again at 5 from its stored
+    # rankings, and recall@5 has a delta. The cutoffs finding said the new cutoff had none.
+    base = score(tmp_path, "base", labels(), run(41), k=(10,))
+    head = score(tmp_path, "head", relabelled(), run(41), k=(5, 10))
+    judgments = parse_judgments(str(tmp_path / "head-judgments.jsonl"))
+    document = build_comparison(base, head, judgments=judgments, resamples=500)
+    assert document["metrics"]["recall@5"]["delta"] is not None
+    (cutoffs,) = [f for f in document["comparability"] if f["code"] == "cutoffs-changed"]
+    assert "are new" not in cutoffs["meaning"] and "scored again at the head's cutoffs" in cutoffs["meaning"]
+    unrescored = build_comparison(base, head, resamples=500)  # no judgments: nothing is scored again
+    (cutoffs,) = [f for f in unrescored["comparability"] if f["code"] == "cutoffs-changed"]
+    assert "(cutoff 5 is new)" in cutoffs["meaning"]
+
+
 def test_metrics_cut_short_for_one_reason_share_one_finding(tmp_path: Path) -> None:
     # Base rankings kept to depth 5, head at 5 and 10: every @10 metric is too short for the one
     # same reason, so the comparability section says it once, naming them all (it printed seven

@@ -70,7 +70,11 @@ def build_document(
     primary = head_report.primary_metric()
     facts = query_facts(sides.judgments)
     lowered = lowered_queries(base_report, head_report, yardstick)
-    findings = [*yardstick.findings, *further_findings(sides, pairing, dropped), *lowered_findings(lowered)]
+    findings = [
+        *yardstick.findings,
+        *further_findings(sides, pairing, dropped, rescored=yardstick.rescored),
+        *lowered_findings(lowered),
+    ]
     if documents_removed_findings(sides):
         rechunked = decide_id_space(sides).changed
         unexplained = unexplained_by_removal(

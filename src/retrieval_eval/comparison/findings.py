@@ -62,13 +62,16 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width + 4 else text[:width] + "…"
 
 
-def further_findings(sides: Sides, pairing: Pairing, dropped: Sequence[str] = ()) -> list[Finding]:
+def further_findings(
+    sides: Sides, pairing: Pairing, dropped: Sequence[str] = (), *, rescored: bool = False
+) -> list[Finding]:
     """Every finding not about the yardstick, in the order the document lists them. ``dropped``:
-    the queries the base report scored that the head's yardstick does not (see :func:`query_findings`)."""
+    the queries the base report scored that the head's yardstick does not (see :func:`query_findings`);
+    ``rescored``: the base side was scored again here, at the head's cutoffs."""
     return [
         *query_findings(pairing, dropped),
         *missing_per_query(pairing),
-        *cutoff_findings(sides),
+        *cutoff_findings(sides, rescored=rescored),
         *corpus_findings(sides),
         *documents_removed_findings(sides),
         *tool_findings(sides),
@@ -195,15 +198,23 @@ def missing_per_query(pairing: Pairing) -> list[Finding]:
     ]
 
 
-def cutoff_findings(sides: Sides) -> list[Finding]:
+def cutoff_findings(sides: Sides, *, rescored: bool = False) -> list[Finding]:
+    """The two reports were scored at other cutoffs. Rescored, the base's stored rankings were scored
+    again at the head's cutoffs, so a new cutoff has a delta as far as those rankings reach."""
     base_k, head_k = sides.base.cutoffs(), sides.head.cutoffs()
     if not base_k or not head_k or sorted(set(base_k)) == sorted(set(head_k)):
         return []
     only = sorted(set(head_k) - set(base_k))
     detail = f"the cutoffs changed (k={','.join(map(str, base_k))} in base, k={','.join(map(str, head_k))} in head)"
-    meaning = "metrics at a cutoff computed on one side only have no delta" + (
-        f" (cutoffs {', '.join(map(str, only))} are new)" if only else ""
-    )
+    if rescored:
+        meaning = (
+            "the base's stored rankings were scored again at the head's cutoffs, so each has a delta, "
+            "but for a cutoff deeper than the rankings the base kept (said apart where there is one)"
+        )
+    else:
+        many = len(only) > 1
+        new = f" (cutoff{'s' if many else ''} {', '.join(map(str, only))} {'are' if many else 'is'} new)"
+        meaning = "metrics at a cutoff computed on one side only have no delta" + (new if only else "")
     return [Finding("cutoffs-changed", LIMITS, detail, meaning)]
 
 
