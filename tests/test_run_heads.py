@@ -10,6 +10,7 @@ decides there): each line below, and every line Hypothesis writes, must come out
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -199,3 +200,33 @@ def test_threads_reading_heads_at_once_each_get_their_own_lines() -> None:
         results = [r for part in pool.map(read, [lines[i::4] for i in range(4)]) for r in part]
     expected = [(f"q{i}", [f"a{i}", f"b{i}"], 3, None) for i in range(4000)]
     assert sorted(results) == sorted(expected)
+
+
+def test_a_whole_ranking_is_its_head_when_no_depth_cuts_it() -> None:
+    # -k all and --unjudged condensed read whole rankings (depth sys.maxsize).
+    ids = [f"d{i}" for i in range(5000)]
+    line = json.dumps({"query_id": "q1", "ranking": ids}).encode()
+    assert run_heads.fast_head(line, lambda _q: sys.maxsize) == ("q1", ids, 5000, None)
+
+
+def test_a_line_past_the_longest_goes_to_the_full_reading() -> None:
+    # A parser keeps the memory of the longest line it read: such lines are not given to it.
+    ids = [f"doc-{i:08d}" for i in range(run_heads.LONGEST // 14 + 1)]
+    line = json.dumps({"query_id": "q1", "ranking": ids}).encode()
+    assert len(line) > run_heads.LONGEST
+    assert run_heads.fast_head(line, depth) is None
+    assert read_head(line, 1, None, depth) == ("q1", ids[:2], len(ids), None)
+
+
+def test_a_depth_that_raises_leaves_the_parser_free_for_the_next_line() -> None:
+    def broken(_query_id: str) -> int:
+        raise KeyError("no depth")
+
+    try:
+        run_heads.fast_head(COMMON, broken)
+    except KeyError as error:
+        kept = error  # a caller holding the error holds its traceback, and the frames in it
+    assert kept.__traceback__ is not None
+    # The parser refuses a new document while a view of the last lives: the line would then go
+    # to the full reading, quietly, and every line after it.
+    assert run_heads.fast_head(COMMON, depth) == ("q1", ["d1", "d2"], 3, None)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 _UNLOADED: Any = object()
@@ -47,6 +48,9 @@ _simdjson: Any = _UNLOADED
 
 Head = tuple[str, list[str], int, None]  # (query_id, head, entries received, no repeat in the head)
 
+# A parser keeps the memory its longest document needed for as long as its thread lives: longer
+# lines (some 60,000 ids and more) go to the full reading, which holds nothing after the line.
+LONGEST = 1 << 20
 _EMPTY_STRING = re.compile(rb'""')  # re's literal search is faster here than bytes' (a common first byte)
 _parsers = threading.local()  # a simdjson parser serves one thread at a time
 
@@ -79,6 +83,8 @@ def fast_head(raw: bytes | memoryview, depth_of: Callable[[str], int]) -> Head |
     """The line's (query_id, head, entries received, None), or None for the full reading."""
     if _simdjson is None or _loaded() is None:
         return None
+    if len(raw) > LONGEST:
+        return None
     line = raw if type(raw) is bytes else bytes(raw)
     if b"\\" in line or line[:1] != b"{" or line.find(b"{", 1) >= 0:
         return None
@@ -109,7 +115,16 @@ def _read(line: bytes, depth_of: Callable[[str], int]) -> Head | None:
     received = len(ranking)
     if line.count(b'"') != 2 * (strings + received):
         return None
-    head = ranking[: depth_of(query_id)]
+    try:
+        depth = depth_of(query_id)
+    except BaseException:
+        # The traceback keeps this frame: without its views of the document, the parser is free
+        # for the next line (it refuses a new document while a view of the last one lives).
+        del document, ranking
+        raise
+    # islice walks the array once; slicing the array reads each element from its start (a
+    # ranking read whole, under -k all, took time growing with the square of its length).
+    head = list(islice(ranking, depth))
     if len(set(head)) != len(head):
         return None  # runs.dedupe_head reads on past the repeat
     return query_id, head, received, None
