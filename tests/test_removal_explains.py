@@ -268,3 +268,20 @@ def test_across_a_re_chunk_a_removal_with_nothing_taken_is_decided(tmp_path: Pat
     out, _ = _rechunked(tmp_path, head_docs=[d for d in DOCS if d != "unlabeled"], head_labels=BASE_LABELS)
     assert "removal-unexplained" not in out and "in a re-chunk" not in out, out
     assert "verdict  FAIL" in out  # q3 lost by the head's retriever: recall@2 falls by a third
+
+
+def test_a_report_scored_against_a_corpus_says_where_its_hits_lay(tmp_path: Path) -> None:
+    # By construction: q1 ranks d1 (relevant), d5 (relevant), d4; q2 ranks d2 (relevant) first;
+    # a ranked key the corpus does not hold gets no document (""); without a corpus, no field.
+    run = {**BASE_RUN, "q3": ["ghost", "d3", "d4"]}
+    labels = {**BASE_LABELS, "q3": ["d3", "ghost"]}
+    out = tmp_path / "r.json"
+    args = ("score", "-j", _labels(tmp_path / "j.jsonl", labels), "-r", _run(tmp_path / "run.jsonl", run))
+    assert run_cli(*args, "--corpus", _corpus(tmp_path / "c.jsonl", DOCS), "-k", "2", "--out", str(out)).code == 0
+    assert json.loads(out.read_text())["hit_documents"] == {
+        "q1": {"1": "d1", "2": "d5"},
+        "q2": {"1": "d2"},
+        "q3": {"1": "", "2": "d3"},
+    }
+    assert run_cli(*args, "-k", "2", "--out", str(out)).code == 0
+    assert "hit_documents" not in json.loads(out.read_text())

@@ -22,7 +22,7 @@ from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
 from .findings import documents_removed_findings, further_findings, lowered_findings, removal_findings
-from .idspace import decide_id_space, without_old_trails
+from .idspace import credits, decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
 from .removal import unexplained_by_removal
 from .sides import Pairing, Sides, metric_names, pair_queries, per_query
@@ -69,7 +69,9 @@ def build_document(
     pairing = replace(pairing, removed=sorted({*pairing.removed, *dropped}))
     primary = head_report.primary_metric()
     facts = query_facts(sides.judgments)
-    lowered = lowered_queries(base_report, head_report, yardstick)
+    lowered = lowered_queries(
+        base_report, head_report, yardstick, judgments=sides.judgments, threshold=sides.head_config.threshold
+    )
     findings = [
         *yardstick.findings,
         *further_findings(sides, pairing, dropped, rescored=yardstick.rescored),
@@ -130,19 +132,31 @@ def dropped_queries(base_report: Report, yardstick: Yardstick, pairing: Pairing)
     return sorted(scored - set(yardstick.base_per_query) - set(pairing.head or ()))
 
 
-def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardstick) -> list[str]:
+def lowered_queries(
+    base_report: Report,
+    head_report: Report,
+    yardstick: Yardstick,
+    *,
+    judgments: LabelIndex | None = None,
+    threshold: int | None = None,
+) -> list[str]:
     """The queries whose base ranking the head's judgments credit with fewer relevant keys in a
     top k than the base's own judgments did (a label on a key the base ranked there was removed
     or graded below the threshold), where the head ranked otherwise: with the same ranking on
     both sides a label edit moves both alike and hides nothing. Read off precision@k, which no
-    label outside the top k moves (recall, AP and nDCG also fall when labels are added elsewhere)."""
+    label outside the top k moves (recall, AP and nDCG also fall when labels are added elsewhere);
+    and, where the base report says where its hits lay (``hit_documents``), off each hit itself:
+    one the head's labels no longer credit, at any depth the base kept, however many labels were
+    added beside it (a label moved from the hit to another key both sides rank left every count
+    as it was)."""
     if not yardstick.rescored or yardstick.base_per_query is None:
         return []
     own = per_query(base_report) or {}
+    uncredited = _uncredited_hits(base_report, head_report, yardstick, judgments, threshold)
     if yardstick.base_hits is not None:
-        return _fewer_hits(own, yardstick.base_hits)
+        return sorted({*_fewer_hits(own, yardstick.base_hits), *uncredited})
     base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
-    lowered = []
+    lowered = list(uncredited)
     for query, rescored in yardstick.base_per_query.items():
         if query in head_rankings and _alike(head_rankings[query], base_rankings.get(query, ())):
             continue
@@ -151,7 +165,34 @@ def lowered_queries(base_report: Report, head_report: Report, yardstick: Yardsti
             if name.startswith("precision@") and name in before and value < before[name] - _ROUNDING:
                 lowered.append(query)
                 break
-    return sorted(lowered)
+    return sorted(set(lowered))
+
+
+def _uncredited_hits(
+    base_report: Report,
+    head_report: Report,
+    yardstick: Yardstick,
+    judgments: LabelIndex | None,
+    threshold: int | None,
+) -> list[str]:
+    """The queries the base report records a hit of (``hit_documents``) that the head's labels no
+    longer credit, the key carried through the moves they record, where the head ranked otherwise."""
+    recorded = base_report.hit_documents
+    if recorded is None or judgments is None or threshold is None or yardstick.base_per_query is None:
+        return []
+    base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
+    rechunked = yardstick.base_hits is not None  # ids differ on the two sides: none is alike
+    found = []
+    for query in yardstick.base_per_query:
+        hits = recorded.get(query)
+        ranking = base_rankings.get(query, ())
+        if not hits or (not rechunked and query in head_rankings and _alike(head_rankings[query], ranking)):
+            continue
+        credited = credits(judgments, query, threshold)
+        ranks = [int(rank) - 1 for rank in hits if rank.isdigit()]
+        if any(not 0 <= at < len(ranking) or not credited(ranking[at]) for at in ranks):
+            found.append(query)
+    return found
 
 
 def _fewer_hits(own: Mapping[str, Mapping[str, float]], credited: Mapping[str, Mapping[int, int]]) -> list[str]:

@@ -389,6 +389,20 @@ def credited_hits(
     return credited
 
 
+def credits(labels: LabelIndex, query_id: str, threshold: int) -> Callable[[str], bool]:
+    """Whether the head's labels still call one of this query's base keys relevant, the key
+    carried through the moves as :func:`credited_hits` carries it."""
+    carry = _carrier(labels, query_id, threshold, ())
+    query = labels.queries.get(query_id)
+    grades = query.grades if query is not None else {}
+
+    def credited(key: str) -> bool:
+        targets, faithful = carry(key)
+        return faithful and any(grades.get(target, -1) >= threshold for target in targets)
+
+    return credited
+
+
 def _carrier(
     labels: LabelIndex, query_id: str, threshold: int, reused: Collection[str]
 ) -> Callable[[str], tuple[list[str], bool]]:

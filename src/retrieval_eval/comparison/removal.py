@@ -5,8 +5,15 @@ leaves the comparison: no edit of the judgments, so the gates do not hold it aga
 request. But a removal must not excuse every label taken beside it: a pull request that deletes
 any one document could then unlabel whatever its retriever lost, and PASS.
 
-What the head's corpus and its repaired labels tell, two ways, for a query the head's judgments
-no longer score or credit with fewer hits in a top k of the base's ranking:
+A base report scored against a corpus says where its hits lay (``hit_documents``: each relevant
+key's rank and document). Then the answer is exact, for each query the head's judgments no
+longer score or credit with fewer hits: a hit whose document the head's corpus no longer holds
+left with it; every other hit must still be credited by the head's labels (its key carried
+through the moves they record, across a re-chunk as within one). One that is not was taken
+beside the removal.
+
+A base report without them (older, or scored without a corpus) is read by counting, which can
+let an edit through but never holds a removal alone against a pull request outside a re-chunk:
 
 1. A key the base ranked lost no label to the removal when the corpus still holds it: under its
    own id, or where a repaired label traces it to a live chunk (a move, or a re-judged line on a
@@ -16,18 +23,11 @@ no longer score or credit with fewer hits in a top k of the base's ranking:
    repaired line labels a live chunk did not leave. More such keys in a top k than the head's
    labels still credit there is an edit.
 3. The base's reciprocal rank says where its first hit was: that key, if it did not leave and the
-   head's labels no longer call it relevant, is an edit (where (1) alone would let a key that left
-   at another rank cover it).
+   head's labels no longer call it relevant, is an edit.
 
 Across a re-chunk every old id is gone from the corpus, and only labeled ones are traced: which
-of the others left with a document cannot be told, so none is counted as having left, and (1)
-holds any lost hit against the pull request. A pull request that re-chunks and removes documents
-whose queries then lose hits is left undecided (the finding says why); one that only re-chunks,
-or only removes documents and the labels that went with them, is not.
-
-Counting only: a query both tests let through may still hide an edit (a hit on a key that left
-whose label was deleted anyway, or a key of an edited document, whose old chunk ids are gone
-too), never the reverse.
+of the others left with a document cannot be told by counting, so none is counted as having
+left, and (1) holds any lost hit against the pull request there.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from collections.abc import Container, Mapping, Sequence
 from ..core.labelindex import LabelIndex
 from ..core.report_model import Report
 from ..core.scoring import CONDENSED
+from .idspace import credits
 from .sides import per_query
 from .yardstick import Yardstick
 
@@ -57,6 +58,8 @@ def unexplained_by_removal(
     when the head's corpus is not at hand (``live`` None), since nothing then tells them apart."""
     if live is None:
         return sorted({*taken, *lowered})
+    if base_report.hit_documents is not None and judgments is not None and head_threshold is not None:
+        return _by_hit_documents(base_report, sorted({*taken, *lowered}), live, judgments, head_threshold)
     own = per_query(base_report) or {}
     rankings = base_report.rankings or {}
 
@@ -74,7 +77,7 @@ def unexplained_by_removal(
     for query in sorted({*taken, *lowered}):
         ranking = rankings.get(query)
         values = own.get(query, {})
-        credited = {} if query in taken else _credited(yardstick, query)
+        credited = None if query in taken else _credited(yardstick, query)
         left = None if ranking is None else [gone(key) for key in ranking]
         kept = _still_relevant(judgments, live, query, threshold) if judgments is not None else set()
         stayed = None if ranking is None else [key in kept for key in ranking]
@@ -84,6 +87,28 @@ def unexplained_by_removal(
             grades = judgments.queries[query].grades if query in judgments.queries else {}
             if any(not gone(key) and grades.get(key, -1) < head_threshold for key in _first_hits(values, ranking)):
                 unexplained.append(query)
+    return unexplained
+
+
+def _by_hit_documents(
+    base_report: Report, queries: Sequence[str], live: Container[str], judgments: LabelIndex, threshold: int
+) -> list[str]:
+    """Exactly, from where the base report says its hits lay: a hit whose document the head's
+    corpus no longer holds left with it; any other hit the head's labels no longer credit (the key
+    carried through the moves the labels record) was taken beside the removal."""
+    recorded = base_report.hit_documents or {}
+    rankings = base_report.rankings or {}
+    unexplained = []
+    for query in queries:
+        ranking = rankings.get(query, ())
+        credited = credits(judgments, query, threshold)
+        for rank, document in recorded.get(query, {}).items():
+            if document and document not in live:
+                continue  # left with its document
+            at = int(rank) - 1 if rank.isdigit() else -1
+            if not 0 <= at < len(ranking) or not credited(ranking[at]):
+                unexplained.append(query)
+                break
     return unexplained
 
 
@@ -130,7 +155,7 @@ def _credited(yardstick: Yardstick, query: str) -> dict[int, int]:
 
 def _accounted_for(
     values: Mapping[str, float],
-    credited: Mapping[int, int],
+    credited: Mapping[int, int] | None,
     left: list[bool] | None,
     stayed: list[bool] | None,
     *,
@@ -143,10 +168,13 @@ def _accounted_for(
     for name, value in values.items():
         if _is_precision(name):
             k = _cutoff(name)
-            lost = round(value * k) - credited.get(k, 0)
+            if credited is not None and k not in credited:
+                continue  # a cutoff the head's rescoring has no value at: nothing is known lost there
+            kept = 0 if credited is None else credited[k]
+            lost = round(value * k) - kept
             if lost > 0 and (left is None or lost > sum(left[:k])):
                 return False
-            if stayed is not None and sum(stayed[:k]) > credited.get(k, 0):
+            if stayed is not None and sum(stayed[:k]) > kept:
                 return False
         elif whole and "@" not in name and value > 0 and (left is None or not any(left)):
             return False

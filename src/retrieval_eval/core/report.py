@@ -12,7 +12,7 @@ reading and writing one is :mod:`retrieval_eval.formats.report`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from .._version import __version__
@@ -167,6 +167,24 @@ class ReportInputs:
     baseline_sha256: str | None = None
     floor_sha256: str | None = None
     new_keys: int | None = None  # the unjudged keys new against the base's top k (None: no base)
+    hit_documents: Mapping[str, Mapping[str, str]] | None = None  # see Report.hit_documents
+
+
+def hit_documents(
+    rankings: Mapping[str, Sequence[str]], index: LabelIndex, threshold: int, document_of: Callable[[str], str]
+) -> dict[str, dict[str, str]]:
+    """Per query, the rank of each key of its ranking the labels call relevant, and its document
+    (``document_of``: "" where the corpus holds no such key); see ``Report.hit_documents``."""
+    found: dict[str, dict[str, str]] = {}
+    for query_id, ranking in rankings.items():
+        labels = index.queries.get(query_id)
+        if labels is None:
+            continue
+        grades = labels.grades
+        hits = {str(rank): document_of(key) for rank, key in enumerate(ranking, 1) if grades.get(key, -1) >= threshold}
+        if hits:
+            found[query_id] = hits
+    return found
 
 
 def verdict_section(verdict: gates.Verdict) -> VerdictSection:
@@ -289,4 +307,5 @@ def report_body(
         per_query_lower=dict(scores.per_query_lower) if scores.config.bounds else None,
         per_query_upper=dict(scores.per_query_upper) if scores.config.bounds else None,
         rankings={query: tuple(keys) for query, keys in scores.rankings.items()},
+        hit_documents=inputs.hit_documents,
     )

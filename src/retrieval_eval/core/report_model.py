@@ -383,6 +383,10 @@ class Report:
     per_query_lower: Mapping[str, Mapping[str, float]] | None = None
     per_query_upper: Mapping[str, Mapping[str, float]] | None = None
     rankings: Mapping[str, tuple[str, ...]] | None = None
+    # Scored against a corpus: per query, the rank (from 1, as a string) of each key of its stored
+    # ranking its own labels call relevant, and that key's document. A comparison tells from it
+    # which hits a removal of documents took (comparison/removal.py); a query with no hit is absent.
+    hit_documents: Mapping[str, Mapping[str, str]] | None = None
 
     # What readers ask of any report, ours or another tool's, whatever it lacks.
 

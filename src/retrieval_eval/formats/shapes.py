@@ -242,6 +242,7 @@ REPORT: dict[str, Any] = _object(
         "per_query_lower": _map(_map(NUMBER)),
         "per_query_upper": _map(_map(NUMBER)),
         "rankings": _map(STRINGS),
+        "hit_documents": _map(_map(STRING)),
         "collapse": _object(
             {
                 "to": STRING,

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from ..core.comparison import Deltas
+from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.fingerprints import corpus_changes
 from ..core.gates import GateReadings, GateResult, decide, evaluate_gate, max_drift_gate
@@ -21,6 +22,7 @@ from ..core.rejudge import stranded
 from ..core.report import (
     ReportInputs,
     blocking_findings,
+    hit_documents,
     policy_notes,
     report_body,
     with_verdict,
@@ -193,6 +195,7 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         baseline_sha256=request.baseline_sha256,
         floor_sha256=lexical.floor_sha256,
         new_keys=new_keys,
+        hit_documents=_hit_documents(scores, index, stage.corpus),
     )
     body = report_body(index, scores, validation, inputs)
     # The head judgments are at hand, so a changed yardstick can be resolved by rescoring.
@@ -223,6 +226,18 @@ def _evaluate(request: EvaluationRequest, workers: int, started: list[PendingBou
         report, scores, validation, verdict, comparison, tuple(changes), tuple(queue or ()), queued=queued
     )
     return evaluation, index
+
+
+def _hit_documents(scores: Scores, index: LabelIndex, corpus: Corpus | None) -> dict[str, dict[str, str]] | None:
+    """Where the report's hits lie, when a corpus says which document holds each key: what a later
+    comparison tells a removal of documents from labels taken beside it by (comparison/removal.py)."""
+    if corpus is None:
+        return None
+
+    def document_of(key: str) -> str:
+        return corpus.document_of(key) or (key if key in corpus.documents else "")
+
+    return hit_documents(scores.rankings, index, scores.config.threshold, document_of)
 
 
 def _held_index(request: EvaluationRequest, judgments: JudgmentSet) -> LabelIndex:
