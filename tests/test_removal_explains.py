@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import run_cli
+from helpers import CliResult, run_cli
 
 
 def chunk(doc: str) -> str:
@@ -55,45 +55,33 @@ def _gate(
     head_labels: dict[str, list[str]],
     head_run: dict[str, list[str]],
     grades: dict[tuple[str, str], int] | None = None,
-) -> tuple[str, str, list[dict[str, str]]]:
-    """score --baseline with recall@2:-0.1 on the head: the gate's status, its reason, the findings."""
-    base = tmp_path / "base.json"
-    done = run_cli(
-        "score",
-        "-j",
-        _labels(tmp_path / "base.jsonl", BASE_LABELS),
-        "-r",
-        _run(tmp_path / "base-run.jsonl", BASE_RUN),
-        "--corpus",
-        _corpus(tmp_path / "base-corpus.jsonl", DOCS),
-        "-k",
-        "2",
-        "--out",
-        str(base),
-    )
-    assert done.code == 0, done.stderr
-    head_j = _labels(tmp_path / "head.jsonl", head_labels, grades)
-    done = run_cli(
-        "score",
-        "-j",
-        head_j,
-        "-r",
-        _run(tmp_path / "head-run.jsonl", head_run),
-        "--corpus",
-        _corpus(tmp_path / "head-corpus.jsonl", head_docs),
-        "-k",
-        "2",
-        "--baseline",
-        str(base),
-        "-g",
-        "recall@2:-0.1",
-        "--json",
-    )
-    assert done.code in (0, 1, 3), done.stderr
+) -> tuple[str, str]:
+    """score --baseline with recall@2:-0.1 on the head: the gate's status and its reason."""
+    base = _scored_base(tmp_path)
+    labels = _labels(tmp_path / "head.jsonl", head_labels, grades)
+    run, corpus = _run(tmp_path / "head-run.jsonl", head_run), _corpus(tmp_path / "head-corpus.jsonl", head_docs)
+    done = _gated(labels, run, corpus, base, "--json")
     (gate,) = done.json()["verdict"]["gates"]
-    compared = done.json().get("comparison") or {}
-    findings = compared.get("comparability", []) if isinstance(compared, dict) else []
-    return gate["status"], gate["reason"], findings
+    return gate["status"], gate["reason"]
+
+
+def _gated(labels: str, run: str, corpus: str, base: Path, *more: str) -> CliResult:
+    done = run_cli(
+        "score", "-j", labels, "-r", run, "--corpus", corpus, "-k", "2", "--baseline", str(base),
+        "-g", "recall@2:-0.1", *more,
+    )  # fmt: skip
+    assert done.code in (0, 1), done.stderr
+    return done
+
+
+def _scored_base(tmp_path: Path) -> Path:
+    """The base report: BASE_LABELS, BASE_RUN and every document, at k=2."""
+    base = tmp_path / "base.json"
+    labels, run = _labels(tmp_path / "base.jsonl", BASE_LABELS), _run(tmp_path / "base-run.jsonl", BASE_RUN)
+    corpus = _corpus(tmp_path / "base-corpus.jsonl", DOCS)
+    done = run_cli("score", "-j", labels, "-r", run, "--corpus", corpus, "-k", "2", "--out", str(base))
+    assert done.code == 0, done.stderr
+    return base
 
 
 LOSES_Q3 = {**BASE_RUN, "q3": ["d4", "d1", "d2"]}
@@ -102,7 +90,7 @@ WITHOUT_Q3 = {q: docs for q, docs in BASE_LABELS.items() if q != "q3"}
 
 def test_removing_an_unrelated_document_does_not_excuse_unlabelling_a_broken_query(tmp_path: Path) -> None:
     # The head loses q3 and deletes q3's labels; the document removed was never labeled.
-    status, reason, _ = _gate(
+    status, reason = _gate(
         tmp_path, head_docs=[d for d in DOCS if d != "unlabeled"], head_labels=WITHOUT_Q3, head_run=LOSES_Q3
     )
     assert status == "INDETERMINATE", reason
@@ -110,7 +98,7 @@ def test_removing_an_unrelated_document_does_not_excuse_unlabelling_a_broken_que
 
 
 def test_grading_the_broken_query_0_beside_a_removal_is_not_excused_either(tmp_path: Path) -> None:
-    status, reason, _ = _gate(
+    status, reason = _gate(
         tmp_path,
         head_docs=[d for d in DOCS if d != "unlabeled"],
         head_labels=BASE_LABELS,
@@ -122,7 +110,7 @@ def test_grading_the_broken_query_0_beside_a_removal_is_not_excused_either(tmp_p
 
 def test_removing_the_only_answer_of_a_query_drops_it_and_passes(tmp_path: Path) -> None:
     # d3 leaves the corpus with q3's only label: the retriever did not regress, the corpus changed.
-    status, reason, _ = _gate(
+    status, reason = _gate(
         tmp_path, head_docs=[d for d in DOCS if d != "d3"], head_labels=WITHOUT_Q3, head_run=LOSES_Q3
     )
     assert status == "PASS", reason
@@ -133,7 +121,7 @@ def test_one_of_two_hits_removed_with_its_document_passes(tmp_path: Path) -> Non
     # one key that left: the removal accounts for it.
     labels = {**BASE_LABELS, "q1": ["d1"]}
     run = {**BASE_RUN, "q1": ["d1", "d4", "d2"]}
-    status, reason, _ = _gate(tmp_path, head_docs=[d for d in DOCS if d != "d5"], head_labels=labels, head_run=run)
+    status, reason = _gate(tmp_path, head_docs=[d for d in DOCS if d != "d5"], head_labels=labels, head_run=run)
     assert status == "PASS", reason
 
 
@@ -141,7 +129,7 @@ def test_both_hits_unlabelled_when_only_one_document_left_is_not_excused(tmp_pat
     # d5 leaves; q1's label on d1, still in the corpus, is deleted too: two hits lost, one key left.
     labels = {**BASE_LABELS, "q1": []}
     run = {**BASE_RUN, "q1": ["d4", "d2", "d1"]}
-    status, reason, _ = _gate(tmp_path, head_docs=[d for d in DOCS if d != "d5"], head_labels=labels, head_run=run)
+    status, reason = _gate(tmp_path, head_docs=[d for d in DOCS if d != "d5"], head_labels=labels, head_run=run)
     assert status == "INDETERMINATE", reason
 
 
@@ -213,21 +201,7 @@ def chunk2(doc: str) -> str:
 
 def _rechunked(tmp_path: Path, *, head_docs: list[str], head_labels: dict[str, list[str]]) -> tuple[str, str]:
     """A re-chunk (every chunk id changes, each label re-anchored with its trail), the head losing q3."""
-    base = tmp_path / "base.json"
-    done = run_cli(
-        "score",
-        "-j",
-        _labels(tmp_path / "base.jsonl", BASE_LABELS),
-        "-r",
-        _run(tmp_path / "base-run.jsonl", BASE_RUN),
-        "--corpus",
-        _corpus(tmp_path / "base-corpus.jsonl", DOCS),
-        "-k",
-        "2",
-        "--out",
-        str(base),
-    )
-    assert done.code == 0, done.stderr
+    base = _scored_base(tmp_path)
     header = {"corpus_fingerprint": "kb/v2", "chunker_fingerprint": "one-per-doc/v2"}
     chunks = [{"chunk_id": chunk2(d), "doc_uri": d, "text": f"all about {d}"} for d in head_docs]
     corpus = _write(tmp_path / "head-corpus.jsonl", [header, *chunks])
@@ -237,22 +211,7 @@ def _rechunked(tmp_path: Path, *, head_docs: list[str], head_labels: dict[str, l
         for d in docs
     ]
     run = [{"query_id": q, "ranking": [chunk2(d) for d in docs if d in head_docs]} for q, docs in LOSES_Q3.items()]
-    done = run_cli(
-        "score",
-        "-j",
-        _write(tmp_path / "head.jsonl", labels),
-        "-r",
-        _write(tmp_path / "head-run.jsonl", run),
-        "--corpus",
-        corpus,
-        "-k",
-        "2",
-        "--baseline",
-        str(base),
-        "-g",
-        "recall@2:-0.1",
-    )
-    assert done.code in (0, 1, 3), done.stderr
+    done = _gated(_write(tmp_path / "head.jsonl", labels), _write(tmp_path / "head-run.jsonl", run), corpus, base)
     return done.stdout, done.stderr
 
 

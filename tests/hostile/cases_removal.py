@@ -107,20 +107,25 @@ LOSES_Q3: Rankings = {**RUN, "q3": ["d6", "d5", "d1"]}
 WITHOUT_Q3 = {q: g for q, g in LABELS.items() if q != "q3"}
 
 
-def _without(*gone: str) -> list[str]:
-    return [d for d in DOCS if d not in gone]
+Scene = tuple[list[str], Labels, Rankings, Rankings]  # documents, base labels, base run, head run
+FOUR: Scene = (DOCS, LABELS, RUN, LOSES_Q3)
 
 
-def _four(name: str, head_labels: Labels, removed: list[str], **options: bool) -> HostileCase:
+def _removing(scene: Scene, name: str, head_labels: Labels, removed: list[str], **options: object) -> HostileCase:
+    """The pull request: the scene's head run and ``head_labels``, the ``removed`` documents gone."""
+    docs, labels, run, head_run = scene
     return _case(
         name,
-        docs=DOCS,
-        labels=LABELS,
-        run=RUN,
-        head_docs=_without(*removed),
+        docs=docs,
+        labels=labels,
+        run=run,
+        head_docs=[d for d in docs if d not in removed],
         head_labels=head_labels,
-        head_run={q: [d for d in ranking if d not in removed] for q, ranking in LOSES_Q3.items()},
-        **options,
+        head_run={q: [d for d in ranking if d not in removed] for q, ranking in head_run.items()},
+        honest=bool(options.pop("honest", False)),
+        chunks=bool(options.pop("chunks", True)),
+        k=str(options.pop("k", "3")),
+        gate=str(options.pop("gate", "recall@3:-0.1")),
     )
 
 
@@ -131,18 +136,10 @@ COVER_RUN: Rankings = {"q0": ["a0", "X", "D", "Y", *FILL[:6]], "q1": ["a1", *FIL
 LOSES_D: Rankings = {**COVER_RUN, "q0": ["a0", "Y", *FILL[:8]]}
 
 
-def _cover(name: str, head_labels: Labels, removed: list[str], **options: object) -> HostileCase:
-    return _case(
-        name,
-        docs=COVER_DOCS,
-        labels=COVER_LABELS,
-        run=COVER_RUN,
-        head_docs=[d for d in COVER_DOCS if d not in removed],
-        head_labels=head_labels,
-        head_run={q: [d for d in ranking if d not in removed] for q, ranking in LOSES_D.items()},
-        k=str(options.pop("k", "10")),
-        gate=str(options.pop("gate", "recall@10:-0.02")),
-    )
+COVER: Scene = (COVER_DOCS, COVER_LABELS, COVER_RUN, LOSES_D)
+AT_10 = {"k": "10", "gate": "recall@10:-0.02"}
+ONLY_A0: Labels = {**COVER_LABELS, "q0": {"a0": 1}}
+MOVED_TO_Y: Labels = {**COVER_LABELS, "q0": {"a0": 1, "Y": 1}}
 
 
 # Six of ten queries' hits sit on documents R_i the pull request removes, with exactly their
@@ -153,19 +150,28 @@ HONEST_RUN: Rankings = {f"q{i}": [f"R{i}" if i < 6 else f"a{i}", *FILL[:9]] for 
 REMOVED = {f"R{i}" for i in range(6)}
 
 CASES: list[HostileCase] = [
-    _four("another-querys-document-removed-q3-unlabelled", {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["d4"]),
-    _four("an-unlabeled-document-removed-q3-graded-0", {**WITHOUT_Q3, "q3": {"d3": 0}}, ["d6"]),
-    _four("document-keys-an-unlabeled-document-removed", WITHOUT_Q3, ["d5"], chunks=False),
-    _four("two-documents-removed-neither-q3s", WITHOUT_Q3, ["d5", "d6"]),
-    _four("q3s-own-document-removed-with-its-label", WITHOUT_Q3, ["d3"], honest=True),
+    _removing(FOUR, "another-querys-document-removed-q3-unlabelled", {"q1": {"d1": 1}, "q2": {"d2": 1}}, ["d4"]),
+    _removing(FOUR, "an-unlabeled-document-removed-q3-graded-0", {**WITHOUT_Q3, "q3": {"d3": 0}}, ["d6"]),
+    _removing(FOUR, "document-keys-an-unlabeled-document-removed", WITHOUT_Q3, ["d5"], chunks=False),
+    _removing(FOUR, "two-documents-removed-neither-q3s", WITHOUT_Q3, ["d5", "d6"]),
+    _removing(FOUR, "q3s-own-document-removed-with-its-label", WITHOUT_Q3, ["d3"], honest=True),
     # An unlabeled X between q0's two hits, removed, covers the live D by count.
-    _cover("an-unlabeled-document-in-the-top-k-covers-a-live-hit", {**COVER_LABELS, "q0": {"a0": 1}}, ["X"]),
+    _removing(
+        COVER, "an-unlabeled-document-in-the-top-k-covers-a-live-hit", {**COVER_LABELS, "q0": {"a0": 1}}, ["X"], **AT_10
+    ),
     # No removal: D's label moved to Y, which both sides rank: every count stays as it was.
-    _cover("a-label-moved-from-the-lost-hit-to-a-key-both-rank", {**COVER_LABELS, "q0": {"a0": 1, "Y": 1}}, []),
+    _removing(
+        COVER,
+        "a-label-moved-from-the-lost-hit-to-a-key-both-rank",
+        {**COVER_LABELS, "q0": {"a0": 1, "Y": 1}},
+        [],
+        **AT_10,
+    ),
     # The hit lost lies below every cutoff but the whole ranking (map is read at full depth).
-    _cover(
+    _removing(
+        COVER,
         "a-hit-below-the-cutoffs-unlabelled-under-a-full-depth-gate",
-        {**COVER_LABELS, "q0": {"a0": 1}},
+        ONLY_A0,
         [],
         k="1,all",
         gate="map:-0.02",
