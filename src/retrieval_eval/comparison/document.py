@@ -11,7 +11,7 @@ from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 
 from .._version import __version__
-from ..core.comparison_document import ComparisonDocument, QueryCounts, SideSummary, Tool
+from ..core.comparison_document import DOCUMENTS_REMOVED, ComparisonDocument, QueryCounts, SideSummary, Tool
 from ..core.judgments import JudgmentSet
 from ..core.labelindex import LabelIndex, as_label_index
 from ..core.power import DEFAULT_POWER
@@ -21,10 +21,10 @@ from ..formats.comparison import KIND
 from .bounds import add_bounds
 from .breakdown import movers, query_facts, stratum_members, stratum_rows
 from .deltas import bootstrap_all, method, metric_rows, scored_per_query
-from .findings import documents_removed_findings, further_findings, lowered_findings, removal_findings
-from .idspace import credits, decide_id_space, without_old_trails
+from .findings import further_findings, lowered_findings, removal_findings
+from .idspace import decide_id_space, without_old_trails
 from .power import add_power, add_stratum_power, design_section, gate_design
-from .removal import unexplained_by_removal
+from .removal import lost_hits, unexplained_by_removal
 from .sides import Pairing, Sides, metric_names, pair_queries, per_query
 from .yardstick import Yardstick, decide_yardstick, yardstick_changes
 
@@ -77,7 +77,7 @@ def build_document(
         *further_findings(sides, pairing, dropped, rescored=yardstick.rescored),
         *lowered_findings(lowered),
     ]
-    if documents_removed_findings(sides):
+    if any(finding.code == DOCUMENTS_REMOVED for finding in findings):
         rechunked = decide_id_space(sides).changed
         unexplained = unexplained_by_removal(
             base_report,
@@ -177,22 +177,16 @@ def _uncredited_hits(
 ) -> list[str]:
     """The queries the base report records a hit of (``hit_documents``) that the head's labels no
     longer credit, the key carried through the moves they record, where the head ranked otherwise."""
-    recorded = base_report.hit_documents
-    if recorded is None or judgments is None or threshold is None or yardstick.base_per_query is None:
+    if base_report.hit_documents is None or judgments is None or threshold is None:
         return []
     base_rankings, head_rankings = base_report.rankings or {}, head_report.rankings or {}
     rechunked = yardstick.base_hits is not None  # ids differ on the two sides: none is alike
-    found = []
-    for query in yardstick.base_per_query:
-        hits = recorded.get(query)
-        ranking = base_rankings.get(query, ())
-        if not hits or (not rechunked and query in head_rankings and _alike(head_rankings[query], ranking)):
-            continue
-        credited = credits(judgments, query, threshold)
-        ranks = [int(rank) - 1 for rank in hits if rank.isdigit()]
-        if any(not 0 <= at < len(ranking) or not credited(ranking[at]) for at in ranks):
-            found.append(query)
-    return found
+    return [
+        query
+        for query in yardstick.base_per_query or {}
+        if (rechunked or query not in head_rankings or not _alike(head_rankings[query], base_rankings.get(query, ())))
+        and lost_hits(base_report, query, judgments, threshold)
+    ]
 
 
 def _fewer_hits(own: Mapping[str, Mapping[str, float]], credited: Mapping[str, Mapping[int, int]]) -> list[str]:

@@ -84,32 +84,38 @@ def unexplained_by_removal(
         if not _accounted_for(values, credited, left, stayed, whole=query in taken):
             unexplained.append(query)
         elif first_hits and ranking is not None and judgments is not None and head_threshold is not None:
-            grades = judgments.queries[query].grades if query in judgments.queries else {}
-            if any(not gone(key) and grades.get(key, -1) < head_threshold for key in _first_hits(values, ranking)):
+            credited_key = credits(judgments, query, head_threshold)
+            if any(not gone(key) and not credited_key(key) for key in _first_hits(values, ranking)):
                 unexplained.append(query)
     return unexplained
+
+
+def lost_hits(base_report: Report, query: str, judgments: LabelIndex, threshold: int) -> list[str]:
+    """The documents of the base's recorded hits (``hit_documents``) of this query that the head's
+    labels no longer credit, each key carried through the moves they record ("" where the
+    document is unknown, and for a rank the base's ranking does not reach)."""
+    ranking = (base_report.rankings or {}).get(query, ())
+    credited = credits(judgments, query, threshold)
+    lost = []
+    for rank, document in (base_report.hit_documents or {}).get(query, {}).items():
+        at = int(rank) - 1 if rank.isdigit() else -1
+        if not 0 <= at < len(ranking):
+            lost.append("")
+        elif not credited(ranking[at]):
+            lost.append(document)
+    return lost
 
 
 def _by_hit_documents(
     base_report: Report, queries: Sequence[str], live: Container[str], judgments: LabelIndex, threshold: int
 ) -> list[str]:
-    """Exactly, from where the base report says its hits lay: a hit whose document the head's
-    corpus no longer holds left with it; any other hit the head's labels no longer credit (the key
-    carried through the moves the labels record) was taken beside the removal."""
-    recorded = base_report.hit_documents or {}
-    rankings = base_report.rankings or {}
-    unexplained = []
-    for query in queries:
-        ranking = rankings.get(query, ())
-        credited = credits(judgments, query, threshold)
-        for rank, document in recorded.get(query, {}).items():
-            if document and document not in live:
-                continue  # left with its document
-            at = int(rank) - 1 if rank.isdigit() else -1
-            if not 0 <= at < len(ranking) or not credited(ranking[at]):
-                unexplained.append(query)
-                break
-    return unexplained
+    """Exactly, from where the base report says its hits lay: a lost hit whose document the head's
+    corpus no longer holds left with it; any other was taken beside the removal."""
+    return [
+        query
+        for query in queries
+        if any(not document or document in live for document in lost_hits(base_report, query, judgments, threshold))
+    ]
 
 
 def _first_hits(values: Mapping[str, float], ranking: Sequence[str]) -> list[str]:
