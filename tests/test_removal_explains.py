@@ -173,9 +173,16 @@ def chunk2(doc: str) -> str:
     return "c1:" + ("v2" + doc).encode().hex().rjust(32, "0")
 
 
-def _rechunked(tmp_path: Path, *, head_docs: list[str], head_labels: dict[str, list[str]]) -> tuple[str, str]:
-    """A re-chunk (every chunk id changes, each label re-anchored with its trail), the head losing q3."""
+def _rechunked(
+    tmp_path: Path, *, head_docs: list[str], head_labels: dict[str, list[str]], recorded: bool = True
+) -> tuple[str, str]:
+    """A re-chunk (every chunk id changes, each label re-anchored with its trail), the head losing q3.
+    ``recorded``: the base says where its hits lay (``hit_documents``), as a base from before does not."""
     base = _scored_base(tmp_path)
+    if not recorded:
+        older = json.loads(base.read_text())
+        del older["hit_documents"]
+        base.write_text(json.dumps(older))
     header = {"corpus_fingerprint": "kb/v2", "chunker_fingerprint": "one-per-doc/v2"}
     chunks = [{"chunk_id": chunk2(d), "doc_uri": d, "text": f"all about {d}"} for d in head_docs]
     corpus = _write(tmp_path / "head-corpus.jsonl", [header, *chunks])
@@ -191,6 +198,20 @@ def _rechunked(tmp_path: Path, *, head_docs: list[str], head_labels: dict[str, l
 
 def test_across_a_re_chunk_a_removal_does_not_excuse_a_query_whose_labels_were_deleted(tmp_path: Path) -> None:
     out, _ = _rechunked(tmp_path, head_docs=[d for d in DOCS if d != "unlabeled"], head_labels=WITHOUT_Q3)
+    assert "verdict  INDETERMINATE" in out, out
+    assert "1 query (q3) lost hits whose documents the head's corpus still holds" in out
+
+
+def test_across_a_re_chunk_a_query_whose_document_left_with_its_label_is_decided(tmp_path: Path) -> None:
+    # d3 leaves with q3's only label: the base's hit there lay in d3, so the removal took it.
+    out, _ = _rechunked(tmp_path, head_docs=[d for d in DOCS if d != "d3"], head_labels=WITHOUT_Q3)
+    assert "verdict  PASS" in out, out
+
+
+def test_across_a_re_chunk_an_older_base_cannot_tell_and_says_how_to_decide(tmp_path: Path) -> None:
+    # Without hit_documents, which old keys left with d3 cannot be told across a re-chunk.
+    removed = [d for d in DOCS if d != "d3"]
+    out, _ = _rechunked(tmp_path, head_docs=removed, head_labels=WITHOUT_Q3, recorded=False)
     assert "verdict  INDETERMINATE" in out, out
     assert "documents left the corpus in a re-chunk, and 1 query (q3) lost hits" in out
     assert "score the base's retriever on the head's corpus and judgments" in out

@@ -89,7 +89,10 @@ def build_document(
             rechunked=rechunked,
             head_threshold=sides.head_config.threshold,
         )
-        findings += removal_findings(unexplained, corpus_known=live is not None, rechunked=rechunked)
+        exact = base_report.hit_documents is not None and sides.judgments is not None  # see removal.py
+        findings += removal_findings(
+            unexplained, corpus_known=live is not None, rechunked=rechunked and not exact, by_documents=exact
+        )
     members = stratum_members(sides, pairing, primary, facts)
     # One set of resamples for every metric and every stratum.
     boots, stratum_boots = bootstrap_all(

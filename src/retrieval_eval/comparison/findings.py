@@ -130,9 +130,12 @@ def lowered_findings(lowered: Sequence[str]) -> list[Finding]:
     ]
 
 
-def removal_findings(unexplained: Sequence[str], *, corpus_known: bool, rechunked: bool) -> list[Finding]:
+def removal_findings(
+    unexplained: Sequence[str], *, corpus_known: bool, rechunked: bool, by_documents: bool = False
+) -> list[Finding]:
     """Documents left the corpus, and these queries lost labels the removal cannot be shown to
-    account for (see :mod:`.removal`): counted against the head's corpus, or not countable."""
+    account for (see :mod:`.removal`): told by the documents the base's hits lay in
+    (``by_documents``), counted against the head's corpus, or not countable."""
     if not unexplained:
         return []
     many = len(unexplained) != 1
@@ -144,6 +147,11 @@ def removal_findings(unexplained: Sequence[str], *, corpus_known: bool, rechunke
             f"from others removed beside them, in {queries}"
         )
         told = "; scored with --corpus and --baseline, the head's corpus tells them apart"
+    elif by_documents:
+        detail = (
+            f"documents left the corpus, but {queries} lost hits whose documents the head's corpus still "
+            f"holds: {'their' if many else 'its'} labels were removed or lowered beside the removal, not with it"
+        )
     elif rechunked:
         detail = (
             f"documents left the corpus in a re-chunk, and {queries} lost hits in a top k of the base's "
